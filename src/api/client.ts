@@ -1,0 +1,184 @@
+/**
+ * The Deep Search conversation API client (`/.api/deepsearch/v1`). Plain Node, no `vscode`: the
+ * extension feeds it an instance URL, a token and a dispatcher, and gets domain objects back.
+ */
+import { name as packageName, version as packageVersion } from '../../package.json';
+import { DeepSearchError, invalidResponseError } from './errors';
+import { HttpTransport, type HttpMethod, type RetryPolicy, type RetryTimers } from './http';
+import { apiUrl, conversationWebUrl, normalizeInstanceUrl } from './instance';
+import type { Conversation, ConversationPage, ListOptions } from './model';
+import { normalizeConversation, normalizeConversationPage, normalizeFollowupResponse } from './normalize';
+import type { WireCreateRequest, WireFollowupRequest } from './wire';
+import type { Dispatcher } from 'undici';
+
+export interface DeepSearchClientOptions {
+  /** e.g. `https://sourcegraph.example.com` or `https://example.com/sourcegraph`. */
+  instanceUrl: string;
+  token: string;
+  /** `token` for access tokens (default), `bearer` for OAuth access tokens. */
+  tokenType?: 'token' | 'bearer';
+  /** From `createDispatcher`; undici's global dispatcher when absent. */
+  dispatcher?: Dispatcher;
+  /** Per request attempt. Default 30 s. */
+  timeoutMs?: number;
+  /** Sent as `X-Requested-With: <name> <version>`; defaults to this extension's package. */
+  clientName?: string;
+  clientVersion?: string;
+  retry?: Partial<RetryPolicy>;
+  timers?: Partial<RetryTimers>;
+}
+
+/** Safety stop for `listAllConversations` against a server whose cursor never ends. */
+const MAX_PAGES = 1000;
+
+export class DeepSearchClient {
+  /** Canonical instance URL (no trailing slash; a path prefix kept). */
+  readonly instanceUrl: string;
+  private readonly headers: Record<string, string>;
+  private readonly transport: HttpTransport;
+
+  constructor(options: DeepSearchClientOptions) {
+    this.instanceUrl = normalizeInstanceUrl(options.instanceUrl);
+    const token = options.token.trim();
+    if (!token) {
+      throw new DeepSearchError('unauthorized', 'No access token is set for this instance — sign in first.');
+    }
+    const scheme = options.tokenType === 'bearer' ? 'Bearer' : 'token';
+    this.headers = {
+      authorization: `${scheme} ${token}`,
+      'x-requested-with': `${options.clientName ?? packageName} ${options.clientVersion ?? packageVersion}`,
+      accept: 'application/json',
+    };
+    this.transport = new HttpTransport({
+      dispatcher: options.dispatcher,
+      timeoutMs: options.timeoutMs,
+      retry: options.retry,
+      timers: options.timers,
+      secrets: [token],
+    });
+  }
+
+  /** Asks a question; the conversation comes back at once with the question `processing`. */
+  async createConversation(question: string, signal?: AbortSignal): Promise<Conversation> {
+    const body: WireCreateRequest = { question };
+    return normalizeConversation(await this.call('POST', [], { body, signal }));
+  }
+
+  async getConversation(id: number, signal?: AbortSignal): Promise<Conversation> {
+    return normalizeConversation(await this.call('GET', [id], { signal }));
+  }
+
+  async listConversations(options: ListOptions = {}, signal?: AbortSignal): Promise<ConversationPage> {
+    const query = {
+      filter_id: options.filterId,
+      filter_user_id: options.filterUserId,
+      filter_read_token: options.filterReadToken,
+      filter_is_starred: options.filterIsStarred,
+      page_first: options.pageFirst,
+      page_after: options.pageAfter,
+      sort: options.sort,
+    };
+    return normalizeConversationPage(await this.call('GET', [], { query, signal }), options.pageFirst);
+  }
+
+  /** Every conversation matching `options`, following cursors page by page. */
+  async listAllConversations(options: ListOptions = {}, signal?: AbortSignal): Promise<Conversation[]> {
+    const all: Conversation[] = [];
+    const seenCursors = new Set<string>();
+    let pageAfter = options.pageAfter;
+    for (let pages = 0; pages < MAX_PAGES; pages++) {
+      const page = await this.listConversations({ ...options, pageAfter }, signal);
+      all.push(...page.conversations);
+      if (!page.nextCursor || page.conversations.length === 0 || seenCursors.has(page.nextCursor)) {
+        break;
+      }
+      seenCursors.add(page.nextCursor);
+      pageAfter = page.nextCursor;
+    }
+    return all;
+  }
+
+  /**
+   * Adds a follow-up question and returns the whole conversation. Servers that answer only the
+   * new Question cost one extra GET; the new question is appended if that GET does not show it yet.
+   */
+  async addFollowup(conversationId: number, question: string, signal?: AbortSignal): Promise<Conversation> {
+    const body: WireFollowupRequest = { conversation_id: conversationId, question };
+    const answer = normalizeFollowupResponse(
+      await this.call('POST', [conversationId, 'questions'], { body, signal }),
+      conversationId,
+    );
+    if (answer.kind === 'conversation') {
+      return answer.conversation;
+    }
+    const conversation = await this.getConversation(conversationId, signal);
+    if (!conversation.questions.some((existing) => existing.id === answer.question.id)) {
+      conversation.questions.push(answer.question);
+    }
+    return conversation;
+  }
+
+  /** Cancels a processing question; any 2xx is success, and the refreshed conversation is returned. */
+  async cancelQuestion(conversationId: number, questionId: number, signal?: AbortSignal): Promise<Conversation> {
+    await this.call('POST', [conversationId, 'questions', questionId, 'cancel'], { signal, expectBody: false });
+    return this.getConversation(conversationId, signal);
+  }
+
+  /** Any 2xx (200 with a body, 204 without) is success. */
+  async deleteConversation(id: number, signal?: AbortSignal): Promise<void> {
+    await this.call('DELETE', [id], { signal, expectBody: false });
+  }
+
+  /** Opens a (possibly someone else's) conversation through its read token. */
+  async getConversationByReadToken(readToken: string, signal?: AbortSignal): Promise<Conversation> {
+    const page = await this.listConversations({ filterReadToken: readToken }, signal);
+    const conversation = page.conversations.find((candidate) => !candidate.readToken || candidate.readToken === readToken);
+    if (!conversation) {
+      throw new DeepSearchError(
+        'notFound',
+        'No conversation has this share link — it may have been deleted, or sharing is turned off on the instance.',
+      );
+    }
+    return conversation;
+  }
+
+  /** Where the conversation can be read in a browser (share URL, else built from the read token). */
+  conversationWebUrl(conversation: Pick<Conversation, 'shareUrl' | 'readToken'>): string | undefined {
+    return conversationWebUrl(this.instanceUrl, conversation);
+  }
+
+  /** One API call: JSON in, parsed JSON out (or undefined when `expectBody` is false). */
+  private async call(
+    method: HttpMethod,
+    segments: ReadonlyArray<string | number>,
+    options: {
+      body?: object;
+      query?: Record<string, string | number | boolean | undefined>;
+      signal?: AbortSignal;
+      expectBody?: boolean;
+    },
+  ): Promise<unknown> {
+    const headers = { ...this.headers };
+    let body: string | undefined;
+    if (options.body !== undefined) {
+      headers['content-type'] = 'application/json';
+      body = JSON.stringify(options.body);
+    }
+    const response = await this.transport.send({
+      method,
+      url: apiUrl(this.instanceUrl, segments, options.query),
+      headers,
+      body,
+      signal: options.signal,
+    });
+    if (options.expectBody === false) {
+      return undefined;
+    }
+    try {
+      return JSON.parse(response.body);
+    } catch {
+      const contentType = response.headers['content-type'] ?? 'no content type';
+      throw invalidResponseError(`HTTP ${response.status} with a body that is not JSON (${contentType})`);
+    }
+  }
+}

@@ -1,0 +1,317 @@
+/**
+ * The one copy of conversation state in the extension host. Tree, panels, status bar and
+ * notifications observe it; none keeps its own. It talks to the server through the client, keeps
+ * unfinished conversations polled through the poller, and persists only ids (never answers).
+ */
+import type { DeepSearchClient } from './client';
+import { DeepSearchError, isDeepSearchError } from './errors';
+import { isUnfinished, type Conversation, type SortOrder } from './model';
+import { ConversationPoller, type PollerClock } from './poller';
+
+export interface StoreChange {
+  /** Conversations whose content changed (or appeared). */
+  changed: number[];
+  /** Conversations that no longer exist. */
+  removed: number[];
+  /** The listed order, paging or filter changed. */
+  listChanged: boolean;
+  /** Signed out or switched account: everything before is gone. */
+  reset?: boolean;
+}
+
+/** Where the store keeps the ids of conversations still running, so polling resumes after a reload. */
+export interface RunningIdsMemento {
+  load(): number[];
+  save(ids: number[]): void;
+}
+
+export interface ConversationStoreOptions {
+  pageSize?: number;
+  watchedIntervalMs?: number;
+  hiddenIntervalMs?: number;
+  clock?: PollerClock;
+  memento?: RunningIdsMemento;
+  /** A refresh failed (polling continues with backoff). */
+  onPollError?(id: number, error: unknown): void;
+}
+
+type Listener<T> = (event: T) => void;
+
+const LIST_SORT: SortOrder = '-updated_at';
+
+export class ConversationStore {
+  private client: DeepSearchClient | undefined;
+  private readonly conversations = new Map<number, Conversation>();
+  private listedIds: number[] = [];
+  private cursor: string | undefined;
+  private listLoaded = false;
+  private starredOnlyFilter = false;
+  private readonly watched = new Set<number>();
+  private readonly changeListeners = new Set<Listener<StoreChange>>();
+  private readonly finishListeners = new Set<Listener<Conversation>>();
+  private readonly poller: ConversationPoller;
+  private readonly pageSize: number;
+  /** Bumped on every client change so answers for a previous account are dropped. */
+  private generation = 0;
+
+  constructor(private readonly options: ConversationStoreOptions = {}) {
+    this.pageSize = options.pageSize ?? 50;
+    this.poller = new ConversationPoller({
+      refresh: async (id) => ((await this.refresh(id)) && isUnfinished(this.conversations.get(id)!) ? 'unfinished' : 'finished'),
+      isWatched: (id) => this.watched.has(id),
+      onError: (id, error) => options.onPollError?.(id, error),
+      clock: options.clock,
+      watchedIntervalMs: options.watchedIntervalMs,
+      hiddenIntervalMs: options.hiddenIntervalMs,
+    });
+  }
+
+  /**
+   * Switches account or instance (undefined: signed out), dropping all state of the previous one.
+   * With `sameAccount` (a client rebuilt for new proxy settings) the state stays.
+   */
+  setClient(client: DeepSearchClient | undefined, options: { sameAccount?: boolean } = {}): void {
+    if (client && this.client && options.sameAccount) {
+      this.client = client;
+      return;
+    }
+    const hadClient = this.client !== undefined;
+    this.generation++;
+    for (const id of this.poller.trackedIds) this.poller.untrack(id);
+    this.conversations.clear();
+    this.listedIds = [];
+    this.cursor = undefined;
+    this.listLoaded = false;
+    this.client = client;
+    this.emit({ changed: [], removed: [], listChanged: true, reset: hadClient });
+    if (client) {
+      for (const id of this.options.memento?.load() ?? []) this.poller.track(id, { refreshNow: true });
+    }
+  }
+
+  get signedIn(): boolean {
+    return this.client !== undefined;
+  }
+
+  get instanceUrl(): string | undefined {
+    return this.client?.instanceUrl;
+  }
+
+  onDidChange(listener: Listener<StoreChange>): { dispose(): void } {
+    return subscribe(this.changeListeners, listener);
+  }
+
+  /** A question finished (completed, failed or cancelled) while the store was watching it run. */
+  onDidFinish(listener: Listener<Conversation>): { dispose(): void } {
+    return subscribe(this.finishListeners, listener);
+  }
+
+  get(id: number): Conversation | undefined {
+    return this.conversations.get(id);
+  }
+
+  /** The listed conversations, newest update first. */
+  get listed(): Conversation[] {
+    return this.listedIds.flatMap((id) => this.conversations.get(id) ?? []);
+  }
+
+  get hasMore(): boolean {
+    return this.cursor !== undefined;
+  }
+
+  get isListLoaded(): boolean {
+    return this.listLoaded;
+  }
+
+  get starredOnly(): boolean {
+    return this.starredOnlyFilter;
+  }
+
+  /** How many conversations have a question still running. */
+  get runningCount(): number {
+    return [...this.conversations.values()].filter(isUnfinished).length;
+  }
+
+  async setStarredOnly(starredOnly: boolean): Promise<void> {
+    this.starredOnlyFilter = starredOnly;
+    await this.refreshList();
+  }
+
+  /** Loads the first page again. */
+  async refreshList(): Promise<void> {
+    const client = this.requireClient();
+    const generation = this.generation;
+    const page = await client.listConversations({
+      pageFirst: this.pageSize,
+      sort: LIST_SORT,
+      filterIsStarred: this.starredOnlyFilter ? true : undefined,
+    });
+    if (generation !== this.generation) return;
+    this.listedIds = [];
+    this.acceptPage(page.conversations, page.nextCursor);
+  }
+
+  async loadMore(): Promise<void> {
+    if (!this.cursor) return;
+    const client = this.requireClient();
+    const generation = this.generation;
+    const page = await client.listConversations({
+      pageFirst: this.pageSize,
+      pageAfter: this.cursor,
+      sort: LIST_SORT,
+      filterIsStarred: this.starredOnlyFilter ? true : undefined,
+    });
+    if (generation !== this.generation) return;
+    this.acceptPage(page.conversations, page.nextCursor);
+  }
+
+  /** Asks a new question; the conversation is in the store (and polled) when this resolves. */
+  async ask(question: string): Promise<Conversation> {
+    const conversation = await this.requireClient().createConversation(question);
+    this.listedIds = [conversation.id, ...this.listedIds.filter((id) => id !== conversation.id)];
+    this.put(conversation, true);
+    return conversation;
+  }
+
+  async addFollowup(conversationId: number, question: string): Promise<Conversation> {
+    const conversation = await this.requireClient().addFollowup(conversationId, question);
+    this.put(conversation, true);
+    return conversation;
+  }
+
+  async cancel(conversationId: number, questionId: number): Promise<Conversation> {
+    const conversation = await this.requireClient().cancelQuestion(conversationId, questionId);
+    this.put(conversation, false);
+    return conversation;
+  }
+
+  async delete(conversationId: number): Promise<void> {
+    await this.requireClient().deleteConversation(conversationId);
+    this.forget(conversationId);
+  }
+
+  /** The conversation from the store, or fetched from the server when the store lacks it. */
+  async load(id: number): Promise<Conversation> {
+    return this.conversations.get(id) ?? (await this.fetch(id));
+  }
+
+  /** Fetches the current state from the server and publishes it. */
+  async fetch(id: number): Promise<Conversation> {
+    const conversation = await this.requireClient().getConversation(id);
+    this.put(conversation, false);
+    return conversation;
+  }
+
+  async openShared(readToken: string): Promise<Conversation> {
+    const conversation = await this.requireClient().getConversationByReadToken(readToken);
+    this.put(conversation, false);
+    return conversation;
+  }
+
+  /** Someone is (or stopped) looking at a conversation: polls faster while they are. */
+  setWatched(id: number, watched: boolean): void {
+    if (watched) this.watched.add(id);
+    else this.watched.delete(id);
+    this.poller.watchersChanged();
+  }
+
+  isWatched(id: number): boolean {
+    return this.watched.has(id);
+  }
+
+  dispose(): void {
+    this.poller.dispose();
+    this.changeListeners.clear();
+    this.finishListeners.clear();
+  }
+
+  /** The poller's refresh: false when the conversation is gone. */
+  private async refresh(id: number): Promise<boolean> {
+    const generation = this.generation;
+    try {
+      const conversation = await this.requireClient().getConversation(id);
+      if (generation === this.generation) this.put(conversation, false);
+      return generation === this.generation;
+    } catch (error) {
+      if (isDeepSearchError(error) && error.kind === 'notFound') {
+        this.forget(id);
+        return false;
+      }
+      throw error;
+    }
+  }
+
+  private acceptPage(conversations: Conversation[], nextCursor: string | undefined): void {
+    const changed: number[] = [];
+    for (const conversation of conversations) {
+      if (!this.listedIds.includes(conversation.id)) this.listedIds.push(conversation.id);
+      if (this.merge(conversation)) changed.push(conversation.id);
+      if (isUnfinished(conversation)) this.poller.track(conversation.id);
+    }
+    this.cursor = nextCursor;
+    this.listLoaded = true;
+    this.saveRunning();
+    this.emit({ changed, removed: [], listChanged: true });
+  }
+
+  private put(conversation: Conversation, startedHere: boolean): void {
+    const before = this.conversations.get(conversation.id);
+    const wasRunning = before ? isUnfinished(before) : startedHere;
+    const changed = this.merge(conversation);
+    const running = isUnfinished(conversation);
+    if (running) this.poller.track(conversation.id, { refreshNow: startedHere });
+    else this.poller.untrack(conversation.id);
+    if (!this.listedIds.includes(conversation.id) && this.listLoaded && conversation.isOwner !== false) {
+      this.listedIds.unshift(conversation.id);
+    }
+    this.saveRunning();
+    if (changed) this.emit({ changed: [conversation.id], removed: [], listChanged: false });
+    if (wasRunning && !running) this.finishListeners.forEach((listener) => listener(conversation));
+  }
+
+  /** Stores the conversation; true when it differs from what was there. */
+  private merge(conversation: Conversation): boolean {
+    const before = this.conversations.get(conversation.id);
+    // A list entry may lack fields a fetch had (viewer, quota): keep them.
+    const merged: Conversation = before
+      ? { ...conversation, isOwner: conversation.isOwner ?? before.isOwner, quota: conversation.quota ?? before.quota }
+      : conversation;
+    if (before && JSON.stringify(before) === JSON.stringify(merged)) return false;
+    this.conversations.set(conversation.id, merged);
+    return true;
+  }
+
+  private forget(id: number): void {
+    this.poller.untrack(id);
+    const existed = this.conversations.delete(id);
+    const wasListed = this.listedIds.includes(id);
+    this.listedIds = this.listedIds.filter((listed) => listed !== id);
+    this.saveRunning();
+    if (existed || wasListed) this.emit({ changed: [], removed: [id], listChanged: wasListed });
+  }
+
+  private saveRunning(): void {
+    this.options.memento?.save(this.poller.trackedIds);
+  }
+
+  private requireClient(): DeepSearchClient {
+    if (!this.client) throw new DeepSearchError('configuration', 'Not signed in to a Deep Search instance — sign in first.');
+    return this.client;
+  }
+
+  private emit(change: StoreChange): void {
+    for (const listener of this.changeListeners) listener(change);
+  }
+}
+
+function subscribe<T>(listeners: Set<Listener<T>>, listener: Listener<T>): { dispose(): void } {
+  listeners.add(listener);
+  return { dispose: () => listeners.delete(listener) };
+}
+
+/** The question a conversation is known by: its title once answered, else its text. */
+export function conversationLabel(conversation: Conversation): string {
+  const first = conversation.questions[0];
+  return first?.title || first?.text || `Conversation ${conversation.id}`;
+}
+

@@ -1,0 +1,338 @@
+/**
+ * The one error type of the Deep Search client. Every failure (HTTP status, network, timeout,
+ * garbage in a body) ends up as a `DeepSearchError` whose `message` tells a person what happened
+ * and what to do, and which never carries the access token.
+ */
+
+export type DeepSearchErrorKind =
+  | 'unauthorized'
+  | 'forbidden'
+  | 'notFound'
+  | 'badRequest'
+  | 'conflict'
+  | 'rateLimited'
+  | 'server'
+  | 'network'
+  | 'timeout'
+  | 'canceled'
+  | 'invalidResponse'
+  | 'configuration';
+
+export interface DeepSearchErrorDetails {
+  status?: number;
+  /** What the server said, already cleaned up and redacted. */
+  detail?: string;
+  /** How long the server asked us to wait (from `Retry-After`). */
+  retryAfterMs?: number;
+  /** Low-level error code such as `ECONNREFUSED` or `CERT_HAS_EXPIRED`. */
+  code?: string;
+  cause?: Error;
+}
+
+export class DeepSearchError extends Error {
+  override readonly name = 'DeepSearchError';
+  readonly kind: DeepSearchErrorKind;
+  readonly status?: number;
+  readonly detail?: string;
+  readonly retryAfterMs?: number;
+  readonly code?: string;
+
+  constructor(kind: DeepSearchErrorKind, message: string, details: DeepSearchErrorDetails = {}) {
+    super(message, details.cause ? { cause: details.cause } : undefined);
+    this.kind = kind;
+    this.status = details.status;
+    this.detail = details.detail;
+    this.retryAfterMs = details.retryAfterMs;
+    this.code = details.code;
+  }
+}
+
+export function isDeepSearchError(error: unknown): error is DeepSearchError {
+  return error instanceof DeepSearchError;
+}
+
+/** TLS failures do not heal by retrying: the user must fix a CA or proxy setting. */
+const CERTIFICATE_CODE = /CERT|SELF_SIGNED|UNABLE_TO_(GET|VERIFY)|ERR_TLS|ERR_SSL|DEPTH_ZERO/;
+
+/** Whether trying the same request again later may succeed. */
+export function isRetryable(error: unknown): boolean {
+  if (!isDeepSearchError(error)) {
+    return false;
+  }
+  switch (error.kind) {
+    case 'timeout':
+    case 'rateLimited':
+      return true;
+    case 'network':
+      return !(error.code && CERTIFICATE_CODE.test(error.code));
+    case 'server':
+      // 501 and 505 say the server will never do it, not that it failed this time.
+      return error.status !== 501 && error.status !== 505;
+    default:
+      return false;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Redaction
+
+const REDACTED = '[redacted]';
+/** Sourcegraph access tokens look like `sgp_…`; catch echoes even of a token we were not given. */
+const TOKEN_LIKE = /\b(sgp|sgph|sgs)_[A-Za-z0-9_]{8,}/g;
+const AUTH_HEADER_LIKE = /\b(token|bearer)\s+[A-Za-z0-9._~+/=-]{16,}/gi;
+
+/** Removes every secret (and anything shaped like an access token) from a text. */
+export function redact(text: string, secrets: readonly string[] = []): string {
+  let result = text;
+  for (const secret of secrets) {
+    if (secret && secret.length >= 4) {
+      result = result.split(secret).join(REDACTED);
+      const encoded = encodeURIComponent(secret);
+      if (encoded !== secret) {
+        result = result.split(encoded).join(REDACTED);
+      }
+    }
+  }
+  return result.replace(TOKEN_LIKE, REDACTED).replace(AUTH_HEADER_LIKE, (_match, scheme: string) => `${scheme} ${REDACTED}`);
+}
+
+// ---------------------------------------------------------------------------------------------
+// What the server said
+
+const MAX_DETAIL_LENGTH = 300;
+
+/** Turns an error body (JSON, HTML or text) into one short line a person can read, or undefined. */
+export function describeErrorBody(body: string, contentType = '', secrets: readonly string[] = []): string | undefined {
+  const trimmed = body.trim();
+  if (!trimmed) {
+    return undefined;
+  }
+  const detail = /json/i.test(contentType) || /^[{[]/.test(trimmed)
+    ? detailFromJson(trimmed) ?? detailFromText(trimmed)
+    : /html/i.test(contentType) || /^<(!doctype|html|head|body)\b/i.test(trimmed)
+      ? detailFromHtml(trimmed)
+      : detailFromText(trimmed);
+  return detail ? cap(redact(detail, secrets)) : undefined;
+}
+
+function detailFromJson(text: string): string | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  return messageOf(value);
+}
+
+function messageOf(value: unknown): string | undefined {
+  if (typeof value === 'string') {
+    return value.trim() || undefined;
+  }
+  if (Array.isArray(value)) {
+    const messages = value.map(messageOf).filter((message): message is string => !!message);
+    return messages.length ? messages.join('; ') : undefined;
+  }
+  if (value && typeof value === 'object') {
+    const record = value as Record<string, unknown>;
+    for (const key of ['error', 'message', 'errors', 'detail', 'error_description', 'title']) {
+      const message = messageOf(record[key]);
+      if (message) {
+        return message;
+      }
+    }
+  }
+  return undefined;
+}
+
+function detailFromHtml(html: string): string | undefined {
+  const title = collapse(decodeEntities(html.match(/<title[^>]*>([\s\S]*?)<\/title>/i)?.[1] ?? ''));
+  const bodyHtml = html.match(/<body[^>]*>([\s\S]*)<\/body>/i)?.[1] ?? html.replace(/<head[\s\S]*?<\/head>/i, '');
+  const text = collapse(
+    decodeEntities(bodyHtml.replace(/<(script|style)[\s\S]*?<\/\1>/gi, ' ').replace(/<[^>]*>/g, ' ')),
+  );
+  if (title && text && !text.startsWith(title)) {
+    return `${title}: ${text}`;
+  }
+  return text || title || undefined;
+}
+
+function detailFromText(text: string): string | undefined {
+  return collapse(text) || undefined;
+}
+
+function decodeEntities(text: string): string {
+  const named: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: ' ' };
+  return text.replace(/&(#x[0-9a-f]+|#\d+|[a-z]+);/gi, (entity, name: string) => {
+    if (name.startsWith('#')) {
+      const code = name[1] === 'x' || name[1] === 'X' ? parseInt(name.slice(2), 16) : parseInt(name.slice(1), 10);
+      return Number.isFinite(code) && code > 0 && code < 0x110000 ? String.fromCodePoint(code) : entity;
+    }
+    return named[name.toLowerCase()] ?? entity;
+  });
+}
+
+function collapse(text: string): string {
+  return text.replace(/\s+/g, ' ').trim();
+}
+
+function cap(text: string): string {
+  return text.length > MAX_DETAIL_LENGTH ? `${text.slice(0, MAX_DETAIL_LENGTH - 1).trimEnd()}…` : text;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Building errors
+
+/** `Retry-After` as milliseconds from now: delta seconds or an HTTP date; undefined if absent or bad. */
+export function parseRetryAfter(value: string | undefined, nowMs: number): number | undefined {
+  if (!value) {
+    return undefined;
+  }
+  const trimmed = value.trim();
+  if (/^\d+(\.\d+)?$/.test(trimmed)) {
+    return Math.round(Number(trimmed) * 1000);
+  }
+  const date = Date.parse(trimmed);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - nowMs);
+}
+
+export function formatWait(ms: number): string {
+  const seconds = Math.max(1, Math.ceil(ms / 1000));
+  if (seconds < 120) {
+    return `${seconds} s`;
+  }
+  const minutes = Math.ceil(seconds / 60);
+  return minutes < 120 ? `${minutes} min` : `${Math.ceil(minutes / 60)} h`;
+}
+
+export interface HttpErrorInput {
+  status: number;
+  /** `https://host[:port]` of the instance: never a path or query (they may hold read tokens). */
+  origin: string;
+  body?: string;
+  contentType?: string;
+  retryAfterMs?: number;
+  /** The `Location` of a redirect, if any. */
+  location?: string;
+  secrets?: readonly string[];
+}
+
+/** The error for a non-2xx HTTP answer. */
+export function errorFromStatus(input: HttpErrorInput): DeepSearchError {
+  const { status, origin, retryAfterMs } = input;
+  const detail = input.body ? describeErrorBody(input.body, input.contentType, input.secrets) : undefined;
+  const said = detail ? ` The server said: ${detail}` : '';
+  const details = { status, detail, retryAfterMs };
+  if (status >= 300 && status < 400) {
+    const target = input.location ? safeOrigin(input.location, origin) : undefined;
+    const hint = target && target !== origin ? ` to ${target} — use that address as the instance URL` : ' — check the instance URL';
+    return new DeepSearchError('invalidResponse', `The instance redirected the request (HTTP ${status})${hint}.`, details);
+  }
+  switch (status) {
+    case 401:
+      return new DeepSearchError('unauthorized', `The instance rejected the access token — sign in again.${said}`, details);
+    case 403:
+      return new DeepSearchError(
+        'forbidden',
+        `The instance refused this request (HTTP 403) — your account or token may not have access to Deep Search.${said}`,
+        details,
+      );
+    case 404:
+    case 410:
+      return new DeepSearchError(
+        'notFound',
+        `Not found on the instance (HTTP ${status}) — the conversation may have been deleted, or the instance does not offer Deep Search (it needs version 6.7 or later).${said}`,
+        details,
+      );
+    case 408:
+      return new DeepSearchError('timeout', `The instance timed out the request (HTTP 408) — try again.${said}`, details);
+    case 409:
+      return new DeepSearchError('conflict', `The instance could not do this in the conversation's current state (HTTP 409).${said}`, details);
+    case 429: {
+      const wait = retryAfterMs !== undefined ? `try again in ${formatWait(retryAfterMs)}` : 'wait a moment and try again';
+      return new DeepSearchError('rateLimited', `The instance is rate limiting requests (HTTP 429) — ${wait}.${said}`, details);
+    }
+  }
+  if (status >= 500) {
+    return new DeepSearchError(
+      'server',
+      `The instance had an internal error (HTTP ${status}) — try again in a moment; if it persists, contact your administrator.${said}`,
+      details,
+    );
+  }
+  return new DeepSearchError('badRequest', `The instance rejected the request (HTTP ${status}).${said}`, details);
+}
+
+/** Reports only the origin of a redirect target, resolved against the instance. */
+function safeOrigin(location: string, base: string): string | undefined {
+  try {
+    return new URL(location, base).origin;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The error for a request that never got an HTTP answer (refused, reset, DNS, TLS, proxy…). */
+export function networkError(cause: unknown, origin: string, secrets: readonly string[] = []): DeepSearchError {
+  const code = errorCode(cause);
+  const sanitized = sanitizeCause(cause, secrets);
+  if (code && CERTIFICATE_CODE.test(code)) {
+    return new DeepSearchError(
+      'network',
+      `The TLS certificate of ${origin} could not be verified (${code}) — add your organisation's CA certificate in the settings, or check the proxy settings.`,
+      { code, cause: sanitized },
+    );
+  }
+  const suffix = code ? ` (${code})` : '';
+  return new DeepSearchError(
+    'network',
+    `Could not reach ${origin} — check the instance URL, your network or proxy settings.${suffix}`,
+    { code, cause: sanitized },
+  );
+}
+
+export function timeoutError(origin: string, timeoutMs: number): DeepSearchError {
+  return new DeepSearchError(
+    'timeout',
+    `${origin} did not answer within ${formatWait(timeoutMs)} — try again, or check your network or proxy settings.`,
+  );
+}
+
+export function canceledError(): DeepSearchError {
+  return new DeepSearchError('canceled', 'The request was canceled.');
+}
+
+export function invalidResponseError(problem: string, detail?: string): DeepSearchError {
+  return new DeepSearchError(
+    'invalidResponse',
+    `The instance sent a response this extension does not understand (${problem}) — check that the instance URL points at a Sourcegraph instance with Deep Search (6.7 or later).`,
+    { detail },
+  );
+}
+
+function errorCode(error: unknown): string | undefined {
+  let current: unknown = error;
+  // The useful code (ECONNRESET, CERT_…) often sits one or two causes deep inside undici's wrapper.
+  for (let depth = 0; depth < 4 && current && typeof current === 'object'; depth++) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === 'string' && code && !/^UND_ERR(_SOCKET)?$/.test(code)) {
+      return code;
+    }
+    current = (current as { cause?: unknown }).cause;
+  }
+  const top = error && typeof error === 'object' ? (error as { code?: unknown }).code : undefined;
+  return typeof top === 'string' ? top : undefined;
+}
+
+/** A copy of a low-level error with secrets stripped from its message and no nested cause. */
+function sanitizeCause(cause: unknown, secrets: readonly string[]): Error {
+  const message = cause instanceof Error ? cause.message : String(cause);
+  const copy = new Error(redact(message, secrets));
+  copy.name = cause instanceof Error ? cause.name : 'Error';
+  const code = errorCode(cause);
+  if (code) {
+    (copy as Error & { code?: string }).code = code;
+  }
+  copy.stack = undefined;
+  return copy;
+}

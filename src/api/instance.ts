@@ -1,0 +1,77 @@
+/**
+ * The instance URL a user typed, made canonical, and the URLs derived from it (API endpoints and
+ * the web page of a conversation).
+ */
+import { API_PATH } from './wire';
+import { DeepSearchError } from './errors';
+import type { Conversation } from './model';
+
+/**
+ * `https://host[:port][/prefix]` without trailing slashes, query, fragment or credentials.
+ * A bare host gets `https://`; a pasted API path (`/.api/...`) is dropped; a path prefix is kept.
+ */
+export function normalizeInstanceUrl(input: string): string {
+  const trimmed = input.trim();
+  const withScheme = /^[a-z][a-z0-9+.-]*:\/\//i.test(trimmed) ? trimmed : `https://${trimmed}`;
+  let url: URL;
+  try {
+    url = new URL(withScheme);
+  } catch {
+    throw invalidInstanceUrl(input);
+  }
+  if ((url.protocol !== 'http:' && url.protocol !== 'https:') || !url.hostname) {
+    throw invalidInstanceUrl(input);
+  }
+  const path = url.pathname.replace(/\/\.api(\/.*)?$/, '').replace(/\/+$/, '');
+  return `${url.origin}${path}`;
+}
+
+function invalidInstanceUrl(input: string): DeepSearchError {
+  // Only the scheme is echoed: the input may hold credentials.
+  const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(input.trim())?.[1];
+  const what = scheme && !/^https?$/i.test(scheme) ? `a ${scheme}: address` : 'not a valid web address';
+  return new DeepSearchError(
+    'configuration',
+    `The instance URL is ${what} — use an http:// or https:// address such as https://sourcegraph.example.com.`,
+  );
+}
+
+/** Origin of an instance URL, the only part of it that error messages show. */
+export function instanceOrigin(instanceUrl: string): string {
+  return new URL(instanceUrl).origin;
+}
+
+/** `<instance>/.api/deepsearch/v1[/segments…][?query]`; segments are percent-encoded. */
+export function apiUrl(
+  instanceUrl: string,
+  segments: ReadonlyArray<string | number> = [],
+  query?: Record<string, string | number | boolean | undefined>,
+): URL {
+  const path = segments.map((segment) => `/${encodeURIComponent(String(segment))}`).join('');
+  const url = new URL(`${instanceUrl}${API_PATH}${path}`);
+  for (const [key, value] of Object.entries(query ?? {})) {
+    if (value !== undefined) {
+      url.searchParams.set(key, String(value));
+    }
+  }
+  return url;
+}
+
+/**
+ * The page where a person can read the conversation in a browser: the server's `share_url` when
+ * it is an http(s) URL (its host may be the instance's external name), else
+ * `<instance>/deepsearch/<read_token>`, else undefined.
+ */
+export function conversationWebUrl(instanceUrl: string, conversation: Pick<Conversation, 'shareUrl' | 'readToken'>): string | undefined {
+  if (conversation.shareUrl) {
+    try {
+      const share = new URL(conversation.shareUrl, `${instanceUrl}/`);
+      if (share.protocol === 'https:' || share.protocol === 'http:') {
+        return share.toString();
+      }
+    } catch {
+      // Fall through to building the URL from the read token.
+    }
+  }
+  return conversation.readToken ? `${instanceUrl}/deepsearch/${encodeURIComponent(conversation.readToken)}` : undefined;
+}

@@ -1,0 +1,54 @@
+/**
+ * A conversation as one Markdown document: every question with its answer (or what went wrong),
+ * sources and stats, with instance-relative links made absolute so the file stands on its own.
+ */
+import { conversationLabel } from './conversationStore';
+import type { Conversation, Question } from './model';
+
+export function conversationMarkdown(conversation: Conversation, instanceUrl: string): string {
+  const lines: string[] = [`# ${oneLine(conversationLabel(conversation))}`, ''];
+  const web = conversation.shareUrl;
+  lines.push(`_Exported from ${instanceUrl} on ${new Date().toISOString().slice(0, 10)}${web ? ` · [open on the instance](${web})` : ''}_`, '');
+  for (const question of conversation.questions) lines.push(...questionMarkdown(question, instanceUrl));
+  return `${lines.join('\n').trimEnd()}\n`;
+}
+
+function questionMarkdown(question: Question, instanceUrl: string): string[] {
+  const lines = ['## ' + oneLine(question.title || question.text), ''];
+  lines.push(...question.text.split('\n').map((line) => `> ${line}`), '');
+  switch (question.state) {
+    case 'completed':
+      lines.push(absolutize(question.answer ?? '', instanceUrl).trim(), '');
+      break;
+    case 'failed':
+      lines.push(`**Failed:** ${oneLine(question.error?.message || question.error?.title || 'the question failed')}`, '');
+      break;
+    case 'canceled':
+      lines.push('**Cancelled** before an answer was produced.', '');
+      break;
+    default:
+      lines.push('_Still being answered when exported._', '');
+  }
+  if (question.sources.length > 0) {
+    lines.push('**Sources:**', '');
+    for (const source of question.sources) {
+      lines.push(`- [${escapeLinkText(source.label)}](${absolutize(source.link, instanceUrl)})`);
+    }
+    lines.push('');
+  }
+  return lines;
+}
+
+/** Markdown links and bare paths relative to the instance root become absolute URLs. */
+function absolutize(text: string, instanceUrl: string): string {
+  if (/^\/[^/]/.test(text) && !/\s/.test(text)) return `${instanceUrl}${text}`;
+  return text.replace(/\]\((\/[^/)][^)]*)\)/g, (_match, path: string) => `](${instanceUrl}${path})`);
+}
+
+function oneLine(text: string): string {
+  return text.replace(/\s+/g, ' ').trim();
+}
+
+function escapeLinkText(text: string): string {
+  return text.replace(/[[\]]/g, '\\$&');
+}

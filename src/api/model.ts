@@ -1,0 +1,132 @@
+/**
+ * The one domain model of conversations that every part of the extension works with. Whatever
+ * variant a server sends (see `wire.ts` and `normalize.ts`), it arrives here in this shape.
+ */
+
+/**
+ * `failed` covers both the spec's `failed` status and real servers' `completed` + `error`;
+ * `canceled` covers the `canceled` status and `completed` + an error of kind `Cancelled`.
+ */
+export type QuestionState = 'pending' | 'processing' | 'completed' | 'failed' | 'canceled';
+
+export interface Turn {
+  role: string;
+  reasoning: string;
+  /** Milliseconds since the epoch. */
+  time: number;
+}
+
+export interface Source {
+  type: string;
+  /** Path relative to the instance (e.g. `/github.com/org/repo`) or an absolute URL. */
+  link: string;
+  label: string;
+  repoName?: string;
+  revision?: string;
+  path?: string;
+}
+
+export interface Stats {
+  timeMillis: number;
+  toolCalls: number;
+  totalInputTokens: number;
+  cachedTokens: number;
+  cacheCreationInputTokens: number;
+  promptTokens: number;
+  completionTokens: number;
+  totalTokens: number;
+  credits: number;
+}
+
+export interface QuestionError {
+  /** e.g. `TokenLimitExceeded`, `Cancelled`, `RateLimitExceeded`, `InternalError`; `Unknown` if unsent. */
+  kind: string;
+  title: string;
+  message: string;
+  details?: string;
+}
+
+export interface Question {
+  id: number;
+  conversationId: number;
+  text: string;
+  createdAt: string;
+  updatedAt: string;
+  state: QuestionState;
+  title?: string;
+  answer?: string;
+  sources: Source[];
+  turns: Turn[];
+  stats: Stats;
+  suggestedFollowups: string[];
+  error?: QuestionError;
+}
+
+export interface QuotaUsage {
+  total: number;
+  /** `undefined` when the server says -1 (unlimited). */
+  limit?: number;
+  resetTime?: string;
+}
+
+export interface Conversation {
+  id: number;
+  questions: Question[];
+  createdAt: string;
+  updatedAt: string;
+  userId?: number;
+  readToken?: string;
+  shareUrl?: string;
+  /** `false` only when the server says so: a read-only (shared) view. */
+  isOwner?: boolean;
+  quota?: QuotaUsage;
+  starred?: boolean;
+}
+
+export interface ConversationPage {
+  conversations: Conversation[];
+  /** Pass as `pageAfter` to get the next page; absent when this page was the last. */
+  nextCursor?: string;
+}
+
+export type SortOrder = 'id' | '-id' | 'created_at' | '-created_at' | 'updated_at' | '-updated_at';
+
+export interface ListOptions {
+  filterId?: number;
+  filterUserId?: number;
+  filterReadToken?: string;
+  filterIsStarred?: boolean;
+  pageFirst?: number;
+  pageAfter?: string;
+  sort?: SortOrder;
+}
+
+export const TERMINAL_STATES: ReadonlySet<QuestionState> = new Set(['completed', 'failed', 'canceled']);
+
+export function isFinished(question: Question): boolean {
+  return TERMINAL_STATES.has(question.state);
+}
+
+/** The last question of a conversation: the one whose state the conversation shows. */
+export function latestQuestion(conversation: Conversation): Question | undefined {
+  return conversation.questions[conversation.questions.length - 1];
+}
+
+/** A conversation is unfinished while any of its questions is still pending or processing. */
+export function isUnfinished(conversation: Conversation): boolean {
+  return conversation.questions.some((question) => !isFinished(question));
+}
+
+export function emptyStats(): Stats {
+  return {
+    timeMillis: 0,
+    toolCalls: 0,
+    totalInputTokens: 0,
+    cachedTokens: 0,
+    cacheCreationInputTokens: 0,
+    promptTokens: 0,
+    completionTokens: 0,
+    totalTokens: 0,
+    credits: 0,
+  };
+}

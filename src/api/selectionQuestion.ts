@@ -1,0 +1,61 @@
+/**
+ * The question "Ask Deep Search About Selection" sends: the user's prompt, then where the code is
+ * (repository, path, lines) and the code itself in a fenced block with its language. Large
+ * selections are cut, with a note saying so, so a question never carries a whole file by accident.
+ */
+
+/** Longest selection sent, in characters; documented in README. */
+export const MAX_SELECTION_CHARACTERS = 12_000;
+
+export interface SelectionContext {
+  code: string;
+  /** VS Code language id, e.g. `typescript`. */
+  languageId: string;
+  /** Path relative to the repository root (or workspace folder), with `/` separators. */
+  relativePath: string;
+  /** 1-based, inclusive. */
+  startLine: number;
+  endLine: number;
+  /** e.g. `github.com/org/repo`; absent outside a git repository. */
+  repoName?: string;
+  /** What the user typed; may be empty. */
+  prompt: string;
+}
+
+export const DEFAULT_SELECTION_PROMPT = 'Explain this code: what it does, how it is used, and anything surprising about it.';
+
+export function selectionQuestion(context: SelectionContext, maxCharacters = MAX_SELECTION_CHARACTERS): string {
+  const prompt = context.prompt.trim() || DEFAULT_SELECTION_PROMPT;
+  const { code, cutAtLine } = cutCode(context.code, maxCharacters);
+  const lastLine = cutAtLine === undefined ? context.endLine : context.startLine + cutAtLine - 1;
+  const lines = context.startLine === context.endLine ? `line ${context.startLine}` : `lines ${context.startLine}-${context.endLine}`;
+  const where = context.repoName
+    ? `\`${context.relativePath}\` (${lines}) in the repository \`${context.repoName}\``
+    : `\`${context.relativePath}\` (${lines})`;
+  const fence = fenceFor(code);
+  const parts = [prompt, '', `Code from ${where}:`, '', `${fence}${context.languageId}`, code, fence];
+  if (cutAtLine !== undefined) {
+    parts.push(
+      '',
+      `(Selection cut to ${context.startLine}-${lastLine} of ${context.startLine}-${context.endLine}: ` +
+        `only the first ${maxCharacters.toLocaleString('en-US')} characters are sent.)`,
+    );
+  }
+  return parts.join('\n');
+}
+
+/** Cuts at a line boundary within the limit; `cutAtLine` is how many lines were kept, when cut. */
+function cutCode(code: string, maxCharacters: number): { code: string; cutAtLine?: number } {
+  const trimmed = code.replace(/\s+$/, '');
+  if (trimmed.length <= maxCharacters) return { code: trimmed };
+  const head = trimmed.slice(0, maxCharacters);
+  const lastNewline = head.lastIndexOf('\n');
+  const kept = lastNewline > 0 ? head.slice(0, lastNewline) : head;
+  return { code: kept, cutAtLine: kept.split('\n').length };
+}
+
+/** A fence longer than any run of backticks inside the code, so the block cannot be closed early. */
+function fenceFor(code: string): string {
+  const longest = Math.max(2, ...[...code.matchAll(/`+/g)].map((match) => match[0].length));
+  return '`'.repeat(longest + 1);
+}

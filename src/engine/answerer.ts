@@ -1,0 +1,194 @@
+/**
+ * Answers a question from the served repositories: finds the terms, greps every repository at HEAD,
+ * reads the best files and writes an answer, reporting each step as a turn. Cancellable throughout.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { WireSource, WireStats } from '../api/wire';
+import { suggestFollowups, titleFor, writeAnswer, type Findings, type ReadExcerpt } from './answerWriter';
+import {
+  excerptWindows,
+  grepRepository,
+  rankMatches,
+  readBlob,
+  resolveHead,
+  splitLines,
+  type FileMatch,
+  type GitCallOptions,
+} from './codeSearch';
+import { GitError } from './git';
+import { zeroStats } from './records';
+import type { ServedRepository } from './repos';
+import { extractSearchTerms } from './searchTerms';
+
+export interface AnswerRequest {
+  question: string;
+  /** Earlier questions of the conversation, oldest first; their terms stand in when this one has none. */
+  earlierQuestions: readonly string[];
+  signal: AbortSignal;
+  /** Appends a turn describing the current step; resolves once it is stored. */
+  report(reasoning: string): Promise<void>;
+}
+
+export interface Answer {
+  title: string;
+  answer: string;
+  sources: WireSource[];
+  suggestedFollowups: string[];
+  stats: WireStats;
+}
+
+export interface AnswererOptions {
+  repositories: readonly ServedRepository[];
+  /** Absolute base of links in answers, e.g. `http://127.0.0.1:3370`. */
+  instanceUrl: string;
+  paceMs: number;
+  gitTimeoutMs?: number;
+}
+
+const FILES_QUOTED = 3;
+const FILES_LISTED = 7;
+const CHARS_PER_TOKEN = 4;
+
+export class Answerer {
+  constructor(private readonly options: AnswererOptions) {}
+
+  async answer(request: AnswerRequest): Promise<Answer> {
+    const started = Date.now();
+    const run = new AnswerRun(this.options, request);
+    const findings = await run.investigate();
+    await run.step('Writing the answer');
+    const answer = writeAnswer(findings);
+    const inputTokens = Math.ceil(run.charsRead / CHARS_PER_TOKEN);
+    const completionTokens = Math.ceil(answer.length / CHARS_PER_TOKEN);
+    const usedRepos = new Map(findings.excerpts.map((excerpt) => [excerpt.match.repo.name, excerpt.match.repo]));
+    return {
+      title: titleFor(request.question),
+      answer,
+      sources: [...usedRepos.keys()].map((name) => ({ type: 'Repository', link: `/${name}`, label: name })),
+      suggestedFollowups: suggestFollowups(findings),
+      stats: {
+        ...zeroStats(),
+        time_millis: Date.now() - started,
+        tool_calls: run.toolCalls,
+        total_input_tokens: inputTokens,
+        prompt_tokens: inputTokens,
+        completion_tokens: completionTokens,
+        total_tokens: inputTokens + completionTokens,
+      },
+    };
+  }
+}
+
+/** The state of one answer in progress. */
+class AnswerRun {
+  toolCalls = 0;
+  charsRead = 0;
+  private readonly git: GitCallOptions;
+
+  constructor(
+    private readonly options: AnswererOptions,
+    private readonly request: AnswerRequest,
+  ) {
+    this.git = { signal: request.signal, timeoutMs: options.gitTimeoutMs ?? 20_000 };
+  }
+
+  /** Pauses for the configured pace, then records a turn; throws once the question is cancelled. */
+  async step(reasoning: string): Promise<void> {
+    this.request.signal.throwIfAborted();
+    if (this.options.paceMs > 0) await sleep(this.options.paceMs, undefined, { signal: this.request.signal });
+    await this.request.report(reasoning);
+    this.request.signal.throwIfAborted();
+  }
+
+  async investigate(): Promise<Findings> {
+    const repositories = [...this.options.repositories];
+    const findings: Findings = {
+      question: this.request.question,
+      terms: this.searchTerms(),
+      searched: repositories,
+      excerpts: [],
+      otherFiles: [],
+      totalFiles: 0,
+      notes: [],
+      instanceUrl: this.options.instanceUrl,
+    };
+    if (findings.terms.length === 0) {
+      await this.step('The question names nothing to search for');
+      return findings;
+    }
+    const quoted = findings.terms.map((term) => `\`${term}\``).join(', ');
+    await this.step(`Searching ${plural(repositories.length, 'repository', 'repositories')} for ${quoted}…`);
+
+    const matches: FileMatch[] = [];
+    for (const repo of repositories) {
+      matches.push(...(await this.searchRepository(repo, findings.terms, findings.notes)));
+    }
+    const ranked = rankMatches(matches);
+    findings.totalFiles = ranked.length;
+    if (ranked.length === 0) {
+      await this.step('No file mentions these terms');
+      return findings;
+    }
+    const toRead = ranked.slice(0, FILES_QUOTED);
+    const best = toRead.length === ranked.length ? (toRead.length === 1 ? 'it' : 'them') : `the top ${toRead.length}`;
+    await this.step(`Found matches in ${plural(ranked.length, 'file')}; reading ${best}`);
+    for (const match of toRead) {
+      const excerpt = await this.readExcerpt(match);
+      if (excerpt) findings.excerpts.push(excerpt);
+    }
+    findings.otherFiles = ranked.slice(FILES_QUOTED, FILES_QUOTED + FILES_LISTED);
+    return findings;
+  }
+
+  private searchTerms(): string[] {
+    const own = extractSearchTerms(this.request.question);
+    if (own.length > 0) return own;
+    for (const earlier of [...this.request.earlierQuestions].reverse()) {
+      const terms = extractSearchTerms(earlier);
+      if (terms.length > 0) return terms;
+    }
+    return [];
+  }
+
+  private async searchRepository(repo: ServedRepository, terms: readonly string[], notes: string[]): Promise<FileMatch[]> {
+    try {
+      this.toolCalls++;
+      const commit = await resolveHead(repo, this.git);
+      if (!commit) {
+        notes.push(`${repo.name} has no commits yet, so it was not searched`);
+        return [];
+      }
+      this.toolCalls++;
+      const outcome = await grepRepository(repo, commit, terms, this.git);
+      this.charsRead += outcome.bytesRead;
+      if (outcome.truncated) notes.push(`the search of ${repo.name} stopped early because it matched too much`);
+      return outcome.matches;
+    } catch (error) {
+      if (!(error instanceof GitError) || error.kind === 'aborted') throw error;
+      notes.push(`${repo.name} could not be searched (${error.message})`);
+      await this.step(`Could not search ${repo.name}: ${error.message}`);
+      return [];
+    }
+  }
+
+  private async readExcerpt(match: FileMatch): Promise<ReadExcerpt | undefined> {
+    const firstLine = match.lines[0]?.line ?? 1;
+    const lastLine = match.lines[match.lines.length - 1]?.line ?? firstLine;
+    await this.step(`Reading ${match.path} lines ${firstLine}–${lastLine} in ${match.repo.name}`);
+    try {
+      this.toolCalls++;
+      const text = await readBlob(match, this.git);
+      this.charsRead += text.length;
+      const fileLines = splitLines(text);
+      return { match, windows: excerptWindows(match, fileLines.length), fileLines };
+    } catch (error) {
+      if (!(error instanceof GitError) || error.kind === 'aborted') throw error;
+      await this.step(`Could not read ${match.path}: ${error.message}`);
+      return undefined;
+    }
+  }
+}
+
+function plural(count: number, singular: string, pluralForm = `${singular}s`): string {
+  return `${count} ${count === 1 ? singular : pluralForm}`;
+}

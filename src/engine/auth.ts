@@ -1,0 +1,67 @@
+/**
+ * Who is asking: maps `Authorization: token <t>` (or `Bearer <t>`) to a configured user, comparing
+ * tokens in constant time and never repeating a token in a message.
+ */
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { HttpError } from './http';
+import type { EngineUser } from './options';
+
+export interface AuthenticatedUser {
+  id: number;
+  name: string;
+}
+
+interface KnownUser extends AuthenticatedUser {
+  tokenDigest: Buffer;
+}
+
+export class UserDirectory {
+  private readonly users: KnownUser[];
+
+  /** Throws when the configuration is unusable: no users, empty or duplicate tokens, duplicate ids. */
+  constructor(users: readonly EngineUser[]) {
+    if (users.length === 0) throw new Error('The engine needs at least one user with a token.');
+    const ids = new Set<number>();
+    const digests = new Set<string>();
+    this.users = users.map((user, index) => {
+      const id = user.id ?? index + 1;
+      if (!Number.isInteger(id) || id < 1) throw new Error(`User ${index + 1} has an invalid id ${id}: use a positive integer.`);
+      if (ids.has(id)) throw new Error(`Two users have the id ${id}: user ids must be unique.`);
+      if (user.token.trim() === '' || /\s/.test(user.token)) {
+        throw new Error(`User ${id} has an empty token or one with spaces: tokens must be single words.`);
+      }
+      const tokenDigest = digest(user.token);
+      if (digests.has(tokenDigest.toString('hex'))) throw new Error(`User ${id} has the same token as another user.`);
+      ids.add(id);
+      digests.add(tokenDigest.toString('hex'));
+      return { id, name: user.name ?? `user${id}`, tokenDigest };
+    });
+  }
+
+  /** The user whose token the header carries, or a 401 that says what is wrong. */
+  authenticate(authorization: string | undefined): AuthenticatedUser {
+    const match = /^\s*(token|bearer)\s+(\S+)\s*$/i.exec(authorization ?? '');
+    if (!authorization || authorization.trim() === '') {
+      throw unauthorized('Missing access token: send the header "Authorization: token <access token>".');
+    }
+    if (!match) {
+      throw unauthorized('Malformed Authorization header: use "Authorization: token <access token>" or "Bearer <token>".');
+    }
+    const presented = digest(match[2] ?? '');
+    let found: KnownUser | undefined;
+    // Compare against every user so the time taken does not tell which token came close.
+    for (const user of this.users) {
+      if (timingSafeEqual(presented, user.tokenDigest)) found = user;
+    }
+    if (!found) throw unauthorized('Invalid access token: check the token you configured, or create a new one.');
+    return { id: found.id, name: found.name };
+  }
+}
+
+function digest(token: string): Buffer {
+  return createHash('sha256').update(token, 'utf8').digest();
+}
+
+function unauthorized(message: string): HttpError {
+  return new HttpError(401, message, { 'WWW-Authenticate': 'token' });
+}

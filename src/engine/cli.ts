@@ -1,0 +1,97 @@
+/**
+ * `deep-search-engine` (bundled as `dist/engine.js`): starts the local engine from the command line,
+ * prints where it listens and how to authenticate, and stops cleanly on SIGINT or SIGTERM.
+ */
+import { randomBytes } from 'node:crypto';
+import * as path from 'node:path';
+import { API_PATH } from '../api/wire';
+import { parseArgs, USAGE, type CliConfig } from './cliArgs';
+import { discoverRepositories, RepositoryError } from './repos';
+import { startEngine } from './server';
+
+const EXIT_USAGE = 2;
+
+async function main(argv: readonly string[]): Promise<void> {
+  const command = parseArgs(argv);
+  if (command.kind === 'help') {
+    process.stdout.write(`${USAGE}\n`);
+    return;
+  }
+  if (command.kind === 'error') {
+    process.stderr.write(`${command.message}\n\n${USAGE}\n`);
+    process.exitCode = EXIT_USAGE;
+    return;
+  }
+  const { config } = command;
+  const repos = config.repos.length > 0 ? config.repos : await currentDirectoryRepo();
+  if (!repos) {
+    process.stderr.write(`No --repo given and ${process.cwd()} is not a git repository.\n\n${USAGE}\n`);
+    process.exitCode = EXIT_USAGE;
+    return;
+  }
+  await run(config, repos);
+}
+
+async function currentDirectoryRepo(): Promise<string[] | undefined> {
+  try {
+    await discoverRepositories([process.cwd()]);
+    return [process.cwd()];
+  } catch (error) {
+    if (error instanceof RepositoryError) return undefined;
+    throw error;
+  }
+}
+
+async function run(config: CliConfig, repos: string[]): Promise<void> {
+  const generated = config.tokens.length === 0 ? `dse_${randomBytes(16).toString('hex')}` : undefined;
+  const tokens = generated ? [generated] : config.tokens;
+  const dataDir = path.resolve(config.dataDir);
+  let engine;
+  try {
+    engine = await startEngine({
+      repos,
+      users: tokens.map((token) => ({ token })),
+      dataDir,
+      port: config.port,
+      sharing: config.sharing,
+      paceMs: config.paceMs,
+      log: (line) => process.stderr.write(`${line}\n`),
+    });
+  } catch (error) {
+    process.stderr.write(`Could not start the engine: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.exitCode = error instanceof RepositoryError ? EXIT_USAGE : 1;
+    return;
+  }
+  const lines = [
+    `Deep Search engine listening on ${engine.url}`,
+    `Conversation API: ${engine.url}${API_PATH}`,
+    `Repositories: ${engine.repoNames.join(', ')}`,
+    `Data: ${dataDir}`,
+  ];
+  if (generated) lines.push(`Access token (generated for this run): ${generated}`);
+  process.stdout.write(`${lines.join('\n')}\n`);
+
+  let stopping = false;
+  const stop = (signal: NodeJS.Signals): void => {
+    if (stopping) {
+      process.stderr.write(`Received ${signal} again: exiting without waiting.\n`);
+      process.exit(1);
+    }
+    stopping = true;
+    process.stderr.write(`Received ${signal}: stopping…\n`);
+    engine.close().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        process.stderr.write(`Error while stopping: ${error instanceof Error ? error.message : String(error)}\n`);
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+}
+
+main(process.argv.slice(2)).catch((error: unknown) => {
+  process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.exitCode = 1;
+});

@@ -1,0 +1,101 @@
+/**
+ * The engine CLI's command line: a pure parser (no I/O, no exits) so every case is unit-testable.
+ * `cli.ts` acts on the result: usage on stdout and exit 0 for help, message + usage on stderr and
+ * exit 2 for errors.
+ */
+
+export interface CliConfig {
+  /** Empty when none was given: the CLI then tries the current directory. */
+  repos: string[];
+  port: number;
+  /** One user per token; empty: the CLI generates one. */
+  tokens: string[];
+  dataDir: string;
+  paceMs?: number;
+  sharing: boolean;
+}
+
+export type CliCommand = { kind: 'run'; config: CliConfig } | { kind: 'help' } | { kind: 'error'; message: string };
+
+export const DEFAULT_DATA_DIR = '.engine-data';
+
+export const USAGE = `Usage: deep-search-engine [options]
+
+Serves the Deep Search conversation API from local git repositories on 127.0.0.1.
+
+Options:
+  --repo <dir>     a git repository to answer from (repeatable; default: the current directory)
+  --port <n>       TCP port on 127.0.0.1 (default: 0, any free port)
+  --token <t>      an access token; each one is a separate user (repeatable; default: one generated token)
+  --data <dir>     where conversations are stored (default: ./${DEFAULT_DATA_DIR})
+  --pace <ms>      pause between the answerer's steps, in milliseconds (default: 150)
+  --no-sharing     read tokens open only the owner's own conversations
+  -h, --help       show this help
+
+Clients send "Authorization: token <t>" and "X-Requested-With: <client> <version>".`;
+
+const VALUE_FLAGS = new Set(['--repo', '--port', '--token', '--data', '--pace']);
+
+export function parseArgs(argv: readonly string[]): CliCommand {
+  const config: CliConfig = { repos: [], port: 0, tokens: [], dataDir: DEFAULT_DATA_DIR, sharing: true };
+  for (let index = 0; index < argv.length; index++) {
+    const arg = argv[index] ?? '';
+    if (arg === '-h' || arg === '--help') return { kind: 'help' };
+    if (arg === '--no-sharing') {
+      config.sharing = false;
+      continue;
+    }
+    const equals = arg.indexOf('=');
+    const flag = arg.startsWith('--') && equals > 0 ? arg.slice(0, equals) : arg;
+    if (!VALUE_FLAGS.has(flag)) {
+      return { kind: 'error', message: arg.startsWith('-') ? `Unknown option ${flag}.` : `Unexpected argument "${arg}".` };
+    }
+    let value: string | undefined;
+    if (flag !== arg) {
+      value = arg.slice(equals + 1);
+    } else {
+      value = argv[index + 1];
+      if (value === undefined || (value.startsWith('-') && value.length > 1)) return { kind: 'error', message: `${flag} needs a value.` };
+      index++;
+    }
+    if (value === '') return { kind: 'error', message: `${flag} needs a non-empty value.` };
+    const problem = apply(config, flag, value);
+    if (problem) return { kind: 'error', message: problem };
+  }
+  return { kind: 'run', config };
+}
+
+/** Stores one flag's value; returns what is wrong with it, if anything. */
+function apply(config: CliConfig, flag: string, value: string): string | undefined {
+  switch (flag) {
+    case '--repo':
+      config.repos.push(value);
+      return undefined;
+    case '--data':
+      config.dataDir = value;
+      return undefined;
+    case '--token':
+      if (/\s/.test(value)) return '--token must not contain spaces.';
+      if (config.tokens.includes(value)) return 'The same --token was given twice: each token is a separate user.';
+      config.tokens.push(value);
+      return undefined;
+    case '--port': {
+      const port = wholeNumber(value);
+      if (port === undefined || port > 65_535) return `--port must be a whole number from 0 to 65535, not "${value}".`;
+      config.port = port;
+      return undefined;
+    }
+    case '--pace': {
+      const pace = wholeNumber(value);
+      if (pace === undefined) return `--pace must be a whole number of milliseconds, not "${value}".`;
+      config.paceMs = pace;
+      return undefined;
+    }
+    default:
+      return `Unknown option ${flag}.`;
+  }
+}
+
+function wholeNumber(value: string): number | undefined {
+  return /^\d{1,9}$/.test(value) ? Number(value) : undefined;
+}

@@ -1,0 +1,157 @@
+/**
+ * The one way the engine runs git: no shell, a fixed safe environment, a timeout, an output cap and
+ * cancellation. Callers put anything that came from a user after `-e` or `--`, never as an option.
+ */
+import { spawn } from 'node:child_process';
+
+export interface GitRunOptions {
+  /** Working directory: a work tree or a bare repository. */
+  cwd: string;
+  /** Default 15 s. */
+  timeoutMs?: number;
+  /** Bytes of stdout kept before the run stops. Default 8 MiB. */
+  maxOutputBytes?: number;
+  /** When stdout exceeds `maxOutputBytes`: fail (default) or stop git and return what was read. */
+  onOutputLimit?: 'fail' | 'truncate';
+  /** Exit codes that count as success. Default `[0]` (`git grep` uses 1 for "no match"). */
+  okExitCodes?: readonly number[];
+  signal?: AbortSignal;
+}
+
+export interface GitResult {
+  stdout: string;
+  stderr: string;
+  exitCode: number;
+  /** True when the output hit `maxOutputBytes` and `onOutputLimit` was `truncate`. */
+  truncated: boolean;
+}
+
+export type GitErrorKind = 'not-found' | 'exit' | 'timeout' | 'output-limit' | 'aborted';
+
+export class GitError extends Error {
+  constructor(
+    message: string,
+    readonly kind: GitErrorKind,
+    readonly exitCode?: number,
+    readonly stderr = '',
+  ) {
+    super(message);
+    this.name = 'GitError';
+  }
+}
+
+const DEFAULT_TIMEOUT_MS = 15_000;
+const DEFAULT_MAX_OUTPUT_BYTES = 8 * 1024 * 1024;
+const STDERR_KEPT_BYTES = 16 * 1024;
+
+/** Config that keeps git from running repository-controlled helpers or rewriting names. */
+const SAFE_CONFIG = ['-c', 'core.quotepath=off', '-c', 'core.fsmonitor=false', '-c', 'core.pager=cat'];
+
+function gitEnvironment(): NodeJS.ProcessEnv {
+  return {
+    ...process.env,
+    GIT_TERMINAL_PROMPT: '0',
+    GIT_CONFIG_NOSYSTEM: '1',
+    GIT_PAGER: 'cat',
+    PAGER: 'cat',
+    GIT_OPTIONAL_LOCKS: '0',
+    LC_ALL: 'C',
+  };
+}
+
+/** Runs `git <args>` in `options.cwd` and resolves with its output, or rejects with a `GitError`. */
+export function runGit(args: readonly string[], options: GitRunOptions): Promise<GitResult> {
+  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const maxOutputBytes = options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES;
+  const okExitCodes = options.okExitCodes ?? [0];
+  const command = describe(args);
+
+  return new Promise<GitResult>((resolve, reject) => {
+    if (options.signal?.aborted) {
+      reject(new GitError(`${command} was cancelled before it started`, 'aborted'));
+      return;
+    }
+    const child = spawn('git', [...SAFE_CONFIG, ...args], {
+      cwd: options.cwd,
+      env: gitEnvironment(),
+      stdio: ['ignore', 'pipe', 'pipe'],
+      windowsHide: true,
+    });
+    const stdout: Buffer[] = [];
+    let stdoutBytes = 0;
+    let stderr = '';
+    let truncated = false;
+    let settled = false;
+
+    const settle = (outcome: () => void): void => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      options.signal?.removeEventListener('abort', onAbort);
+      outcome();
+    };
+    // Abort and timeout settle at once: a killed git may leave a grandchild holding the pipes.
+    const stop = (error: GitError): void => {
+      child.kill('SIGKILL');
+      settle(() => reject(error));
+    };
+    const onAbort = (): void => stop(new GitError(`${command} was cancelled`, 'aborted'));
+    const timer = setTimeout(() => stop(new GitError(`${command} timed out after ${timeoutMs} ms`, 'timeout')), timeoutMs);
+    options.signal?.addEventListener('abort', onAbort, { once: true });
+
+    child.stdout.on('data', (chunk: Buffer) => {
+      if (truncated || settled) return;
+      const room = maxOutputBytes - stdoutBytes;
+      if (chunk.length <= room) {
+        stdout.push(chunk);
+        stdoutBytes += chunk.length;
+        return;
+      }
+      if (options.onOutputLimit !== 'truncate') {
+        stop(new GitError(`${command} produced more than ${maxOutputBytes} bytes of output`, 'output-limit'));
+        return;
+      }
+      stdout.push(chunk.subarray(0, room));
+      stdoutBytes += room;
+      truncated = true;
+      child.kill('SIGKILL');
+    });
+    child.stderr.on('data', (chunk: Buffer) => {
+      if (stderr.length < STDERR_KEPT_BYTES) stderr += chunk.toString('utf8');
+    });
+    child.on('error', (error: NodeJS.ErrnoException) => {
+      const message =
+        error.code === 'ENOENT'
+          ? 'git was not found: install git and make sure it is on PATH'
+          : `could not start ${command}: ${error.message}`;
+      settle(() => reject(new GitError(message, 'not-found')));
+    });
+    child.on('close', (code) => {
+      settle(() => {
+        const output = Buffer.concat(stdout).toString('utf8');
+        if (truncated) {
+          resolve({ stdout: output, stderr, exitCode: code ?? 0, truncated });
+        } else if (code !== null && okExitCodes.includes(code)) {
+          resolve({ stdout: output, stderr, exitCode: code, truncated });
+        } else {
+          const detail = firstLine(stderr) || `exit code ${code ?? 'none'}`;
+          reject(new GitError(`${command} failed: ${detail}`, 'exit', code ?? undefined, stderr));
+        }
+      });
+    });
+  });
+}
+
+/** `git grep` etc.: names the subcommand in errors without repeating user-supplied patterns. */
+function describe(args: readonly string[]): string {
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i] ?? '';
+    if (arg === '-c' || arg === '-C') i++;
+    else if (!arg.startsWith('-')) return `git ${arg}`;
+  }
+  return 'git';
+}
+
+function firstLine(text: string): string {
+  return text.split('\n').find((line) => line.trim() !== '')?.trim() ?? '';
+}

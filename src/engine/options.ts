@@ -1,0 +1,74 @@
+/**
+ * How the local engine is configured and what a running engine offers. The CLI (`cli.ts`), the
+ * extension's "Use Local Engine" and every test start it through `startEngine(options)` in
+ * `server.ts` with these types.
+ */
+import type { WireQuestionError } from '../api/wire';
+
+export interface EngineUser {
+  /** The access token that identifies this user (`Authorization: token <t>` or `Bearer <t>`). */
+  token: string;
+  /** Defaults to the user's position in `users`, starting at 1. */
+  id?: number;
+  /** Defaults to `user<id>`. */
+  name?: string;
+}
+
+/** The documented ways real servers differ; the engine can speak each, so clients are tested on all. */
+export interface EngineVariant {
+  /** Status of a successful create: real servers answer 200 or 202. Default 200. */
+  createStatus?: 200 | 202;
+  /** A bare JSON array (real servers) or `{conversations, next_cursor}`. Default `array`. */
+  listShape?: 'array' | 'wrapped';
+  /** What a follow-up POST answers: the new Question alone, or the whole Conversation. Default `question`. */
+  followupReturns?: 'question' | 'conversation';
+  /** How a cancelled question ends: `completed` + error kind `Cancelled`, or status `canceled`. Default `error`. */
+  cancelStyle?: 'error' | 'status';
+  /** How a failed question ends: `completed` + error, or status `failed`. Default `error`. */
+  failureStyle?: 'error' | 'status';
+  /** Status of a successful delete: 200 with a JSON body or 204 without one. Default 204. */
+  deleteStatus?: 200 | 204;
+}
+
+/** What a fault hook may do to one request, to prove that clients recover. */
+export type EngineFault =
+  | { kind: 'status'; status: number; body?: string; contentType?: string }
+  | { kind: 'reset' }
+  | { kind: 'delay'; ms: number }
+  | { kind: 'malformed' };
+
+export interface EngineFaults {
+  /** Called for every request before it is handled; return a fault to apply or undefined to serve it. */
+  request?: (request: { method: string; path: string }) => EngineFault | undefined;
+  /** Called when a question starts; return an error to make that question fail with it. */
+  question?: (text: string) => WireQuestionError | undefined;
+}
+
+export interface EngineOptions {
+  /** Git working trees (or bare repositories) to answer from. At least one. */
+  repos: string[];
+  /** Users and their tokens. At least one. */
+  users: EngineUser[];
+  /** Folder of the durable conversation store; created if missing. */
+  dataDir: string;
+  /** TCP port on 127.0.0.1; 0 (the default) picks a free one. */
+  port?: number;
+  /** Whether a read token opens other users' conversations. Default true. */
+  sharing?: boolean;
+  /** Milliseconds the answerer waits between its steps (real work still takes its own time). Default 150. */
+  paceMs?: number;
+  variant?: EngineVariant;
+  faults?: EngineFaults;
+  /** Where log lines go (never tokens). Default: nowhere. */
+  log?: (line: string) => void;
+}
+
+export interface RunningEngine {
+  /** `http://127.0.0.1:<port>`: the instance URL. */
+  url: string;
+  port: number;
+  /** Names under which the repositories are served, e.g. `github.com/org/repo`. */
+  repoNames: string[];
+  /** Resolves once every in-flight write is durable and the server is closed. */
+  close(): Promise<void>;
+}

@@ -1,0 +1,190 @@
+/**
+ * Starts the local engine: an HTTP server on 127.0.0.1 that serves the conversation API from the
+ * given git repositories, authenticates every call, applies injected faults, and shuts down
+ * without losing an acknowledged write.
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { API_PATH } from '../api/wire';
+import { Answerer } from './answerer';
+import { UserDirectory } from './auth';
+import { ConversationService, type ResolvedVariant } from './conversations';
+import { errorReply, HttpError, parseJsonObject, readBody, sendReply, type Reply } from './http';
+import type { EngineFault, EngineOptions, EngineVariant, RunningEngine } from './options';
+import { discoverRepositories } from './repos';
+import { handleApiRequest } from './routes';
+import { renderSharePage, SHARE_PAGE_CSP } from './sharePage';
+import { ConversationStorage } from './storage';
+
+export const DEFAULT_PACE_MS = 150;
+const SHARE_PATH = '/deepsearch/';
+
+export function resolveVariant(variant: EngineVariant = {}): ResolvedVariant {
+  return {
+    createStatus: variant.createStatus ?? 200,
+    listShape: variant.listShape ?? 'array',
+    followupReturns: variant.followupReturns ?? 'question',
+    cancelStyle: variant.cancelStyle ?? 'error',
+    failureStyle: variant.failureStyle ?? 'error',
+    deleteStatus: variant.deleteStatus ?? 204,
+  };
+}
+
+/** Validates the options, loads the store, listens, and resumes unfinished questions. */
+export async function startEngine(options: EngineOptions): Promise<RunningEngine> {
+  const log = options.log ?? ((): void => undefined);
+  const paceMs = options.paceMs ?? DEFAULT_PACE_MS;
+  if (!Number.isFinite(paceMs) || paceMs < 0) throw new Error(`paceMs must be a number of milliseconds ≥ 0, not ${paceMs}.`);
+  const users = new UserDirectory(options.users);
+  const repositories = await discoverRepositories(options.repos);
+  const { storage, records, counters } = await ConversationStorage.open(options.dataDir, log);
+
+  const server = createServer({ keepAliveTimeout: 5_000 });
+  await listen(server, options.port ?? 0);
+  const { port } = server.address() as AddressInfo;
+  const url = `http://127.0.0.1:${port}`;
+  const variant = resolveVariant(options.variant);
+  const answerer = new Answerer({ repositories, instanceUrl: url, paceMs });
+  const service = new ConversationService({
+    storage,
+    records,
+    counters,
+    answer: (request) => answerer.answer(request),
+    instanceUrl: url,
+    sharing: options.sharing ?? true,
+    paceMs,
+    variant,
+    faults: options.faults ?? {},
+    log,
+  });
+  const shuttingDown = new AbortController();
+  const inFlight = new Set<Promise<void>>();
+
+  const route = async (request: IncomingMessage, path: string, query: URLSearchParams): Promise<Reply> => {
+    const method = request.method ?? 'GET';
+    if (path === API_PATH || path.startsWith(`${API_PATH}/`)) {
+      const user = users.authenticate(request.headers.authorization);
+      if (!headerValue(request, 'x-requested-with')) {
+        throw new HttpError(400, 'Missing X-Requested-With header: send "X-Requested-With: <client name> <client version>" on every call.');
+      }
+      return handleApiRequest(
+        { service, variant },
+        {
+          method,
+          path: path.slice(API_PATH.length) || '/',
+          query,
+          user,
+          readJson: async (example) => parseJsonObject(await readBody(request), example),
+        },
+      );
+    }
+    if (path.startsWith(SHARE_PATH)) {
+      if (method !== 'GET') throw new HttpError(405, `${method} is not supported here: use GET.`, { Allow: 'GET' });
+      const authorization = request.headers.authorization;
+      const viewer = authorization ? users.authenticate(authorization) : undefined;
+      const conversation = service.findShared(decodeURIComponent(path.slice(SHARE_PATH.length)), viewer?.id);
+      if (!conversation) {
+        throw new HttpError(404, 'No shared conversation at this link: it was deleted, its link was replaced, or sharing is off.');
+      }
+      return {
+        status: 200,
+        body: renderSharePage(conversation),
+        contentType: 'text/html; charset=utf-8',
+        headers: { 'Content-Security-Policy': SHARE_PAGE_CSP, 'Referrer-Policy': 'no-referrer' },
+      };
+    }
+    throw new HttpError(404, `Nothing is served at ${path}: the conversation API is at ${API_PATH}.`);
+  };
+
+  const handle = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
+    const started = Date.now();
+    const method = request.method ?? 'GET';
+    let path = '/';
+    let truncate = false;
+    try {
+      const target = new URL(request.url ?? '/', url);
+      path = target.pathname;
+      const fault = options.faults?.request?.({ method, path });
+      if (fault?.kind === 'reset') {
+        request.socket.destroy();
+        log(`${method} ${redact(path)} reset (injected fault)`);
+        return;
+      }
+      if (fault?.kind === 'status') {
+        sendReply(response, faultReply(fault));
+        log(`${method} ${redact(path)} ${fault.status} (injected fault)`);
+        return;
+      }
+      if (fault?.kind === 'delay') await sleep(fault.ms, undefined, { signal: shuttingDown.signal });
+      truncate = fault?.kind === 'malformed';
+      sendReply(response, await route(request, path, target.searchParams), truncate);
+    } catch (error) {
+      sendReply(response, errorReply(asHttpError(error, shuttingDown.signal, log)), truncate);
+    }
+    log(`${method} ${redact(path)} ${response.statusCode}${truncate ? ' truncated (injected fault)' : ''} ${Date.now() - started}ms`);
+  };
+
+  server.on('request', (request: IncomingMessage, response: ServerResponse) => {
+    const done = handle(request, response).catch((error: unknown) => {
+      log(`request failed after its reply started: ${error instanceof Error ? error.message : String(error)}`);
+      response.destroy();
+    });
+    inFlight.add(done);
+    void done.finally(() => inFlight.delete(done));
+  });
+  service.resumeProcessing();
+  log(`engine listening on ${url}, serving ${repositories.map((repo) => repo.name).join(', ')}`);
+
+  let closed: Promise<void> | undefined;
+  const close = (): Promise<void> => {
+    closed ??= (async () => {
+      shuttingDown.abort();
+      const serverClosed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      await service.shutdown();
+      await Promise.allSettled([...inFlight]);
+      server.closeAllConnections();
+      await serverClosed;
+      await storage.idle();
+    })();
+    return closed;
+  };
+  return { url, port, repoNames: repositories.map((repo) => repo.name), close };
+}
+
+function listen(server: ReturnType<typeof createServer>, port: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+}
+
+function headerValue(request: IncomingMessage, name: string): string {
+  const value = request.headers[name];
+  return (Array.isArray(value) ? value.join(', ') : (value ?? '')).trim();
+}
+
+function faultReply(fault: Extract<EngineFault, { kind: 'status' }>): Reply {
+  if (fault.body === undefined) {
+    return errorReply(new HttpError(fault.status, `Injected fault: the engine answered ${fault.status} on purpose.`));
+  }
+  return { status: fault.status, body: fault.body, contentType: fault.contentType ?? 'text/plain; charset=utf-8' };
+}
+
+function asHttpError(error: unknown, shuttingDown: AbortSignal, log: (line: string) => void): HttpError {
+  if (error instanceof HttpError) return error;
+  if (shuttingDown.aborted) return new HttpError(503, 'The engine is shutting down: try again once it is running.');
+  if (error instanceof URIError) return new HttpError(400, 'The request path is not valid percent-encoding.');
+  const message = error instanceof Error ? error.message : String(error);
+  log(`internal error: ${error instanceof Error && error.stack ? error.stack : message}`);
+  return new HttpError(500, `Internal engine error: ${message}. The engine log has details.`);
+}
+
+/** Share links carry a read token: keep it out of logs. */
+function redact(path: string): string {
+  return path.startsWith(SHARE_PATH) ? `${SHARE_PATH}<read token>` : path;
+}

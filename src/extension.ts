@@ -1,0 +1,80 @@
+/**
+ * activate(): builds the object graph and registers it. Nothing else happens here; network work
+ * starts only when a view, panel or command needs it.
+ */
+import * as vscode from 'vscode';
+import { ConversationStore } from './api/conversationStore';
+import { DeepSearchAuthProvider } from './vscode/authProvider';
+import { registerCommands } from './vscode/commands';
+import { ConversationPanels } from './vscode/conversationPanels';
+import { ConversationTree, VIEW_ID } from './vscode/conversationTree';
+import { LocalEngineLauncher } from './vscode/localEngine';
+import { RunningIndicator } from './vscode/runningIndicator';
+import { Session } from './vscode/session';
+import { affectsConnection, pollSettings } from './vscode/settings';
+import { SourceLinkOpener, WorkspaceRepositories } from './vscode/sourceLinks';
+
+/** What tests inside the extension host may reach (returned from activate). */
+export interface DeepSearchExtensionApi {
+  store: ConversationStore;
+  session: Session;
+  panels: ConversationPanels;
+  tree: ConversationTree;
+}
+
+export function activate(context: vscode.ExtensionContext): DeepSearchExtensionApi {
+  const localEngine = new LocalEngineLauncher(context);
+  const session = new Session(context, localEngine);
+  const runningKey = () => {
+    const connection = session.current;
+    return connection && `deepSearch.running:${connection.kind === 'local' ? 'local' : connection.instanceUrl}`;
+  };
+  const store = new ConversationStore({
+    ...pollSettings(),
+    memento: {
+      load: () => {
+        const key = runningKey();
+        return key ? context.globalState.get<number[]>(key, []) : [];
+      },
+      save: (ids) => {
+        const key = runningKey();
+        if (key) void context.globalState.update(key, ids);
+      },
+    },
+  });
+  const repositories = new WorkspaceRepositories();
+  const links = new SourceLinkOpener(repositories, () => store.instanceUrl);
+  const tree = new ConversationTree(store);
+  const panels: ConversationPanels = new ConversationPanels(context.extensionUri, store, {
+    openLink: (href) => links.open(href),
+    copyShareLink: (id) => vscode.commands.executeCommand('deepSearch.copyShareLink', id),
+    openInBrowser: (id) => vscode.commands.executeCommand('deepSearch.openInBrowser', id),
+    exportMarkdown: (id) => vscode.commands.executeCommand('deepSearch.exportMarkdown', id),
+    deleteConversation: (id) => vscode.commands.executeCommand('deepSearch.deleteConversation', id),
+  });
+
+  context.subscriptions.push(
+    localEngine,
+    session,
+    { dispose: () => store.dispose() },
+    repositories,
+    tree,
+    panels,
+    new DeepSearchAuthProvider(session),
+    new RunningIndicator(store, (id) => panels.isVisible(id), (id) => panels.open(id)),
+    vscode.window.createTreeView(VIEW_ID, { treeDataProvider: tree, showCollapseAll: false }),
+    session.onDidChange((connection) => store.setClient(connection?.client, { sameAccount: connection?.sameAccount })),
+    vscode.workspace.onDidChangeConfiguration((event) => {
+      if (affectsConnection(event)) void session.reconnect();
+    }),
+    ...registerCommands({ context, session, store, panels, tree, links, repositories }),
+  );
+  void vscode.commands.executeCommand('setContext', 'deepSearch.signedIn', false);
+  // Not awaited: reconnecting (or starting the local engine) must not hold up activation.
+  void session.restore();
+  return { store, session, panels, tree };
+}
+
+export function deactivate(): void {
+  // Everything is in context.subscriptions.
+}

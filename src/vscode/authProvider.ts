@@ -1,0 +1,66 @@
+/**
+ * Shows the signed-in instance in VS Code's Accounts menu, where the user can also sign out.
+ * The session token is read from SecretStorage when VS Code asks for it and is never written elsewhere.
+ */
+import * as vscode from 'vscode';
+import type { Session } from './session';
+import { signIn } from './signIn';
+
+export const AUTH_PROVIDER_ID = 'deepsearch';
+
+export class DeepSearchAuthProvider implements vscode.AuthenticationProvider, vscode.Disposable {
+  private readonly changeEmitter = new vscode.EventEmitter<vscode.AuthenticationProviderAuthenticationSessionsChangeEvent>();
+  readonly onDidChangeSessions = this.changeEmitter.event;
+  private shown: vscode.AuthenticationSession | undefined;
+  private readonly disposables: vscode.Disposable[];
+
+  constructor(private readonly session: Session) {
+    this.disposables = [
+      vscode.authentication.registerAuthenticationProvider(AUTH_PROVIDER_ID, vscode.l10n.t('Deep Search'), this, {
+        supportsMultipleAccounts: false,
+      }),
+      session.onDidChange(() => void this.announce()),
+    ];
+  }
+
+  async getSessions(): Promise<vscode.AuthenticationSession[]> {
+    const current = await this.currentSession();
+    return current ? [current] : [];
+  }
+
+  async createSession(): Promise<vscode.AuthenticationSession> {
+    if (!(await signIn(this.session))) throw new Error(vscode.l10n.t('Sign-in was cancelled.'));
+    const current = await this.currentSession();
+    if (!current) throw new Error(vscode.l10n.t('Sign-in did not complete.'));
+    return current;
+  }
+
+  async removeSession(): Promise<void> {
+    await this.session.signOut();
+  }
+
+  dispose(): void {
+    this.disposables.forEach((disposable) => disposable.dispose());
+    this.changeEmitter.dispose();
+  }
+
+  private async currentSession(): Promise<vscode.AuthenticationSession | undefined> {
+    const connection = this.session.current;
+    const accessToken = await this.session.currentToken();
+    if (!connection || !accessToken) return undefined;
+    const label = connection.kind === 'local' ? vscode.l10n.t('Local engine') : new URL(connection.instanceUrl).host;
+    return { id: connection.instanceUrl, accessToken, account: { id: connection.instanceUrl, label }, scopes: [] };
+  }
+
+  private async announce(): Promise<void> {
+    const before = this.shown;
+    const after = await this.currentSession();
+    this.shown = after;
+    if (before?.id === after?.id) return;
+    this.changeEmitter.fire({
+      added: after ? [after] : [],
+      removed: before ? [before] : [],
+      changed: [],
+    });
+  }
+}

@@ -1,0 +1,277 @@
+/**
+ * Every command the extension contributes, registered in one place (a test checks that this list
+ * and package.json agree). Commands take a conversation id, a tree node, or nothing (then ask).
+ */
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import { conversationLabel, type ConversationStore } from '../api/conversationStore';
+import { conversationWebUrl } from '../api/instance';
+import { conversationMarkdown } from '../api/markdownExport';
+import { latestQuestion, type Conversation } from '../api/model';
+import { readTokenFromInput } from '../api/readToken';
+import { selectionQuestion } from '../api/selectionQuestion';
+import type { ConversationPanels } from './conversationPanels';
+import type { ConversationTree, TreeNode } from './conversationTree';
+import type { Session } from './session';
+import { signIn, type SignInArguments } from './signIn';
+import type { SourceLinkOpener, WorkspaceRepositories } from './sourceLinks';
+
+export interface CommandDependencies {
+  context: vscode.ExtensionContext;
+  session: Session;
+  store: ConversationStore;
+  panels: ConversationPanels;
+  tree: ConversationTree;
+  links: SourceLinkOpener;
+  repositories: WorkspaceRepositories;
+}
+
+type ConversationArgument = number | TreeNode | undefined;
+
+const SHARE_WARNING_KEY = 'deepSearch.shareWarningAcknowledged';
+
+export function registerCommands(deps: CommandDependencies): vscode.Disposable[] {
+  const { session, store, panels, tree } = deps;
+  const handlers: Record<string, (...args: never[]) => unknown> = {
+    'deepSearch.ask': (question?: string) => ask(deps, question),
+    'deepSearch.askAboutSelection': (prompt?: string) => askAboutSelection(deps, prompt),
+    'deepSearch.signIn': (given?: Partial<SignInArguments>) => signIn(session, given),
+    'deepSearch.signOut': () => session.signOut(),
+    'deepSearch.useLocalEngine': () =>
+      vscode.window.withProgress(
+        { location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Starting the local Deep Search engine…') },
+        () => session.useLocalEngine(),
+      ),
+    'deepSearch.openConversation': async (arg?: ConversationArgument) => {
+      const id = await conversationId(deps, arg);
+      if (id !== undefined) panels.open(id);
+    },
+    'deepSearch.openSharedConversation': (input?: string) => openShared(deps, input),
+    'deepSearch.cancelQuestion': (arg?: ConversationArgument) => cancel(deps, arg),
+    'deepSearch.deleteConversation': (arg?: ConversationArgument) => deleteConversation(deps, arg),
+    'deepSearch.refresh': () => tree.reload(),
+    'deepSearch.copyShareLink': (arg?: ConversationArgument) => copyShareLink(deps, arg),
+    'deepSearch.openInBrowser': (arg?: ConversationArgument) => openInBrowser(deps, arg),
+    'deepSearch.exportMarkdown': (arg?: ConversationArgument) => exportMarkdown(deps, arg),
+    'deepSearch.showStarredOnly': () => setStarredOnly(deps, true),
+    'deepSearch.showAll': () => setStarredOnly(deps, false),
+    'deepSearch.loadMore': () => store.loadMore(),
+  };
+  return Object.entries(handlers).map(([id, handler]) =>
+    vscode.commands.registerCommand(id, async (...args: never[]) => {
+      try {
+        return await handler(...args);
+      } catch (error) {
+        void vscode.window.showErrorMessage(error instanceof Error ? error.message : String(error));
+        return undefined;
+      }
+    }),
+  );
+}
+
+/** Asks a question typed in an input box (or given by a caller); opens its panel at once. */
+async function ask(deps: CommandDependencies, given?: string, draft = ''): Promise<number | undefined> {
+  if (!(await ensureSignedIn(deps))) return undefined;
+  const question =
+    given ??
+    (await vscode.window.showInputBox({
+      title: vscode.l10n.t('Ask Deep Search'),
+      prompt: vscode.l10n.t('Ask a question about code in your repositories'),
+      placeHolder: vscode.l10n.t('e.g. How does authentication work in the API server?'),
+      value: draft,
+      ignoreFocusOut: true,
+      validateInput: (input) => (input.trim() ? undefined : vscode.l10n.t('Type a question to ask.')),
+    }));
+  if (question === undefined) return undefined;
+  if (!question.trim()) throw new Error(vscode.l10n.t('Type a question to ask.'));
+  return send(deps, question.trim());
+}
+
+/** Sends once; on failure offers to edit and send again, with the text kept (never auto-retried). */
+async function send(deps: CommandDependencies, question: string): Promise<number | undefined> {
+  try {
+    const conversation = await deps.store.ask(question);
+    deps.panels.open(conversation.id);
+    return conversation.id;
+  } catch (error) {
+    const edit = vscode.l10n.t('Edit and Ask Again');
+    const message = vscode.l10n.t('Deep Search could not ask the question: {0}', error instanceof Error ? error.message : String(error));
+    if ((await vscode.window.showErrorMessage(message, edit)) === edit) return ask(deps, undefined, question);
+    return undefined;
+  }
+}
+
+async function askAboutSelection(deps: CommandDependencies, givenPrompt?: string): Promise<number | undefined> {
+  const editor = vscode.window.activeTextEditor;
+  if (!editor || editor.selection.isEmpty) {
+    throw new Error(vscode.l10n.t('Select some code in an editor first, then ask about it.'));
+  }
+  if (!(await ensureSignedIn(deps))) return undefined;
+  const { document, selection } = editor;
+  const prompt =
+    givenPrompt ??
+    (await vscode.window.showInputBox({
+      title: vscode.l10n.t('Ask Deep Search About Selection'),
+      prompt: vscode.l10n.t('What do you want to know about the selected code? (optional)'),
+      placeHolder: vscode.l10n.t('Leave empty to ask for an explanation'),
+      ignoreFocusOut: true,
+    }));
+  if (prompt === undefined) return undefined;
+  const repo = await deps.repositories.holding(document.uri);
+  const base = repo?.root ?? vscode.workspace.getWorkspaceFolder(document.uri)?.uri.fsPath;
+  const relativePath = base && document.uri.scheme === 'file' ? path.relative(base, document.uri.fsPath) : vscode.workspace.asRelativePath(document.uri);
+  const endLine = selection.end.character === 0 && selection.end.line > selection.start.line ? selection.end.line - 1 : selection.end.line;
+  const question = selectionQuestion({
+    code: document.getText(selection),
+    languageId: document.languageId,
+    relativePath: relativePath.split(path.sep).join('/'),
+    startLine: selection.start.line + 1,
+    endLine: endLine + 1,
+    repoName: repo?.name,
+    prompt,
+  });
+  return send(deps, question);
+}
+
+async function openShared(deps: CommandDependencies, given?: string): Promise<number | undefined> {
+  if (!(await ensureSignedIn(deps))) return undefined;
+  const input =
+    given ??
+    (await vscode.window.showInputBox({
+      title: vscode.l10n.t('Open Shared Conversation'),
+      prompt: vscode.l10n.t('Paste a share link or a read token'),
+      placeHolder: 'https://sourcegraph.example.com/deepsearch/1c9f…',
+      ignoreFocusOut: true,
+      validateInput: (value) =>
+        readTokenFromInput(value) ? undefined : vscode.l10n.t('That is neither a share link nor a read token (a UUID).'),
+    }));
+  if (input === undefined) return undefined;
+  const readToken = readTokenFromInput(input);
+  if (!readToken) throw new Error(vscode.l10n.t('That is neither a share link nor a read token (a UUID).'));
+  const conversation = await deps.store.openShared(readToken);
+  deps.panels.open(conversation.id);
+  return conversation.id;
+}
+
+async function cancel(deps: CommandDependencies, arg: ConversationArgument): Promise<void> {
+  const id = await conversationId(deps, arg, (conversation) => latestQuestion(conversation)?.state === 'processing');
+  if (id === undefined) return;
+  const conversation = await deps.store.load(id);
+  const running = conversation.questions.filter((question) => question.state === 'processing' || question.state === 'pending');
+  if (running.length === 0) {
+    void vscode.window.showInformationMessage(vscode.l10n.t('Nothing to cancel: "{0}" is not running.', conversationLabel(conversation)));
+    return;
+  }
+  for (const question of running) await deps.store.cancel(id, question.id);
+}
+
+async function deleteConversation(deps: CommandDependencies, arg: ConversationArgument): Promise<boolean> {
+  const id = await conversationId(deps, arg);
+  if (id === undefined) return false;
+  const conversation = await deps.store.load(id);
+  const remove = vscode.l10n.t('Delete');
+  const choice = await vscode.window.showWarningMessage(
+    vscode.l10n.t('Delete the conversation "{0}"?', conversationLabel(conversation)),
+    { modal: true, detail: vscode.l10n.t('It is removed from the instance for good, including its answers.') },
+    remove,
+  );
+  if (choice !== remove) return false;
+  await deps.store.delete(id);
+  deps.panels.close(id);
+  return true;
+}
+
+async function copyShareLink(deps: CommandDependencies, arg: ConversationArgument): Promise<void> {
+  const conversation = await requireConversation(deps, arg);
+  if (!conversation) return;
+  const url = webUrl(deps, conversation);
+  if (!deps.context.globalState.get<boolean>(SHARE_WARNING_KEY)) {
+    const copy = vscode.l10n.t('Copy Link');
+    const always = vscode.l10n.t("Copy, Don't Warn Again");
+    const choice = await vscode.window.showWarningMessage(
+      vscode.l10n.t('Anyone on the instance with this link can read the whole conversation.'),
+      {
+        modal: true,
+        detail: vscode.l10n.t(
+          'Shared views do not check repository permissions: people who open the link also see code quoted from repositories they cannot access.',
+        ),
+      },
+      copy,
+      always,
+    );
+    if (choice === undefined) return;
+    if (choice === always) await deps.context.globalState.update(SHARE_WARNING_KEY, true);
+  }
+  await vscode.env.clipboard.writeText(url);
+  void vscode.window.showInformationMessage(vscode.l10n.t('Share link copied.'));
+}
+
+async function openInBrowser(deps: CommandDependencies, arg: ConversationArgument): Promise<void> {
+  const conversation = await requireConversation(deps, arg);
+  if (conversation) await vscode.env.openExternal(vscode.Uri.parse(webUrl(deps, conversation), true));
+}
+
+async function exportMarkdown(deps: CommandDependencies, arg: ConversationArgument): Promise<void> {
+  const conversation = await requireConversation(deps, arg);
+  if (!conversation) return;
+  const content = conversationMarkdown(conversation, deps.store.instanceUrl ?? '');
+  const document = await vscode.workspace.openTextDocument({ language: 'markdown', content });
+  await vscode.window.showTextDocument(document, { preview: false });
+}
+
+async function setStarredOnly(deps: CommandDependencies, starredOnly: boolean): Promise<void> {
+  await vscode.commands.executeCommand('setContext', 'deepSearch.starredOnly', starredOnly);
+  await deps.store.setStarredOnly(starredOnly);
+}
+
+function webUrl(deps: CommandDependencies, conversation: Conversation): string {
+  const url = conversationWebUrl(deps.store.instanceUrl ?? '', conversation);
+  if (!url) throw new Error(vscode.l10n.t('The instance did not give this conversation a share link.'));
+  return url;
+}
+
+async function requireConversation(deps: CommandDependencies, arg: ConversationArgument): Promise<Conversation | undefined> {
+  const id = await conversationId(deps, arg);
+  return id === undefined ? undefined : deps.store.load(id);
+}
+
+/** The conversation a command is about: its argument, else one the user picks. */
+async function conversationId(
+  deps: CommandDependencies,
+  arg: ConversationArgument,
+  eligible: (conversation: Conversation) => boolean = () => true,
+): Promise<number | undefined> {
+  if (typeof arg === 'number') return arg;
+  if (arg?.kind === 'conversation') return arg.id;
+  if (!(await ensureSignedIn(deps))) return undefined;
+  if (!deps.store.isListLoaded) await deps.store.refreshList();
+  const items = deps.store.listed.filter(eligible).map((conversation) => ({
+    label: conversationLabel(conversation),
+    description: latestQuestion(conversation)?.state,
+    id: conversation.id,
+  }));
+  if (items.length === 0) {
+    void vscode.window.showInformationMessage(vscode.l10n.t('No conversation to choose from.'));
+    return undefined;
+  }
+  const picked = await vscode.window.showQuickPick(items, { title: vscode.l10n.t('Choose a conversation'), matchOnDescription: true });
+  return picked?.id;
+}
+
+/** Offers to sign in (or use the local engine) when nobody is signed in. */
+async function ensureSignedIn(deps: CommandDependencies): Promise<boolean> {
+  if (deps.session.current) return true;
+  const signInLabel = vscode.l10n.t('Sign In');
+  const local = vscode.l10n.t('Use Local Engine');
+  const choice = await vscode.window.showInformationMessage(
+    vscode.l10n.t('Deep Search needs an instance to ask: sign in, or answer from this workspace with the local engine.'),
+    signInLabel,
+    local,
+  );
+  if (choice === signInLabel) return signIn(deps.session);
+  if (choice === local) {
+    await vscode.commands.executeCommand('deepSearch.useLocalEngine');
+    return deps.session.current !== undefined;
+  }
+  return false;
+}

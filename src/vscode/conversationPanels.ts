@@ -1,0 +1,287 @@
+/**
+ * Conversation panels: one webview panel per conversation, restored after a reload by the
+ * serializer. Each panel observes the store; after the webview says `ready` it gets a snapshot,
+ * then only the questions that changed. While hidden (its page is discarded) it gets nothing, and
+ * a fresh snapshot when it shows again.
+ */
+import * as vscode from 'vscode';
+import { conversationLabel, type ConversationStore } from '../api/conversationStore';
+import { isDeepSearchError } from '../api/errors';
+import type { Conversation } from '../api/model';
+import { changedQuestions, isWebviewMessage, type HostMessage, type PanelViewState, type WebviewMessage } from '../protocol';
+import { createNonce, panelHtml } from './panelHtml';
+
+export const PANEL_VIEW_TYPE = 'deepSearch.conversation';
+
+/** What the panel's header buttons and links do; implemented by the commands. */
+export interface PanelActions {
+  openLink(href: string): PromiseLike<unknown>;
+  copyShareLink(id: number): PromiseLike<unknown>;
+  openInBrowser(id: number): PromiseLike<unknown>;
+  exportMarkdown(id: number): PromiseLike<unknown>;
+  deleteConversation(id: number): PromiseLike<unknown>;
+}
+
+export class ConversationPanels implements vscode.Disposable {
+  private readonly panels = new Map<number, ConversationPanel>();
+  private readonly registrations: vscode.Disposable[];
+
+  constructor(
+    private readonly extensionUri: vscode.Uri,
+    private readonly store: ConversationStore,
+    private readonly actions: PanelActions,
+  ) {
+    this.registrations = [
+      vscode.window.registerWebviewPanelSerializer(PANEL_VIEW_TYPE, {
+        deserializeWebviewPanel: async (webviewPanel, state: unknown) => {
+          const id = (state as Partial<PanelViewState> | undefined)?.conversationId;
+          if (typeof id !== 'number') {
+            webviewPanel.dispose();
+            return;
+          }
+          this.adopt(id, webviewPanel);
+        },
+      }),
+    ];
+  }
+
+  /** Shows the conversation's panel, creating it if needed (asking for an open one reveals it). */
+  open(id: number, options: { preserveFocus?: boolean } = {}): void {
+    const existing = this.panels.get(id);
+    if (existing) {
+      existing.reveal(options.preserveFocus);
+      return;
+    }
+    const webviewPanel = vscode.window.createWebviewPanel(
+      PANEL_VIEW_TYPE,
+      this.titleFor(id),
+      { viewColumn: vscode.ViewColumn.Active, preserveFocus: options.preserveFocus },
+      webviewOptions(this.extensionUri),
+    );
+    this.adopt(id, webviewPanel);
+  }
+
+  isVisible(id: number): boolean {
+    return this.panels.get(id)?.visible ?? false;
+  }
+
+  close(id: number): void {
+    this.panels.get(id)?.dispose();
+  }
+
+  get openIds(): number[] {
+    return [...this.panels.keys()];
+  }
+
+  dispose(): void {
+    for (const panel of [...this.panels.values()]) panel.dispose();
+    this.registrations.forEach((registration) => registration.dispose());
+  }
+
+  private adopt(id: number, webviewPanel: vscode.WebviewPanel): void {
+    webviewPanel.webview.options = webviewOptions(this.extensionUri);
+    const panel = new ConversationPanel(id, webviewPanel, this.extensionUri, this.store, this.actions, () =>
+      this.panels.delete(id),
+    );
+    this.panels.set(id, panel);
+  }
+
+  private titleFor(id: number): string {
+    const conversation = this.store.get(id);
+    return conversation ? tabTitle(conversation) : vscode.l10n.t('Deep Search');
+  }
+}
+
+function webviewOptions(extensionUri: vscode.Uri): vscode.WebviewOptions & vscode.WebviewPanelOptions {
+  return {
+    enableScripts: true,
+    enableCommandUris: false,
+    localResourceRoots: [vscode.Uri.joinPath(extensionUri, 'dist', 'webview')],
+  };
+}
+
+function tabTitle(conversation: Conversation): string {
+  const label = conversationLabel(conversation);
+  return label.length > 40 ? `${label.slice(0, 40)}…` : label;
+}
+
+class ConversationPanel {
+  private ready = false;
+  /** What the webview shows now, to send only what changed. */
+  private shown: Conversation | undefined;
+  /** Why the conversation cannot be shown (deleted, unreachable), kept until the page is ready. */
+  private removedMessage: string | undefined;
+  private readonly disposables: vscode.Disposable[] = [];
+  private disposed = false;
+
+  constructor(
+    readonly id: number,
+    private readonly webviewPanel: vscode.WebviewPanel,
+    extensionUri: vscode.Uri,
+    private readonly store: ConversationStore,
+    private readonly actions: PanelActions,
+    onDispose: () => void,
+  ) {
+    const assets = vscode.Uri.joinPath(extensionUri, 'dist', 'webview');
+    const asset = (name: string) => webviewPanel.webview.asWebviewUri(vscode.Uri.joinPath(assets, name)).toString();
+    webviewPanel.iconPath = {
+      light: vscode.Uri.joinPath(extensionUri, 'media', 'deep-search-light.svg'),
+      dark: vscode.Uri.joinPath(extensionUri, 'media', 'deep-search-dark.svg'),
+    };
+    webviewPanel.webview.html = panelHtml({
+      cspSource: webviewPanel.webview.cspSource,
+      nonce: createNonce(),
+      scriptUri: asset('webview.js'),
+      styleUris: [asset('codicon.css'), asset('panel.css')],
+      title: webviewPanel.title,
+    });
+    this.disposables.push(
+      webviewPanel.webview.onDidReceiveMessage((message: unknown) => {
+        if (isWebviewMessage(message)) void this.handle(message);
+      }),
+      webviewPanel.onDidChangeViewState(() => this.visibilityChanged()),
+      webviewPanel.onDidDispose(() => {
+        this.dispose();
+        onDispose();
+      }),
+      toDisposable(store.onDidChange((change) => {
+        // Signed out or another account: this conversation is not theirs to see any more.
+        if (change.reset) this.dispose();
+        else if (change.removed.includes(id)) this.removed(vscode.l10n.t('This conversation was deleted.'));
+        else if (change.changed.includes(id)) this.update();
+      })),
+    );
+    store.setWatched(id, webviewPanel.visible);
+    this.load();
+  }
+
+  /** Loads now, or once signed in (a panel restored after a reload may come before the session). */
+  private load(): void {
+    if (!this.store.signedIn) {
+      this.removedMessage = vscode.l10n.t('Sign in to Deep Search to see this conversation.');
+      const waiting = this.store.onDidChange(() => {
+        if (!this.store.signedIn) return;
+        waiting.dispose();
+        this.removedMessage = undefined;
+        this.load();
+      });
+      this.disposables.push(toDisposable(waiting));
+      return;
+    }
+    this.store.load(this.id).then(
+      () => this.update(),
+      (error: unknown) => this.removed(errorMessage(error)),
+    );
+  }
+
+  get visible(): boolean {
+    return !this.disposed && this.webviewPanel.visible;
+  }
+
+  reveal(preserveFocus = false): void {
+    this.webviewPanel.reveal(undefined, preserveFocus);
+  }
+
+  dispose(): void {
+    if (this.disposed) return;
+    this.disposed = true;
+    this.store.setWatched(this.id, false);
+    this.disposables.forEach((disposable) => disposable.dispose());
+    this.webviewPanel.dispose();
+  }
+
+  private visibilityChanged(): void {
+    this.store.setWatched(this.id, this.webviewPanel.visible);
+    if (!this.webviewPanel.visible) {
+      // The page is discarded while hidden; it says `ready` again when shown.
+      this.ready = false;
+      this.shown = undefined;
+    }
+  }
+
+  private update(): void {
+    const conversation = this.store.get(this.id);
+    if (!conversation || this.disposed) return;
+    this.removedMessage = undefined;
+    this.webviewPanel.title = tabTitle(conversation);
+    if (!this.ready) return;
+    if (!this.shown) {
+      this.post({ type: 'snapshot', conversation, canEdit: conversation.isOwner !== false, now: Date.now() });
+    } else {
+      const questions = changedQuestions(this.shown, conversation);
+      const { questions: _questions, ...summary } = conversation;
+      this.post({ type: 'questions', summary, questions, now: Date.now() });
+    }
+    this.shown = conversation;
+  }
+
+  private removed(message: string): void {
+    this.removedMessage = message;
+    this.post({ type: 'removed', message });
+  }
+
+  private async handle(message: WebviewMessage): Promise<void> {
+    switch (message.type) {
+      case 'ready':
+        this.ready = true;
+        this.shown = undefined;
+        if (this.removedMessage) this.post({ type: 'removed', message: this.removedMessage });
+        else this.update();
+        return;
+      case 'askFollowup':
+        return this.askFollowup(message.text);
+      case 'cancel':
+        return this.run(() => this.store.cancel(this.id, message.questionId));
+      case 'openLink':
+        return this.run(() => this.actions.openLink(message.href));
+      case 'copyText':
+        return this.run(() => vscode.env.clipboard.writeText(message.text));
+      case 'action':
+        switch (message.action) {
+          case 'copyShareLink':
+            return this.run(() => this.actions.copyShareLink(this.id));
+          case 'openInBrowser':
+            return this.run(() => this.actions.openInBrowser(this.id));
+          case 'export':
+            return this.run(() => this.actions.exportMarkdown(this.id));
+          case 'delete':
+            return this.run(() => this.actions.deleteConversation(this.id));
+        }
+    }
+  }
+
+  private async askFollowup(text: string): Promise<void> {
+    if (!text.trim()) {
+      this.post({ type: 'followupFailed', message: vscode.l10n.t('Type a question first.') });
+      return;
+    }
+    try {
+      await this.store.addFollowup(this.id, text.trim());
+      this.post({ type: 'followupSent' });
+    } catch (error) {
+      // Never retried automatically: the draft stays in the box for the user to send again.
+      this.post({ type: 'followupFailed', message: errorMessage(error) });
+    }
+  }
+
+  private async run(action: () => PromiseLike<unknown>): Promise<void> {
+    try {
+      await action();
+    } catch (error) {
+      void vscode.window.showErrorMessage(errorMessage(error));
+    }
+  }
+
+  private post(message: HostMessage): void {
+    if (!this.disposed && this.ready) void this.webviewPanel.webview.postMessage(message);
+  }
+}
+
+function errorMessage(error: unknown): string {
+  if (isDeepSearchError(error) || error instanceof Error) return error.message;
+  return String(error);
+}
+
+function toDisposable(subscription: { dispose(): void }): vscode.Disposable {
+  return new vscode.Disposable(() => subscription.dispose());
+}

@@ -1,0 +1,146 @@
+/**
+ * The Conversations view: the store's list, newest update first, paged with a "Load more" row.
+ * It keeps no state of its own: every render reads the store.
+ */
+import * as vscode from 'vscode';
+import { conversationLabel, type ConversationStore } from '../api/conversationStore';
+import { latestQuestion, type Conversation, type Question } from '../api/model';
+import { formatRelativeTime, formatStats } from './format';
+
+export const VIEW_ID = 'deepSearch.conversations';
+
+export type TreeNode = { kind: 'conversation'; id: number } | { kind: 'loadMore' } | { kind: 'message'; text: string };
+
+export class ConversationTree implements vscode.TreeDataProvider<TreeNode>, vscode.Disposable {
+  private readonly changeEmitter = new vscode.EventEmitter<TreeNode | undefined>();
+  readonly onDidChangeTreeData = this.changeEmitter.event;
+  private readonly subscription: { dispose(): void };
+  private loadError: string | undefined;
+  private readonly nodes = new Map<number, TreeNode>();
+
+  constructor(private readonly store: ConversationStore) {
+    this.subscription = store.onDidChange(() => {
+      void vscode.commands.executeCommand('setContext', 'deepSearch.hasConversations', store.listed.length > 0);
+      this.changeEmitter.fire(undefined);
+    });
+  }
+
+  /** Reloads the first page; failures show as a row rather than a silent empty list. */
+  async reload(): Promise<void> {
+    if (!this.store.signedIn) return;
+    try {
+      this.loadError = undefined;
+      await this.store.refreshList();
+    } catch (error) {
+      this.loadError = error instanceof Error ? error.message : String(error);
+      this.changeEmitter.fire(undefined);
+    }
+  }
+
+  nodeFor(id: number): TreeNode {
+    let node = this.nodes.get(id);
+    if (!node) {
+      node = { kind: 'conversation', id };
+      this.nodes.set(id, node);
+    }
+    return node;
+  }
+
+  getChildren(parent?: TreeNode): TreeNode[] {
+    if (parent || !this.store.signedIn) return [];
+    if (!this.store.isListLoaded) {
+      if (this.loadError) return [{ kind: 'message', text: this.loadError }];
+      void this.reload();
+      return [];
+    }
+    const rows: TreeNode[] = this.store.listed.map((conversation) => this.nodeFor(conversation.id));
+    if (this.loadError) rows.push({ kind: 'message', text: this.loadError });
+    if (this.store.hasMore) rows.push({ kind: 'loadMore' });
+    return rows;
+  }
+
+  getTreeItem(node: TreeNode): vscode.TreeItem {
+    switch (node.kind) {
+      case 'loadMore': {
+        const item = new vscode.TreeItem(vscode.l10n.t('Load more…'));
+        item.iconPath = new vscode.ThemeIcon('more');
+        item.command = { command: 'deepSearch.loadMore', title: vscode.l10n.t('Load More Conversations') };
+        return item;
+      }
+      case 'message': {
+        const item = new vscode.TreeItem(node.text);
+        item.iconPath = new vscode.ThemeIcon('warning');
+        item.tooltip = node.text;
+        return item;
+      }
+      case 'conversation': {
+        const conversation = this.store.get(node.id);
+        return conversation ? conversationItem(conversation) : new vscode.TreeItem(vscode.l10n.t('(deleted)'));
+      }
+    }
+  }
+
+  dispose(): void {
+    this.subscription.dispose();
+    this.changeEmitter.dispose();
+  }
+}
+
+function conversationItem(conversation: Conversation): vscode.TreeItem {
+  const item = new vscode.TreeItem(conversationLabel(conversation));
+  const question = latestQuestion(conversation);
+  item.id = `conversation:${conversation.id}`;
+  item.description = formatRelativeTime(conversation.updatedAt);
+  item.iconPath = stateIcon(question);
+  item.tooltip = tooltip(conversation, question);
+  const owned = conversation.isOwner !== false;
+  item.contextValue = ['conversation', owned ? 'owned' : 'shared', question?.state ?? 'empty'].join(' ');
+  item.command = { command: 'deepSearch.openConversation', title: vscode.l10n.t('Open Conversation'), arguments: [conversation.id] };
+  item.accessibilityInformation = { label: `${conversationLabel(conversation)}, ${stateLabel(question)}` };
+  return item;
+}
+
+function stateIcon(question: Question | undefined): vscode.ThemeIcon {
+  switch (question?.state) {
+    case 'pending':
+    case 'processing':
+      return new vscode.ThemeIcon('loading~spin');
+    case 'failed':
+      return new vscode.ThemeIcon('error', new vscode.ThemeColor('errorForeground'));
+    case 'canceled':
+      return new vscode.ThemeIcon('circle-slash');
+    default:
+      return new vscode.ThemeIcon('comment-discussion');
+  }
+}
+
+function stateLabel(question: Question | undefined): string {
+  switch (question?.state) {
+    case 'pending':
+    case 'processing':
+      return vscode.l10n.t('running');
+    case 'failed':
+      return vscode.l10n.t('failed');
+    case 'canceled':
+      return vscode.l10n.t('cancelled');
+    default:
+      return vscode.l10n.t('answered');
+  }
+}
+
+function tooltip(conversation: Conversation, question: Question | undefined): vscode.MarkdownString {
+  const markdown = new vscode.MarkdownString(undefined, true);
+  markdown.isTrusted = false;
+  markdown.supportHtml = false;
+  markdown.appendText(conversationLabel(conversation));
+  markdown.appendMarkdown('\n\n');
+  for (const asked of conversation.questions) {
+    markdown.appendMarkdown('$(comment) ');
+    markdown.appendText(asked.text.length > 300 ? `${asked.text.slice(0, 300)}…` : asked.text);
+    markdown.appendMarkdown('\n\n');
+  }
+  if (question) {
+    markdown.appendText(`${stateLabel(question)} · ${formatStats(question.stats)}`);
+  }
+  return markdown;
+}

@@ -1,0 +1,34 @@
+/**
+ * The little git the extension needs about the workspace: where a folder's repository starts and
+ * what the instance calls it (from its `origin` remote), so links and questions name the same repo.
+ */
+import { execFile } from 'node:child_process';
+import * as path from 'node:path';
+import { repoNameFromRemote } from '../api/repoNames';
+
+function git(cwd: string, args: string[]): Promise<string | undefined> {
+  return new Promise((resolve) => {
+    execFile('git', args, { cwd, timeout: 5000, env: { ...process.env, GIT_TERMINAL_PROMPT: '0' } }, (error, stdout) =>
+      resolve(error ? undefined : stdout.trim()),
+    );
+  });
+}
+
+/** The top folder of the git repository holding `dir`, or undefined when there is none. */
+export async function gitTopLevel(dir: string): Promise<string | undefined> {
+  return (await git(dir, ['rev-parse', '--show-toplevel'])) || undefined;
+}
+
+export interface LocalRepository {
+  root: string;
+  /** e.g. `github.com/org/repo`, or the folder name when there is no usable remote. */
+  name: string;
+}
+
+/** The repository holding `dir` and its instance name. */
+export async function localRepository(dir: string): Promise<LocalRepository | undefined> {
+  const root = await gitTopLevel(dir);
+  if (!root) return undefined;
+  const remote = await git(root, ['remote', 'get-url', 'origin']);
+  return { root, name: (remote && repoNameFromRemote(remote)) || path.basename(root) };
+}

@@ -1,0 +1,66 @@
+/**
+ * The conversation panel's HTML: a strict CSP (nothing but our stylesheets, fonts, images and one
+ * nonce'd script), no inline styles or handlers. Pure strings in, string out, so it is tested
+ * without VS Code; the panel passes `webview.cspSource` and `asWebviewUri(...)` strings.
+ */
+import { randomBytes } from 'node:crypto';
+
+export interface PanelHtmlOptions {
+  /** `webview.cspSource`: the origin the webview's own resources are served from. */
+  cspSource: string;
+  /** Fresh for every HTML document: see `createNonce()`. */
+  nonce: string;
+  /** The webview bundle (`dist/webview.js`) as a webview URI. */
+  scriptUri: string;
+  /** `media/panel.css` and `codicon.css` (and nothing inline) as webview URIs. */
+  styleUris: string[];
+  /** The document title (the panel's tab title is set by the host). */
+  title: string;
+}
+
+/** 192 random bits, base64: a CSP nonce nobody can guess. */
+export function createNonce(): string {
+  return randomBytes(24).toString('base64');
+}
+
+export function contentSecurityPolicy(cspSource: string, nonce: string): string {
+  return [
+    "default-src 'none'",
+    `img-src ${cspSource} https: data:`,
+    `style-src ${cspSource}`,
+    `font-src ${cspSource}`,
+    `script-src 'nonce-${nonce}'`,
+  ].join('; ') + ';';
+}
+
+export function panelHtml(options: PanelHtmlOptions): string {
+  if (!/^[A-Za-z0-9+/_-]+=*$/.test(options.nonce)) throw new Error('panelHtml: the nonce must be base64');
+  const csp = contentSecurityPolicy(options.cspSource, options.nonce);
+  const styles = options.styleUris.map((uri) => `    <link rel="stylesheet" href="${escapeAttribute(uri)}">`).join('\n');
+  return `<!DOCTYPE html>
+<html lang="en">
+  <head>
+    <meta charset="UTF-8">
+    <meta http-equiv="Content-Security-Policy" content="${escapeAttribute(csp)}">
+    <meta name="viewport" content="width=device-width, initial-scale=1.0">
+${styles}
+    <title>${escapeText(options.title)}</title>
+  </head>
+  <body>
+    <main id="app" class="panel" aria-busy="true">
+      <p class="loading">Loading conversation…</p>
+    </main>
+    <script nonce="${escapeAttribute(options.nonce)}" src="${escapeAttribute(options.scriptUri)}"></script>
+  </body>
+</html>
+`;
+}
+
+function escapeText(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}
+
+/** For double-quoted attributes: single quotes (the CSP's `'none'`) stay readable as they are. */
+function escapeAttribute(text: string): string {
+  return escapeText(text).replace(/"/g, '&quot;');
+}

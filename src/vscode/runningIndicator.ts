@@ -1,0 +1,58 @@
+/**
+ * How running questions show outside their panel: a status-bar item with the count, and a
+ * notification with "Open" when one finishes while its panel is not visible.
+ */
+import * as vscode from 'vscode';
+import { conversationLabel, type ConversationStore } from '../api/conversationStore';
+import { latestQuestion, type Conversation } from '../api/model';
+import { VIEW_ID } from './conversationTree';
+
+export class RunningIndicator implements vscode.Disposable {
+  private readonly item = vscode.window.createStatusBarItem('deepSearch.running', vscode.StatusBarAlignment.Left, 50);
+  private readonly subscriptions: { dispose(): void }[];
+
+  constructor(
+    private readonly store: ConversationStore,
+    private readonly isPanelVisible: (id: number) => boolean,
+    private readonly openConversation: (id: number) => void,
+  ) {
+    this.item.name = vscode.l10n.t('Deep Search: running questions');
+    this.item.command = `${VIEW_ID}.focus`;
+    this.subscriptions = [store.onDidChange(() => this.render()), store.onDidFinish((conversation) => this.finished(conversation))];
+    this.render();
+  }
+
+  dispose(): void {
+    this.subscriptions.forEach((subscription) => subscription.dispose());
+    this.item.dispose();
+  }
+
+  private render(): void {
+    const running = this.store.runningCount;
+    if (running === 0) {
+      this.item.hide();
+      return;
+    }
+    this.item.text = `$(loading~spin) ${running}`;
+    this.item.tooltip =
+      running === 1
+        ? vscode.l10n.t('1 Deep Search question is running')
+        : vscode.l10n.t('{0} Deep Search questions are running', running);
+    this.item.accessibilityInformation = { label: String(this.item.tooltip) };
+    this.item.show();
+  }
+
+  private async finished(conversation: Conversation): Promise<void> {
+    const question = latestQuestion(conversation);
+    // A cancellation is the user's own doing: nothing to announce.
+    if (this.isPanelVisible(conversation.id) || question?.state === 'canceled') return;
+    const label = conversationLabel(conversation);
+    const message =
+      question?.state === 'failed'
+        ? vscode.l10n.t('Deep Search could not answer "{0}": {1}', label, question.error?.message ?? '')
+        : vscode.l10n.t('Deep Search answered "{0}"', label);
+    const open = vscode.l10n.t('Open');
+    const show = question?.state === 'failed' ? vscode.window.showWarningMessage : vscode.window.showInformationMessage;
+    if ((await show(message, open)) === open) this.openConversation(conversation.id);
+  }
+}

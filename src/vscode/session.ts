@@ -1,0 +1,156 @@
+/**
+ * Who the extension talks to: a signed-in instance (URL in settings, token in SecretStorage keyed
+ * by that URL) or the local engine (started on demand, its token in SecretStorage too). The token
+ * leaves SecretStorage only to build the client's Authorization header.
+ */
+import { readFile } from 'node:fs/promises';
+import * as vscode from 'vscode';
+import { DeepSearchClient } from '../api/client';
+import { createDispatcher } from '../api/http';
+import { normalizeInstanceUrl } from '../api/instance';
+import type { LocalEngineLauncher } from './localEngine';
+import { configuredInstanceUrl, networkSettings, setConfiguredInstanceUrl } from './settings';
+
+export type ConnectionKind = 'instance' | 'local';
+
+export interface Connection {
+  kind: ConnectionKind;
+  instanceUrl: string;
+  client: DeepSearchClient;
+  /** False when the account or instance differs from the previous connection's. */
+  sameAccount: boolean;
+}
+
+const MODE_KEY = 'deepSearch.connectionKind';
+const LOCAL_TOKEN_KEY = 'deepSearch.localEngine.token';
+const tokenKey = (instanceUrl: string) => `deepSearch.token:${instanceUrl}`;
+
+export class Session implements vscode.Disposable {
+  private connection: Connection | undefined;
+  private readonly changeEmitter = new vscode.EventEmitter<Connection | undefined>();
+  /** Fires after every sign-in, sign-out, switch or client rebuild. */
+  readonly onDidChange = this.changeEmitter.event;
+
+  constructor(
+    private readonly context: vscode.ExtensionContext,
+    private readonly localEngine: LocalEngineLauncher,
+  ) {}
+
+  get current(): Connection | undefined {
+    return this.connection;
+  }
+
+  /** On activation: reconnects to whatever the user last chose, without asking anything. */
+  async restore(): Promise<void> {
+    const kind = this.context.globalState.get<ConnectionKind>(MODE_KEY);
+    try {
+      if (kind === 'local') {
+        await this.useLocalEngine();
+        return;
+      }
+      const instanceUrl = configuredInstanceUrl();
+      if (!instanceUrl) return;
+      const normalized = normalizeInstanceUrl(instanceUrl);
+      const token = await this.context.secrets.get(tokenKey(normalized));
+      if (token) await this.connect('instance', normalized, token);
+    } catch (error) {
+      void vscode.window.showWarningMessage(
+        vscode.l10n.t('Deep Search could not reconnect: {0}', error instanceof Error ? error.message : String(error)),
+      );
+    }
+  }
+
+  /** Builds a client for a URL and token without storing anything (sign-in checks it first). */
+  async createClient(instanceUrl: string, token: string): Promise<DeepSearchClient> {
+    const network = networkSettings();
+    const caCertificates = network.caCertificatesPath ? [await readCaFile(network.caCertificatesPath)] : [];
+    const dispatcher = createDispatcher({ proxyUrl: network.proxyUrl, strictSSL: network.strictSSL, caCertificates });
+    return new DeepSearchClient({ instanceUrl, token, dispatcher });
+  }
+
+  /** Stores a token that was already checked and makes that instance current. */
+  async signIn(instanceUrl: string, token: string): Promise<void> {
+    const normalized = normalizeInstanceUrl(instanceUrl);
+    await this.context.secrets.store(tokenKey(normalized), token);
+    await this.context.globalState.update(MODE_KEY, 'instance');
+    await this.localEngine.stop();
+    await this.connect('instance', normalized, token);
+    // After connecting, so the settings change this causes finds the same account and keeps it.
+    await setConfiguredInstanceUrl(normalized);
+  }
+
+  async signOut(): Promise<void> {
+    const current = this.connection;
+    if (current?.kind === 'instance') await this.context.secrets.delete(tokenKey(current.instanceUrl));
+    await this.context.globalState.update(MODE_KEY, undefined);
+    await this.localEngine.stop();
+    this.setConnection(undefined);
+  }
+
+  /** Starts the engine on the workspace's git repositories and connects to it. */
+  async useLocalEngine(): Promise<void> {
+    let token = await this.context.secrets.get(LOCAL_TOKEN_KEY);
+    if (!token) {
+      token = `dse_${randomHex(32)}`;
+      await this.context.secrets.store(LOCAL_TOKEN_KEY, token);
+    }
+    const url = await this.localEngine.start(token);
+    await this.context.globalState.update(MODE_KEY, 'local');
+    await this.connect('local', url, token);
+  }
+
+  /** Proxy, CA or instance settings changed: rebuild the client (for another instance if the URL changed). */
+  async reconnect(): Promise<void> {
+    const current = this.connection;
+    if (current?.kind === 'local') {
+      const token = await this.currentToken();
+      if (token) await this.connect('local', current.instanceUrl, token, true);
+      return;
+    }
+    const configured = configuredInstanceUrl();
+    const instanceUrl = configured ? normalizeInstanceUrl(configured) : undefined;
+    const token = instanceUrl && (await this.context.secrets.get(tokenKey(instanceUrl)));
+    if (instanceUrl && token) await this.connect('instance', instanceUrl, token, instanceUrl === current?.instanceUrl);
+    else if (current) this.setConnection(undefined);
+  }
+
+  /** The current connection's token, for the Accounts menu's session; read from SecretStorage. */
+  async currentToken(): Promise<string | undefined> {
+    const current = this.connection;
+    if (!current) return undefined;
+    return this.context.secrets.get(current.kind === 'local' ? LOCAL_TOKEN_KEY : tokenKey(current.instanceUrl));
+  }
+
+  dispose(): void {
+    this.changeEmitter.dispose();
+  }
+
+  private async connect(kind: ConnectionKind, instanceUrl: string, token: string, sameAccount = false): Promise<void> {
+    const client = await this.createClient(instanceUrl, token);
+    this.setConnection({ kind, instanceUrl: client.instanceUrl, client, sameAccount });
+  }
+
+  private setConnection(connection: Connection | undefined): void {
+    this.connection = connection;
+    void vscode.commands.executeCommand('setContext', 'deepSearch.signedIn', connection !== undefined);
+    this.changeEmitter.fire(connection);
+  }
+}
+
+async function readCaFile(path: string): Promise<string> {
+  try {
+    return await readFile(path, 'utf8');
+  } catch (error) {
+    throw new Error(
+      vscode.l10n.t(
+        'Could not read the CA certificates file {0} ({1}) — fix the "deepSearch.caCertificatesPath" setting.',
+        path,
+        (error as NodeJS.ErrnoException).code ?? String(error),
+      ),
+    );
+  }
+}
+
+function randomHex(bytes: number): string {
+  return Array.from(crypto.getRandomValues(new Uint8Array(bytes)), (byte) => byte.toString(16).padStart(2, '0')).join('');
+}

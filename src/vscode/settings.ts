@@ -1,0 +1,49 @@
+/**
+ * The extension's settings and the VS Code settings it honours (proxy), read in one place.
+ */
+import * as vscode from 'vscode';
+
+export const SECTION = 'deepSearch';
+
+export interface NetworkSettings {
+  proxyUrl: string;
+  strictSSL: boolean;
+  caCertificatesPath: string;
+}
+
+export interface PollSettings {
+  watchedIntervalMs: number;
+  hiddenIntervalMs: number;
+}
+
+export function configuredInstanceUrl(): string {
+  return vscode.workspace.getConfiguration(SECTION).get<string>('instanceUrl', '').trim();
+}
+
+export async function setConfiguredInstanceUrl(url: string): Promise<void> {
+  await vscode.workspace.getConfiguration(SECTION).update('instanceUrl', url, vscode.ConfigurationTarget.Global);
+}
+
+export function networkSettings(): NetworkSettings {
+  const http = vscode.workspace.getConfiguration('http');
+  return {
+    proxyUrl: http.get<string>('proxy', '').trim(),
+    strictSSL: http.get<boolean>('proxyStrictSSL', true),
+    caCertificatesPath: vscode.workspace.getConfiguration(SECTION).get<string>('caCertificatesPath', '').trim(),
+  };
+}
+
+export function pollSettings(): PollSettings {
+  const config = vscode.workspace.getConfiguration(SECTION);
+  return {
+    watchedIntervalMs: config.get<number>('pollInterval.visible', 1000),
+    hiddenIntervalMs: config.get<number>('pollInterval.hidden', 10_000),
+  };
+}
+
+/** Whether a configuration change touches anything the HTTP client is built from. */
+export function affectsConnection(event: vscode.ConfigurationChangeEvent): boolean {
+  return ['http.proxy', 'http.proxyStrictSSL', `${SECTION}.caCertificatesPath`, `${SECTION}.instanceUrl`].some((key) =>
+    event.affectsConfiguration(key),
+  );
+}

@@ -1,0 +1,280 @@
+/**
+ * The whole conversation panel: header, questions, follow-up box, notices and the live region.
+ * It applies host messages to the DOM, rebuilding only the questions that changed, and keeps the
+ * small view state (draft, scroll) the page persists with `setState`.
+ */
+import type { Conversation, Question } from '../api/model';
+import type { ConversationSummary, PanelAction, PanelViewState } from '../protocol';
+import { ConversationHeader } from './conversationHeader';
+import { codicon, element } from './dom';
+import { FollowupBox } from './followupBox';
+import { conversationTitle } from './format';
+import { AnswerCache } from './markdown';
+import { isLive, QuestionView, type ControlState, type QuestionContext } from './questionView';
+import { strings } from './strings';
+import type { HostBridge } from './vscodeApi';
+
+/** Within this many pixels of the end, the reader is "at the bottom" and follows new content. */
+const BOTTOM_SLACK = 24;
+const SCROLL_SAVE_DELAY = 150;
+const TICK_INTERVAL = 1000;
+
+type SendSource = 'box' | 'suggestion';
+
+export class ConversationPanel {
+  private readonly header: ConversationHeader;
+  private readonly notice: HTMLElement;
+  private readonly questionList: HTMLElement;
+  private readonly footer: HTMLElement;
+  private readonly announcer: HTMLElement;
+  private readonly answers = new AnswerCache();
+  private readonly views = new Map<number, QuestionView>();
+  private readonly questions = new Map<number, Question>();
+  private readonly questionContext: QuestionContext;
+  private box?: FollowupBox;
+  private conversationId?: number;
+  private canEdit = true;
+  private removed = false;
+  private sending?: SendSource;
+  /** Host clock minus ours, so elapsed times agree with the host. */
+  private clockOffset = 0;
+  private ticker?: number;
+  private scrollSaveTimer?: number;
+  /** Restored draft until the first snapshot shows the box. */
+  private savedState?: PanelViewState;
+
+  constructor(
+    private readonly root: HTMLElement,
+    private readonly host: HostBridge,
+    savedState: PanelViewState | undefined,
+    private readonly mac: boolean,
+  ) {
+    this.savedState = savedState;
+    this.questionContext = {
+      answers: this.answers,
+      hostNow: () => Date.now() + this.clockOffset,
+      onCancel: (questionId) => this.host.postMessage({ type: 'cancel', questionId }),
+      onAskFollowup: (text) => this.askFollowup(text, 'suggestion'),
+      onCopy: (text) => this.host.postMessage({ type: 'copyText', text }),
+    };
+    this.header = new ConversationHeader((action: PanelAction) => this.host.postMessage({ type: 'action', action }));
+    this.notice = element('div', 'notice');
+    this.notice.setAttribute('role', 'alert');
+    this.notice.hidden = true;
+    this.questionList = element('div', 'question-list');
+    this.footer = element('footer', 'panel-footer');
+    this.announcer = element('div', 'visually-hidden');
+    this.announcer.setAttribute('role', 'status');
+    this.announcer.setAttribute('aria-live', 'polite');
+    window.addEventListener('scroll', () => this.scheduleScrollSave(), { passive: true });
+  }
+
+  /** A full snapshot: (re)builds everything, restoring draft and scroll the first time. */
+  showSnapshot(conversation: Conversation, canEdit: boolean, now: number): void {
+    const firstSnapshot = this.conversationId === undefined;
+    const keptDraft = this.box?.draft;
+    this.clockOffset = now - Date.now();
+    this.conversationId = conversation.id;
+    this.canEdit = canEdit;
+    this.removed = false;
+    this.sending = undefined;
+    this.views.clear();
+    this.questions.clear();
+    this.questionList.replaceChildren();
+    for (const question of sortById(conversation.questions)) this.addQuestion(question);
+
+    this.header.setCanEdit(canEdit);
+    this.header.setRemoved(false);
+    this.notice.hidden = true;
+    this.buildFooter();
+    const saved = this.savedState?.conversationId === conversation.id ? this.savedState : undefined;
+    this.savedState = undefined;
+    this.box?.setDraft(keptDraft ?? saved?.draft ?? '');
+
+    this.root.replaceChildren(this.header.element, this.notice, this.questionList, this.footer, this.announcer);
+    this.root.removeAttribute('aria-busy');
+    this.root.classList.remove('is-removed');
+    this.refresh();
+
+    if (firstSnapshot && saved) {
+      scroller().scrollTop = saved.scrollTop;
+    } else if (firstSnapshot && this.views.size > 1) {
+      // Open a long conversation at its latest question, as a chat does.
+      this.questionList.lastElementChild?.scrollIntoView({ block: 'start' });
+    }
+    this.saveState();
+  }
+
+  /** Questions that changed or were added since the last message. */
+  applyQuestions(summary: ConversationSummary, questions: Question[], now: number): void {
+    if (this.conversationId === undefined || summary.id !== this.conversationId) return;
+    this.clockOffset = now - Date.now();
+    const followBottom = isAtBottom();
+    for (const question of sortById(questions)) {
+      const view = this.views.get(question.id);
+      if (!view) {
+        this.addQuestion(question);
+        if (isLive(question)) this.announce(strings.announce.started);
+        continue;
+      }
+      const before = view.state;
+      this.questions.set(question.id, question);
+      if (view.update(question) !== 'unchanged' && before !== question.state) this.announceOutcome(question);
+    }
+    this.refresh();
+    if (followBottom) scrollToBottom();
+  }
+
+  followupSent(): void {
+    const source = this.sending;
+    this.sending = undefined;
+    // A suggestion was sent, not the draft: the user's own text stays.
+    if (source !== 'suggestion') this.box?.clearDraft();
+    this.box?.clearError();
+    this.announce(strings.announce.followupSent);
+    this.refresh();
+  }
+
+  followupFailed(message: string): void {
+    this.sending = undefined;
+    this.box?.showError(message);
+    if (!this.box) this.announce(strings.announce.followupFailed(message));
+    this.refresh();
+  }
+
+  showRemoved(message: string): void {
+    this.removed = true;
+    this.sending = undefined;
+    this.notice.replaceChildren(codicon('warning', 'notice-icon'), element('span', 'notice-text', message || strings.removedNote));
+    this.notice.hidden = false;
+    this.root.classList.add('is-removed');
+    this.header.setRemoved(true);
+    this.box?.setRemoved();
+    this.refresh();
+  }
+
+  private addQuestion(question: Question): void {
+    const view = new QuestionView(question, this.questionContext, this.controls());
+    this.views.set(question.id, view);
+    this.questions.set(question.id, question);
+    // Keep id order even if a question arrives late.
+    const next = Array.from(this.views.values())
+      .filter((other) => other.id > question.id)
+      .sort((a, b) => a.id - b.id)[0];
+    this.questionList.insertBefore(view.element, next?.element ?? null);
+  }
+
+  private buildFooter(): void {
+    this.box = undefined;
+    if (!this.canEdit) {
+      const note = element('p', 'readonly-note');
+      note.append(codicon('lock'), element('span', undefined, strings.readOnlyNote));
+      this.footer.replaceChildren(note);
+      return;
+    }
+    this.box = new FollowupBox({
+      mac: this.mac,
+      onSend: (text) => this.askFollowup(text, 'box'),
+      onDraftChange: () => this.saveState(),
+    });
+    this.footer.replaceChildren(this.box.element);
+  }
+
+  private askFollowup(text: string, source: SendSource): void {
+    if (!this.canEdit || this.removed || this.sending || this.anyLive()) return;
+    this.sending = source;
+    this.host.postMessage({ type: 'askFollowup', text });
+    this.refresh();
+  }
+
+  /** Re-derives everything that depends on more than one question. */
+  private refresh(): void {
+    this.header.setTitle(conversationTitle(Array.from(this.questions.values()), strings.untitled));
+    const controls = this.controls();
+    for (const view of this.views.values()) view.setControls(controls);
+    this.box?.setBusy(this.anyLive());
+    this.box?.setSending(this.sending !== undefined);
+    this.updateTicker();
+  }
+
+  private controls(): ControlState {
+    return { canEdit: this.canEdit, busy: this.anyLive() || this.sending !== undefined, removed: this.removed };
+  }
+
+  private anyLive(): boolean {
+    for (const view of this.views.values()) if (view.live) return true;
+    return false;
+  }
+
+  private updateTicker(): void {
+    const needed = !this.removed && this.anyLive();
+    if (needed && this.ticker === undefined) {
+      this.ticker = window.setInterval(() => {
+        for (const view of this.views.values()) view.tick();
+      }, TICK_INTERVAL);
+    } else if (!needed && this.ticker !== undefined) {
+      window.clearInterval(this.ticker);
+      this.ticker = undefined;
+    }
+  }
+
+  private announceOutcome(question: Question): void {
+    switch (question.state) {
+      case 'completed':
+        this.announce(strings.announce.completed(question.title || question.text));
+        break;
+      case 'failed':
+        this.announce(strings.announce.failed(question.error?.message || question.error?.title || strings.failedTitle));
+        break;
+      case 'canceled':
+        this.announce(strings.announce.canceled);
+        break;
+      case 'pending':
+      case 'processing':
+        break;
+    }
+  }
+
+  private announce(text: string): void {
+    // Emptying first makes a repeated message count as a change.
+    this.announcer.textContent = '';
+    window.setTimeout(() => {
+      this.announcer.textContent = text;
+    }, 50);
+  }
+
+  private scheduleScrollSave(): void {
+    if (this.scrollSaveTimer !== undefined) return;
+    this.scrollSaveTimer = window.setTimeout(() => {
+      this.scrollSaveTimer = undefined;
+      this.saveState();
+    }, SCROLL_SAVE_DELAY);
+  }
+
+  private saveState(): void {
+    if (this.conversationId === undefined) return;
+    this.host.setState({
+      conversationId: this.conversationId,
+      draft: this.box?.draft ?? '',
+      scrollTop: Math.round(scroller().scrollTop),
+    });
+  }
+}
+
+function sortById(questions: readonly Question[]): Question[] {
+  return [...questions].sort((a, b) => a.id - b.id);
+}
+
+function scroller(): Element {
+  return document.scrollingElement ?? document.documentElement;
+}
+
+function isAtBottom(): boolean {
+  const page = scroller();
+  return page.scrollHeight - page.scrollTop - page.clientHeight <= BOTTOM_SLACK;
+}
+
+function scrollToBottom(): void {
+  const page = scroller();
+  page.scrollTop = page.scrollHeight;
+}

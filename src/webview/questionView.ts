@@ -1,0 +1,405 @@
+/**
+ * One question of the conversation as DOM: its text, then either the live reasoning (pending or
+ * processing: turns, ticking elapsed time, Cancel) or the outcome (answer with sources, stats and
+ * follow-ups; or the failure; or the cancellation). The article element lives as long as the
+ * question does; updates touch only what changed.
+ */
+import type { Question, Source, Turn } from '../api/model';
+import { button, codicon, element, hasFocusWithin, hiddenLabel } from './dom';
+import { elapsedSince, formatDuration, statsParts } from './format';
+import { isSafeHref, type AnswerCache } from './markdown';
+import { strings } from './strings';
+
+export interface QuestionContext {
+  readonly answers: AnswerCache;
+  /** The host's clock now, estimated from the last `now` it sent. */
+  hostNow(): number;
+  onCancel(questionId: number): void;
+  onAskFollowup(text: string): void;
+  onCopy(text: string): void;
+}
+
+/** What can make buttons unavailable without the question itself changing. */
+export interface ControlState {
+  canEdit: boolean;
+  /** A question is pending or processing, or a follow-up is on its way. */
+  busy: boolean;
+  removed: boolean;
+}
+
+export type UpdateResult = 'unchanged' | 'turnsAppended' | 'rebuilt';
+
+const STATUS_ICONS: Record<Question['state'], string> = {
+  pending: 'clock',
+  processing: 'loading',
+  completed: 'pass',
+  failed: 'error',
+  canceled: 'circle-slash',
+};
+
+export function isLive(question: Question): boolean {
+  return question.state === 'pending' || question.state === 'processing';
+}
+
+export class QuestionView {
+  readonly element: HTMLElement;
+  private question: Question;
+  private signature: string;
+  private readonly textElement: HTMLElement;
+  private readonly statusElement: HTMLElement;
+  private readonly bodyElement: HTMLElement;
+  private elapsedElement?: HTMLElement;
+  private cancelButton?: HTMLButtonElement;
+  private turnList?: HTMLOListElement;
+  private renderedTurns: Turn[] = [];
+  private followupButtons: HTMLButtonElement[] = [];
+  private controls: ControlState;
+
+  constructor(question: Question, private readonly context: QuestionContext, controls: ControlState) {
+    this.question = question;
+    this.signature = JSON.stringify(question);
+    this.controls = controls;
+
+    this.element = element('article', 'question');
+    this.element.dataset.questionId = String(question.id);
+    // Focus lands here when the control that had it is rebuilt away.
+    this.element.tabIndex = -1;
+
+    const prompt = element('div', 'question-prompt');
+    prompt.append(codicon('account', 'prompt-icon'));
+    this.textElement = element('h2', 'question-text', question.text);
+    this.textElement.id = `question-${question.id}-text`;
+    prompt.append(this.textElement);
+    this.element.setAttribute('aria-labelledby', this.textElement.id);
+
+    this.statusElement = element('div', 'question-status');
+    this.bodyElement = element('div', 'question-body');
+    this.element.append(prompt, this.statusElement, this.bodyElement);
+    this.build();
+  }
+
+  get id(): number {
+    return this.question.id;
+  }
+
+  get state(): Question['state'] {
+    return this.question.state;
+  }
+
+  get live(): boolean {
+    return isLive(this.question);
+  }
+
+  /** Applies a newer version of the question, touching the DOM only where it differs. */
+  update(next: Question): UpdateResult {
+    const signature = JSON.stringify(next);
+    if (signature === this.signature) return 'unchanged';
+    const previous = this.question;
+    this.question = next;
+    this.signature = signature;
+
+    if (next.text !== previous.text) this.textElement.textContent = next.text;
+    if (isLive(previous) && isLive(next) && this.appendTurns(next)) {
+      if (previous.state !== next.state) this.buildStatus();
+      this.tick();
+      return 'turnsAppended';
+    }
+    if (next.answer !== previous.answer) this.context.answers.forget(previous.id);
+    const hadFocus = hasFocusWithin(this.statusElement) || hasFocusWithin(this.bodyElement);
+    this.build();
+    if (hadFocus) this.element.focus();
+    return 'rebuilt';
+  }
+
+  /** Refreshes the ticking elapsed time of a live question. */
+  tick(): void {
+    if (!this.elapsedElement) return;
+    this.elapsedElement.textContent = formatDuration(elapsedSince(this.question.createdAt, this.context.hostNow()));
+  }
+
+  setControls(controls: ControlState): void {
+    this.controls = controls;
+    this.applyControls();
+  }
+
+  private build(): void {
+    this.element.classList.remove('is-pending', 'is-processing', 'is-completed', 'is-failed', 'is-canceled');
+    this.element.classList.add(`is-${this.question.state}`);
+    this.elapsedElement = undefined;
+    this.cancelButton = undefined;
+    this.turnList = undefined;
+    this.renderedTurns = [];
+    this.followupButtons = [];
+    this.buildStatus();
+    this.bodyElement.replaceChildren();
+    switch (this.question.state) {
+      case 'pending':
+      case 'processing':
+        this.bodyElement.append(this.liveTurns());
+        break;
+      case 'completed':
+        this.buildCompleted();
+        break;
+      case 'failed':
+        this.buildFailed();
+        break;
+      case 'canceled':
+        this.buildCanceled();
+        break;
+    }
+    this.applyControls();
+  }
+
+  private buildStatus(): void {
+    const question = this.question;
+    this.element.classList.remove('is-pending', 'is-processing');
+    this.element.classList.add(`is-${question.state}`);
+    const icon = codicon(STATUS_ICONS[question.state], question.state === 'processing' ? 'codicon-modifier-spin' : undefined);
+    const label = element('span', 'status-label', strings.state[question.state]);
+    this.statusElement.replaceChildren(icon, label);
+    if (!isLive(question)) {
+      this.elapsedElement = undefined;
+      this.cancelButton = undefined;
+      return;
+    }
+    const elapsed = element('span', 'elapsed');
+    elapsed.setAttribute('role', 'timer');
+    elapsed.setAttribute('aria-label', strings.elapsed);
+    this.elapsedElement = elapsed;
+    this.statusElement.append(element('span', 'status-separator', '·'), elapsed);
+    this.cancelButton = button({
+      className: 'secondary-button cancel-button',
+      icon: 'debug-stop',
+      label: strings.cancel,
+      ariaLabel: strings.cancelLabel,
+      onClick: () => {
+        if (!this.cancelButton || this.cancelButton.disabled) return;
+        this.cancelButton.disabled = true;
+        this.cancelButton.querySelector('.button-label')!.textContent = strings.canceling;
+        this.context.onCancel(question.id);
+      },
+    });
+    this.statusElement.append(this.cancelButton);
+    this.tick();
+  }
+
+  private liveTurns(): HTMLElement {
+    const section = element('section', 'turns');
+    section.setAttribute('aria-label', strings.reasoning);
+    this.turnList = element('ol', 'turn-list');
+    section.append(this.turnList);
+    this.appendTurns(this.question);
+    return section;
+  }
+
+  /** Adds the turns not yet shown; false when earlier turns changed and the list must be rebuilt. */
+  private appendTurns(question: Question): boolean {
+    const list = this.turnList;
+    if (!list) return false;
+    const turns = reasoningTurns(question.turns);
+    const shown = this.renderedTurns;
+    if (turns.length < shown.length || shown.some((turn, index) => !sameTurn(turn, turns[index]!))) return false;
+    if (turns.length > shown.length) list.querySelector('.turn-placeholder')?.remove();
+    for (const turn of turns.slice(shown.length)) list.append(turnItem(turn));
+    if (turns.length === 0 && list.childElementCount === 0) {
+      list.append(element('li', 'turn-placeholder', strings.noReasoningYet));
+    }
+    this.renderedTurns = turns;
+    return true;
+  }
+
+  private buildCompleted(): void {
+    const question = this.question;
+    const answer = element('section', 'answer');
+    if (question.title?.trim()) answer.append(element('h3', 'answer-title', question.title));
+    if (question.answer?.trim()) {
+      const markdown = element('div', 'markdown');
+      // The only HTML from the server that reaches the DOM, and only after DOMPurify (markdown.ts).
+      markdown.innerHTML = this.context.answers.html(question.id, question.answer);
+      decorateCodeBlocks(markdown, this.context.onCopy);
+      answer.append(markdown);
+    } else {
+      answer.append(element('p', 'empty-answer', strings.noAnswer));
+    }
+    this.bodyElement.append(answer);
+    this.appendFinishedTurns();
+    if (question.sources.length > 0) this.bodyElement.append(sourceList(question.sources));
+    this.appendStats();
+    if (question.suggestedFollowups.length > 0) this.bodyElement.append(this.followupList());
+  }
+
+  private buildFailed(): void {
+    const error = this.question.error;
+    const callout = element('div', 'callout callout-error');
+    callout.append(codicon('error', 'callout-icon'));
+    const text = element('div', 'callout-text');
+    text.append(element('strong', 'callout-title', error?.title?.trim() || strings.failedTitle));
+    if (error?.message?.trim()) text.append(element('p', 'callout-message', error.message));
+    if (error?.details?.trim() && error.details !== error.message) {
+      text.append(element('p', 'callout-details', error.details));
+    }
+    if (error?.kind) text.append(element('p', 'callout-kind', strings.errorKind(error.kind)));
+    callout.append(text);
+    this.bodyElement.append(callout);
+    this.appendFinishedTurns();
+    this.appendStats();
+  }
+
+  private buildCanceled(): void {
+    const error = this.question.error;
+    const callout = element('div', 'callout callout-canceled');
+    callout.append(codicon('circle-slash', 'callout-icon'));
+    const text = element('div', 'callout-text');
+    text.append(element('strong', 'callout-title', strings.canceledTitle));
+    text.append(element('p', 'callout-message', error?.message?.trim() || strings.canceledDefault));
+    callout.append(text);
+    this.bodyElement.append(callout);
+    this.appendFinishedTurns();
+  }
+
+  /** A finished question keeps its reasoning, folded away. */
+  private appendFinishedTurns(): void {
+    const turns = reasoningTurns(this.question.turns);
+    if (turns.length === 0) return;
+    const details = element('details', 'turns turns-finished');
+    details.append(element('summary', undefined, strings.reasoningSteps(turns.length)));
+    const list = element('ol', 'turn-list');
+    for (const turn of turns) list.append(turnItem(turn));
+    details.append(list);
+    this.bodyElement.append(details);
+  }
+
+  private appendStats(): void {
+    const parts = statsParts(this.question.stats);
+    if (parts.length === 0) return;
+    const list = element('ul', 'stats');
+    list.setAttribute('aria-label', strings.stats);
+    const icons = { time: 'watch', toolCalls: 'tools', tokens: 'symbol-numeric', credits: 'credit-card' } as const;
+    for (const part of parts) {
+      const item = element('li', `stat stat-${part.kind}`);
+      item.title = strings.statsLabels[part.kind];
+      item.append(codicon(icons[part.kind]));
+      if (part.kind === 'time') item.append(hiddenLabel(`${strings.statsLabels.time}: `));
+      item.append(element('span', 'stat-value', part.text));
+      list.append(item);
+    }
+    this.bodyElement.append(list);
+  }
+
+  private followupList(): HTMLElement {
+    const section = element('section', 'followups');
+    const heading = element('h4', 'section-heading', strings.followups);
+    heading.id = `question-${this.question.id}-followups`;
+    section.setAttribute('aria-labelledby', heading.id);
+    const list = element('div', 'followup-list');
+    for (const text of this.question.suggestedFollowups) {
+      const suggestion = button({
+        className: 'followup-suggestion',
+        icon: 'comment-discussion',
+        label: text,
+        ariaLabel: strings.askSuggested(text),
+        onClick: () => {
+          if (!suggestion.disabled) this.context.onAskFollowup(text);
+        },
+      });
+      this.followupButtons.push(suggestion);
+      list.append(suggestion);
+    }
+    section.append(heading, list);
+    return section;
+  }
+
+  private applyControls(): void {
+    const { canEdit, busy, removed } = this.controls;
+    if (this.cancelButton) {
+      this.cancelButton.hidden = !canEdit;
+      if (removed) this.cancelButton.disabled = true;
+    }
+    const followups = this.bodyElement.querySelector<HTMLElement>('.followups');
+    if (followups) followups.hidden = !canEdit;
+    for (const suggestion of this.followupButtons) suggestion.disabled = removed || busy || !canEdit;
+  }
+}
+
+/** The agent's turns: the `user` turn only repeats the question. */
+function reasoningTurns(turns: readonly Turn[]): Turn[] {
+  return turns.filter((turn) => turn.role.toLowerCase() !== 'user');
+}
+
+function sameTurn(a: Turn, b: Turn): boolean {
+  return a.role === b.role && a.reasoning === b.reasoning && a.time === b.time;
+}
+
+function turnItem(turn: Turn): HTMLLIElement {
+  const item = element('li', 'turn');
+  item.append(element('span', 'turn-role', turn.role || '?'));
+  item.append(element('div', 'turn-text', turn.reasoning));
+  return item;
+}
+
+function sourceList(sources: readonly Source[]): HTMLElement {
+  const section = element('section', 'sources');
+  const heading = element('h4', 'section-heading', strings.sources);
+  const list = element('ul', 'source-list');
+  for (const source of sources) {
+    const item = element('li', 'source');
+    const label = source.label?.trim() || source.path || source.link;
+    const target = source.link && isSafeHref(source.link) ? element('a', 'source-link') : element('span', 'source-link');
+    if (target instanceof HTMLAnchorElement) {
+      target.setAttribute('href', source.link);
+      target.title = source.link;
+    }
+    target.append(codicon(sourceIcon(source)), element('span', 'source-label', label));
+    item.append(target);
+    if (source.type && !/^(repository|repo|file)$/i.test(source.type)) {
+      item.append(element('span', 'source-type', source.type));
+    }
+    list.append(item);
+  }
+  section.append(heading, list);
+  return section;
+}
+
+function sourceIcon(source: Source): string {
+  const type = source.type.toLowerCase();
+  if (type.includes('repo')) return 'repo';
+  if (type.includes('file') || source.path) return 'file';
+  if (type.includes('commit') || type.includes('diff')) return 'git-commit';
+  if (type.includes('symbol')) return 'symbol-method';
+  return 'link';
+}
+
+/** Gives every code block a header with its language and a copy button. */
+function decorateCodeBlocks(container: HTMLElement, onCopy: (text: string) => void): void {
+  for (const pre of Array.from(container.querySelectorAll('pre'))) {
+    const code = pre.querySelector('code');
+    const language = code && /(?:^|\s)language-([\w+#.-]+)/.exec(code.className)?.[1];
+    const block = element('div', 'code-block');
+    const header = element('div', 'code-header');
+    header.append(element('span', 'code-language', language ?? ''));
+    const copy = button({
+      className: 'icon-button copy-code',
+      icon: 'copy',
+      ariaLabel: strings.copyCode,
+      onClick: () => {
+        onCopy((code ?? pre).textContent ?? '');
+        showCopied(copy);
+      },
+    });
+    header.append(copy);
+    pre.replaceWith(block);
+    block.append(header, pre);
+  }
+}
+
+function showCopied(copy: HTMLButtonElement): void {
+  const icon = copy.querySelector('.codicon');
+  icon?.classList.replace('codicon-copy', 'codicon-check');
+  copy.setAttribute('aria-label', strings.copied);
+  copy.title = strings.copied;
+  setTimeout(() => {
+    icon?.classList.replace('codicon-check', 'codicon-copy');
+    copy.setAttribute('aria-label', strings.copyCode);
+    copy.title = strings.copyCode;
+  }, 1500);
+}

@@ -1,0 +1,135 @@
+import assert from 'node:assert/strict';
+import { readdir } from 'node:fs/promises';
+import * as path from 'node:path';
+import type { WireConversation, WireErrorBody } from '../../../src/api/wire';
+import { startTestEngine, TEST_TOKENS, type TestEngine } from '../../support/engineHarness';
+
+describe('engine: ownership and sharing', function () {
+  let engine: TestEngine;
+  let owned: WireConversation;
+  before(async function () {
+    engine = await startTestEngine();
+    owned = await engine.waitUntilFinished((await engine.ask('Where is `parseConfig` defined? <script>alert(1)</script>')).id);
+  });
+  after(async function () {
+    await engine?.dispose();
+  });
+
+  it('hides a conversation from another user: get, list, follow-up, cancel, rotate and delete all say 404', async function () {
+    const questionId = owned.questions[0]?.id;
+    const calls: Array<[string, string, unknown?]> = [
+      ['GET', `/${owned.id}`],
+      ['GET', `/${owned.id}/questions/${questionId}`],
+      ['POST', `/${owned.id}/questions`, { conversation_id: owned.id, question: 'mine now?' }],
+      ['POST', `/${owned.id}/questions/${questionId}/cancel`],
+      ['POST', `/${owned.id}/rotate-read-token`],
+      ['DELETE', `/${owned.id}`],
+    ];
+    for (const [method, route, body] of calls) {
+      const response = await engine.api<WireErrorBody>(route, { method, body, user: 1 });
+      assert.equal(response.status, 404, `${method} ${route}`);
+      assert.equal(response.json.error, `No conversation with id ${owned.id}.`);
+    }
+    const list = await engine.api<WireConversation[]>('/', { user: 1 });
+    assert.ok(!list.json.some((conversation) => conversation.id === owned.id));
+    const byUser = await engine.api<WireConversation[]>(`/?filter_user_id=1`, { user: 1 });
+    assert.deepEqual(byUser.json, []);
+    const stillThere = await engine.api(`/${owned.id}`);
+    assert.equal(stillThere.status, 200);
+  });
+
+  it('lets another user read a conversation by its read token when sharing is on, as a non-owner', async function () {
+    const response = await engine.api<WireConversation[]>(`/?filter_read_token=${owned.read_token}`, { user: 1 });
+    assert.equal(response.status, 200);
+    assert.equal(response.json.length, 1);
+    assert.equal(response.json[0]?.id, owned.id);
+    assert.deepEqual(response.json[0]?.viewer, { is_owner: false });
+    const asOwner = await engine.api<WireConversation[]>(`/?filter_read_token=${owned.read_token}`);
+    assert.deepEqual(asOwner.json[0]?.viewer, { is_owner: true });
+    const unknown = await engine.api<WireConversation[]>('/?filter_read_token=00000000-0000-4000-8000-000000000000', { user: 1 });
+    assert.deepEqual(unknown.json, []);
+  });
+
+  it('serves the share URL as an escaped, script-free HTML page', async function () {
+    const response = await fetch(owned.share_url ?? '');
+    assert.equal(response.status, 200);
+    assert.match(response.headers.get('content-type') ?? '', /^text\/html/);
+    assert.match(response.headers.get('content-security-policy') ?? '', /default-src 'none'/);
+    const html = await response.text();
+    assert.ok(!html.includes('<script>'));
+    assert.ok(html.includes('&lt;script&gt;alert(1)&lt;/script&gt;'));
+    assert.ok(html.includes('parseConfig'));
+    const missing = await fetch(`${engine.url}/deepsearch/not-a-token`);
+    assert.equal(missing.status, 404);
+  });
+
+  it('keeps other users out when sharing is off, but still lets the owner use the read token', async function () {
+    await engine.restart({ sharing: false });
+    const other = await engine.api<WireConversation[]>(`/?filter_read_token=${owned.read_token}`, { user: 1 });
+    assert.equal(other.status, 200);
+    assert.deepEqual(other.json, []);
+    const own = await engine.api<WireConversation[]>(`/?filter_read_token=${owned.read_token}`);
+    assert.deepEqual(own.json.map((conversation) => conversation.id), [owned.id]);
+
+    const shareUrl = `${engine.url}/deepsearch/${owned.read_token}`;
+    assert.equal((await fetch(shareUrl)).status, 404, 'anonymous');
+    assert.equal((await fetch(shareUrl, { headers: { Authorization: `token ${TEST_TOKENS[1]}` } })).status, 404, 'other user');
+    assert.equal((await fetch(shareUrl, { headers: { Authorization: `token ${TEST_TOKENS[0]}` } })).status, 200, 'owner');
+    await engine.restart({ sharing: true });
+  });
+});
+
+describe('engine: deleting', function () {
+  let engine: TestEngine;
+  before(async function () {
+    engine = await startTestEngine({ paceMs: 200 });
+  });
+  after(async function () {
+    await engine?.dispose();
+  });
+
+  it('deletes a conversation with 204 and no body, after which every call about it is 404', async function () {
+    const created = await engine.ask('Where is `loadConfig` defined?');
+    const response = await engine.api(`/${created.id}`, { method: 'DELETE' });
+    assert.equal(response.status, 204);
+    assert.equal(response.text, '');
+    const after = await engine.api<WireErrorBody>(`/${created.id}`);
+    assert.equal(after.status, 404);
+    assert.equal(after.json.error, `No conversation with id ${created.id}.`);
+    assert.equal((await engine.api(`/${created.id}`, { method: 'DELETE' })).status, 404);
+    const files = await readdir(path.join(engine.dataDir, 'conversations'));
+    assert.ok(!files.includes(`${created.id}.json`), 'its file is gone');
+  });
+
+  it('stops the work of a deleted processing conversation and does not bring it back', async function () {
+    const created = await engine.ask('Where is `parseConfig` defined?');
+    await engine.api(`/${created.id}`, { method: 'DELETE' });
+    await engine.restart();
+    assert.equal((await engine.api(`/${created.id}`)).status, 404);
+  });
+
+  it('deletes all of the requester\'s conversations, and only theirs, with DELETE /', async function () {
+    const mine = [await engine.ask('Where is `parseConfig` defined?'), await engine.ask('Where is `loadConfig` defined?')];
+    const theirs = await engine.ask('Where is `startServer` defined?', 1);
+    const response = await engine.api('/', { method: 'DELETE' });
+    assert.equal(response.status, 204);
+    assert.deepEqual((await engine.api<WireConversation[]>('/')).json, []);
+    for (const conversation of mine) assert.equal((await engine.api(`/${conversation.id}`)).status, 404);
+    assert.equal((await engine.api(`/${theirs.id}`, { user: 1 })).status, 200);
+  });
+
+  it('answers 200 with {} in the deleteStatus 200 variant', async function () {
+    const variant = await startTestEngine({ variant: { deleteStatus: 200 } });
+    try {
+      const created = await variant.ask('Where is `parseConfig` defined?');
+      const response = await variant.api(`/${created.id}`, { method: 'DELETE' });
+      assert.equal(response.status, 200);
+      assert.deepEqual(response.json, {});
+      const all = await variant.api('/', { method: 'DELETE' });
+      assert.equal(all.status, 200);
+      assert.deepEqual(all.json, {});
+    } finally {
+      await variant.dispose();
+    }
+  });
+});

@@ -1,0 +1,395 @@
+/**
+ * Runs the conversation panel's real page (HTML from `panelHtml`, strict CSP, the real bundle and
+ * stylesheets) in real Chromium, served from a small loopback HTTP server, with a stand-in for the
+ * VS Code extension host that records what the page posts and keeps its `setState` state.
+ */
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { HostMessage, PanelViewState, WebviewMessage } from '../../src/protocol';
+import { createNonce, panelHtml } from '../../src/vscode/panelHtml';
+
+export const REPO_ROOT = path.resolve(__dirname, '..', '..');
+export const SCREENSHOT_DIR = path.join(REPO_ROOT, 'test-results', 'webview');
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+export type Theme = 'light' | 'dark' | 'high-contrast';
+
+declare global {
+  interface Window {
+    __posted: WebviewMessage[];
+    __cspViolations: { directive: string; blockedURI: string; sample: string }[];
+    __hostile?: string[];
+  }
+}
+
+let built = false;
+
+/** Builds `dist/webview.js` once per test run, exactly as the extension ships it. */
+export function buildWebviewBundle(): void {
+  if (built) return;
+  execFileSync(process.execPath, ['esbuild.mjs', '--only', 'webview'], { cwd: REPO_ROOT, stdio: 'inherit' });
+  built = true;
+}
+
+export async function launchChromium(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
+}
+
+/** Options a test can put in the page URL. */
+export interface PageOptions {
+  theme?: Theme;
+  /** Adds an inline script without the nonce to the HTML, to prove the CSP blocks it. */
+  injectInlineScript?: boolean;
+}
+
+export interface PanelServer {
+  origin: string;
+  /** Every path requested so far, in order (navigation would show up here). */
+  requests: string[];
+  close(): Promise<void>;
+}
+
+const STATIC_FILES: Record<string, { file: string; type: string }> = {
+  '/dist/webview.js': { file: 'dist/webview.js', type: 'text/javascript' },
+  '/media/panel.css': { file: 'media/panel.css', type: 'text/css' },
+  '/codicons/codicon.css': { file: 'node_modules/@vscode/codicons/dist/codicon.css', type: 'text/css' },
+  '/codicons/codicon.ttf': { file: 'node_modules/@vscode/codicons/dist/codicon.ttf', type: 'font/ttf' },
+};
+
+/** Serves the panel page the way a webview does: every resource from one origin, the cspSource. */
+export async function startPanelServer(): Promise<PanelServer> {
+  const requests: string[] = [];
+  let origin = '';
+  const server: Server = createServer((request, response) => {
+    const url = new URL(request.url ?? '/', origin);
+    requests.push(url.pathname);
+    if (url.pathname === '/panel.html') {
+      const theme = (url.searchParams.get('theme') ?? 'dark') as Theme;
+      let html = panelHtml({
+        cspSource: origin,
+        nonce: createNonce(),
+        scriptUri: `${origin}/dist/webview.js`,
+        styleUris: [`${origin}/codicons/codicon.css`, `${origin}/theme/${theme}.css`, `${origin}/media/panel.css`],
+        title: 'Deep Search',
+      });
+      if (url.searchParams.has('inject')) {
+        html = html.replace('</body>', '<script>window.__inlineScriptRan = true;</script>\n</body>');
+      }
+      response.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' });
+      response.end(html);
+      return;
+    }
+    const themeMatch = /^\/theme\/([a-z-]+)\.css$/.exec(url.pathname);
+    if (themeMatch && themeMatch[1]! in THEMES) {
+      response.writeHead(200, { 'content-type': 'text/css' });
+      response.end(themeStylesheet(themeMatch[1] as Theme));
+      return;
+    }
+    const file = STATIC_FILES[url.pathname];
+    if (file) {
+      response.writeHead(200, { 'content-type': file.type, 'cache-control': 'no-store' });
+      response.end(readFileSync(path.join(REPO_ROOT, file.file)));
+      return;
+    }
+    response.writeHead(404, { 'content-type': 'text/plain' });
+    response.end('not found');
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    origin,
+    requests,
+    close: () => new Promise<void>((resolve, reject) => server.close((error) => (error ? reject(error) : resolve()))),
+  };
+}
+
+/**
+ * Added to the page before any of its scripts. It plays the VS Code extension host, which cannot
+ * run in a bare browser: `acquireVsCodeApi()` (once per page, like VS Code) returns an object
+ * whose `postMessage` records into `window.__posted` and whose `setState`/`getState` keep the view
+ * state across reloads of the page (in sessionStorage, as VS Code keeps it across webview reloads).
+ * It also records CSP violations and gives the body VS Code's theme class.
+ */
+function hostStandIn(themeClass: string): void {
+  const stateKey = '__panelHarnessState';
+  window.__posted = [];
+  window.__cspViolations = [];
+  let acquired = false;
+  (window as unknown as { acquireVsCodeApi: () => unknown }).acquireVsCodeApi = () => {
+    if (acquired) throw new Error('An instance of the VS Code API has already been acquired');
+    acquired = true;
+    return Object.freeze({
+      postMessage: (message: unknown) => {
+        window.__posted.push(JSON.parse(JSON.stringify(message)));
+      },
+      getState: () => {
+        const raw = sessionStorage.getItem(stateKey);
+        return raw === null ? undefined : JSON.parse(raw);
+      },
+      setState: (state: unknown) => {
+        sessionStorage.setItem(stateKey, JSON.stringify(state));
+        return state;
+      },
+    });
+  };
+  document.addEventListener('securitypolicyviolation', (event) => {
+    window.__cspViolations.push({ directive: event.violatedDirective, blockedURI: event.blockedURI, sample: event.sample });
+  });
+  document.addEventListener('DOMContentLoaded', () => document.body.classList.add(themeClass));
+}
+
+export interface OpenOptions extends PageOptions {
+  viewport?: { width: number; height: number };
+  /** Install Playwright's fake clock at this time (paused) before the page loads. */
+  clockAt?: number;
+}
+
+/** One panel page plus the host's side of the conversation with it. */
+export class PanelPage {
+  readonly pageErrors: Error[] = [];
+
+  private constructor(
+    readonly context: BrowserContext,
+    readonly page: Page,
+    private readonly url: string,
+  ) {
+    page.on('pageerror', (error) => this.pageErrors.push(error));
+  }
+
+  static async open(browser: Browser, server: PanelServer, options: OpenOptions = {}): Promise<PanelPage> {
+    const theme = options.theme ?? 'dark';
+    const context = await browser.newContext({
+      viewport: options.viewport ?? { width: 760, height: 720 },
+      colorScheme: theme === 'light' ? 'light' : 'dark',
+      reducedMotion: 'reduce',
+    });
+    const page = await context.newPage();
+    const themeClass = theme === 'high-contrast' ? 'vscode-high-contrast' : `vscode-${theme}`;
+    await page.addInitScript(hostStandIn, themeClass);
+    if (options.clockAt !== undefined) {
+      await page.clock.install({ time: options.clockAt });
+      await page.clock.pauseAt(options.clockAt + 1000);
+    }
+    const query = new URLSearchParams({ theme });
+    if (options.injectInlineScript) query.set('inject', '1');
+    const url = `${server.origin}/panel.html?${query}`;
+    const panel = new PanelPage(context, page, url);
+    await panel.load();
+    return panel;
+  }
+
+  /** Reloads the webview (as VS Code does when a hidden panel comes back); state survives. */
+  async reload(): Promise<void> {
+    await this.page.reload();
+    await this.page.waitForFunction(() => window.__posted.some((message) => message.type === 'ready'));
+  }
+
+  /** Delivers a host message the way VS Code does: a `message` event on the window, with `data`. */
+  async send(message: HostMessage): Promise<void> {
+    await this.page.evaluate(async (hostMessage) => {
+      // Messages arrive in order, so once our marker arrives the page has handled `hostMessage`.
+      const marker = `flush-${Math.random()}`;
+      await new Promise<void>((resolve) => {
+        const onMessage = (event: MessageEvent) => {
+          if ((event.data as { harnessFlush?: string } | null)?.harnessFlush !== marker) return;
+          window.removeEventListener('message', onMessage);
+          resolve();
+        };
+        window.addEventListener('message', onMessage);
+        window.postMessage(hostMessage, '*');
+        window.postMessage({ harnessFlush: marker }, '*');
+      });
+    }, message);
+  }
+
+  async posted(): Promise<WebviewMessage[]> {
+    return this.page.evaluate(() => window.__posted);
+  }
+
+  async postedOfType<T extends WebviewMessage['type']>(type: T): Promise<Extract<WebviewMessage, { type: T }>[]> {
+    const all = await this.posted();
+    return all.filter((message): message is Extract<WebviewMessage, { type: T }> => message.type === type);
+  }
+
+  async clearPosted(): Promise<void> {
+    await this.page.evaluate(() => {
+      window.__posted.length = 0;
+    });
+  }
+
+  async savedState(): Promise<PanelViewState | undefined> {
+    return this.page.evaluate(() => {
+      const raw = sessionStorage.getItem('__panelHarnessState');
+      return raw === null ? undefined : (JSON.parse(raw) as PanelViewState);
+    });
+  }
+
+  async cspViolations(): Promise<Window['__cspViolations']> {
+    return this.page.evaluate(() => window.__cspViolations);
+  }
+
+  async screenshot(name: string): Promise<string> {
+    const file = path.join(SCREENSHOT_DIR, `${name}.png`);
+    await this.page.evaluate(() => document.fonts.ready.then(() => undefined));
+    await this.page.screenshot({ path: file, fullPage: true });
+    return file;
+  }
+
+  async close(): Promise<void> {
+    await this.context.close();
+  }
+
+  private async load(): Promise<void> {
+    await this.page.goto(this.url);
+    await this.page.waitForFunction(() => window.__posted.some((message) => message.type === 'ready'));
+  }
+}
+
+/**
+ * A few of VS Code's own theme colours (Dark Modern, Light Modern, Dark High Contrast), set as the
+ * workbench sets them, so screenshots show the panel as it looks in the editor.
+ */
+const THEMES: Record<Theme, Record<string, string>> = {
+  dark: {
+    'font-family': '-apple-system, BlinkMacSystemFont, "Segoe WPC", "Segoe UI", "Ubuntu", "Droid Sans", sans-serif',
+    'font-size': '13px',
+    'editor-font-family': '"Droid Sans Mono", "monospace", monospace',
+    'editor-font-size': '13px',
+    foreground: '#cccccc',
+    descriptionForeground: '#9d9d9d',
+    errorForeground: '#f85149',
+    'editor-background': '#1f1f1f',
+    focusBorder: '#0078d4',
+    'button-background': '#0078d4',
+    'button-foreground': '#ffffff',
+    'button-hoverBackground': '#026ec1',
+    'button-border': '#ffffff12',
+    'button-secondaryBackground': '#313131',
+    'button-secondaryForeground': '#cccccc',
+    'button-secondaryHoverBackground': '#3c3c3c',
+    'textLink-foreground': '#4daafc',
+    'textLink-activeForeground': '#4daafc',
+    'textCodeBlock-background': '#2b2b2b',
+    'textBlockQuote-background': '#2b2b2b',
+    'textBlockQuote-border': '#616161b3',
+    'textPreformat-foreground': '#d0d0d0',
+    'textPreformat-background': '#3c3c3c',
+    'input-background': '#313131',
+    'input-border': '#3c3c3c',
+    'input-foreground': '#cccccc',
+    'input-placeholderForeground': '#989898',
+    'badge-background': '#616161',
+    'badge-foreground': '#f8f8f8',
+    'panel-border': '#2b2b2b',
+    'widget-border': '#313131',
+    'editorWidget-border': '#454545',
+    'icon-foreground': '#cccccc',
+    'toolbar-hoverBackground': '#5a5d5e50',
+    'inputValidation-errorBackground': '#5a1d1d',
+    'inputValidation-errorBorder': '#be1100',
+    'inputValidation-warningBackground': '#352a05',
+    'inputValidation-warningBorder': '#b89500',
+    'editorWarning-foreground': '#cca700',
+    'testing-iconPassed': '#73c991',
+  },
+  light: {
+    'font-family': '-apple-system, BlinkMacSystemFont, "Segoe WPC", "Segoe UI", "Ubuntu", "Droid Sans", sans-serif',
+    'font-size': '13px',
+    'editor-font-family': '"Droid Sans Mono", "monospace", monospace',
+    'editor-font-size': '13px',
+    foreground: '#3b3b3b',
+    descriptionForeground: '#717171',
+    errorForeground: '#a1260d',
+    'editor-background': '#ffffff',
+    focusBorder: '#005fb8',
+    'button-background': '#005fb8',
+    'button-foreground': '#ffffff',
+    'button-hoverBackground': '#0258a8',
+    'button-border': '#0000001a',
+    'button-secondaryBackground': '#e5e5e5',
+    'button-secondaryForeground': '#3b3b3b',
+    'button-secondaryHoverBackground': '#cccccc',
+    'textLink-foreground': '#005fb8',
+    'textLink-activeForeground': '#005fb8',
+    'textCodeBlock-background': '#f3f3f3',
+    'textBlockQuote-background': '#f8f8f8',
+    'textBlockQuote-border': '#e5e5e5',
+    'textPreformat-foreground': '#3b3b3b',
+    'textPreformat-background': '#0000001f',
+    'input-background': '#ffffff',
+    'input-border': '#cecece',
+    'input-foreground': '#3b3b3b',
+    'input-placeholderForeground': '#767676',
+    'badge-background': '#cccccc',
+    'badge-foreground': '#3b3b3b',
+    'panel-border': '#e5e5e5',
+    'widget-border': '#e5e5e5',
+    'editorWidget-border': '#c8c8c8',
+    'icon-foreground': '#3b3b3b',
+    'toolbar-hoverBackground': '#b8b8b850',
+    'inputValidation-errorBackground': '#f2dede',
+    'inputValidation-errorBorder': '#be1100',
+    'inputValidation-warningBackground': '#f6f5d2',
+    'inputValidation-warningBorder': '#b89500',
+    'editorWarning-foreground': '#bf8803',
+    'testing-iconPassed': '#388a34',
+  },
+  'high-contrast': {
+    'font-family': '-apple-system, BlinkMacSystemFont, "Segoe WPC", "Segoe UI", "Ubuntu", "Droid Sans", sans-serif',
+    'font-size': '13px',
+    'editor-font-family': '"Droid Sans Mono", "monospace", monospace',
+    'editor-font-size': '13px',
+    foreground: '#ffffff',
+    descriptionForeground: '#ffffffb3',
+    errorForeground: '#f48771',
+    'editor-background': '#000000',
+    focusBorder: '#f38518',
+    contrastBorder: '#6fc3df',
+    contrastActiveBorder: '#f38518',
+    'button-background': '#000000',
+    'button-foreground': '#ffffff',
+    'button-border': '#6fc3df',
+    'button-secondaryBackground': '#000000',
+    'button-secondaryForeground': '#ffffff',
+    'textLink-foreground': '#21a6ff',
+    'textLink-activeForeground': '#21a6ff',
+    'textCodeBlock-background': '#000000',
+    'textBlockQuote-background': '#000000',
+    'textBlockQuote-border': '#ffffff',
+    'textPreformat-foreground': '#ffffff',
+    'input-background': '#000000',
+    'input-border': '#6fc3df',
+    'input-foreground': '#ffffff',
+    'input-placeholderForeground': '#ffffffb3',
+    'badge-background': '#000000',
+    'badge-foreground': '#ffffff',
+    'panel-border': '#6fc3df',
+    'icon-foreground': '#ffffff',
+    'inputValidation-errorBackground': '#000000',
+    'inputValidation-errorBorder': '#6fc3df',
+    'inputValidation-warningBackground': '#000000',
+    'inputValidation-warningBorder': '#6fc3df',
+    'testing-iconPassed': '#73c991',
+  },
+};
+
+function themeStylesheet(theme: Theme): string {
+  const lines = Object.entries(THEMES[theme]).map(([name, value]) => `  --vscode-${name}: ${value};`);
+  return `:root {\n${lines.join('\n')}\n}\n`;
+}
