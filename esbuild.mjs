@@ -2,7 +2,7 @@
 // (browser) and the engine CLI (Node). Type-checking is `npm run typecheck`, a separate step.
 //   node esbuild.mjs [--production] [--watch] [--only extension|webview|engine]
 import * as esbuild from 'esbuild';
-import { existsSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync } from 'node:fs';
 
 const args = process.argv.slice(2);
 const production = args.includes('--production');
@@ -31,10 +31,19 @@ const bundles = {
   webview: {
     ...common,
     entryPoints: ['src/webview/main.ts'],
-    outfile: 'dist/webview.js',
+    outfile: 'dist/webview/webview.js',
     platform: 'browser',
     format: 'iife',
     target: 'chrome120',
+  },
+  // The engine as a library, loaded by "Use Local Engine" only when chosen.
+  engineServer: {
+    ...common,
+    entryPoints: ['src/engine/server.ts'],
+    outfile: 'dist/engineServer.js',
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
   },
   engine: {
     ...common,
@@ -53,6 +62,17 @@ const selected = Object.entries(bundles).filter(
 if (only && selected.length === 0) {
   console.error(`esbuild.mjs: no bundle named "${only}" (or its entry point is missing)`);
   process.exit(2);
+}
+
+// The webview's stylesheets and font sit next to its script: its only local resource root.
+const webviewAssets = [
+  ['media/panel.css', 'dist/webview/panel.css'],
+  ['node_modules/@vscode/codicons/dist/codicon.css', 'dist/webview/codicon.css'],
+  ['node_modules/@vscode/codicons/dist/codicon.ttf', 'dist/webview/codicon.ttf'],
+];
+if (!only || only === 'webview') {
+  mkdirSync('dist/webview', { recursive: true });
+  for (const [from, to] of webviewAssets) if (existsSync(from)) copyFileSync(from, to);
 }
 
 for (const [, options] of selected) {

@@ -20,6 +20,7 @@ export interface DeepSearchExtensionApi {
   session: Session;
   panels: ConversationPanels;
   tree: ConversationTree;
+  links: SourceLinkOpener;
 }
 
 export function activate(context: vscode.ExtensionContext): DeepSearchExtensionApi {
@@ -72,7 +73,7 @@ export function activate(context: vscode.ExtensionContext): DeepSearchExtensionA
   void vscode.commands.executeCommand('setContext', 'deepSearch.signedIn', false);
   // Not awaited: reconnecting (or starting the local engine) must not hold up activation.
   void session.restore();
-  return { store, session, panels, tree };
+  return { store, session, panels, tree, links };
 }
 
 export function deactivate(): void {

@@ -93,6 +93,8 @@ export function runGit(args: readonly string[], options: GitRunOptions): Promise
     // Abort and timeout settle at once: a killed git may leave a grandchild holding the pipes.
     const stop = (error: GitError): void => {
       child.kill('SIGKILL');
+      child.stdout.destroy();
+      child.stderr.destroy();
       settle(() => reject(error));
     };
     const onAbort = (): void => stop(new GitError(`${command} was cancelled`, 'aborted'));

@@ -65,6 +65,11 @@ export class ConversationPanels implements vscode.Disposable {
     return this.panels.get(id)?.visible ?? false;
   }
 
+  /** What the conversation's webview was last sent (undefined before it said `ready`). */
+  shownConversation(id: number): Conversation | undefined {
+    return this.panels.get(id)?.shownConversation;
+  }
+
   close(id: number): void {
     this.panels.get(id)?.dispose();
   }
@@ -176,6 +181,10 @@ class ConversationPanel {
 
   get visible(): boolean {
     return !this.disposed && this.webviewPanel.visible;
+  }
+
+  get shownConversation(): Conversation | undefined {
+    return this.shown;
   }
 
   reveal(preserveFocus = false): void {

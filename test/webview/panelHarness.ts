@@ -28,7 +28,7 @@ declare global {
 
 let built = false;
 
-/** Builds `dist/webview.js` once per test run, exactly as the extension ships it. */
+/** Builds `dist/webview/webview.js` once per test run, exactly as the extension ships it. */
 export function buildWebviewBundle(): void {
   if (built) return;
   execFileSync(process.execPath, ['esbuild.mjs', '--only', 'webview'], { cwd: REPO_ROOT, stdio: 'inherit' });
@@ -66,7 +66,7 @@ export interface PanelServer {
 }
 
 const STATIC_FILES: Record<string, { file: string; type: string }> = {
-  '/dist/webview.js': { file: 'dist/webview.js', type: 'text/javascript' },
+  '/dist/webview.js': { file: 'dist/webview/webview.js', type: 'text/javascript' },
   '/media/panel.css': { file: 'media/panel.css', type: 'text/css' },
   '/codicons/codicon.css': { file: 'node_modules/@vscode/codicons/dist/codicon.css', type: 'text/css' },
   '/codicons/codicon.ttf': { file: 'node_modules/@vscode/codicons/dist/codicon.ttf', type: 'font/ttf' },

@@ -1,0 +1,104 @@
+import * as assert from 'node:assert/strict';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import { latestQuestion } from '../../src/api/model';
+import { ensureWorkspaceRepo, eventually, signInToTestEngine, testEngine } from './extensionApi';
+
+describe('conversations', () => {
+  before(async () => {
+    await signInToTestEngine();
+  });
+
+  afterEach(async () => {
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+  });
+
+  it('asks, shows the question processing in the tree, then the answer in the store and the panel', async () => {
+    const api = await signInToTestEngine();
+    const id = await vscode.commands.executeCommand<number>('deepSearch.ask', 'Where is parseConfig defined?');
+    assert.equal(typeof id, 'number');
+    await api.tree.reload();
+    const processing = api.tree.getTreeItem(api.tree.nodeFor(id));
+    assert.match(String(processing.contextValue), /\bprocessing\b/);
+    assert.equal((processing.iconPath as vscode.ThemeIcon).id, 'loading~spin');
+    assert.ok(api.tree.getChildren().some((node) => node.kind === 'conversation' && node.id === id), 'listed in the tree');
+    assert.ok(api.panels.isVisible(id), 'the panel opened at once');
+
+    const answered = await eventually(() => {
+      const conversation = api.store.get(id);
+      return conversation && latestQuestion(conversation)?.state === 'completed' ? conversation : undefined;
+    }, 'the answer');
+    assert.match(latestQuestion(answered)!.answer ?? '', /src\/config\.ts/);
+    const shown = await eventually(() => {
+      const sent = api.panels.shownConversation(id);
+      return sent && latestQuestion(sent)?.state === 'completed' ? sent : undefined;
+    }, 'the panel to show the answer');
+    assert.equal(latestQuestion(shown)!.answer, latestQuestion(answered)!.answer);
+    const done = api.tree.getTreeItem(api.tree.nodeFor(id));
+    assert.match(String(done.contextValue), /\bcompleted\b/);
+  });
+
+  it('asks about a selection with its code, path, line range and repository', async () => {
+    const api = await signInToTestEngine();
+    const { dir, name } = await ensureWorkspaceRepo();
+    const document = await vscode.workspace.openTextDocument(path.join(dir, 'src', 'config.ts'));
+    const editor = await vscode.window.showTextDocument(document);
+    editor.selection = new vscode.Selection(10, 0, 14, 1);
+    const id = await vscode.commands.executeCommand<number>('deepSearch.askAboutSelection', 'What does this validate?');
+    const text = api.store.get(id)!.questions[0]!.text;
+    assert.match(text, /^What does this validate\?/);
+    assert.ok(text.includes('export function parseConfig(text: string): AppConfig {'), text);
+    assert.ok(text.includes('```typescript\n'), 'fenced with the language');
+    assert.ok(text.includes('`src/config.ts` (lines 11-15)'), text);
+    assert.ok(text.includes(`repository \`${name}\``), text);
+    await api.store.cancel(id, api.store.get(id)!.questions[0]!.id).catch(() => undefined);
+  });
+
+  it('cancels a running question from the tree', async () => {
+    const api = await signInToTestEngine();
+    const id = await vscode.commands.executeCommand<number>('deepSearch.ask', 'How are retries configured across the app and library?');
+    await vscode.commands.executeCommand('deepSearch.cancelQuestion', api.tree.nodeFor(id));
+    const state = latestQuestion(api.store.get(id)!)?.state;
+    assert.equal(state, 'canceled');
+    assert.doesNotMatch(String(api.tree.getTreeItem(api.tree.nodeFor(id)).contextValue), /processing/);
+  });
+
+  it('deletes a conversation from the tree after the modal confirmation', async () => {
+    const api = await signInToTestEngine();
+    const id = await vscode.commands.executeCommand<number>('deepSearch.ask', 'What does startServer log?');
+    const original = vscode.window.showWarningMessage;
+    let asked = '';
+    // Stands in for the user's click on "Delete" in the modal; the UI tests click the real one.
+    (vscode.window as { showWarningMessage: unknown }).showWarningMessage = async (message: string, _options: unknown, ...items: string[]) => {
+      asked = message;
+      return items.find((item) => item === 'Delete');
+    };
+    try {
+      await vscode.commands.executeCommand('deepSearch.deleteConversation', api.tree.nodeFor(id));
+    } finally {
+      (vscode.window as { showWarningMessage: unknown }).showWarningMessage = original;
+    }
+    assert.match(asked, /Delete the conversation/);
+    assert.equal(api.store.get(id), undefined);
+    assert.ok(!api.tree.getChildren().some((node) => node.kind === 'conversation' && node.id === id));
+    assert.ok(!api.panels.isVisible(id), 'its panel closed');
+    await assert.rejects(api.session.current!.client.getConversation(id), (error: Error & { kind?: string }) => error.kind === 'notFound');
+  });
+
+  it('opens a source link on the workspace copy of the repository at the right lines', async () => {
+    const api = await signInToTestEngine();
+    const running = await testEngine();
+    const { dir, name } = await ensureWorkspaceRepo();
+    await api.links.open(`${running.url}/${name}/-/blob/src/config.ts?L13-17`);
+    const editor = await eventually(() => vscode.window.activeTextEditor, 'an editor');
+    assert.equal(editor.document.uri.fsPath, path.join(dir, 'src', 'config.ts'));
+    assert.equal(editor.selection.start.line, 12);
+    assert.equal(editor.selection.end.line, 16);
+    // Relative links (as in sources) work the same way.
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+    await api.links.open(`/${name}/-/blob/src/server.ts?L3`);
+    const second = await eventually(() => vscode.window.activeTextEditor, 'an editor');
+    assert.equal(second.document.uri.fsPath, path.join(dir, 'src', 'server.ts'));
+    assert.equal(second.selection.start.line, 2);
+  });
+});

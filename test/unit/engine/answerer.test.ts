@@ -1,0 +1,144 @@
+import assert from 'node:assert/strict';
+import { Answerer } from '../../../src/engine/answerer';
+import { blobUrl, languageOf, titleFor } from '../../../src/engine/answerWriter';
+import { discoverRepositories, type ServedRepository } from '../../../src/engine/repos';
+import { extractSearchTerms, splitIdentifier } from '../../../src/engine/searchTerms';
+import { createSampleAppRepo, createTestRepo, SAMPLE_APP_NAME, type TestRepo } from '../../support/gitRepos';
+
+describe('search terms', function () {
+  it('takes identifiers from code spans first, then their parts, and drops stopwords', function () {
+    assert.deepEqual(extractSearchTerms('Where is `parseConfig` used?'), ['parseConfig', 'parse', 'Config']);
+  });
+
+  it('takes identifiers from fenced code blocks without language keywords', function () {
+    const question = 'Why does this throw?\n```ts\nconst settings = loadServerConfig(path);\n```';
+    assert.deepEqual(extractSearchTerms(question), ['settings', 'loadServerConfig', 'path', 'load', 'Server', 'Config', 'throw']);
+  });
+
+  it('recognises snake_case and mixed-case words in prose and keeps at most eight terms', function () {
+    const terms = extractSearchTerms('How do retry_with_backoff and HTTPServer2 handle timeouts, sockets, pools, queues and workers?');
+    assert.deepEqual(terms.slice(0, 2), ['retry_with_backoff', 'HTTPServer2']);
+    assert.ok(terms.includes('retry') && terms.includes('backoff') && terms.includes('HTTP'));
+    assert.ok(terms.length <= 8);
+    assert.ok(!terms.some((term) => ['how', 'and', 'with'].includes(term.toLowerCase())));
+  });
+
+  it('finds nothing to search in a question of stopwords only', function () {
+    assert.deepEqual(extractSearchTerms('What is it? How does it work?'), []);
+  });
+
+  it('splits camelCase, acronyms, snake_case and digits', function () {
+    assert.deepEqual(splitIdentifier('parseHTTPConfig_v2'), ['parse', 'HTTP', 'Config', 'v', '2']);
+    assert.deepEqual(splitIdentifier('simple'), []);
+  });
+});
+
+describe('answer writing', function () {
+  it('titles a question by its first line without code or trailing punctuation', function () {
+    assert.equal(titleFor('where is `parseConfig` defined?'), 'Where is parseConfig defined');
+    assert.equal(titleFor('```\ncode\n```\nexplain this'), 'Explain this');
+    const long = titleFor('How does the configuration loader decide which of the many settings files wins when two disagree?');
+    assert.ok(long.length <= 61 && long.endsWith('…'), long);
+  });
+
+  it('picks a fence language from the extension or file name', function () {
+    assert.equal(languageOf('src/config.ts'), 'typescript');
+    assert.equal(languageOf('lib/retry.py'), 'python');
+    assert.equal(languageOf('Dockerfile'), 'dockerfile');
+    assert.equal(languageOf('notes.unknownext'), '');
+  });
+
+  it('builds absolute blob links with encoded path segments and a line range', function () {
+    assert.equal(
+      blobUrl('http://127.0.0.1:1234', 'github.com/acme/app', 'docs/my file#1.md', { start: 3, end: 9 }),
+      'http://127.0.0.1:1234/github.com/acme/app/-/blob/docs/my%20file%231.md?L3-9',
+    );
+  });
+});
+
+describe('answerer', function () {
+  let sample: TestRepo;
+  let repositories: ServedRepository[];
+  before(async function () {
+    sample = await createSampleAppRepo();
+    repositories = await discoverRepositories([sample.dir]);
+  });
+  after(async function () {
+    await sample?.remove();
+  });
+
+  function answerer(paceMs = 0): Answerer {
+    return new Answerer({ repositories, instanceUrl: 'http://127.0.0.1:9', paceMs });
+  }
+
+  it('answers from the repository with excerpts, definitions and stats', async function () {
+    const turns: string[] = [];
+    const answer = await answerer().answer({
+      question: 'Where is `retry_with_backoff` defined?',
+      earlierQuestions: [],
+      signal: new AbortController().signal,
+      report: async (reasoning) => void turns.push(reasoning),
+    });
+    assert.match(answer.answer, /`retry_with_backoff` is declared in \[lib\/retry_policy\.py:4\]\(http:\/\/127\.0\.0\.1:9\/github\.com\/acme\/app\/-\/blob\/lib\/retry_policy\.py\?L4-4\)/);
+    assert.match(answer.answer, /```python\n/);
+    assert.deepEqual(answer.sources, [{ type: 'Repository', link: `/${SAMPLE_APP_NAME}`, label: SAMPLE_APP_NAME }]);
+    assert.equal(answer.stats.tool_calls, 3, 'rev-parse, grep, one file read');
+    assert.equal(turns[0], 'Searching 1 repository for `retry_with_backoff`, `retry`, `backoff`…');
+    assert.equal(turns[turns.length - 1], 'Writing the answer');
+  });
+
+  it('uses the earlier question\'s terms when a follow-up names nothing', async function () {
+    const answer = await answerer().answer({
+      question: 'And why is that?',
+      earlierQuestions: ['Where is `startServer` defined?'],
+      signal: new AbortController().signal,
+      report: async () => undefined,
+    });
+    assert.match(answer.answer, /src\/server\.ts/);
+  });
+
+  it('says honestly that it found nothing to search when the question has no terms', async function () {
+    const answer = await answerer().answer({
+      question: 'What is it?',
+      earlierQuestions: [],
+      signal: new AbortController().signal,
+      report: async () => undefined,
+    });
+    assert.match(answer.answer, /could not find anything to search for/);
+    assert.deepEqual(answer.suggestedFollowups, []);
+    assert.equal(answer.stats.tool_calls, 0);
+  });
+
+  it('notes a repository without commits instead of failing', async function () {
+    const empty = await createTestRepo({ name: 'empty', commits: [] });
+    try {
+      const both = await discoverRepositories([sample.dir, empty.dir]);
+      const answer = await new Answerer({ repositories: both, instanceUrl: 'http://x', paceMs: 0 }).answer({
+        question: 'Where is `parseConfig` defined?',
+        earlierQuestions: [],
+        signal: new AbortController().signal,
+        report: async () => undefined,
+      });
+      assert.match(answer.answer, /Note: empty has no commits yet, so it was not searched\./);
+      assert.match(answer.answer, /src\/config\.ts/);
+    } finally {
+      await empty.remove();
+    }
+  });
+
+  it('stops at once when cancelled mid-way, reporting nothing more', async function () {
+    const controller = new AbortController();
+    const turns: string[] = [];
+    const running = answerer(200).answer({
+      question: 'Where is `parseConfig` defined?',
+      earlierQuestions: [],
+      signal: controller.signal,
+      report: async (reasoning) => {
+        turns.push(reasoning);
+        controller.abort();
+      },
+    });
+    await assert.rejects(running, (error: unknown) => error instanceof Error && error.name === 'AbortError');
+    assert.equal(turns.length, 1);
+  });
+});

@@ -1,0 +1,132 @@
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { readdir } from 'node:fs/promises';
+import * as path from 'node:path';
+import { API_PATH, type WireConversation } from '../../../src/api/wire';
+import { DEFAULT_DATA_DIR, parseArgs } from '../../../src/engine/cliArgs';
+import { CLIENT_HEADER, waitFor } from '../../support/engineHarness';
+import { createSampleAppRepo, createTempDir, removeDir, type TestRepo } from '../../support/gitRepos';
+
+describe('engine CLI arguments', function () {
+  it('asks for help with --help or -h, wherever it appears', function () {
+    assert.deepEqual(parseArgs(['--help']), { kind: 'help' });
+    assert.deepEqual(parseArgs(['--repo', '.', '-h']), { kind: 'help' });
+  });
+
+  it('uses defaults when given nothing', function () {
+    assert.deepEqual(parseArgs([]), {
+      kind: 'run',
+      config: { repos: [], port: 0, tokens: [], dataDir: DEFAULT_DATA_DIR, sharing: true },
+    });
+  });
+
+  it('reads every option, repeatable ones repeated, in both "--flag value" and "--flag=value" forms', function () {
+    const command = parseArgs(['--repo', 'a', '--repo=b', '--port', '3370', '--token', 't1', '--token=t2', '--data', 'd', '--pace=5', '--no-sharing']);
+    assert.deepEqual(command, {
+      kind: 'run',
+      config: { repos: ['a', 'b'], port: 3370, tokens: ['t1', 't2'], dataDir: 'd', paceMs: 5, sharing: false },
+    });
+  });
+
+  it('reports unknown options, stray arguments and missing or bad values as errors', function () {
+    const cases: Array<[string[], RegExp]> = [
+      [['--bogus'], /^Unknown option --bogus\.$/],
+      [['extra'], /^Unexpected argument "extra"\.$/],
+      [['--repo'], /^--repo needs a value\.$/],
+      [['--repo', '--port', '1'], /^--repo needs a value\.$/],
+      [['--data='], /^--data needs a non-empty value\.$/],
+      [['--port', '70000'], /--port must be a whole number from 0 to 65535/],
+      [['--port', 'http'], /--port must be a whole number/],
+      [['--pace', '-1'], /^--pace needs a value\.$/],
+      [['--pace', '1.5'], /--pace must be a whole number of milliseconds/],
+      [['--token', 'a', '--token', 'a'], /given twice/],
+      [['--token', 'has space'], /must not contain spaces/],
+    ];
+    for (const [argv, message] of cases) {
+      const command = parseArgs(argv);
+      assert.equal(command.kind, 'error', argv.join(' '));
+      assert.match(command.kind === 'error' ? command.message : '', message, argv.join(' '));
+    }
+  });
+});
+
+describe('engine CLI process', function () {
+  const cli = path.resolve(__dirname, '../../../src/engine/cli.ts');
+  // Resolved here so the CLI can run from any working directory.
+  const tsxRegister = require.resolve('tsx/cjs');
+  let repo: TestRepo;
+  let dataRoot: string;
+  before(async function () {
+    repo = await createSampleAppRepo();
+    dataRoot = await createTempDir('dse-cli-');
+  });
+  after(async function () {
+    await repo?.remove();
+    await removeDir(dataRoot);
+  });
+
+  interface Exit {
+    code: number | null;
+    stdout: string;
+    stderr: string;
+  }
+
+  function start(args: string[], cwd = process.cwd()): { child: ChildProcessWithoutNullStreams; output: { stdout: string; stderr: string }; exit: Promise<Exit> } {
+    const child = spawn(process.execPath, ['--require', tsxRegister, cli, ...args], { cwd, env: { ...process.env, NODE_OPTIONS: '' } });
+    const output = { stdout: '', stderr: '' };
+    child.stdout.on('data', (chunk: Buffer) => (output.stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (output.stderr += chunk.toString()));
+    const exit = new Promise<Exit>((resolve) => child.on('close', (code) => resolve({ code, ...output })));
+    return { child, output, exit };
+  }
+
+  it('prints usage and exits 0 for --help', async function () {
+    const { exit } = start(['--help']);
+    const result = await exit;
+    assert.equal(result.code, 0);
+    assert.match(result.stdout, /^Usage: deep-search-engine/);
+  });
+
+  it('prints the problem and usage on stderr and exits 2 for a bad flag', async function () {
+    const { exit } = start(['--port', 'nope']);
+    const result = await exit;
+    assert.equal(result.code, 2);
+    assert.match(result.stderr, /--port must be a whole number/);
+    assert.match(result.stderr, /Usage: deep-search-engine/);
+    assert.equal(result.stdout, '');
+  });
+
+  it('exits 2 when no --repo is given outside a git repository', async function () {
+    const { exit } = start(['--data', path.join(dataRoot, 'unused')], dataRoot);
+    const result = await exit;
+    assert.equal(result.code, 2);
+    assert.match(result.stderr, /No --repo given and .* is not a git repository/);
+  });
+
+  it('serves the repository, prints the URL and a generated token, and stops cleanly on SIGINT', async function () {
+    const dataDir = path.join(dataRoot, 'data');
+    const { child, output, exit } = start(['--repo', repo.dir, '--data', dataDir, '--pace', '0']);
+    const printed = await waitFor(
+      async () => output.stdout,
+      (stdout) => /Access token \(generated for this run\): dse_[0-9a-f]{32}\n/.test(stdout) || child.exitCode !== null,
+      { description: 'the CLI to print its token', timeoutMs: 15_000 },
+    );
+    const url = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(printed)?.[1];
+    const token = /(dse_[0-9a-f]{32})/.exec(printed)?.[1];
+    assert.ok(url && token, printed + output.stderr);
+    assert.match(printed, /Repositories: github\.com\/acme\/app/);
+
+    const headers = { Authorization: `token ${token}`, 'X-Requested-With': CLIENT_HEADER, 'Content-Type': 'application/json' };
+    const created = await fetch(`${url}${API_PATH}/`, { method: 'POST', headers, body: JSON.stringify({ question: 'Where is `parseConfig` defined?' }) });
+    assert.equal(created.status, 200);
+    const conversation = (await created.json()) as WireConversation;
+    assert.equal((await fetch(`${url}${API_PATH}/`, { headers: { 'X-Requested-With': CLIENT_HEADER } })).status, 401);
+
+    child.kill('SIGINT');
+    const result = await exit;
+    assert.equal(result.code, 0, result.stderr);
+    assert.match(result.stderr, /Received SIGINT: stopping/);
+    assert.ok(!result.stderr.includes(token), 'the token is never logged');
+    assert.ok((await readdir(path.join(dataDir, 'conversations'))).includes(`${conversation.id}.json`), 'the conversation was stored');
+  });
+});
