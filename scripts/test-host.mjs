@@ -3,7 +3,9 @@
 // payload and exits with the tests' exit code. Usage: node scripts/test-host.mjs [--grep <text>]
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
+import { format } from 'node:util';
 import * as esbuild from 'esbuild';
 import { chromium } from 'playwright-core';
 import { chromiumArgs, freePort, newRunFolder, root, startVSCodeServer } from './vscodeServer.mjs';
@@ -16,9 +18,9 @@ run(spawnSync(process.execPath, [join(root, 'esbuild.mjs')], { cwd: root, stdio:
 
 const outDir = join(root, 'out', 'host');
 await esbuild.build({
-  entryPoints: [join(root, 'test', 'host', 'index.ts')],
+  entryPoints: { index: join(root, 'test', 'host', 'index.ts'), fixtures: join(root, 'test', 'host', 'fixtures.ts') },
   bundle: true,
-  outfile: join(outDir, 'index.js'),
+  outdir: outDir,
   platform: 'node',
   format: 'cjs',
   target: 'node20',
@@ -26,11 +28,15 @@ await esbuild.build({
   external: ['vscode', 'mocha'],
   logLevel: 'warning',
 });
+const fixtures = createRequire(import.meta.url)(join(outDir, 'fixtures.js'));
 
 const runDir = newRunFolder('host');
 const workspace = join(runDir, 'workspace');
 mkdirSync(workspace, { recursive: true });
-writeFileSync(join(runDir, 'test-options.json'), JSON.stringify({ grep, runDir, workspace }));
+await fixtures.prepareWorkspace(workspace);
+// The engines run here, outside VS Code, so that they outlive the window reload under test.
+const { engines, options } = await fixtures.startHostTestEngines(runDir, workspace);
+writeFileSync(join(runDir, 'test-options.json'), JSON.stringify({ ...options, grep }));
 
 const port = await freePort();
 const server = await startVSCodeServer({
@@ -51,7 +57,13 @@ try {
   ]);
   let finish;
   const finished = new Promise((resolve) => (finish = resolve));
-  await page.exposeFunction('codeAutomationLog', (_type, args) => console.log(...(args ?? [])));
+  // VS Code forwards the extension host's console and its own messages here: print the test
+  // reporter's lines, not the workbench's chatter (it stays in the run folder's logs).
+  const workbenchChatter = /^(\[|Resolving connection|Resolved connection|Creating a socket|Updating additional)/;
+  await page.exposeFunction('codeAutomationLog', (type, args) => {
+    const line = format(...(args ?? []));
+    if (type === 'info' && !workbenchChatter.test(line)) console.log(line);
+  });
   await page.exposeFunction('codeAutomationExit', (code) => finish(code));
   await page.goto(`${server.url}/?folder=${encodeURIComponent(workspace)}&payload=${encodeURIComponent(payload)}`);
   const timeout = new Promise((resolve) => setTimeout(() => resolve('timeout'), 20 * 60_000));
@@ -62,6 +74,7 @@ try {
 } finally {
   await browser.close();
   server.stop();
+  await Promise.all(engines.map((engine) => engine.close()));
 }
 console.log(`Host tests ${exitCode === 0 ? 'passed' : 'FAILED'}; server log and screenshot in ${runDir}`);
 process.exit(exitCode);

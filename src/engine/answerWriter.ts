@@ -13,7 +13,6 @@ export interface ReadExcerpt {
 }
 
 export interface Findings {
-  question: string;
   terms: string[];
   searched: ServedRepository[];
   excerpts: ReadExcerpt[];

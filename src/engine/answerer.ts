@@ -103,7 +103,6 @@ class AnswerRun {
   async investigate(): Promise<Findings> {
     const repositories = [...this.options.repositories];
     const findings: Findings = {
-      question: this.request.question,
       terms: this.searchTerms(),
       searched: repositories,
       excerpts: [],

@@ -75,7 +75,12 @@ export class ConversationService {
     };
     this.records.set(id, record);
     const reply = this.render(record, user.id);
-    await Promise.all([this.options.storage.saveCounters(this.options.counters), this.options.storage.save(record)]);
+    try {
+      await Promise.all([this.options.storage.saveCounters(this.options.counters), this.options.storage.save(record)]);
+    } catch (error) {
+      this.records.delete(id); // not durable, so not acknowledged: it must not linger half-created
+      throw error;
+    }
     this.startRun(record, question, false);
     return reply;
   }
@@ -116,7 +121,12 @@ export class ConversationService {
     record.questions.push(question);
     record.updated_at = now;
     const reply = this.options.variant.followupReturns === 'conversation' ? this.render(record, user.id) : structuredClone(question);
-    await Promise.all([this.options.storage.saveCounters(this.options.counters), this.options.storage.save(record)]);
+    try {
+      await Promise.all([this.options.storage.saveCounters(this.options.counters), this.options.storage.save(record)]);
+    } catch (error) {
+      record.questions = record.questions.filter((candidate) => candidate !== question);
+      throw error;
+    }
     this.startRun(record, question, false);
     return reply;
   }

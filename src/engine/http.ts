@@ -44,20 +44,32 @@ export function noContentReply(): Reply {
   return { status: 204 };
 }
 
-/** Reads the whole request body; throws 413 past `MAX_BODY_BYTES`. */
-export async function readBody(request: IncomingMessage): Promise<string> {
-  const chunks: Buffer[] = [];
-  let received = 0;
-  for await (const chunk of request as AsyncIterable<Buffer>) {
-    received += chunk.length;
-    if (received <= MAX_BODY_BYTES) chunks.push(chunk);
-    else if (received > MAX_DRAINED_BYTES) break;
-  }
-  if (received > MAX_BODY_BYTES) {
-    const closeAfter: Record<string, string> = received > MAX_DRAINED_BYTES ? { Connection: 'close' } : {};
-    throw new HttpError(413, `The request body is larger than the limit of ${MAX_BODY_BYTES} bytes.`, closeAfter);
-  }
-  return Buffer.concat(chunks).toString('utf8');
+/** Reads the whole request body; rejects with 413 past `MAX_BODY_BYTES`. */
+export function readBody(request: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let received = 0;
+    const tooLarge = (headers: Record<string, string>): HttpError =>
+      new HttpError(413, `The request body is larger than the limit of ${MAX_BODY_BYTES} bytes.`, headers);
+    const onData = (chunk: Buffer): void => {
+      received += chunk.length;
+      if (received <= MAX_BODY_BYTES) {
+        chunks.push(chunk);
+      } else if (received > MAX_DRAINED_BYTES) {
+        // Stop listening but leave the stream alone: destroying it would lose the 413 reply too.
+        request.off('data', onData);
+        request.off('end', onEnd);
+        reject(tooLarge({ Connection: 'close' }));
+      }
+    };
+    const onEnd = (): void => {
+      if (received > MAX_BODY_BYTES) reject(tooLarge({}));
+      else resolve(Buffer.concat(chunks).toString('utf8'));
+    };
+    request.on('data', onData);
+    request.on('end', onEnd);
+    request.once('error', reject);
+  });
 }
 
 /** Parses a JSON object body; every way it can be wrong gets a 400 that says how to fix it. */

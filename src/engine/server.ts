@@ -79,6 +79,8 @@ export async function startEngine(options: EngineOptions): Promise<RunningEngine
         },
       );
     }
+    // The share page: with sharing on, the read token in the link is the credential (browsers send
+    // no token header); with sharing off, only the owner's Authorization header opens it.
     if (path.startsWith(SHARE_PATH)) {
       if (method !== 'GET') throw new HttpError(405, `${method} is not supported here: use GET.`, { Allow: 'GET' });
       const authorization = request.headers.authorization;

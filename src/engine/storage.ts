@@ -144,7 +144,7 @@ async function syncDirectory(dir: string): Promise<void> {
 async function readRecord(file: string): Promise<ConversationRecord | undefined> {
   try {
     const parsed = JSON.parse(await readFile(file, 'utf8')) as { conversation?: unknown };
-    return isConversationRecord(parsed.conversation) ? parsed.conversation : undefined;
+    return isConversationRecord(parsed.conversation) ? { ...parsed.conversation, starred: parsed.conversation.starred === true } : undefined;
   } catch {
     return undefined;
   }

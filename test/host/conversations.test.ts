@@ -2,11 +2,11 @@ import * as assert from 'node:assert/strict';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { latestQuestion } from '../../src/api/model';
-import { ensureWorkspaceRepo, eventually, signInToTestEngine, testEngine } from './extensionApi';
+import { eventually, hostTestOptions, signInTo } from './extensionApi';
 
 describe('conversations', () => {
   before(async () => {
-    await signInToTestEngine();
+    await signInTo();
   });
 
   afterEach(async () => {
@@ -14,7 +14,7 @@ describe('conversations', () => {
   });
 
   it('asks, shows the question processing in the tree, then the answer in the store and the panel', async () => {
-    const api = await signInToTestEngine();
+    const api = await signInTo();
     const id = await vscode.commands.executeCommand<number>('deepSearch.ask', 'Where is parseConfig defined?');
     assert.equal(typeof id, 'number');
     await api.tree.reload();
@@ -39,8 +39,8 @@ describe('conversations', () => {
   });
 
   it('asks about a selection with its code, path, line range and repository', async () => {
-    const api = await signInToTestEngine();
-    const { dir, name } = await ensureWorkspaceRepo();
+    const api = await signInTo();
+    const { workspace: dir, repoName: name } = hostTestOptions();
     const document = await vscode.workspace.openTextDocument(path.join(dir, 'src', 'config.ts'));
     const editor = await vscode.window.showTextDocument(document);
     editor.selection = new vscode.Selection(10, 0, 14, 1);
@@ -55,7 +55,7 @@ describe('conversations', () => {
   });
 
   it('cancels a running question from the tree', async () => {
-    const api = await signInToTestEngine();
+    const api = await signInTo();
     const id = await vscode.commands.executeCommand<number>('deepSearch.ask', 'How are retries configured across the app and library?');
     await vscode.commands.executeCommand('deepSearch.cancelQuestion', api.tree.nodeFor(id));
     const state = latestQuestion(api.store.get(id)!)?.state;
@@ -64,7 +64,7 @@ describe('conversations', () => {
   });
 
   it('deletes a conversation from the tree after the modal confirmation', async () => {
-    const api = await signInToTestEngine();
+    const api = await signInTo();
     const id = await vscode.commands.executeCommand<number>('deepSearch.ask', 'What does startServer log?');
     const original = vscode.window.showWarningMessage;
     let asked = '';
@@ -86,10 +86,9 @@ describe('conversations', () => {
   });
 
   it('opens a source link on the workspace copy of the repository at the right lines', async () => {
-    const api = await signInToTestEngine();
-    const running = await testEngine();
-    const { dir, name } = await ensureWorkspaceRepo();
-    await api.links.open(`${running.url}/${name}/-/blob/src/config.ts?L13-17`);
+    const api = await signInTo();
+    const { workspace: dir, repoName: name } = hostTestOptions();
+    await api.links.open(`${hostTestOptions().engineUrl}/${name}/-/blob/src/config.ts?L13-17`);
     const editor = await eventually(() => vscode.window.activeTextEditor, 'an editor');
     assert.equal(editor.document.uri.fsPath, path.join(dir, 'src', 'config.ts'));
     assert.equal(editor.selection.start.line, 12);

@@ -1,17 +1,23 @@
 /**
- * Helpers for host tests: the activated extension's API, the workspace's git repository, and the
- * local engine the tests sign in to.
+ * Helpers for host tests: the activated extension's API, what the runner prepared (workspace
+ * repository, engines), and signing in through the real command.
  */
-import { existsSync } from 'node:fs';
-import * as path from 'node:path';
+import { readFileSync } from 'node:fs';
 import * as vscode from 'vscode';
 import type { DeepSearchExtensionApi } from '../../src/extension';
-import { startEngine } from '../../src/engine/server';
-import type { RunningEngine } from '../../src/engine/options';
-import { createTempDir, git, SAMPLE_APP_FILES, SAMPLE_APP_NAME, SAMPLE_APP_ORIGIN } from '../support/gitRepos';
+import type { HostTestOptions } from './fixtures';
 
 export const EXTENSION_ID = 'deepsearch-team.deep-search-vscode';
-export const HOST_TEST_TOKEN = 'dse_host_test_token_0123456789abcdef';
+
+let options: HostTestOptions | undefined;
+
+/** Written by scripts/test-host.mjs; its path comes in DEEP_SEARCH_TEST_OPTIONS. */
+export function hostTestOptions(): HostTestOptions {
+  const file = process.env.DEEP_SEARCH_TEST_OPTIONS;
+  if (!file) throw new Error('DEEP_SEARCH_TEST_OPTIONS is not set: run the host tests with scripts/test-host.mjs');
+  options ??= JSON.parse(readFileSync(file, 'utf8')) as HostTestOptions;
+  return options;
+}
 
 export async function extensionApi(): Promise<DeepSearchExtensionApi> {
   const extension = vscode.extensions.getExtension<DeepSearchExtensionApi>(EXTENSION_ID);
@@ -19,52 +25,12 @@ export async function extensionApi(): Promise<DeepSearchExtensionApi> {
   return extension.activate();
 }
 
-export function workspaceDir(): string {
-  const folder = vscode.workspace.workspaceFolders?.[0];
-  if (!folder) throw new Error('host tests need a workspace folder');
-  return folder.uri.fsPath;
-}
-
-/** Makes the workspace folder a git repository of the sample app (once), named like on an instance. */
-export async function ensureWorkspaceRepo(): Promise<{ dir: string; name: string }> {
-  const dir = workspaceDir();
-  if (!existsSync(path.join(dir, '.git'))) {
-    const { mkdir, writeFile } = await import('node:fs/promises');
-    await git(dir, ['init', '--quiet', '--initial-branch', 'main']);
-    for (const [file, content] of Object.entries(SAMPLE_APP_FILES)) {
-      await mkdir(path.dirname(path.join(dir, file)), { recursive: true });
-      await writeFile(path.join(dir, file), content, 'utf8');
-    }
-    await git(dir, ['add', '--all']);
-    await git(dir, ['commit', '--quiet', '-m', 'Sample app'], {
-      GIT_AUTHOR_NAME: 'Test Author',
-      GIT_AUTHOR_EMAIL: 'author@example.com',
-      GIT_COMMITTER_NAME: 'Test Author',
-      GIT_COMMITTER_EMAIL: 'author@example.com',
-    });
-    await git(dir, ['remote', 'add', 'origin', SAMPLE_APP_ORIGIN]);
-  }
-  return { dir, name: SAMPLE_APP_NAME };
-}
-
-let engine: Promise<RunningEngine> | undefined;
-
-/** One engine for the whole run, serving the workspace repository with the test token. */
-export async function testEngine(): Promise<RunningEngine> {
-  engine ??= (async () => {
-    const { dir } = await ensureWorkspaceRepo();
-    return startEngine({ repos: [dir], users: [{ token: HOST_TEST_TOKEN }], dataDir: await createTempDir('dse-host-data-'), paceMs: 100 });
-  })();
-  return engine;
-}
-
-/** Signs in to the test engine through the real command (which checks the token first). */
-export async function signInToTestEngine(): Promise<DeepSearchExtensionApi> {
+/** Signs in through the real command (which checks the token first) unless already there. */
+export async function signInTo(instanceUrl = hostTestOptions().engineUrl): Promise<DeepSearchExtensionApi> {
   const api = await extensionApi();
-  const running = await testEngine();
-  if (api.session.current?.instanceUrl !== running.url) {
-    const ok = await vscode.commands.executeCommand<boolean>('deepSearch.signIn', { instanceUrl: running.url, token: HOST_TEST_TOKEN });
-    if (!ok) throw new Error('sign-in to the test engine failed');
+  if (api.session.current?.instanceUrl !== instanceUrl) {
+    const ok = await vscode.commands.executeCommand<boolean>('deepSearch.signIn', { instanceUrl, token: hostTestOptions().token });
+    if (!ok) throw new Error(`sign-in to ${instanceUrl} failed`);
   }
   return api;
 }

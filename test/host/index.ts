@@ -1,27 +1,38 @@
 /**
  * Entry of the host tests: VS Code loads this module in its real extension host (see
  * scripts/test-host.mjs) and awaits `run()`. Mocha comes from the project's node_modules.
+ *
+ * The suites run first; when they pass, the reload check leaves a question running and reloads
+ * the window. VS Code then loads this module again in the new extension host, which runs only the
+ * second half of the reload check and reports the result.
  */
-import { readFileSync } from 'node:fs';
 import Mocha from 'mocha';
+import { hostTestOptions } from './extensionApi';
+import { defineReloadSuite, isAfterReload } from './reload.test';
 
-interface HostTestOptions {
-  grep?: string;
-}
-
-export function run(): Promise<void> {
-  const optionsFile = process.env.DEEP_SEARCH_TEST_OPTIONS;
-  const options: HostTestOptions = optionsFile ? JSON.parse(readFileSync(optionsFile, 'utf8')) : {};
+function runSuites(load: () => void): Promise<void> {
   const mocha = new Mocha({ ui: 'bdd', timeout: 60_000, color: false, forbidOnly: true, reporter: 'spec' });
-  if (options.grep) mocha.grep(options.grep);
-  // Suites register themselves when required, so mocha's globals must exist first.
+  const { grep } = hostTestOptions();
+  if (grep) mocha.grep(grep);
+  // Suites register themselves when loaded, so mocha's globals must exist first.
   mocha.suite.emit('pre-require', globalThis, 'host-tests', mocha);
-  /* eslint-disable @typescript-eslint/no-require-imports */
-  require('./contributions.test');
-  require('./signIn.test');
-  require('./conversations.test');
-  /* eslint-enable @typescript-eslint/no-require-imports */
+  load();
   return new Promise((resolve, reject) => {
     mocha.run((failures) => (failures > 0 ? reject(new Error(`${failures} host test(s) failed`)) : resolve()));
   });
+}
+
+export async function run(): Promise<void> {
+  if (isAfterReload()) {
+    await runSuites(defineReloadSuite);
+    return;
+  }
+  await runSuites(() => {
+    /* eslint-disable @typescript-eslint/no-require-imports -- evaluated after mocha's globals exist */
+    require('./contributions.test');
+    require('./signIn.test');
+    require('./conversations.test');
+    /* eslint-enable @typescript-eslint/no-require-imports */
+  });
+  if (!hostTestOptions().grep) await runSuites(defineReloadSuite);
 }

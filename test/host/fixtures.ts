@@ -1,0 +1,47 @@
+/**
+ * Runs in the host-test runner (scripts/test-host.mjs), outside VS Code: makes the workspace a real
+ * git repository of the sample app and starts the engines the host tests talk to. They live outside
+ * the extension host so that they survive a window reload.
+ */
+import { mkdir, writeFile } from 'node:fs/promises';
+import * as path from 'node:path';
+import { startEngine } from '../../src/engine/server';
+import type { RunningEngine } from '../../src/engine/options';
+import { git, SAMPLE_APP_FILES, SAMPLE_APP_NAME, SAMPLE_APP_ORIGIN } from '../support/gitRepos';
+
+export const HOST_TEST_TOKEN = 'dse_host_test_token_0123456789abcdef';
+
+export interface HostTestOptions {
+  grep?: string;
+  runDir: string;
+  workspace: string;
+  repoName: string;
+  token: string;
+  /** Answers in a second or two. */
+  engineUrl: string;
+  /** Answers slowly enough for a question to outlive a window reload. */
+  slowEngineUrl: string;
+}
+
+export async function prepareWorkspace(dir: string): Promise<void> {
+  await git(dir, ['init', '--quiet', '--initial-branch', 'main']);
+  for (const [file, content] of Object.entries(SAMPLE_APP_FILES)) {
+    await mkdir(path.dirname(path.join(dir, file)), { recursive: true });
+    await writeFile(path.join(dir, file), content, 'utf8');
+  }
+  await git(dir, ['add', '--all']);
+  const author = { GIT_AUTHOR_NAME: 'Test Author', GIT_AUTHOR_EMAIL: 'author@example.com' };
+  await git(dir, ['commit', '--quiet', '-m', 'Sample app'], { ...author, GIT_COMMITTER_NAME: 'Test Author', GIT_COMMITTER_EMAIL: 'author@example.com' });
+  await git(dir, ['remote', 'add', 'origin', SAMPLE_APP_ORIGIN]);
+}
+
+export async function startHostTestEngines(runDir: string, workspace: string): Promise<{ engines: RunningEngine[]; options: Omit<HostTestOptions, 'grep'> }> {
+  const start = (name: string, paceMs: number) =>
+    startEngine({ repos: [workspace], users: [{ token: HOST_TEST_TOKEN }], dataDir: path.join(runDir, name), paceMs });
+  const fast = await start('engine-data', 100);
+  const slow = await start('slow-engine-data', 2500);
+  return {
+    engines: [fast, slow],
+    options: { runDir, workspace, repoName: SAMPLE_APP_NAME, token: HOST_TEST_TOKEN, engineUrl: fast.url, slowEngineUrl: slow.url },
+  };
+}

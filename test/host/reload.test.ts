@@ -1,0 +1,64 @@
+/**
+ * A window reload ends this extension host, so the reload check runs in two phases: before the
+ * reload (this file, `phase: 'before'`) and in the new extension host afterwards (`'after'`).
+ */
+import * as assert from 'node:assert/strict';
+import { existsSync, writeFileSync, readFileSync } from 'node:fs';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import { latestQuestion } from '../../src/api/model';
+import { eventually, hostTestOptions, signInTo } from './extensionApi';
+
+interface ReloadMarker {
+  conversationId: number;
+}
+
+export function reloadMarkerFile(): string {
+  return path.join(hostTestOptions().runDir, 'reload-marker.json');
+}
+
+export function isAfterReload(): boolean {
+  return existsSync(reloadMarkerFile());
+}
+
+export function defineReloadSuite(): void {
+  if (!isAfterReload()) {
+    describe('window reload (before)', () => {
+      it('leaves a question running in an open panel, then reloads the window', async function () {
+        this.timeout(120_000);
+        const api = await signInTo(hostTestOptions().slowEngineUrl);
+        const id = await vscode.commands.executeCommand<number>('deepSearch.ask', 'How does loadConfig read the settings file?');
+        await eventually(() => api.panels.shownConversation(id), 'the panel to be ready');
+        assert.equal(latestQuestion(api.store.get(id)!)?.state, 'processing');
+        const marker: ReloadMarker = { conversationId: id };
+        writeFileSync(reloadMarkerFile(), JSON.stringify(marker));
+        await vscode.commands.executeCommand('workbench.action.reloadWindow');
+        // The reload ends this extension host; the suite below runs in the next one.
+        await new Promise(() => undefined);
+      });
+    });
+    return;
+  }
+  describe('window reload (after)', () => {
+    const { conversationId } = JSON.parse(readFileSync(reloadMarkerFile(), 'utf8')) as ReloadMarker;
+
+    it('restores the panel of the conversation', async () => {
+      const api = await signInTo(hostTestOptions().slowEngineUrl);
+      await eventually(() => (api.panels.openIds.includes(conversationId) ? true : undefined), 'the panel to be restored');
+    });
+
+    it('resumes polling the running question until it completes, with nobody asking', async () => {
+      const api = await signInTo(hostTestOptions().slowEngineUrl);
+      const finished = await eventually(() => {
+        const conversation = api.store.get(conversationId);
+        return conversation && latestQuestion(conversation)?.state === 'completed' ? conversation : undefined;
+      }, 'the restored question to complete', 90_000);
+      assert.ok(latestQuestion(finished)?.answer);
+      const shown = await eventually(() => {
+        const sent = api.panels.shownConversation(conversationId);
+        return sent && latestQuestion(sent)?.state === 'completed' ? sent : undefined;
+      }, 'the restored panel to show the answer');
+      assert.equal(latestQuestion(shown)?.answer, latestQuestion(finished)?.answer);
+    });
+  });
+}
