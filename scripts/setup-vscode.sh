@@ -11,12 +11,12 @@ CODE_SERVER_VERSION=4.139.1
 NODE24_VERSION=24.21.0
 mkdir -p "$DIR"; cd "$DIR"
 
-if ! command -v chromium >/dev/null || [ ! -e /usr/include/gssapi/gssapi.h ]; then
-  echo "Installing Debian packages: chromium libkrb5-dev"
+if ! command -v chromium >/dev/null || ! command -v openssl >/dev/null || [ ! -e /usr/include/gssapi/gssapi.h ]; then
+  echo "Installing Debian packages: chromium libkrb5-dev openssl"
   SUDO=; [ "$(id -u)" = 0 ] || SUDO=sudo
   export DEBIAN_FRONTEND=noninteractive
   $SUDO apt-get update >/dev/null
-  $SUDO apt-get install -y --no-install-recommends chromium libkrb5-dev >/dev/null
+  $SUDO apt-get install -y --no-install-recommends chromium libkrb5-dev openssl >/dev/null
 fi
 
 [ -f package.json ] || echo '{"name":"deep-search-vscode-test","private":true}' > package.json

@@ -1,20 +1,84 @@
-// `npm start`: builds the engine and serves this repository (a real git repository) on loopback,
-// so a newcomer can ask questions about the project's own code. Pass `-- --repo <dir>` to serve others.
-//   npm start [-- --repo <dir> …] [-- --pace <ms>]
-import { spawn, spawnSync } from 'node:child_process';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+// `npm start`, the main job: builds the extension, installs a real VS Code if it is not there yet
+// (code-server, cached in .vscode-test/), starts the local engine on this repository (a real git
+// repository, so you can ask about the project's own code), installs the extension into that VS
+// Code already pointed at the engine, and prints the URL to open.
+//   npm start [-- --port <n>] [-- --repo <dir> …] [-- --pace <ms>]
+import { randomBytes } from 'node:crypto';
+import { spawnSync } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join, resolve } from 'node:path';
+import { installExtensionUnpacked, root, startVSCodeServer, vscodeTestDir, writeUserSettings } from './vscodeServer.mjs';
 
-const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const extra = process.argv.slice(2);
+const args = process.argv.slice(2);
+const option = (name) => args.flatMap((arg, index) => (arg === name ? [args[index + 1]] : [])).filter(Boolean);
+const port = Number(option('--port')[0] ?? process.env.PORT ?? 8123);
+const repos = option('--repo').map((dir) => resolve(dir));
+if (repos.length === 0) repos.push(root);
+const paceMs = Number(option('--pace')[0] ?? 400);
 
-const build = spawnSync(process.execPath, [join(root, 'esbuild.mjs'), '--only', 'engine'], { cwd: root, stdio: 'inherit' });
-if (build.status !== 0) process.exit(build.status ?? 1);
+step('Building', () => spawnSync(process.execPath, [join(root, 'esbuild.mjs')], { cwd: root, stdio: 'inherit' }));
+step('Setting up VS Code', () => spawnSync('bash', [join(root, 'scripts', 'setup-vscode.sh')], { stdio: 'inherit' }));
 
-const args = [join(root, 'dist', 'engine.js'), '--data', join(root, '.engine-data'), '--pace', '400'];
-if (!extra.includes('--repo')) args.push('--repo', root);
-args.push(...extra);
+const { startEngine } = createRequire(import.meta.url)(join(root, 'dist', 'engineServer.js'));
+const token = `dse_${randomBytes(16).toString('hex')}`;
+const engine = await startEngine({
+  repos,
+  users: [{ token }],
+  dataDir: join(root, '.engine-data'),
+  paceMs,
+  log: (line) => console.log(`[engine] ${line}`),
+});
 
-const engine = spawn(process.execPath, args, { cwd: root, stdio: 'inherit' });
-for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => engine.kill(signal));
-engine.on('exit', (code) => process.exit(code ?? 0));
+const runDir = join(vscodeTestDir, 'start');
+const extensionsDir = join(runDir, 'extensions');
+mkdirSync(extensionsDir, { recursive: true });
+await installExtensionUnpacked(extensionsDir);
+await writeUserSettings(runDir, {
+  'deepSearch.instanceUrl': engine.url,
+  'workbench.startupEditor': 'none',
+  'workbench.secondarySideBar.defaultVisibility': 'hidden',
+  'security.workspace.trust.enabled': false,
+});
+const server = await startVSCodeServer({
+  runDir,
+  port,
+  extensionsDir,
+  // Handed to this VS Code only; the extension moves the token into SecretStorage.
+  env: { DEEP_SEARCH_LAUNCH_INSTANCE_URL: engine.url, DEEP_SEARCH_LAUNCH_TOKEN: token },
+});
+
+console.log(`
+Deep Search is ready.
+
+  Open VS Code:   ${server.url}/?folder=${encodeURIComponent(repos[0])}
+  Engine:         ${engine.url} serving ${engine.repoNames.join(', ')}
+
+In VS Code, open the Deep Search view in the activity bar (or press F1 and run
+"Deep Search: Ask Deep Search") and ask, for example: "How does the poller back off after errors?"
+Press Ctrl+C here to stop.`);
+
+let stopping = false;
+const stop = async () => {
+  if (stopping) process.exit(1);
+  stopping = true;
+  server.stop();
+  await engine.close();
+  process.exit(0);
+};
+process.on('SIGINT', stop);
+process.on('SIGTERM', stop);
+server.child.on('exit', (code) => {
+  if (stopping) return;
+  console.error(`VS Code (code-server) stopped unexpectedly (exit ${code}); see ${join(runDir, 'server.log')}`);
+  void engine.close().then(() => process.exit(1));
+});
+
+function step(what, run) {
+  console.log(`--- ${what}`);
+  const result = run();
+  if (result.status !== 0) {
+    console.error(`${what} failed.`);
+    process.exit(result.status ?? 1);
+  }
+}

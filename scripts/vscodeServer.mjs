@@ -82,3 +82,24 @@ export async function freePort() {
     server.on('error', reject);
   });
 }
+
+/** Installs the built extension, unpacked, the way VS Code lays out an installed one. */
+export async function installExtensionUnpacked(extensionsDir) {
+  const { cpSync, readFileSync, rmSync } = await import('node:fs');
+  const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+  const target = join(extensionsDir, `${manifest.publisher}.${manifest.name}-${manifest.version}`);
+  rmSync(target, { recursive: true, force: true });
+  mkdirSync(target, { recursive: true });
+  for (const entry of ['package.json', 'package.nls.json', 'README.md', 'CHANGELOG.md', 'media', 'dist']) {
+    cpSync(join(root, entry), join(target, entry), { recursive: true, filter: (source) => !source.endsWith('.map') });
+  }
+  return target;
+}
+
+/** Writes the user settings of a VS Code run (`<runDir>/user-data/User/settings.json`). */
+export async function writeUserSettings(runDir, settings) {
+  const { writeFileSync } = await import('node:fs');
+  const dir = join(runDir, 'user-data', 'User');
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, 'settings.json'), JSON.stringify(settings, null, 2));
+}

@@ -24,6 +24,8 @@ export interface DeepSearchExtensionApi {
 }
 
 export function activate(context: vscode.ExtensionContext): DeepSearchExtensionApi {
+  // Messages only: the client's errors never carry the token, and nothing else is logged.
+  const log = vscode.window.createOutputChannel(vscode.l10n.t('Deep Search'), { log: true });
   const localEngine = new LocalEngineLauncher(context);
   const session = new Session(context, localEngine);
   const runningKey = () => {
@@ -32,6 +34,7 @@ export function activate(context: vscode.ExtensionContext): DeepSearchExtensionA
   };
   const store = new ConversationStore({
     ...pollSettings(),
+    onPollError: (id, error) => log.warn(`Refreshing conversation ${id} failed: ${error instanceof Error ? error.message : String(error)}`),
     memento: {
       load: () => {
         const key = runningKey();
@@ -55,6 +58,7 @@ export function activate(context: vscode.ExtensionContext): DeepSearchExtensionA
   });
 
   context.subscriptions.push(
+    log,
     localEngine,
     session,
     { dispose: () => store.dispose() },

@@ -47,6 +47,8 @@ export class ConversationStore {
   private listLoaded = false;
   private starredOnlyFilter = false;
   private readonly watched = new Set<number>();
+  /** Other users' conversations opened by read token: only the token reaches them (GET by id is a 404). */
+  private readonly sharedReadTokens = new Map<number, string>();
   private readonly changeListeners = new Set<Listener<StoreChange>>();
   private readonly finishListeners = new Set<Listener<Conversation>>();
   private readonly poller: ConversationPoller;
@@ -79,6 +81,7 @@ export class ConversationStore {
     this.generation++;
     for (const id of this.poller.trackedIds) this.poller.untrack(id);
     this.conversations.clear();
+    this.sharedReadTokens.clear();
     this.listedIds = [];
     this.cursor = undefined;
     this.listLoaded = false;
@@ -197,13 +200,14 @@ export class ConversationStore {
 
   /** Fetches the current state from the server and publishes it. */
   async fetch(id: number): Promise<Conversation> {
-    const conversation = await this.requireClient().getConversation(id);
+    const conversation = await this.getFromServer(id);
     this.put(conversation, false);
     return conversation;
   }
 
   async openShared(readToken: string): Promise<Conversation> {
     const conversation = await this.requireClient().getConversationByReadToken(readToken);
+    if (conversation.isOwner !== true) this.sharedReadTokens.set(conversation.id, readToken);
     this.put(conversation, false);
     return conversation;
   }
@@ -229,8 +233,8 @@ export class ConversationStore {
   private async refresh(id: number): Promise<boolean> {
     const generation = this.generation;
     try {
-      const conversation = await this.requireClient().getConversation(id);
-      if (generation === this.generation) this.put(conversation, false);
+      const conversation = await this.getFromServer(id);
+      if (generation === this.generation) this.put(conversation, false, true);
       return generation === this.generation;
     } catch (error) {
       if (isDeepSearchError(error) && error.kind === 'notFound') {
@@ -241,27 +245,44 @@ export class ConversationStore {
     }
   }
 
+  private getFromServer(id: number): Promise<Conversation> {
+    const readToken = this.sharedReadTokens.get(id);
+    const client = this.requireClient();
+    return readToken ? client.getConversationByReadToken(readToken) : client.getConversation(id);
+  }
+
   private acceptPage(conversations: Conversation[], nextCursor: string | undefined): void {
     const changed: number[] = [];
+    const finished: number[] = [];
     for (const conversation of conversations) {
+      const before = this.conversations.get(conversation.id);
       if (!this.listedIds.includes(conversation.id)) this.listedIds.push(conversation.id);
       if (this.merge(conversation)) changed.push(conversation.id);
       if (isUnfinished(conversation)) this.poller.track(conversation.id);
+      else if (before && isUnfinished(before)) {
+        // The list is the first to show it finished: stop polling and tell, as a poll would have.
+        this.poller.untrack(conversation.id);
+        finished.push(conversation.id);
+      }
     }
     this.cursor = nextCursor;
     this.listLoaded = true;
     this.saveRunning();
     this.emit({ changed, removed: [], listChanged: true });
+    for (const id of finished) this.finishListeners.forEach((listener) => listener(this.conversations.get(id)!));
   }
 
-  private put(conversation: Conversation, startedHere: boolean): void {
+  private put(conversation: Conversation, startedHere: boolean, fromPoll = false): void {
     const before = this.conversations.get(conversation.id);
     const wasRunning = before ? isUnfinished(before) : startedHere;
     const changed = this.merge(conversation);
     const running = isUnfinished(conversation);
-    if (running) this.poller.track(conversation.id, { refreshNow: startedHere });
-    else this.poller.untrack(conversation.id);
-    if (!this.listedIds.includes(conversation.id) && this.listLoaded && conversation.isOwner !== false) {
+    // The poll's own result must not ask for another refresh at once (that polls back to back);
+    // only re-track when someone untracked it while the poll was under way.
+    if (!running) this.poller.untrack(conversation.id);
+    else if (!fromPoll || !this.poller.isTracking(conversation.id)) this.poller.track(conversation.id, { refreshNow: startedHere });
+    const shared = conversation.isOwner === false || this.sharedReadTokens.has(conversation.id);
+    if (!this.listedIds.includes(conversation.id) && this.listLoaded && !shared) {
       this.listedIds.unshift(conversation.id);
     }
     this.saveRunning();
@@ -283,6 +304,7 @@ export class ConversationStore {
 
   private forget(id: number): void {
     this.poller.untrack(id);
+    this.sharedReadTokens.delete(id);
     const existed = this.conversations.delete(id);
     const wasListed = this.listedIds.includes(id);
     this.listedIds = this.listedIds.filter((listed) => listed !== id);

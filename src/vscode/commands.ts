@@ -260,6 +260,7 @@ async function conversationId(
 
 /** Offers to sign in (or use the local engine) when nobody is signed in. */
 async function ensureSignedIn(deps: CommandDependencies): Promise<boolean> {
+  await deps.session.whenRestored();
   if (deps.session.current) return true;
   const signInLabel = vscode.l10n.t('Sign In');
   const local = vscode.l10n.t('Use Local Engine');

@@ -24,9 +24,13 @@ export interface Connection {
 const MODE_KEY = 'deepSearch.connectionKind';
 const LOCAL_TOKEN_KEY = 'deepSearch.localEngine.token';
 const tokenKey = (instanceUrl: string) => `deepSearch.token:${instanceUrl}`;
+/** Set by `npm start` for the VS Code it launches (see README). */
+export const LAUNCH_URL_VARIABLE = 'DEEP_SEARCH_LAUNCH_INSTANCE_URL';
+export const LAUNCH_TOKEN_VARIABLE = 'DEEP_SEARCH_LAUNCH_TOKEN';
 
 export class Session implements vscode.Disposable {
   private connection: Connection | undefined;
+  private restoring: Promise<void> = Promise.resolve();
   private readonly changeEmitter = new vscode.EventEmitter<Connection | undefined>();
   /** Fires after every sign-in, sign-out, switch or client rebuild. */
   readonly onDidChange = this.changeEmitter.event;
@@ -41,9 +45,20 @@ export class Session implements vscode.Disposable {
   }
 
   /** On activation: reconnects to whatever the user last chose, without asking anything. */
-  async restore(): Promise<void> {
+  restore(): Promise<void> {
+    this.restoring = this.reconnectLastChoice();
+    return this.restoring;
+  }
+
+  /** Settles once `restore()` has, so a command run at activation sees the restored connection. */
+  whenRestored(): Promise<void> {
+    return this.restoring;
+  }
+
+  private async reconnectLastChoice(): Promise<void> {
     const kind = this.context.globalState.get<ConnectionKind>(MODE_KEY);
     try {
+      if (await this.adoptLaunchToken()) return;
       if (kind === 'local') {
         await this.useLocalEngine();
         return;
@@ -58,6 +73,20 @@ export class Session implements vscode.Disposable {
         vscode.l10n.t('Deep Search could not reconnect: {0}', error instanceof Error ? error.message : String(error)),
       );
     }
+  }
+
+  /**
+   * `npm start` launches VS Code already pointed at its engine: the URL and token come in the
+   * environment of that VS Code only, and go straight to SecretStorage like a sign-in.
+   */
+  private async adoptLaunchToken(): Promise<boolean> {
+    const instanceUrl = process.env[LAUNCH_URL_VARIABLE];
+    const token = process.env[LAUNCH_TOKEN_VARIABLE];
+    if (!instanceUrl || !token) return false;
+    const normalized = normalizeInstanceUrl(instanceUrl);
+    if ((await this.context.secrets.get(tokenKey(normalized))) !== token) await this.signIn(normalized, token);
+    else await this.connect('instance', normalized, token);
+    return true;
   }
 
   /** Builds a client for a URL and token without storing anything (sign-in checks it first). */

@@ -22,7 +22,7 @@ export function elapsedSince(createdAt: string, hostNow: number): number {
   return Math.max(0, hostNow - start);
 }
 
-/** `950`, `1.2k`, `12k`, `3.4M`: token counts at a glance. */
+/** `950`, `1.2k`, `12.3k`, `123k`, `3.4M`: token counts at a glance. */
 export function formatCount(value: number): string {
   if (!Number.isFinite(value) || value < 0) return '0';
   if (value < 1000) return String(Math.round(value));
@@ -69,6 +69,7 @@ function pad2(value: number): string {
 }
 
 function scaled(value: number, unit: string): string {
-  const text = value < 10 ? (Math.floor(value * 10) / 10).toFixed(1).replace(/\.0$/, '') : String(Math.floor(value));
+  // One decimal while it still says something (12.3k), none once it would be noise (123k).
+  const text = value < 100 ? (Math.floor(value * 10) / 10).toFixed(1).replace(/\.0$/, '') : String(Math.floor(value));
   return `${text}${unit}`;
 }

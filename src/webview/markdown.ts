@@ -39,6 +39,13 @@ DOMPurify.addHook('uponSanitizeAttribute', (node, data) => {
   }
 });
 
+// Images load only from https (what the CSP allows) or as inline raster data; a relative src would
+// resolve against the webview's own origin. Without a src, the browser shows the alt text.
+const SAFE_IMAGE_SRC = /^(?:https:|data:image\/(?:png|gif|jpeg|webp);)/i;
+DOMPurify.addHook('afterSanitizeAttributes', (node) => {
+  if (node.nodeName === 'IMG' && !SAFE_IMAGE_SRC.test(node.getAttribute('src') ?? '')) node.removeAttribute('src');
+});
+
 /** Markdown → sanitised HTML. Never throws: unreadable Markdown is shown as escaped text. */
 export function renderMarkdown(markdown: string): string {
   let html: string;

@@ -100,7 +100,10 @@ export class QuestionView {
 
     if (next.text !== previous.text) this.textElement.textContent = next.text;
     if (isLive(previous) && isLive(next) && this.appendTurns(next)) {
-      if (previous.state !== next.state) this.buildStatus();
+      if (previous.state !== next.state) {
+        this.buildStatus();
+        this.applyControls();
+      }
       this.tick();
       return 'turnsAppended';
     }

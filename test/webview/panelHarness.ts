@@ -125,33 +125,35 @@ export async function startPanelServer(): Promise<PanelServer> {
  * whose `postMessage` records into `window.__posted` and whose `setState`/`getState` keep the view
  * state across reloads of the page (in sessionStorage, as VS Code keeps it across webview reloads).
  * It also records CSP violations and gives the body VS Code's theme class.
+ *
+ * Plain JavaScript text on purpose: tsx compiles test code with esbuild's `keepNames`, which wraps
+ * functions in a `__name()` helper that does not exist in the page; the last line provides it for
+ * the callbacks tests pass to `page.evaluate`.
  */
-function hostStandIn(themeClass: string): void {
+function hostStandIn(themeClass: string): string {
+  return `(() => {
   const stateKey = '__panelHarnessState';
   window.__posted = [];
   window.__cspViolations = [];
   let acquired = false;
-  (window as unknown as { acquireVsCodeApi: () => unknown }).acquireVsCodeApi = () => {
+  window.acquireVsCodeApi = () => {
     if (acquired) throw new Error('An instance of the VS Code API has already been acquired');
     acquired = true;
     return Object.freeze({
-      postMessage: (message: unknown) => {
-        window.__posted.push(JSON.parse(JSON.stringify(message)));
-      },
+      postMessage: (message) => { window.__posted.push(JSON.parse(JSON.stringify(message))); },
       getState: () => {
         const raw = sessionStorage.getItem(stateKey);
         return raw === null ? undefined : JSON.parse(raw);
       },
-      setState: (state: unknown) => {
-        sessionStorage.setItem(stateKey, JSON.stringify(state));
-        return state;
-      },
+      setState: (state) => { sessionStorage.setItem(stateKey, JSON.stringify(state)); return state; },
     });
   };
   document.addEventListener('securitypolicyviolation', (event) => {
     window.__cspViolations.push({ directive: event.violatedDirective, blockedURI: event.blockedURI, sample: event.sample });
   });
-  document.addEventListener('DOMContentLoaded', () => document.body.classList.add(themeClass));
+  document.addEventListener('DOMContentLoaded', () => document.body.classList.add(${JSON.stringify(themeClass)}));
+  window.__name = window.__name || ((target) => target);
+})();`;
 }
 
 export interface OpenOptions extends PageOptions {
@@ -181,7 +183,7 @@ export class PanelPage {
     });
     const page = await context.newPage();
     const themeClass = theme === 'high-contrast' ? 'vscode-high-contrast' : `vscode-${theme}`;
-    await page.addInitScript(hostStandIn, themeClass);
+    await page.addInitScript({ content: hostStandIn(themeClass) });
     if (options.clockAt !== undefined) {
       await page.clock.install({ time: options.clockAt });
       await page.clock.pauseAt(options.clockAt + 1000);
@@ -247,7 +249,8 @@ export class PanelPage {
   async screenshot(name: string): Promise<string> {
     const file = path.join(SCREENSHOT_DIR, `${name}.png`);
     await this.page.evaluate(() => document.fonts.ready.then(() => undefined));
-    await this.page.screenshot({ path: file, fullPage: true });
+    // The viewport, not the full page: the sticky follow-up box would cover content in a full-page shot.
+    await this.page.screenshot({ path: file });
     return file;
   }
 
@@ -392,4 +395,59 @@ const THEMES: Record<Theme, Record<string, string>> = {
 function themeStylesheet(theme: Theme): string {
   const lines = Object.entries(THEMES[theme]).map(([name, value]) => `  --vscode-${name}: ${value};`);
   return `:root {\n${lines.join('\n')}\n}\n`;
+}
+
+export interface PanelEnvironment {
+  readonly browser: Browser;
+  readonly server: PanelServer;
+  /** Opens a fresh page (own browser context); closed after the test. */
+  open(options?: OpenOptions): Promise<PanelPage>;
+}
+
+/** Mocha hooks for a test file: build once, one Chromium and one server per file, pages per test. */
+export function usePanelEnvironment(): PanelEnvironment {
+  let browser: Browser | undefined;
+  let server: PanelServer | undefined;
+  const opened: PanelPage[] = [];
+  before(async function () {
+    this.timeout(120_000);
+    buildWebviewBundle();
+    browser = await launchChromium();
+    server = await startPanelServer();
+  });
+  afterEach(async () => {
+    for (const panel of opened.splice(0)) await panel.close();
+  });
+  after(async () => {
+    await browser?.close();
+    await server?.close();
+  });
+  return {
+    get browser() {
+      if (!browser) throw new Error('Chromium is not running yet');
+      return browser;
+    },
+    get server() {
+      if (!server) throw new Error('the panel server is not running yet');
+      return server;
+    },
+    async open(options) {
+      const panel = await PanelPage.open(this.browser, this.server, options);
+      opened.push(panel);
+      return panel;
+    },
+  };
+}
+
+/** Tabs from the top of the page until `selector` has focus; false if it never does. */
+export async function tabTo(page: Page, selector: string, maxTabs = 60): Promise<boolean> {
+  await page.evaluate(() => {
+    (document.activeElement as HTMLElement | null)?.blur();
+    window.scrollTo(0, 0);
+  });
+  for (let index = 0; index < maxTabs; index++) {
+    await page.keyboard.press('Tab');
+    if (await page.evaluate((target) => document.activeElement?.matches(target) ?? false, selector)) return true;
+  }
+  return false;
 }

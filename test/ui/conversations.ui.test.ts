@@ -1,0 +1,77 @@
+import * as assert from 'node:assert/strict';
+import { VSCodeUi } from './vscodeUi';
+
+describe('Deep Search in a real VS Code (UI)', function () {
+  this.timeout(180_000);
+  let ui: VSCodeUi;
+
+  before(async () => {
+    // Slow enough that a question is still running when the tree's context menu is opened.
+    ui = await VSCodeUi.launch({ paceMs: 2500 });
+  });
+
+  afterEach(async function () {
+    if (this.currentTest?.state === 'failed') await ui.screenshot(`failed-${this.currentTest.title.slice(0, 40).replace(/\W+/g, '-')}`);
+  });
+
+  after(async () => {
+    await ui?.close();
+  });
+
+  it('asks from the palette, shows the answer in the webview, and opens a source link in an editor tab', async () => {
+    await ui.runCommand('Deep Search: Ask Deep Search');
+    await ui.answerInputBox('Ask Deep Search', 'Where is parseConfig defined?');
+    const webview = await ui.webview();
+    await webview.locator('.question .question-text', { hasText: 'Where is parseConfig defined?' }).waitFor();
+    await ui.screenshot('palette-processing');
+    const link = webview.locator('.question.is-completed .answer .markdown a[href*="src/config.ts"]').first();
+    await link.waitFor({ timeout: 60_000 }).catch(async (error) => {
+      const r = await fetch(`${(ui as any).engine.url}/.api/deepsearch/v1/1`, { headers: { authorization: 'token dse_host_test_token_0123456789abcdef', 'x-requested-with': 'dbg 1' } });
+      console.log('DEBUG', r.status, (await r.text()).slice(0, 300));
+      await ui.screenshot('debug');
+      throw error;
+    });
+    await ui.screenshot('palette-answer');
+    await link.click();
+    await ui.page.locator('.tabs-container .tab.active', { hasText: 'config.ts' }).waitFor();
+    // The answer links to the declaration of parseConfig on line 11; the status bar shows the selection's end.
+    assert.match(await ui.page.locator('[id="status.editor.selection"]').innerText(), /Ln 11,/);
+    await ui.screenshot('palette-source-opened');
+  });
+
+  it('cancels and deletes a conversation from the tree context menu', async () => {
+    const question = 'How are retries configured in retry_with_backoff?';
+    await ui.runCommand('Deep Search: Ask Deep Search');
+    await ui.answerInputBox('Ask Deep Search', question);
+    await ui.runCommand('Deep Search: Focus on Conversations View');
+    const row = ui.treeRow(question);
+    await row.waitFor();
+    assert.match((await row.getAttribute('aria-label')) ?? '', /running/);
+
+    await openContextMenuItem(ui, row, 'Cancel Question');
+    await ui.page.waitForFunction(
+      (label) => [...document.querySelectorAll('.monaco-list-row[role="treeitem"]')].some((node) => (node.getAttribute('aria-label') ?? '').startsWith(label) && /cancelled/.test(node.getAttribute('aria-label') ?? '')),
+      question,
+    );
+    await ui.screenshot('tree-cancelled');
+
+    await openContextMenuItem(ui, row, 'Delete Conversation');
+    const dialog = ui.page.locator('.monaco-dialog-box');
+    await dialog.waitFor();
+    assert.match(await dialog.innerText(), /Delete the conversation/);
+    await ui.screenshot('tree-delete-confirmation');
+    await dialog.locator('.monaco-button', { hasText: /^Delete$/ }).click();
+    await row.waitFor({ state: 'detached' });
+    await ui.screenshot('tree-deleted');
+  });
+});
+
+/** Right-click, let the menu settle (a click right after it opens can be ignored), then click the item. */
+async function openContextMenuItem(ui: VSCodeUi, row: import('playwright-core').Locator, label: string): Promise<void> {
+  await row.click({ button: 'right' });
+  const item = ui.page.locator('.context-view .action-item .action-label', { hasText: label }).first();
+  await item.waitFor();
+  await item.hover();
+  await ui.page.waitForTimeout(150);
+  await item.click();
+}

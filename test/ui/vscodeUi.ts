@@ -1,0 +1,136 @@
+/**
+ * UI tests drive a real VS Code (code-server from .vscode-test/) in real Chromium, the way a user
+ * does: the extension is installed as a user would have it, pointed at a local engine serving a
+ * workspace that is a real git repository. Screenshots go to test-results/ui/.
+ */
+import { mkdir, mkdtemp } from 'node:fs/promises';
+import * as path from 'node:path';
+import { chromium, type Browser, type Frame, type Locator, type Page } from 'playwright-core';
+import type { RunningEngine } from '../../src/engine/options';
+import { startEngine } from '../../src/engine/server';
+import { HOST_TEST_TOKEN, prepareWorkspace } from '../host/fixtures';
+import { SAMPLE_APP_NAME } from '../support/gitRepos';
+
+interface VSCodeServer {
+  url: string;
+  stop(): void;
+}
+
+interface ServerScripts {
+  root: string;
+  chromiumArgs: string[];
+  newRunFolder(label: string): string;
+  freePort(): Promise<number>;
+  startVSCodeServer(options: { runDir: string; port: number; extensionsDir?: string; env?: Record<string, string> }): Promise<VSCodeServer>;
+  installExtensionUnpacked(extensionsDir: string): Promise<string>;
+  writeUserSettings(runDir: string, settings: Record<string, unknown>): Promise<void>;
+}
+
+export const SCREENSHOTS = path.join(__dirname, '..', '..', 'test-results', 'ui');
+
+export class VSCodeUi {
+  private constructor(
+    readonly page: Page,
+    readonly workspace: string,
+    readonly repoName: string,
+    private readonly browser: Browser,
+    private readonly server: VSCodeServer,
+    private readonly engine: RunningEngine,
+  ) {}
+
+  /** Starts engine, VS Code and Chromium; resolves once the workbench has loaded its extensions. */
+  static async launch(options: { paceMs: number }): Promise<VSCodeUi> {
+    const scripts = (await import(path.join(__dirname, '..', '..', 'scripts', 'vscodeServer.mjs'))) as ServerScripts;
+    const runDir = scripts.newRunFolder('ui');
+    const workspace = path.join(runDir, 'workspace');
+    await mkdir(workspace, { recursive: true });
+    await prepareWorkspace(workspace);
+    const engine = await startEngine({
+      repos: [workspace],
+      users: [{ token: HOST_TEST_TOKEN }],
+      dataDir: await mkdtemp(path.join(runDir, 'engine-')),
+      paceMs: options.paceMs,
+    });
+    const extensionsDir = path.join(runDir, 'extensions');
+    await scripts.installExtensionUnpacked(extensionsDir);
+    await scripts.writeUserSettings(runDir, {
+      'deepSearch.instanceUrl': engine.url,
+      'workbench.startupEditor': 'none',
+      'workbench.secondarySideBar.defaultVisibility': 'hidden',
+      'workbench.tips.enabled': false,
+    });
+    const server = await scripts.startVSCodeServer({
+      runDir,
+      port: await scripts.freePort(),
+      extensionsDir,
+      env: { DEEP_SEARCH_LAUNCH_INSTANCE_URL: engine.url, DEEP_SEARCH_LAUNCH_TOKEN: HOST_TEST_TOKEN },
+    });
+    const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: scripts.chromiumArgs });
+    const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+    await page.goto(`${server.url}/?folder=${encodeURIComponent(workspace)}`);
+    await page.waitForFunction(() => performance.getEntriesByName('code/didLoadExtensions').length > 0, null, { timeout: 90_000 });
+    await mkdir(SCREENSHOTS, { recursive: true });
+    return new VSCodeUi(page, workspace, SAMPLE_APP_NAME, browser, server, engine);
+  }
+
+  async close(): Promise<void> {
+    await this.browser.close();
+    this.server.stop();
+    await this.engine.close();
+  }
+
+  /** F1, the command's title, then a click on its row once the rows have arrived. */
+  async runCommand(title: string): Promise<void> {
+    await this.page.keyboard.press('Escape');
+    await this.page.keyboard.press('F1');
+    const input = this.page.locator('.quick-input-widget input');
+    await input.waitFor();
+    await input.fill(`>${title}`);
+    // Exact match: "Ask Deep Search" must not pick "Ask Deep Search About Selection".
+    const row = this.page
+      .locator('.quick-input-list .monaco-list-row')
+      .filter({ has: this.page.locator('.label-name', { hasText: exactly(title) }) });
+    await row.waitFor();
+    await row.click();
+  }
+
+  /** Types into the input box titled `title` (not the closing palette) and submits it. */
+  async answerInputBox(title: string, text: string): Promise<void> {
+    const widget = this.page.locator('.quick-input-widget', { has: this.page.locator('.quick-input-title', { hasText: exactly(title) }) });
+    const input = widget.locator('input.input');
+    await input.waitFor();
+    await input.fill(text);
+    // VS Code ignores Enter while the box is still validating the new value: press until it closes.
+    for (let attempt = 0; attempt < 20; attempt++) {
+      await input.press('Enter');
+      if (await widget.waitFor({ state: 'hidden', timeout: 500 }).then(() => true, () => false)) return;
+    }
+    throw new Error(`the input box "${title}" did not accept the text`);
+  }
+
+  /** The content frame of the visible conversation webview (`iframe#active-frame` inside `iframe.webview`). */
+  async webview(): Promise<Frame> {
+    for (let attempt = 0; attempt < 300; attempt++) {
+      for (const frame of this.page.frames()) {
+        if (frame.name() === 'active-frame' || frame.url().includes('fake.html')) {
+          if (await frame.locator('[data-conversation-root], main, body').first().count()) return frame;
+        }
+      }
+      await this.page.waitForTimeout(100);
+    }
+    throw new Error('no webview frame appeared');
+  }
+
+  /** The Conversations view's row for a label. */
+  treeRow(label: string | RegExp): Locator {
+    return this.page.locator('.monaco-list-row[role="treeitem"]', { hasText: label });
+  }
+
+  async screenshot(name: string): Promise<void> {
+    await this.page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`) });
+  }
+}
+
+function exactly(text: string): RegExp {
+  return new RegExp(`^\\s*${text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\s*$`);
+}

