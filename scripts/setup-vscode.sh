@@ -5,6 +5,9 @@
 #   - code-server and playwright-core.
 # Re-running it is cheap: every step is skipped when already done.
 set -euo pipefail
+# Run from `npm run`/`npm test`, the parent npm's variables (npm_node_execpath, NODE, npm_config_*)
+# would make the nested npm below run code-server's install scripts with Node 20: drop them.
+while IFS= read -r name; do unset "$name"; done < <(env | sed -n 's/^\(npm_[A-Za-z0-9_]*\|NODE\)=.*/\1/p')
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 DIR=$ROOT/.vscode-test
 CODE_SERVER_VERSION=4.139.1

@@ -32,6 +32,7 @@ export async function run(): Promise<void> {
     require('./contributions.test');
     require('./signIn.test');
     require('./conversations.test');
+    require('./localEngine.test');
     /* eslint-enable @typescript-eslint/no-require-imports */
   });
   if (!hostTestOptions().grep) await runSuites(defineReloadSuite);
