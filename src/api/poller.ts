@@ -137,7 +137,7 @@ export class ConversationPoller {
   /** Call when what `isWatched` answers may have changed (a panel became visible or hidden). */
   watchersChanged(): void {
     for (const [id, entry] of this.tracked) {
-      this.schedule(id, entry);
+      this.schedule(id, entry, { keepSooner: true });
     }
   }
 
@@ -177,11 +177,15 @@ export class ConversationPoller {
   }
 
   /** (Re)arms the timer from the last refresh: an overdue refresh under a shorter interval runs now. */
-  private schedule(id: number, entry: TrackedConversation): void {
+  /** `keepSooner`: a refresh already due earlier (asked for with `refreshSoon`) is not postponed. */
+  private schedule(id: number, entry: TrackedConversation, options: { keepSooner?: boolean } = {}): void {
     if (entry.refreshing || entry.dropped || this.disposed) {
       return;
     }
     const dueAt = entry.lastRefreshAt + this.intervalFor(id, entry.failures);
+    if (options.keepSooner && entry.timer !== undefined && entry.dueAt !== undefined && entry.dueAt <= dueAt) {
+      return;
+    }
     this.setTimer(id, entry, Math.max(0, dueAt - this.clock.now()));
   }
 

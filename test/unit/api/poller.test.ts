@@ -229,6 +229,14 @@ describe('ConversationPoller', () => {
     assert.deepEqual(times(), [0]);
   });
 
+  it('does not postpone a restored conversation\'s immediate refresh when watchers change', async () => {
+    const poller = start(() => 'unfinished', { isWatched: () => false });
+    poller.track(1, { refreshNow: true });
+    poller.watchersChanged();
+    await clock.advance(0);
+    assert.deepEqual(times(), [0]);
+  });
+
   it('stops polling an untracked conversation, even mid-refresh', async () => {
     const slow = deferred<RefreshOutcome>();
     const poller = start((_id, call) => (call === 1 ? slow.promise : 'unfinished'), { isWatched: () => true });
