@@ -72,7 +72,7 @@ export function activate(context: vscode.ExtensionContext): DeepSearchExtensionA
     vscode.workspace.onDidChangeConfiguration((event) => {
       if (affectsConnection(event)) void session.reconnect();
     }),
-    ...registerCommands({ context, session, store, panels, tree, links, repositories }),
+    ...registerCommands({ context, log, session, store, panels, tree, links, repositories }),
   );
   void vscode.commands.executeCommand('setContext', 'deepSearch.signedIn', false);
   // Not awaited: reconnecting (or starting the local engine) must not hold up activation.

@@ -18,6 +18,7 @@ import type { SourceLinkOpener, WorkspaceRepositories } from './sourceLinks';
 
 export interface CommandDependencies {
   context: vscode.ExtensionContext;
+  log: vscode.LogOutputChannel;
   session: Session;
   store: ConversationStore;
   panels: ConversationPanels;
@@ -62,7 +63,9 @@ export function registerCommands(deps: CommandDependencies): vscode.Disposable[]
       try {
         return await handler(...args);
       } catch (error) {
-        void vscode.window.showErrorMessage(error instanceof Error ? error.message : String(error));
+        const message = error instanceof Error ? error.message : String(error);
+        deps.log.error(`${id}: ${message}`);
+        void vscode.window.showErrorMessage(message);
         return undefined;
       }
     }),
@@ -96,6 +99,7 @@ async function send(deps: CommandDependencies, question: string): Promise<number
   } catch (error) {
     const edit = vscode.l10n.t('Edit and Ask Again');
     const message = vscode.l10n.t('Deep Search could not ask the question: {0}', error instanceof Error ? error.message : String(error));
+    deps.log.error(message);
     if ((await vscode.window.showErrorMessage(message, edit)) === edit) return ask(deps, undefined, question);
     return undefined;
   }

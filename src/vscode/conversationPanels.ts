@@ -84,10 +84,17 @@ export class ConversationPanels implements vscode.Disposable {
   }
 
   private adopt(id: number, webviewPanel: vscode.WebviewPanel): void {
+    const existing = this.panels.get(id);
+    if (existing) {
+      // A background tab restored after the conversation was opened again: keep one panel.
+      webviewPanel.dispose();
+      existing.reveal(true);
+      return;
+    }
     webviewPanel.webview.options = webviewOptions(this.extensionUri);
-    const panel = new ConversationPanel(id, webviewPanel, this.extensionUri, this.store, this.actions, () =>
-      this.panels.delete(id),
-    );
+    const panel: ConversationPanel = new ConversationPanel(id, webviewPanel, this.extensionUri, this.store, this.actions, () => {
+      if (this.panels.get(id) === panel) this.panels.delete(id);
+    });
     this.panels.set(id, panel);
   }
 
@@ -125,7 +132,7 @@ class ConversationPanel {
     extensionUri: vscode.Uri,
     private readonly store: ConversationStore,
     private readonly actions: PanelActions,
-    onDispose: () => void,
+    private readonly onDispose: () => void,
   ) {
     const assets = vscode.Uri.joinPath(extensionUri, 'dist', 'webview');
     const asset = (name: string) => webviewPanel.webview.asWebviewUri(vscode.Uri.joinPath(assets, name)).toString();
@@ -145,10 +152,7 @@ class ConversationPanel {
         if (isWebviewMessage(message)) void this.handle(message);
       }),
       webviewPanel.onDidChangeViewState(() => this.visibilityChanged()),
-      webviewPanel.onDidDispose(() => {
-        this.dispose();
-        onDispose();
-      }),
+      webviewPanel.onDidDispose(() => this.dispose()),
       toDisposable(store.onDidChange((change) => {
         // Signed out or another account: this conversation is not theirs to see any more.
         if (change.reset) this.dispose();
@@ -194,6 +198,7 @@ class ConversationPanel {
   dispose(): void {
     if (this.disposed) return;
     this.disposed = true;
+    this.onDispose();
     this.store.setWatched(this.id, false);
     this.disposables.forEach((disposable) => disposable.dispose());
     this.webviewPanel.dispose();

@@ -3,14 +3,17 @@
  * reload (this file, `phase: 'before'`) and in the new extension host afterwards (`'after'`).
  */
 import * as assert from 'node:assert/strict';
-import { existsSync, writeFileSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { latestQuestion } from '../../src/api/model';
 import { eventually, hostTestOptions, signInTo } from './extensionApi';
 
 interface ReloadMarker {
+  /** Running, with its panel open at the reload. */
   conversationId: number;
+  /** Running, with no panel: only the persisted running ids can bring it back. */
+  unwatchedId: number;
 }
 
 export function reloadMarkerFile(): string {
@@ -27,10 +30,13 @@ export function defineReloadSuite(): void {
       it('leaves a question running in an open panel, then reloads the window', async function () {
         this.timeout(120_000);
         const api = await signInTo(hostTestOptions().slowEngineUrl);
+        const unwatchedId = await vscode.commands.executeCommand<number>('deepSearch.ask', 'Where does startServer log the port?');
+        api.panels.close(unwatchedId);
         const id = await vscode.commands.executeCommand<number>('deepSearch.ask', 'How does loadConfig read the settings file?');
         await eventually(() => api.panels.shownConversation(id), 'the panel to be ready');
         assert.equal(latestQuestion(api.store.get(id)!)?.state, 'processing');
-        const marker: ReloadMarker = { conversationId: id };
+        assert.equal(latestQuestion(api.store.get(unwatchedId)!)?.state, 'processing');
+        const marker: ReloadMarker = { conversationId: id, unwatchedId };
         writeFileSync(reloadMarkerFile(), JSON.stringify(marker));
         await vscode.commands.executeCommand('workbench.action.reloadWindow');
         // The reload ends this extension host; the suite below runs in the next one.
@@ -40,7 +46,7 @@ export function defineReloadSuite(): void {
     return;
   }
   describe('window reload (after)', () => {
-    const { conversationId } = JSON.parse(readFileSync(reloadMarkerFile(), 'utf8')) as ReloadMarker;
+    const { conversationId, unwatchedId } = JSON.parse(readFileSync(reloadMarkerFile(), 'utf8')) as ReloadMarker;
 
     it('restores the panel of the conversation', async () => {
       const api = await signInTo(hostTestOptions().slowEngineUrl);
@@ -59,6 +65,16 @@ export function defineReloadSuite(): void {
         return sent && latestQuestion(sent)?.state === 'completed' ? sent : undefined;
       }, 'the restored panel to show the answer');
       assert.equal(latestQuestion(shown)?.answer, latestQuestion(finished)?.answer);
+    });
+
+    it('resumes polling a running question that has no panel, from the persisted running ids', async () => {
+      const api = await signInTo(hostTestOptions().slowEngineUrl);
+      assert.ok(!api.panels.openIds.includes(unwatchedId), 'no panel loads it');
+      const finished = await eventually(() => {
+        const conversation = api.store.get(unwatchedId);
+        return conversation && latestQuestion(conversation)?.state === 'completed' ? conversation : undefined;
+      }, 'the unwatched question to complete', 90_000);
+      assert.ok(latestQuestion(finished)?.answer);
     });
   });
 }
