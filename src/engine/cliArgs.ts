@@ -7,7 +7,8 @@
 export interface CliConfig {
   /** Empty when none was given: the CLI then tries the current directory. */
   repos: string[];
-  port: number;
+  /** Undefined: the port this data folder used last time, else any free one. */
+  port?: number;
   /** One user per token; empty: the CLI generates one. */
   tokens: string[];
   dataDir: string;
@@ -25,7 +26,8 @@ Serves the Deep Search conversation API from local git repositories on 127.0.0.1
 
 Options:
   --repo <dir>     a git repository to answer from (repeatable; default: the current directory)
-  --port <n>       TCP port on 127.0.0.1 (default: 0, any free port)
+  --port <n>       TCP port on 127.0.0.1 (default: the one this --data folder used last, else any
+                   free port, so links in stored answers keep working; 0 for any free port)
   --token <t>      an access token; each one is a separate user (repeatable; default: one generated token)
   --data <dir>     where conversations are stored (default: ./${DEFAULT_DATA_DIR})
   --pace <ms>      pause between the answerer's steps, in milliseconds (default: 150)
@@ -37,7 +39,7 @@ Clients send "Authorization: token <t>" and "X-Requested-With: <client> <version
 const VALUE_FLAGS = new Set(['--repo', '--port', '--token', '--data', '--pace']);
 
 export function parseArgs(argv: readonly string[]): CliCommand {
-  const config: CliConfig = { repos: [], port: 0, tokens: [], dataDir: DEFAULT_DATA_DIR, sharing: true };
+  const config: CliConfig = { repos: [], tokens: [], dataDir: DEFAULT_DATA_DIR, sharing: true };
   for (let index = 0; index < argv.length; index++) {
     const arg = argv[index] ?? '';
     if (arg === '-h' || arg === '--help') return { kind: 'help' };

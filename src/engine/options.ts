@@ -51,7 +51,10 @@ export interface EngineOptions {
   users: EngineUser[];
   /** Folder of the durable conversation store; created if missing. */
   dataDir: string;
-  /** TCP port on 127.0.0.1; 0 (the default) picks a free one. */
+  /**
+   * TCP port on 127.0.0.1; 0 picks a free one. Undefined (the default): the port this data folder
+   * used last time if it is free (stored answers link to it), else a free one.
+   */
   port?: number;
   /** Whether a read token opens other users' conversations. Default true. */
   sharing?: boolean;

@@ -4,10 +4,13 @@
  * without losing an acknowledged write.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
+import * as path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { API_PATH } from '../api/wire';
 import { Answerer } from './answerer';
+import { lockDataDir } from './dataDirLock';
 import { UserDirectory } from './auth';
 import { ConversationService, type ResolvedVariant } from './conversations';
 import { errorReply, HttpError, parseJsonObject, readBody, sendReply, type Reply } from './http';
@@ -38,11 +41,20 @@ export async function startEngine(options: EngineOptions): Promise<RunningEngine
   if (!Number.isFinite(paceMs) || paceMs < 0) throw new Error(`paceMs must be a number of milliseconds ≥ 0, not ${paceMs}.`);
   const users = new UserDirectory(options.users);
   const repositories = await discoverRepositories(options.repos);
-  const { storage, records, counters } = await ConversationStorage.open(options.dataDir, log);
-
-  const server = createServer({ keepAliveTimeout: 5_000 });
-  await listen(server, options.port ?? 0);
-  const { port } = server.address() as AddressInfo;
+  await mkdir(options.dataDir, { recursive: true });
+  const lock = await lockDataDir(options.dataDir);
+  let server: ReturnType<typeof createServer>;
+  let port: number;
+  let loaded: Awaited<ReturnType<typeof ConversationStorage.open>>;
+  try {
+    loaded = await ConversationStorage.open(options.dataDir, log);
+    server = createServer({ keepAliveTimeout: 5_000 });
+    port = await listenOnRememberedPort(server, options.dataDir, options.port);
+  } catch (error) {
+    await lock.release();
+    throw error;
+  }
+  const { storage, records, counters } = loaded;
   const url = `http://127.0.0.1:${port}`;
   const variant = resolveVariant(options.variant);
   const answerer = new Answerer({ repositories, instanceUrl: url, paceMs });
@@ -149,10 +161,29 @@ export async function startEngine(options: EngineOptions): Promise<RunningEngine
       server.closeAllConnections();
       await serverClosed;
       await storage.idle();
+      await lock.release();
     })();
     return closed;
   };
   return { url, port, repoNames: repositories.map((repo) => repo.name), close };
+}
+
+/**
+ * Without an explicit port, the engine listens where it did last time for this data folder, so
+ * the absolute links in stored answers keep working after a restart; any free port otherwise.
+ */
+async function listenOnRememberedPort(server: ReturnType<typeof createServer>, dataDir: string, port: number | undefined): Promise<number> {
+  const file = path.join(dataDir, 'last-port');
+  if (port === undefined) {
+    const remembered = Number.parseInt(await readFile(file, 'utf8').catch(() => ''), 10);
+    const tried = remembered > 0 && remembered < 65536 ? await listen(server, remembered).then(() => true, () => false) : false;
+    if (!tried) await listen(server, 0);
+  } else {
+    await listen(server, port);
+  }
+  const actual = (server.address() as AddressInfo).port;
+  await writeFile(file, `${actual}\n`);
+  return actual;
 }
 
 function listen(server: ReturnType<typeof createServer>, port: number): Promise<void> {

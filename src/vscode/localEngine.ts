@@ -42,7 +42,9 @@ export class LocalEngineLauncher implements vscode.Disposable {
     }
     // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on demand, outside the activation bundle
     const { startEngine } = require(this.context.asAbsolutePath('dist/engineServer.js')) as EngineModule;
-    const dataDir = vscode.Uri.joinPath(this.context.globalStorageUri, 'local-engine').fsPath;
+    // Per workspace: its conversations are about its repositories (the engine locks the folder).
+    const storage = this.context.storageUri ?? this.context.globalStorageUri;
+    const dataDir = vscode.Uri.joinPath(storage, 'local-engine').fsPath;
     return startEngine({ repos, users: [{ token }], dataDir });
   }
 }

@@ -16,7 +16,7 @@ describe('engine CLI arguments', function () {
   it('uses defaults when given nothing', function () {
     assert.deepEqual(parseArgs([]), {
       kind: 'run',
-      config: { repos: [], port: 0, tokens: [], dataDir: DEFAULT_DATA_DIR, sharing: true },
+      config: { repos: [], tokens: [], dataDir: DEFAULT_DATA_DIR, sharing: true },
     });
   });
 

@@ -1,0 +1,93 @@
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { writeFile } from 'node:fs/promises';
+import * as path from 'node:path';
+import type { WireConversation } from '../../../src/api/wire';
+import { startEngine } from '../../../src/engine/server';
+import { callApi, startTestEngine, TEST_USERS, type TestEngine } from '../../support/engineHarness';
+import { createTempDir, removeDir } from '../../support/gitRepos';
+
+describe('engine: its data folder', function () {
+  let engine: TestEngine;
+  beforeEach(async function () {
+    engine = await startTestEngine();
+  });
+  afterEach(async function () {
+    await engine?.dispose();
+  });
+
+  it('refuses a second engine on the same data folder, saying which process holds it', async function () {
+    await assert.rejects(
+      startEngine({ ...engine.options }),
+      (error: Error) => error.message.includes(`process ${process.pid}`) && error.message.includes('--data'),
+    );
+    await engine.stop();
+    const second = await startEngine({ ...engine.options });
+    await second.close();
+  });
+
+  it('takes over a lock left by a process that is gone', async function () {
+    await engine.stop();
+    await writeFile(path.join(engine.dataDir, 'engine.lock'), '2147483646\n');
+    await engine.restart();
+    assert.equal((await engine.api('/')).status, 200);
+  });
+
+  it('listens on the same port after a restart, so links in stored answers keep working', async function () {
+    const before = engine.url;
+    await engine.restart();
+    assert.equal(engine.url, before);
+  });
+});
+
+describe('engine: a kill in the middle of writing', function () {
+  this.timeout(60_000);
+  let dataDir: string;
+  let repoEngine: TestEngine;
+  before(async function () {
+    // Only for its sample repository.
+    repoEngine = await startTestEngine();
+    await repoEngine.stop();
+    dataDir = await createTempDir('dse-kill-');
+  });
+  after(async function () {
+    await repoEngine?.dispose();
+    await removeDir(dataDir);
+  });
+
+  it('loses no conversation whose creation was acknowledged', async function () {
+    const options = { repos: repoEngine.options.repos, users: [...TEST_USERS], dataDir, paceMs: 5 };
+    const child = spawn(process.execPath, ['--require', 'tsx/cjs', path.join('test', 'support', 'engineProcess.ts'), JSON.stringify(options)], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    const url = await new Promise<string>((resolve, reject) => {
+      child.stdout.once('data', (chunk: Buffer) => resolve(chunk.toString().trim()));
+      child.once('exit', (code) => reject(new Error(`engine process exited with ${code}`)));
+    });
+    const acknowledged: number[] = [];
+    const creates = Array.from({ length: 40 }, (_, index) =>
+      callApi<WireConversation>(`${url}/.api/deepsearch/v1/`, TEST_USERS, { method: 'POST', body: { question: `Where is parseConfig used? (${index})` } }).then(
+        (response) => {
+          if (response.status === 200) acknowledged.push(response.json.id);
+        },
+        () => undefined,
+      ),
+    );
+    // Kill once some creates were acknowledged and others are still being written.
+    while (acknowledged.length < 10) await new Promise((resolve) => setTimeout(resolve, 5));
+    child.kill('SIGKILL');
+    await Promise.all(creates);
+    assert.ok(acknowledged.length >= 10 && acknowledged.length < 40, `acknowledged ${acknowledged.length} of 40`);
+
+    const restarted = await startEngine({ ...options, port: 0 });
+    try {
+      for (const id of acknowledged) {
+        const response = await callApi<WireConversation>(`${restarted.url}/.api/deepsearch/v1/${id}`, TEST_USERS, {});
+        assert.equal(response.status, 200, `conversation ${id} was acknowledged but is gone`);
+        assert.match(response.json.questions[0]!.question, /Where is parseConfig used\?/);
+      }
+    } finally {
+      await restarted.close();
+    }
+  });
+});
