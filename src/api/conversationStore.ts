@@ -257,6 +257,7 @@ export class ConversationStore {
     for (const conversation of conversations) {
       const before = this.conversations.get(conversation.id);
       if (!this.listedIds.includes(conversation.id)) this.listedIds.push(conversation.id);
+      if (before && isOlder(conversation, before)) continue;
       if (this.merge(conversation)) changed.push(conversation.id);
       if (isUnfinished(conversation)) this.poller.track(conversation.id);
       else if (before && isUnfinished(before)) {
@@ -274,6 +275,9 @@ export class ConversationStore {
 
   private put(conversation: Conversation, startedHere: boolean, fromPoll = false): void {
     const before = this.conversations.get(conversation.id);
+    // A response that left the server before a newer one we already have (a poll racing a
+    // follow-up) must not roll the conversation back or stop polling its new question.
+    if (before && isOlder(conversation, before)) return;
     const wasRunning = before ? isUnfinished(before) : startedHere;
     const changed = this.merge(conversation);
     const running = isUnfinished(conversation);
@@ -324,6 +328,13 @@ export class ConversationStore {
   private emit(change: StoreChange): void {
     for (const listener of this.changeListeners) listener(change);
   }
+}
+
+function isOlder(candidate: Conversation, current: Conversation): boolean {
+  if (candidate.questions.length !== current.questions.length) return candidate.questions.length < current.questions.length;
+  const candidateTime = Date.parse(candidate.updatedAt);
+  const currentTime = Date.parse(current.updatedAt);
+  return Number.isFinite(candidateTime) && Number.isFinite(currentTime) && candidateTime < currentTime;
 }
 
 function subscribe<T>(listeners: Set<Listener<T>>, listener: Listener<T>): { dispose(): void } {

@@ -256,7 +256,40 @@ describe('ConversationStore against the local engine', () => {
       assert.equal(finished[1]?.questions.length, 2);
     });
 
-    it('cancels a processing question: it ends canceled and nothing is running', async () => {
+    it('ignores a poll answer that left the server before a follow-up, and polls the follow-up to the end', async () => {
+      // A real client whose GET answers arrive late, as when the network reorders responses.
+      let release: () => void = () => undefined;
+      let held: Promise<void> | undefined;
+      class LateClient extends DeepSearchClient {
+        override async getConversation(id: number, signal?: AbortSignal): Promise<Conversation> {
+          const gate = held;
+          const conversation = await super.getConversation(id, signal);
+          await gate;
+          return conversation;
+        }
+      }
+      const dispatcher = createDispatcher();
+      dispatchers.push(dispatcher);
+      const store = storeFor(null);
+      store.setClient(new LateClient({ instanceUrl: engine.url, token: TEST_TOKENS[0], dispatcher }));
+      const asked = await store.ask(QUESTION);
+      await untilFinishedInStore(store, asked.id);
+
+      const served = getsOf(asked.id);
+      held = new Promise((resolve) => (release = resolve));
+      const staleFetch = store.fetch(asked.id);
+      held = undefined;
+      // The engine has taken the GET (and answers it at once): its answer predates the follow-up.
+      await waitFor(async () => getsOf(asked.id), (count) => count > served, { description: 'the GET to reach the engine' });
+      await store.addFollowup(asked.id, 'Who calls loadConfig?');
+      release();
+      await staleFetch;
+      assert.equal(store.get(asked.id)?.questions.length, 2, 'the stale answer rolled the follow-up back');
+      const done = await untilFinishedInStore(store, asked.id);
+      assert.equal(done?.questions[1]?.state, 'completed');
+    });
+
+        it('cancels a processing question: it ends canceled and nothing is running', async () => {
       const store = storeFor(TEST_TOKENS[0]);
       const asked = await store.ask(QUESTION);
       const canceled = await store.cancel(asked.id, asked.questions[0]!.id);
