@@ -113,6 +113,16 @@ export class ConversationStore {
     return this.conversations.get(id);
   }
 
+  /**
+   * Whether the user may only read it (no follow-ups, cancel or delete): the server says they do
+   * not own it, or it was opened by read token and the server has not said they do (servers only
+   * say who owns a conversation once it has finished).
+   */
+  isReadOnly(id: number): boolean {
+    const isOwner = this.conversations.get(id)?.isOwner;
+    return isOwner === false || (isOwner !== true && this.sharedReadTokens.has(id));
+  }
+
   /** The listed conversations, newest update first. */
   get listed(): Conversation[] {
     return this.listedIds.flatMap((id) => this.conversations.get(id) ?? []);

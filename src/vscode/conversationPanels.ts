@@ -121,6 +121,7 @@ class ConversationPanel {
   private ready = false;
   /** What the webview shows now, to send only what changed. */
   private shown: Conversation | undefined;
+  private shownCanEdit = true;
   /** Why the conversation cannot be shown (deleted, unreachable), kept until the page is ready. */
   private removedMessage: string | undefined;
   private readonly disposables: vscode.Disposable[] = [];
@@ -219,8 +220,10 @@ class ConversationPanel {
     this.removedMessage = undefined;
     this.webviewPanel.title = tabTitle(conversation);
     if (!this.ready) return;
-    if (!this.shown) {
-      this.post({ type: 'snapshot', conversation, canEdit: conversation.isOwner !== false, now: Date.now() });
+    const canEdit = !this.store.isReadOnly(this.id);
+    if (!this.shown || canEdit !== this.shownCanEdit) {
+      this.post({ type: 'snapshot', conversation, canEdit, now: Date.now() });
+      this.shownCanEdit = canEdit;
     } else {
       const questions = changedQuestions(this.shown, conversation);
       const { questions: _questions, ...summary } = conversation;

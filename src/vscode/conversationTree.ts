@@ -75,7 +75,7 @@ export class ConversationTree implements vscode.TreeDataProvider<TreeNode>, vsco
       }
       case 'conversation': {
         const conversation = this.store.get(node.id);
-        return conversation ? conversationItem(conversation) : new vscode.TreeItem(vscode.l10n.t('(deleted)'));
+        return conversation ? conversationItem(conversation, !this.store.isReadOnly(node.id)) : new vscode.TreeItem(vscode.l10n.t('(deleted)'));
       }
     }
   }
@@ -86,14 +86,13 @@ export class ConversationTree implements vscode.TreeDataProvider<TreeNode>, vsco
   }
 }
 
-function conversationItem(conversation: Conversation): vscode.TreeItem {
+function conversationItem(conversation: Conversation, owned: boolean): vscode.TreeItem {
   const item = new vscode.TreeItem(conversationLabel(conversation));
   const question = latestQuestion(conversation);
   item.id = `conversation:${conversation.id}`;
   item.description = formatRelativeTime(conversation.updatedAt);
   item.iconPath = stateIcon(question);
   item.tooltip = tooltip(conversation, question);
-  const owned = conversation.isOwner !== false;
   item.contextValue = ['conversation', owned ? 'owned' : 'shared', question?.state ?? 'empty'].join(' ');
   item.command = { command: 'deepSearch.openConversation', title: vscode.l10n.t('Open Conversation'), arguments: [conversation.id] };
   item.accessibilityInformation = { label: `${conversationLabel(conversation)}, ${stateLabel(question)}` };

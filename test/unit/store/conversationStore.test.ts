@@ -477,12 +477,27 @@ describe('ConversationStore against the local engine', () => {
       const opened = await store.openShared(theirs.read_token!);
       assert.equal(opened.id, theirs.id);
       assert.ok(!store.listed.some((conversation) => conversation.id === theirs.id));
+      assert.equal(opened.isOwner, undefined, 'the server says nothing of ownership while it runs');
+      assert.equal(store.isReadOnly(theirs.id), true, 'read-only while it runs');
       const done = await untilFinishedInStore(store, theirs.id);
+      assert.equal(store.isReadOnly(theirs.id), true);
       assert.equal(done?.questions[0]?.state, 'completed');
       assert.equal(done?.isOwner, false);
       assert.ok(!changes.some((change) => change.removed.includes(theirs.id)), 'not reported as deleted');
       assert.ok(!store.listed.some((conversation) => conversation.id === theirs.id));
     });
+  });
+
+  it('treats the user\'s own conversations as editable, even opened by their read token', async () => {
+    const store = storeFor(TEST_TOKENS[0]);
+    const mine = await store.ask(QUESTION);
+    assert.equal(store.isReadOnly(mine.id), false);
+    await untilFinishedInStore(store, mine.id);
+    await store.openShared(mine.readToken!);
+    await untilFinishedInStore(store, mine.id);
+    const fetched = await store.fetch(mine.id);
+    assert.equal(fetched.isOwner, true);
+    assert.equal(store.isReadOnly(mine.id), false);
   });
 
   describe('starred filter', () => {
