@@ -7,7 +7,7 @@ import { DeepSearchError, invalidResponseError } from './errors';
 import { HttpTransport, type HttpMethod, type RetryPolicy, type RetryTimers } from './http';
 import { apiUrl, conversationWebUrl, normalizeInstanceUrl } from './instance';
 import type { Conversation, ConversationPage, ListOptions } from './model';
-import { normalizeConversation, normalizeConversationPage, normalizeFollowupResponse } from './normalize';
+import { normalizeConversation, normalizeConversationPage, normalizeFollowupResponse, type FollowupResponse } from './normalize';
 import type { WireCreateRequest, WireFollowupRequest } from './wire';
 import type { Dispatcher } from 'undici';
 
@@ -102,12 +102,23 @@ export class DeepSearchClient {
    * Adds a follow-up question and returns the whole conversation. Servers that answer only the
    * new Question cost one extra GET; the new question is appended if that GET does not show it yet.
    */
-  async addFollowup(conversationId: number, question: string, signal?: AbortSignal): Promise<Conversation> {
+  /**
+   * Sends a follow-up and returns what the server answered (the Question alone or the whole
+   * Conversation). Once this resolves the question exists: callers must not send it again.
+   */
+  async postFollowup(conversationId: number, question: string, signal?: AbortSignal): Promise<FollowupResponse> {
     const body: WireFollowupRequest = { conversation_id: conversationId, question };
-    const answer = normalizeFollowupResponse(
-      await this.call('POST', [conversationId, 'questions'], { body, signal }),
-      conversationId,
-    );
+    return normalizeFollowupResponse(await this.call('POST', [conversationId, 'questions'], { body, signal }), conversationId);
+  }
+
+  /** Asks to stop a processing question (any 2xx is success); the state to show comes from a later fetch. */
+  async postCancel(conversationId: number, questionId: number, signal?: AbortSignal): Promise<void> {
+    await this.call('POST', [conversationId, 'questions', questionId, 'cancel'], { signal, expectBody: false });
+  }
+
+  /** `postFollowup`, then the whole conversation (fetched again when the server answered the Question alone). */
+  async addFollowup(conversationId: number, question: string, signal?: AbortSignal): Promise<Conversation> {
+    const answer = await this.postFollowup(conversationId, question, signal);
     if (answer.kind === 'conversation') {
       return answer.conversation;
     }
@@ -120,7 +131,7 @@ export class DeepSearchClient {
 
   /** Cancels a processing question; any 2xx is success, and the refreshed conversation is returned. */
   async cancelQuestion(conversationId: number, questionId: number, signal?: AbortSignal): Promise<Conversation> {
-    await this.call('POST', [conversationId, 'questions', questionId, 'cancel'], { signal, expectBody: false });
+    await this.postCancel(conversationId, questionId, signal);
     return this.getConversation(conversationId, signal);
   }
 

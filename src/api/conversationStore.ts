@@ -186,16 +186,38 @@ export class ConversationStore {
     return conversation;
   }
 
+  /**
+   * Sends a follow-up. Resolves once the server has the question (it must not be sent again, even
+   * when fetching the updated conversation then fails: polling catches up).
+   */
   async addFollowup(conversationId: number, question: string): Promise<Conversation> {
-    const conversation = await this.requireClient().addFollowup(conversationId, question);
-    this.put(conversation, true);
-    return conversation;
+    const generation = this.generation;
+    const answer = await this.requireClient().postFollowup(conversationId, question);
+    if (generation !== this.generation) throw staleAccountError();
+    if (answer.kind === 'conversation') {
+      this.put(answer.conversation, true);
+      return answer.conversation;
+    }
+    const current = this.conversations.get(conversationId);
+    const asked = answer.question;
+    const updated: Conversation = current
+      ? { ...current, updatedAt: asked.updatedAt || current.updatedAt, questions: [...current.questions.filter((existing) => existing.id !== asked.id), asked] }
+      : { id: conversationId, createdAt: asked.createdAt, updatedAt: asked.updatedAt, questions: [asked] };
+    this.put(updated, true);
+    return updated;
   }
 
+  /** Asks the server to stop a question; resolves with the state it reports, or the current one while it cannot be fetched. */
   async cancel(conversationId: number, questionId: number): Promise<Conversation> {
-    const conversation = await this.requireClient().cancelQuestion(conversationId, questionId);
-    this.put(conversation, false);
-    return conversation;
+    const generation = this.generation;
+    await this.requireClient().postCancel(conversationId, questionId);
+    if (generation !== this.generation) throw staleAccountError();
+    try {
+      return await this.fetch(conversationId);
+    } catch {
+      this.poller.track(conversationId, { refreshNow: true });
+      return this.conversations.get(conversationId) ?? (await this.load(conversationId));
+    }
   }
 
   async delete(conversationId: number): Promise<void> {
@@ -338,6 +360,10 @@ export class ConversationStore {
   private emit(change: StoreChange): void {
     for (const listener of this.changeListeners) listener(change);
   }
+}
+
+function staleAccountError(): DeepSearchError {
+  return new DeepSearchError('configuration', 'The account changed while this was being sent; the other account has it.');
 }
 
 function isOlder(candidate: Conversation, current: Conversation): boolean {

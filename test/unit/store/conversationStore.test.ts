@@ -40,6 +40,8 @@ describe('ConversationStore against the local engine', () => {
   const stores: ConversationStore[] = [];
   /** GET requests per API path (e.g. `/12`), counted by the engine's request hook. */
   const gets = new Map<string, number>();
+  /** API paths whose GETs the engine answers with 503 (an instance having trouble). */
+  const failingGets = new Set<string>();
   let engine: TestEngine;
 
   function getsOf(id: number): number {
@@ -90,6 +92,7 @@ describe('ConversationStore against the local engine', () => {
           if (method === 'GET' && requestPath.startsWith(API_PATH)) {
             const key = requestPath.slice(API_PATH.length) || '/';
             gets.set(key, (gets.get(key) ?? 0) + 1);
+            if (failingGets.has(key)) return { kind: 'status', status: 503 };
           }
           return undefined;
         },
@@ -287,6 +290,22 @@ describe('ConversationStore against the local engine', () => {
       assert.equal(store.get(asked.id)?.questions.length, 2, 'the stale answer rolled the follow-up back');
       const done = await untilFinishedInStore(store, asked.id);
       assert.equal(done?.questions[1]?.state, 'completed');
+    });
+
+        it('reports a follow-up as sent once the server took it, even when fetching the conversation then fails', async () => {
+      const store = storeFor(TEST_TOKENS[0]);
+      const asked = await store.ask(QUESTION);
+      await untilFinishedInStore(store, asked.id);
+      failingGets.add(`/${asked.id}`);
+      try {
+        const sent = await store.addFollowup(asked.id, 'Who calls loadConfig?');
+        assert.deepEqual(sent.questions.map((question) => question.text), [QUESTION, 'Who calls loadConfig?']);
+        assert.equal(store.get(asked.id)?.questions.length, 2);
+      } finally {
+        failingGets.delete(`/${asked.id}`);
+      }
+      const done = await untilFinishedInStore(store, asked.id);
+      assert.equal(done?.questions[1]?.state, 'completed', 'polling caught up once the instance recovered');
     });
 
         it('cancels a processing question: it ends canceled and nothing is running', async () => {
