@@ -65,19 +65,28 @@ describe('engine: a kill in the middle of writing', function () {
       child.once('exit', (code) => reject(new Error(`engine process exited with ${code}`)));
     });
     const acknowledged: number[] = [];
-    const creates = Array.from({ length: 40 }, (_, index) =>
-      callApi<WireConversation>(`${url}/.api/deepsearch/v1/`, TEST_USERS, { method: 'POST', body: { question: `Where is parseConfig used? (${index})` } }).then(
-        (response) => {
+    let unacknowledged = 0;
+    let killed = false;
+    // Eight writers create conversations back to back until the engine dies under them.
+    const writers = Array.from({ length: 8 }, async (_, writer) => {
+      for (let index = 0; !killed; index++) {
+        try {
+          const response = await callApi<WireConversation>(`${url}/.api/deepsearch/v1/`, TEST_USERS, {
+            method: 'POST',
+            body: { question: `Where is parseConfig used? (${writer}.${index})` },
+          });
           if (response.status === 200) acknowledged.push(response.json.id);
-        },
-        () => undefined,
-      ),
-    );
-    // Kill once some creates were acknowledged and others are still being written.
-    while (acknowledged.length < 10) await new Promise((resolve) => setTimeout(resolve, 5));
+        } catch {
+          unacknowledged++;
+          return;
+        }
+      }
+    });
+    while (acknowledged.length < 20) await new Promise((resolve) => setTimeout(resolve, 2));
     child.kill('SIGKILL');
-    await Promise.all(creates);
-    assert.ok(acknowledged.length >= 10 && acknowledged.length < 40, `acknowledged ${acknowledged.length} of 40`);
+    killed = true;
+    await Promise.all(writers);
+    assert.ok(unacknowledged > 0, 'the kill landed while creations were in flight');
 
     const restarted = await startEngine({ ...options, port: 0 });
     try {
