@@ -27,6 +27,7 @@ export function activate(context: vscode.ExtensionContext): DeepSearchExtensionA
   // Messages only: the client's errors never carry the token, and nothing else is logged.
   const log = vscode.window.createOutputChannel(vscode.l10n.t('Deep Search'), { log: true });
   const localEngine = new LocalEngineLauncher(context);
+  stopLocalEngine = () => localEngine.stop();
   const session = new Session(context, localEngine);
   const runningKey = () => {
     const connection = session.current;
@@ -80,6 +81,9 @@ export function activate(context: vscode.ExtensionContext): DeepSearchExtensionA
   return { store, session, panels, tree, links };
 }
 
-export function deactivate(): void {
-  // Everything is in context.subscriptions.
+let stopLocalEngine: (() => Promise<void>) | undefined;
+
+/** Waits for the local engine to finish its writes; everything else is in context.subscriptions. */
+export async function deactivate(): Promise<void> {
+  await stopLocalEngine?.();
 }

@@ -143,7 +143,11 @@ export class DeepSearchClient {
   /** Opens a (possibly someone else's) conversation through its read token. */
   async getConversationByReadToken(readToken: string, signal?: AbortSignal): Promise<Conversation> {
     const page = await this.listConversations({ filterReadToken: readToken }, signal);
-    const conversation = page.conversations.find((candidate) => !candidate.readToken || candidate.readToken === readToken);
+    // A server that ignored the filter would answer the user's own list: only an exact match counts,
+    // or the single answer of a server that does not send read tokens.
+    const conversation =
+      page.conversations.find((candidate) => candidate.readToken?.toLowerCase() === readToken.toLowerCase()) ??
+      (page.conversations.length === 1 && !page.conversations[0]!.readToken ? page.conversations[0] : undefined);
     if (!conversation) {
       throw new DeepSearchError(
         'notFound',

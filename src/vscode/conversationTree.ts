@@ -16,6 +16,7 @@ export class ConversationTree implements vscode.TreeDataProvider<TreeNode>, vsco
   readonly onDidChangeTreeData = this.changeEmitter.event;
   private readonly subscription: { dispose(): void };
   private loadError: string | undefined;
+  private reloading: Promise<void> | undefined;
   private readonly nodes = new Map<number, TreeNode>();
 
   constructor(private readonly store: ConversationStore) {
@@ -26,15 +27,20 @@ export class ConversationTree implements vscode.TreeDataProvider<TreeNode>, vsco
   }
 
   /** Reloads the first page; failures show as a row rather than a silent empty list. */
-  async reload(): Promise<void> {
-    if (!this.store.signedIn) return;
-    try {
-      this.loadError = undefined;
-      await this.store.refreshList();
-    } catch (error) {
-      this.loadError = error instanceof Error ? error.message : String(error);
-      this.changeEmitter.fire(undefined);
-    }
+  reload(): Promise<void> {
+    if (!this.store.signedIn) return Promise.resolve();
+    this.loadError = undefined;
+    this.reloading ??= this.store
+      .refreshList()
+      .then(
+        () => undefined,
+        (error: unknown) => {
+          this.loadError = error instanceof Error ? error.message : String(error);
+          this.changeEmitter.fire(undefined);
+        },
+      )
+      .finally(() => (this.reloading = undefined));
+    return this.reloading.then(() => undefined);
   }
 
   nodeFor(id: number): TreeNode {
@@ -93,7 +99,8 @@ function conversationItem(conversation: Conversation, owned: boolean): vscode.Tr
   item.description = formatRelativeTime(conversation.updatedAt);
   item.iconPath = stateIcon(question);
   item.tooltip = tooltip(conversation, question);
-  item.contextValue = ['conversation', owned ? 'owned' : 'shared', question?.state ?? 'empty'].join(' ');
+  const running = question?.state === 'pending' || question?.state === 'processing';
+  item.contextValue = ['conversation', owned ? 'owned' : 'shared', question?.state ?? 'empty', ...(running ? ['running'] : [])].join(' ');
   item.command = { command: 'deepSearch.openConversation', title: vscode.l10n.t('Open Conversation'), arguments: [conversation.id] };
   item.accessibilityInformation = { label: `${conversationLabel(conversation)}, ${stateLabel(question)}` };
   return item;

@@ -60,7 +60,11 @@ export class Session implements vscode.Disposable {
     try {
       if (await this.adoptLaunchToken()) return;
       if (kind === 'local') {
-        await this.useLocalEngine();
+        // Once: a workspace without a git repository should not warn at every start.
+        await this.useLocalEngine().catch(async (error: unknown) => {
+          await this.context.globalState.update(MODE_KEY, undefined);
+          throw error;
+        });
         return;
       }
       const instanceUrl = configuredInstanceUrl();
@@ -100,10 +104,13 @@ export class Session implements vscode.Disposable {
   /** Stores a token that was already checked and makes that instance current. */
   async signIn(instanceUrl: string, token: string): Promise<void> {
     const normalized = normalizeInstanceUrl(instanceUrl);
+    // Signing in again as the same account keeps the open conversations.
+    const sameAccount =
+      this.connection?.kind === 'instance' && this.connection.instanceUrl === normalized && (await this.currentToken()) === token;
     await this.context.secrets.store(tokenKey(normalized), token);
     await this.context.globalState.update(MODE_KEY, 'instance');
     await this.localEngine.stop();
-    await this.connect('instance', normalized, token);
+    await this.connect('instance', normalized, token, sameAccount);
     // After connecting, so the settings change this causes finds the same account and keeps it.
     await setConfiguredInstanceUrl(normalized);
   }

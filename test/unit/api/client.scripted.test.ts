@@ -159,6 +159,12 @@ describe('client calls against a scripted instance', () => {
     assert.match(error.message, /sharing is turned off/);
   });
 
+  it('does not take the user\'s own newest conversation from a server that ignores the read-token filter', async () => {
+    // This instance ignores filter_read_token and answers the user's list.
+    const client = await serve(() => json([{ ...completedConversation(), id: 7, read_token: '11111111-2222-3333-4444-555555555555' }]));
+    await expectError(client.getConversationByReadToken(READ_TOKEN), 'notFound');
+  });
+
   it('builds the web URL from share_url, else from the read token under the instance prefix', async () => {
     const client = await serve(() => json([]));
     const prefixed = new DeepSearchClient({ instanceUrl: `${instance!.url}/sg/`, token: 't0ken', dispatcher });
