@@ -26,7 +26,7 @@ export function createNonce(): string {
 export function contentSecurityPolicy(cspSource: string, nonce: string): string {
   return [
     "default-src 'none'",
-    `img-src ${cspSource} https: data:`,
+    `img-src ${cspSource} data:`,
     `style-src ${cspSource}`,
     `font-src ${cspSource}`,
     `script-src 'nonce-${nonce}'`,

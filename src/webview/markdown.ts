@@ -24,9 +24,9 @@ const PURIFY_CONFIG: Config = {
   FORBID_TAGS: [
     'style', 'link', 'meta', 'base', 'form', 'input', 'button', 'textarea', 'select', 'option', 'iframe',
     'frame', 'frameset', 'object', 'embed', 'template', 'dialog', 'audio', 'video', 'source', 'track',
-    'picture',
+    'picture', 'map', 'area',
   ],
-  FORBID_ATTR: ['style', 'srcset', 'action', 'formaction', 'target', 'ping', 'background'],
+  FORBID_ATTR: ['style', 'srcset', 'action', 'formaction', 'target', 'ping', 'background', 'usemap'],
   ALLOWED_URI_REGEXP: SAFE_URI,
   ALLOW_DATA_ATTR: false,
   SANITIZE_NAMED_PROPS: true,
@@ -39,9 +39,10 @@ DOMPurify.addHook('uponSanitizeAttribute', (node, data) => {
   }
 });
 
-// Images load only from https (what the CSP allows) or as inline raster data; a relative src would
-// resolve against the webview's own origin. Without a src, the browser shows the alt text.
-const SAFE_IMAGE_SRC = /^(?:https:|data:image\/(?:png|gif|jpeg|webp);)/i;
+// Images show only as inline raster data (what the CSP allows): a remote image would tell its host
+// that the answer was read, and its URL could carry quoted code away. Without a src, the browser
+// shows the alt text.
+const SAFE_IMAGE_SRC = /^data:image\/(?:png|gif|jpeg|webp);/i;
 DOMPurify.addHook('afterSanitizeAttributes', (node) => {
   if (node.nodeName === 'IMG' && !SAFE_IMAGE_SRC.test(node.getAttribute('src') ?? '')) node.removeAttribute('src');
 });

