@@ -2,7 +2,10 @@ import * as assert from 'node:assert/strict';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { latestQuestion } from '../../src/api/model';
-import { eventually, hostTestOptions, signInTo } from './extensionApi';
+import { eventually, hostTestOptions, signInTo as signInToEngine } from './extensionApi';
+
+// Against the slow engine: a question stays running long enough to be seen running and cancelled.
+const signInTo = () => signInToEngine(hostTestOptions().slowEngineUrl);
 
 describe('conversations', () => {
   before(async () => {
@@ -27,7 +30,7 @@ describe('conversations', () => {
     const answered = await eventually(() => {
       const conversation = api.store.get(id);
       return conversation && latestQuestion(conversation)?.state === 'completed' ? conversation : undefined;
-    }, 'the answer');
+    }, 'the answer', 60_000);
     assert.match(latestQuestion(answered)!.answer ?? '', /src\/config\.ts/);
     const shown = await eventually(() => {
       const sent = api.panels.shownConversation(id);
@@ -88,7 +91,7 @@ describe('conversations', () => {
   it('opens a source link on the workspace copy of the repository at the right lines', async () => {
     const api = await signInTo();
     const { workspace: dir, repoName: name } = hostTestOptions();
-    await api.links.open(`${hostTestOptions().engineUrl}/${name}/-/blob/src/config.ts?L13-17`);
+    await api.links.open(`${hostTestOptions().slowEngineUrl}/${name}/-/blob/src/config.ts?L13-17`);
     const editor = await eventually(() => vscode.window.activeTextEditor, 'an editor');
     assert.equal(editor.document.uri.fsPath, path.join(dir, 'src', 'config.ts'));
     assert.equal(editor.selection.start.line, 12);
