@@ -4,6 +4,7 @@
  */
 import * as vscode from 'vscode';
 import { ConversationStore } from './api/conversationStore';
+import { isDeepSearchError } from './api/errors';
 import { DeepSearchAuthProvider } from './vscode/authProvider';
 import { registerCommands } from './vscode/commands';
 import { ConversationPanels } from './vscode/conversationPanels';
@@ -35,7 +36,10 @@ export function activate(context: vscode.ExtensionContext): DeepSearchExtensionA
   };
   const store = new ConversationStore({
     ...pollSettings(),
-    onPollError: (id, error) => log.warn(`Refreshing conversation ${id} failed: ${error instanceof Error ? error.message : String(error)}`),
+    onPollError: (id, error) => {
+      log.warn(`Refreshing conversation ${id} failed: ${error instanceof Error ? error.message : String(error)}`);
+      if (isDeepSearchError(error) && error.kind === 'unauthorized') void askToSignInAgain(error.message);
+    },
     memento: {
       load: () => {
         const key = runningKey();
@@ -58,6 +62,7 @@ export function activate(context: vscode.ExtensionContext): DeepSearchExtensionA
     deleteConversation: (id) => vscode.commands.executeCommand('deepSearch.deleteConversation', id),
   });
 
+  const treeView = vscode.window.createTreeView(VIEW_ID, { treeDataProvider: tree, showCollapseAll: false });
   context.subscriptions.push(
     log,
     localEngine,
@@ -68,7 +73,11 @@ export function activate(context: vscode.ExtensionContext): DeepSearchExtensionA
     panels,
     new DeepSearchAuthProvider(session),
     new RunningIndicator(store, (id) => panels.isVisible(id), (id) => panels.open(id)),
-    vscode.window.createTreeView(VIEW_ID, { treeDataProvider: tree, showCollapseAll: false }),
+    treeView,
+    // Conversations asked elsewhere (another window, the web) appear when the view is shown again.
+    treeView.onDidChangeVisibility(({ visible }) => {
+      if (visible && store.isListLoaded) void tree.reload();
+    }),
     session.onDidChange((connection) => store.setClient(connection?.client, { sameAccount: connection?.sameAccount })),
     vscode.workspace.onDidChangeConfiguration((event) => {
       if (affectsConnection(event)) void session.reconnect();
@@ -79,6 +88,20 @@ export function activate(context: vscode.ExtensionContext): DeepSearchExtensionA
   // Not awaited: reconnecting (or starting the local engine) must not hold up activation.
   void session.restore();
   return { store, session, panels, tree, links };
+}
+
+let askingToSignIn = false;
+
+/** The token stopped working (revoked, expired) while questions were being followed: say so once. */
+async function askToSignInAgain(message: string): Promise<void> {
+  if (askingToSignIn) return;
+  askingToSignIn = true;
+  try {
+    const signIn = vscode.l10n.t('Sign In');
+    if ((await vscode.window.showWarningMessage(message, signIn)) === signIn) await vscode.commands.executeCommand('deepSearch.signIn');
+  } finally {
+    askingToSignIn = false;
+  }
 }
 
 let stopLocalEngine: (() => Promise<void>) | undefined;

@@ -32,8 +32,11 @@ export type HostMessage =
   | { type: 'questions'; summary: ConversationSummary; questions: Question[]; now: number }
   /** A follow-up could not be sent; the webview keeps the draft and shows why. */
   | { type: 'followupFailed'; message: string }
-  /** The follow-up was accepted: the webview clears the draft it sent. */
-  | { type: 'followupSent' }
+  /**
+   * The follow-up `text` was accepted: the webview clears its draft if that is what the draft
+   * holds (after a reload of the page, only the draft tells what was being sent).
+   */
+  | { type: 'followupSent'; text: string }
   /** The conversation no longer exists on the server. */
   | { type: 'removed'; message: string };
 

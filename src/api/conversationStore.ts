@@ -53,6 +53,7 @@ export class ConversationStore {
   private readonly finishListeners = new Set<Listener<Conversation>>();
   private readonly poller: ConversationPoller;
   private readonly pageSize: number;
+  private savedRunningKey: string | undefined;
   /** Bumped on every client change so answers for a previous account are dropped. */
   private generation = 0;
 
@@ -348,8 +349,13 @@ export class ConversationStore {
     if (existed || wasListed) this.emit({ changed: [], removed: [id], listChanged: wasListed });
   }
 
+  /** Writes only when the set of running ids changed (every poll would otherwise write it). */
   private saveRunning(): void {
-    this.options.memento?.save(this.poller.trackedIds);
+    const ids = [...this.poller.trackedIds].sort((a, b) => a - b);
+    const key = ids.join(',');
+    if (key === this.savedRunningKey) return;
+    this.savedRunningKey = key;
+    this.options.memento?.save(ids);
   }
 
   private requireClient(): DeepSearchClient {

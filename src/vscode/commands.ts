@@ -5,6 +5,7 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { conversationLabel, type ConversationStore } from '../api/conversationStore';
+import { isDeepSearchError } from '../api/errors';
 import { conversationWebUrl } from '../api/instance';
 import { conversationMarkdown } from '../api/markdownExport';
 import { latestQuestion, type Conversation } from '../api/model';
@@ -98,9 +99,21 @@ async function send(deps: CommandDependencies, question: string): Promise<number
     return conversation.id;
   } catch (error) {
     const edit = vscode.l10n.t('Edit and Ask Again');
-    const message = vscode.l10n.t('Deep Search could not ask the question: {0}', error instanceof Error ? error.message : String(error));
+    const reason = error instanceof Error ? error.message : String(error);
+    // After a timeout or a dropped connection the question may have reached the instance anyway:
+    // asking again could ask it twice (and spend credits twice), so point at the list first.
+    const uncertain = isDeepSearchError(error) && ['timeout', 'network', 'server', 'invalidResponse'].includes(error.kind);
+    const message = uncertain
+      ? vscode.l10n.t('Deep Search may not have received the question ({0}). Check the Conversations list before asking again.', reason)
+      : vscode.l10n.t('Deep Search could not ask the question: {0}', reason);
     deps.log.error(message);
-    if ((await vscode.window.showErrorMessage(message, edit)) === edit) return ask(deps, undefined, question);
+    const check = vscode.l10n.t('Show Conversations');
+    const choice = await vscode.window.showErrorMessage(message, ...(uncertain ? [check, edit] : [edit]));
+    if (choice === check) {
+      await vscode.commands.executeCommand('deepSearch.conversations.focus');
+      await deps.tree.reload();
+    }
+    if (choice === edit) return ask(deps, undefined, question);
     return undefined;
   }
 }

@@ -124,6 +124,8 @@ class ConversationPanel {
   private shownCanEdit = true;
   /** Why the conversation cannot be shown (deleted, unreachable), kept until the page is ready. */
   private removedMessage: string | undefined;
+  /** The outcome of a follow-up sent while the page was hidden (and discarded), for its next load. */
+  private pendingOutcome: HostMessage | undefined;
   private readonly disposables: vscode.Disposable[] = [];
   private disposed = false;
 
@@ -244,6 +246,8 @@ class ConversationPanel {
         this.shown = undefined;
         if (this.removedMessage) this.post({ type: 'removed', message: this.removedMessage });
         else this.update();
+        if (this.pendingOutcome) this.post(this.pendingOutcome);
+        this.pendingOutcome = undefined;
         return;
       case 'askFollowup':
         return this.askFollowup(message.text);
@@ -274,11 +278,17 @@ class ConversationPanel {
     }
     try {
       await this.store.addFollowup(this.id, text.trim());
-      this.post({ type: 'followupSent' });
+      this.postOutcome({ type: 'followupSent', text });
     } catch (error) {
       // Never retried automatically: the draft stays in the box for the user to send again.
-      this.post({ type: 'followupFailed', message: errorMessage(error) });
+      this.postOutcome({ type: 'followupFailed', message: errorMessage(error) });
     }
+  }
+
+  /** Delivered now, or after the next `ready` if the page was discarded while it was being sent. */
+  private postOutcome(message: HostMessage): void {
+    if (this.ready) this.post(message);
+    else this.pendingOutcome = message;
   }
 
   private async run(action: () => PromiseLike<unknown>): Promise<void> {

@@ -4,6 +4,7 @@
  * leaves SecretStorage only to build the client's Authorization header.
  */
 import { readFile } from 'node:fs/promises';
+import type { Dispatcher } from 'undici';
 import * as vscode from 'vscode';
 import { DeepSearchClient } from '../api/client';
 import { createDispatcher } from '../api/http';
@@ -17,6 +18,8 @@ export interface Connection {
   kind: ConnectionKind;
   instanceUrl: string;
   client: DeepSearchClient;
+  /** Closed when the connection is replaced. */
+  dispatcher: Dispatcher;
   /** False when the account or instance differs from the previous connection's. */
   sameAccount: boolean;
 }
@@ -86,6 +89,9 @@ export class Session implements vscode.Disposable {
   private async adoptLaunchToken(): Promise<boolean> {
     const instanceUrl = process.env[LAUNCH_URL_VARIABLE];
     const token = process.env[LAUNCH_TOKEN_VARIABLE];
+    // Not passed on to git, terminals or anything else this extension host starts.
+    delete process.env[LAUNCH_URL_VARIABLE];
+    delete process.env[LAUNCH_TOKEN_VARIABLE];
     if (!instanceUrl || !token) return false;
     const normalized = normalizeInstanceUrl(instanceUrl);
     if ((await this.context.secrets.get(tokenKey(normalized))) !== token) await this.signIn(normalized, token);
@@ -94,11 +100,11 @@ export class Session implements vscode.Disposable {
   }
 
   /** Builds a client for a URL and token without storing anything (sign-in checks it first). */
-  async createClient(instanceUrl: string, token: string): Promise<DeepSearchClient> {
+  async createClient(instanceUrl: string, token: string): Promise<{ client: DeepSearchClient; dispatcher: Dispatcher }> {
     const network = networkSettings();
     const caCertificates = network.caCertificatesPath ? [await readCaFile(network.caCertificatesPath)] : [];
     const dispatcher = createDispatcher({ proxyUrl: network.proxyUrl, strictSSL: network.strictSSL, caCertificates });
-    return new DeepSearchClient({ instanceUrl, token, dispatcher });
+    return { client: new DeepSearchClient({ instanceUrl, token, dispatcher }), dispatcher };
   }
 
   /** Stores a token that was already checked and makes that instance current. */
@@ -162,11 +168,13 @@ export class Session implements vscode.Disposable {
   }
 
   private async connect(kind: ConnectionKind, instanceUrl: string, token: string, sameAccount = false): Promise<void> {
-    const client = await this.createClient(instanceUrl, token);
-    this.setConnection({ kind, instanceUrl: client.instanceUrl, client, sameAccount });
+    const { client, dispatcher } = await this.createClient(instanceUrl, token);
+    this.setConnection({ kind, instanceUrl: client.instanceUrl, client, dispatcher, sameAccount });
   }
 
   private setConnection(connection: Connection | undefined): void {
+    // Requests under way finish first; then its sockets close.
+    void this.connection?.dispatcher.close().catch(() => undefined);
     this.connection = connection;
     void vscode.commands.executeCommand('setContext', 'deepSearch.signedIn', connection !== undefined);
     this.changeEmitter.fire(connection);

@@ -20,6 +20,10 @@ export async function signIn(session: Session, given?: Partial<SignInArguments>)
   for (;;) {
     instanceUrl ??= await askInstanceUrl(configuredInstanceUrl());
     if (!instanceUrl) return false;
+    if (!given?.token && !(await confirmPlainHttp(instanceUrl))) {
+      instanceUrl = undefined;
+      continue;
+    }
     token ??= await askToken(instanceUrl);
     if (!token) return false;
     const problem = await checkToken(session, instanceUrl, token);
@@ -76,8 +80,10 @@ interface SignInProblem {
 
 /** One list call of a single item: proves the URL, the token and the server version at once. */
 async function checkToken(session: Session, instanceUrl: string, token: string): Promise<SignInProblem | undefined> {
+  let checker: Awaited<ReturnType<Session['createClient']>> | undefined;
   try {
-    const client = await session.createClient(instanceUrl, token);
+    checker = await session.createClient(instanceUrl, token);
+    const { client } = checker;
     await vscode.window.withProgress(
       { location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Checking the access token…') },
       () => client.listConversations({ pageFirst: 1 }),
@@ -94,5 +100,20 @@ async function checkToken(session: Session, instanceUrl: string, token: string):
       default:
         return { field: 'url', message: error.message };
     }
+  } finally {
+    void checker?.dispatcher.close().catch(() => undefined);
   }
+}
+
+/** A token sent over plain http to another machine can be read on the way: ask first. */
+async function confirmPlainHttp(instanceUrl: string): Promise<boolean> {
+  const { protocol, hostname } = new URL(instanceUrl);
+  if (protocol !== 'http:' || ['127.0.0.1', 'localhost', '[::1]'].includes(hostname)) return true;
+  const proceed = vscode.l10n.t('Send It Anyway');
+  const choice = await vscode.window.showWarningMessage(
+    vscode.l10n.t('{0} does not use https: your access token would travel unencrypted.', instanceUrl),
+    { modal: true, detail: vscode.l10n.t('Use the https:// address of the instance if it has one.') },
+    proceed,
+  );
+  return choice === proceed;
 }

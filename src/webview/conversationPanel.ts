@@ -125,11 +125,10 @@ export class ConversationPanel {
     if (followBottom) scrollToBottom();
   }
 
-  followupSent(): void {
-    const source = this.sending;
+  followupSent(text: string): void {
     this.sending = undefined;
-    // A suggestion was sent, not the draft: the user's own text stays.
-    if (source !== 'suggestion') this.box?.clearDraft();
+    // Only the text that was sent leaves the box: a suggestion sent meanwhile keeps the user's draft.
+    if (this.box && this.box.draft.trim() === text.trim()) this.box.clearDraft();
     this.box?.clearError();
     this.announce(strings.announce.followupSent);
     this.refresh();

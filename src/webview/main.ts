@@ -34,7 +34,7 @@ function dispatch(message: HostMessage): void {
       panel.followupFailed(message.message);
       break;
     case 'followupSent':
-      panel.followupSent();
+      panel.followupSent(message.text);
       break;
     case 'removed':
       panel.showRemoved(message.message);

@@ -116,17 +116,32 @@ describe('conversation panel: interaction', function () {
       const box = panel.page.locator('textarea');
       await box.fill('Why 30 seconds?');
       await box.press('Control+Enter');
-      await panel.send({ type: 'followupSent' });
+      await panel.send({ type: 'followupSent', text: 'Why 30 seconds?' });
       assert.equal(await box.inputValue(), '');
       assert.equal((await panel.savedState())?.draft, '');
+    });
+
+    it('clears a draft that was sent before the page was reloaded, when told after the reload', async () => {
+      const panel = await openAnswered();
+      const box = panel.page.locator('textarea');
+      await box.fill('Why 30 seconds?');
+      await box.press('Control+Enter');
+      // The page is discarded (its panel hidden) before the answer comes: it reloads with the draft.
+      await panel.reload();
+      await panel.send(snapshot(conversation([completedQuestion(1)])));
+      assert.equal(await panel.page.locator('textarea').inputValue(), 'Why 30 seconds?');
+      await panel.send({ type: 'followupSent', text: 'Why 30 seconds?' });
+      assert.equal(await panel.page.locator('textarea').inputValue(), '');
     });
 
     it('keeps the user’s own draft when a suggested follow-up was the one sent', async () => {
       const panel = await openAnswered();
       const box = panel.page.locator('textarea');
       await box.fill('my own question');
-      await panel.page.locator('.followup-suggestion').first().click();
-      await panel.send({ type: 'followupSent' });
+      const suggestion = panel.page.locator('.followup-suggestion').first();
+      const suggested = (await suggestion.textContent())!.trim();
+      await suggestion.click();
+      await panel.send({ type: 'followupSent', text: suggested });
       assert.equal(await box.inputValue(), 'my own question');
     });
   });
