@@ -5,7 +5,7 @@
 import { name as packageName, version as packageVersion } from '../../package.json';
 import { DeepSearchError, invalidResponseError } from './errors';
 import { HttpTransport, type HttpMethod, type RetryPolicy, type RetryTimers } from './http';
-import { apiUrl, conversationWebUrl, normalizeInstanceUrl } from './instance';
+import { apiUrl, normalizeInstanceUrl } from './instance';
 import type { Conversation, ConversationPage, ListOptions } from './model';
 import { normalizeConversation, normalizeConversationPage, normalizeFollowupResponse, type FollowupResponse } from './normalize';
 import type { WireCreateRequest, WireFollowupRequest } from './wire';
@@ -157,10 +157,6 @@ export class DeepSearchClient {
     return conversation;
   }
 
-  /** Where the conversation can be read in a browser (share URL, else built from the read token). */
-  conversationWebUrl(conversation: Pick<Conversation, 'shareUrl' | 'readToken'>): string | undefined {
-    return conversationWebUrl(this.instanceUrl, conversation);
-  }
 
   /** One API call: JSON in, parsed JSON out (or undefined when `expectBody` is false). */
   private async call(

@@ -36,11 +36,6 @@ function invalidInstanceUrl(input: string): DeepSearchError {
   );
 }
 
-/** Origin of an instance URL, the only part of it that error messages show. */
-export function instanceOrigin(instanceUrl: string): string {
-  return new URL(instanceUrl).origin;
-}
-
 /** `<instance>/.api/deepsearch/v1[/segments…][?query]`; segments are percent-encoded. */
 export function apiUrl(
   instanceUrl: string,

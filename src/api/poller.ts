@@ -41,6 +41,8 @@ interface TrackedConversation {
   failures: number;
   timer?: unknown;
   dueAt?: number;
+  /** The pending timer was asked for "as soon as possible", not set by the interval. */
+  soon?: boolean;
   refreshing: boolean;
   /** A refresh was asked for while one was running: run another as soon as it ends. */
   refreshRequested: boolean;
@@ -50,7 +52,6 @@ interface TrackedConversation {
 
 export class ConversationPoller {
   private readonly tracked = new Map<number, TrackedConversation>();
-  private readonly explicitlyWatched = new Set<number>();
   private readonly clock: PollerClock;
   private readonly watchedIntervalMs: number;
   private readonly hiddenIntervalMs: number;
@@ -87,7 +88,7 @@ export class ConversationPoller {
     };
     this.tracked.set(id, entry);
     if (options.refreshNow) {
-      this.setTimer(id, entry, 0);
+      this.setTimer(id, entry, 0, true);
     } else {
       this.schedule(id, entry);
     }
@@ -120,21 +121,7 @@ export class ConversationPoller {
     return this.tracked.get(id)?.dueAt;
   }
 
-  /** Marks a conversation as looked at (or not), in addition to the `isWatched` predicate. */
-  setWatched(id: number, watched: boolean): void {
-    const changed = watched ? !this.explicitlyWatched.has(id) : this.explicitlyWatched.has(id);
-    if (watched) {
-      this.explicitlyWatched.add(id);
-    } else {
-      this.explicitlyWatched.delete(id);
-    }
-    const entry = this.tracked.get(id);
-    if (changed && entry && !this.disposed) {
-      this.schedule(id, entry);
-    }
-  }
-
-  /** Call when what `isWatched` answers may have changed (a panel became visible or hidden). */
+  /** `isWatched` may answer differently now: reschedule, without postponing a refresh asked for soon. */
   watchersChanged(): void {
     for (const [id, entry] of this.tracked) {
       this.schedule(id, entry, { keepSooner: true });
@@ -150,7 +137,7 @@ export class ConversationPoller {
     if (entry.refreshing) {
       entry.refreshRequested = true;
     } else {
-      this.setTimer(id, entry, 0);
+      this.setTimer(id, entry, 0, true);
     }
   }
 
@@ -160,11 +147,10 @@ export class ConversationPoller {
       this.clearTimer(entry);
     }
     this.tracked.clear();
-    this.explicitlyWatched.clear();
   }
 
   private isWatched(id: number): boolean {
-    return this.explicitlyWatched.has(id) || (this.options.isWatched?.(id) ?? false);
+    return this.options.isWatched?.(id) ?? false;
   }
 
   /** The wait between refreshes: the base interval, doubled per consecutive failure up to the cap. */
@@ -177,20 +163,21 @@ export class ConversationPoller {
   }
 
   /** (Re)arms the timer from the last refresh: an overdue refresh under a shorter interval runs now. */
-  /** `keepSooner`: a refresh already due earlier (asked for with `refreshSoon`) is not postponed. */
+  /** `keepSooner`: a refresh asked for with `refreshSoon` (or `track(…, {refreshNow})`) is not postponed. */
   private schedule(id: number, entry: TrackedConversation, options: { keepSooner?: boolean } = {}): void {
     if (entry.refreshing || entry.dropped || this.disposed) {
       return;
     }
     const dueAt = entry.lastRefreshAt + this.intervalFor(id, entry.failures);
-    if (options.keepSooner && entry.timer !== undefined && entry.dueAt !== undefined && entry.dueAt <= dueAt) {
+    if (options.keepSooner && entry.timer !== undefined && entry.soon) {
       return;
     }
     this.setTimer(id, entry, Math.max(0, dueAt - this.clock.now()));
   }
 
-  private setTimer(id: number, entry: TrackedConversation, delayMs: number): void {
+  private setTimer(id: number, entry: TrackedConversation, delayMs: number, soon = false): void {
     this.clearTimer(entry);
+    entry.soon = soon;
     entry.dueAt = this.clock.now() + delayMs;
     entry.timer = this.clock.setTimeout(() => {
       entry.timer = undefined;
@@ -233,7 +220,7 @@ export class ConversationPoller {
       this.tracked.delete(id);
     } else if (entry.refreshRequested) {
       entry.refreshRequested = false;
-      this.setTimer(id, entry, 0);
+      this.setTimer(id, entry, 0, true);
     } else if (outcome === 'finished') {
       this.tracked.delete(id);
     } else {

@@ -1,7 +1,8 @@
 /**
  * The conversation panel's HTML: a strict CSP (nothing but our stylesheets, fonts, images and one
  * nonce'd script), no inline styles or handlers. Pure strings in, string out, so it is tested
- * without VS Code; the panel passes `webview.cspSource` and `asWebviewUri(...)` strings.
+ * without VS Code; the panel passes `webview.cspSource`, `asWebviewUri(...)` strings and
+ * `vscode.l10n.bundle`.
  */
 import { randomBytes } from 'node:crypto';
 
@@ -16,7 +17,18 @@ export interface PanelHtmlOptions {
   styleUris: string[];
   /** The document title (the panel's tab title is set by the host). */
   title: string;
+  /**
+   * `vscode.l10n.bundle`: the translations for the display language, `undefined` in English. The
+   * page carries them in a JSON data block (the CSP allows no fetch) for `main.ts` to load.
+   */
+  l10nBundle?: Record<string, string>;
 }
+
+/** The id of the JSON data block that carries the translations. */
+export const L10N_BUNDLE_ELEMENT_ID = 'l10n-bundle';
+
+/** Shown until the script has run; translated here, since the script has not loaded the bundle yet. */
+const LOADING_TEXT = 'Loading conversation…';
 
 /** 192 random bits, base64: a CSP nonce nobody can guess. */
 export function createNonce(): string {
@@ -37,6 +49,13 @@ export function panelHtml(options: PanelHtmlOptions): string {
   if (!/^[A-Za-z0-9+/_-]+=*$/.test(options.nonce)) throw new Error('panelHtml: the nonce must be base64');
   const csp = contentSecurityPolicy(options.cspSource, options.nonce);
   const styles = options.styleUris.map((uri) => `    <link rel="stylesheet" href="${escapeAttribute(uri)}">`).join('\n');
+  const bundle = options.l10nBundle;
+  const loading = (bundle && typeof bundle[LOADING_TEXT] === 'string' && bundle[LOADING_TEXT]) || LOADING_TEXT;
+  // A data block is never run; it carries the nonce all the same, like every script element here.
+  const bundleScript = bundle
+    ? `    <script type="application/json" id="${L10N_BUNDLE_ELEMENT_ID}" nonce="${escapeAttribute(options.nonce)}">` +
+      `${scriptSafeJson(bundle)}</script>\n`
+    : '';
   return `<!DOCTYPE html>
 <html lang="en">
   <head>
@@ -48,12 +67,20 @@ ${styles}
   </head>
   <body>
     <main id="app" class="panel" aria-busy="true">
-      <p class="loading">Loading conversation…</p>
+      <p class="loading">${escapeText(loading)}</p>
     </main>
-    <script nonce="${escapeAttribute(options.nonce)}" src="${escapeAttribute(options.scriptUri)}"></script>
+${bundleScript}    <script nonce="${escapeAttribute(options.nonce)}" src="${escapeAttribute(options.scriptUri)}"></script>
   </body>
 </html>
 `;
+}
+
+/**
+ * JSON that cannot end or comment out its `<script>` element: `<`, `>` and `&` become `\u003c`,
+ * `\u003e` and `\u0026`, which JSON.parse reads back as the same characters.
+ */
+function scriptSafeJson(value: unknown): string {
+  return JSON.stringify(value).replace(/[<>&\u2028\u2029]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
 function escapeText(text: string): string {

@@ -6,11 +6,12 @@ import type { PanelAction } from '../protocol';
 import { button, codicon, element } from './dom';
 import { strings } from './strings';
 
-const ACTIONS: readonly { action: PanelAction; icon: string; label: string }[] = [
-  { action: 'copyShareLink', icon: 'link', label: strings.actions.copyShareLink },
-  { action: 'openInBrowser', icon: 'link-external', label: strings.actions.openInBrowser },
-  { action: 'export', icon: 'markdown', label: strings.actions.export },
-  { action: 'delete', icon: 'trash', label: strings.actions.delete },
+// Labels are looked up when the header is built, not at import: the translations load after that.
+const ACTIONS: readonly { action: PanelAction; icon: string; label: () => string }[] = [
+  { action: 'copyShareLink', icon: 'link', label: () => strings.actions.copyShareLink },
+  { action: 'openInBrowser', icon: 'link-external', label: () => strings.actions.openInBrowser },
+  { action: 'export', icon: 'markdown', label: () => strings.actions.export },
+  { action: 'delete', icon: 'trash', label: () => strings.actions.delete },
 ];
 
 export class ConversationHeader {
@@ -36,7 +37,7 @@ export class ConversationHeader {
       const actionButton = button({
         className: `icon-button action-${action}`,
         icon,
-        ariaLabel: label,
+        ariaLabel: label(),
         onClick: () => onAction(action),
       });
       actionButton.dataset.action = action;

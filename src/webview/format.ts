@@ -1,7 +1,9 @@
 /**
  * Pure formatting for the conversation panel: durations, counts and titles. No DOM, so it is
- * unit-tested on plain Node.
+ * unit-tested on plain Node. Words go through `l10n.t`: translated in the webview once `main.ts`
+ * has loaded the bundle; English wherever no bundle was loaded (the host's `formatStats`).
  */
+import * as l10n from '@vscode/l10n';
 import type { Question, Stats } from '../api/model';
 
 /** `42s`, `3m 05s`, `1h 02m`: compact and stable in width as it ticks. */
@@ -10,9 +12,9 @@ export function formatDuration(milliseconds: number): string {
   const hours = Math.floor(totalSeconds / 3600);
   const minutes = Math.floor((totalSeconds % 3600) / 60);
   const seconds = totalSeconds % 60;
-  if (hours > 0) return `${hours}h ${pad2(minutes)}m`;
-  if (minutes > 0) return `${minutes}m ${pad2(seconds)}s`;
-  return `${seconds}s`;
+  if (hours > 0) return l10n.t('{0}h {1}m', hours, pad2(minutes));
+  if (minutes > 0) return l10n.t('{0}m {1}s', minutes, pad2(seconds));
+  return l10n.t('{0}s', seconds);
 }
 
 /** Time since `createdAt` (ISO string) at host time `hostNow`; 0 when the date is unreadable. */
@@ -37,22 +39,24 @@ export function formatCredits(value: number): string {
   return String(Math.round(value * 100) / 100);
 }
 
-export function plural(count: number, one: string, many: string): string {
-  return count === 1 ? one : many;
-}
-
-/** The parts of the compact stats line, empty when the server sent no stats at all. */
+/**
+ * The parts of the compact stats line, empty when the server sent no stats at all. One and many are
+ * separate messages (`1 token`, `{0} tokens`) so that translations need not glue words together.
+ */
 export function statsParts(stats: Stats): { kind: 'time' | 'toolCalls' | 'tokens' | 'credits'; text: string }[] {
   const parts: { kind: 'time' | 'toolCalls' | 'tokens' | 'credits'; text: string }[] = [];
   if (stats.timeMillis > 0) parts.push({ kind: 'time', text: formatDuration(stats.timeMillis) });
   if (stats.toolCalls > 0) {
-    parts.push({ kind: 'toolCalls', text: `${stats.toolCalls} ${plural(stats.toolCalls, 'tool call', 'tool calls')}` });
+    const text = stats.toolCalls === 1 ? l10n.t('1 tool call') : l10n.t('{0} tool calls', stats.toolCalls);
+    parts.push({ kind: 'toolCalls', text });
   }
   if (stats.totalTokens > 0) {
-    parts.push({ kind: 'tokens', text: `${formatCount(stats.totalTokens)} ${plural(stats.totalTokens, 'token', 'tokens')}` });
+    const text = stats.totalTokens === 1 ? l10n.t('1 token') : l10n.t('{0} tokens', formatCount(stats.totalTokens));
+    parts.push({ kind: 'tokens', text });
   }
   if (stats.credits > 0) {
-    parts.push({ kind: 'credits', text: `${formatCredits(stats.credits)} ${plural(stats.credits, 'credit', 'credits')}` });
+    const text = stats.credits === 1 ? l10n.t('1 credit') : l10n.t('{0} credits', formatCredits(stats.credits));
+    parts.push({ kind: 'credits', text });
   }
   return parts;
 }

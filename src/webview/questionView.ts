@@ -282,7 +282,7 @@ export class QuestionView {
       const item = element('li', `stat stat-${part.kind}`);
       item.title = strings.statsLabels[part.kind];
       item.append(codicon(icons[part.kind]));
-      if (part.kind === 'time') item.append(hiddenLabel(`${strings.statsLabels.time}: `));
+      if (part.kind === 'time') item.append(hiddenLabel(`${strings.timeStatPrefix} `));
       item.append(element('span', 'stat-value', part.text));
       list.append(item);
     }

@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import type { Dispatcher } from 'undici';
 import { DeepSearchClient } from '../../../src/api/client';
+import { conversationWebUrl } from '../../../src/api/instance';
 import type { DeepSearchError } from '../../../src/api/errors';
 import { createDispatcher } from '../../../src/api/http';
 import { isUnfinished, type Conversation, type SortOrder } from '../../../src/api/model';
@@ -98,7 +99,7 @@ describe('client against the local engine', () => {
         assert.ok(answered.stats.toolCalls > 0);
         assert.equal(done.isOwner, true);
         assert.equal(done.quota?.limit, undefined, 'the engine reports quota_limit -1: no limit');
-        assert.equal(owner.conversationWebUrl(done), `${engine.url}/deepsearch/${done.readToken}`);
+        assert.equal(conversationWebUrl(owner.instanceUrl, done), `${engine.url}/deepsearch/${done.readToken}`);
       });
 
       it('adds a follow-up and returns the whole conversation with the new question', async () => {

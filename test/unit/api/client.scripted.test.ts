@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import type { Dispatcher } from 'undici';
 import { DeepSearchClient } from '../../../src/api/client';
+import { conversationWebUrl } from '../../../src/api/instance';
 import { createDispatcher } from '../../../src/api/http';
 import { WIRE_SORTS } from '../../../src/api/wire';
 import { expectError } from './expectError';
@@ -168,7 +169,7 @@ describe('client calls against a scripted instance', () => {
   it('builds the web URL from share_url, else from the read token under the instance prefix', async () => {
     const client = await serve(() => json([]));
     const prefixed = new DeepSearchClient({ instanceUrl: `${instance!.url}/sg/`, token: 't0ken', dispatcher });
-    assert.equal(client.conversationWebUrl({ shareUrl: 'https://sg.example.com/deepsearch/abc' }), 'https://sg.example.com/deepsearch/abc');
-    assert.equal(prefixed.conversationWebUrl({ readToken: 'abc' }), `${instance!.url}/sg/deepsearch/abc`);
+    assert.equal(conversationWebUrl(client.instanceUrl, { shareUrl: 'https://sg.example.com/deepsearch/abc' }), 'https://sg.example.com/deepsearch/abc');
+    assert.equal(conversationWebUrl(prefixed.instanceUrl, { readToken: 'abc' }), `${instance!.url}/sg/deepsearch/abc`);
   });
 });

@@ -155,11 +155,13 @@ describe('ConversationPoller', () => {
   });
 
   it('refreshes at once when a panel opens on a conversation that is overdue under the faster interval', async () => {
-    const poller = start(() => 'unfinished');
+    let visible = false;
+    const poller = start(() => 'unfinished', { isWatched: () => visible });
     poller.track(1);
     await clock.advance(3000);
     assert.deepEqual(times(), []);
-    poller.setWatched(1, true);
+    visible = true;
+    poller.watchersChanged();
     await clock.advance(0);
     assert.deepEqual(times(), [3000]);
     await clock.advance(1000);
@@ -167,12 +169,13 @@ describe('ConversationPoller', () => {
   });
 
   it('slows down when the panel is hidden again', async () => {
-    const poller = start(() => 'unfinished');
-    poller.setWatched(1, true);
+    let visible = true;
+    const poller = start(() => 'unfinished', { isWatched: () => visible });
     poller.track(1);
     await clock.advance(1500);
     assert.deepEqual(times(), [1000]);
-    poller.setWatched(1, false);
+    visible = false;
+    poller.watchersChanged();
     assert.equal(poller.nextRefreshAt(1), 11_000);
     await clock.advance(20_000);
     assert.deepEqual(times(), [1000, 11_000, 21_000]);
