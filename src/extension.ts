@@ -81,6 +81,7 @@ export function activate(context: vscode.ExtensionContext): DeepSearchExtensionA
     session.onDidChange((connection) => store.setClient(connection?.client, { sameAccount: connection?.sameAccount })),
     vscode.workspace.onDidChangeConfiguration((event) => {
       if (affectsConnection(event)) void session.reconnect();
+      if (event.affectsConfiguration('deepSearch.pollInterval')) store.setPollIntervals(pollSettings());
     }),
     ...registerCommands({ context, log, session, store, panels, tree, links, repositories }),
   );

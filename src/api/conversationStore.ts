@@ -245,6 +245,10 @@ export class ConversationStore {
     return conversation;
   }
 
+  setPollIntervals(intervals: { watchedIntervalMs: number; hiddenIntervalMs: number }): void {
+    this.poller.setIntervals(intervals);
+  }
+
   /** Someone is (or stopped) looking at a conversation: polls faster while they are. */
   setWatched(id: number, watched: boolean): void {
     if (watched) this.watched.add(id);

@@ -53,8 +53,8 @@ interface TrackedConversation {
 export class ConversationPoller {
   private readonly tracked = new Map<number, TrackedConversation>();
   private readonly clock: PollerClock;
-  private readonly watchedIntervalMs: number;
-  private readonly hiddenIntervalMs: number;
+  private watchedIntervalMs: number;
+  private hiddenIntervalMs: number;
   private readonly maxBackoffMs: number;
   private disposed = false;
 
@@ -119,6 +119,13 @@ export class ConversationPoller {
   /** When the next refresh of `id` is due (clock time), or undefined if none is scheduled. */
   nextRefreshAt(id: number): number | undefined {
     return this.tracked.get(id)?.dueAt;
+  }
+
+  /** New intervals (from settings) apply to every conversation's next refresh. */
+  setIntervals(intervals: { watchedIntervalMs: number; hiddenIntervalMs: number }): void {
+    this.watchedIntervalMs = intervals.watchedIntervalMs;
+    this.hiddenIntervalMs = intervals.hiddenIntervalMs;
+    this.watchersChanged();
   }
 
   /** `isWatched` may answer differently now: reschedule, without postponing a refresh asked for soon. */

@@ -126,6 +126,7 @@ class ConversationPanel {
   private removedMessage: string | undefined;
   /** The outcome of a follow-up sent while the page was hidden (and discarded), for its next load. */
   private pendingOutcome: HostMessage | undefined;
+  private loadFailures = 0;
   private readonly disposables: vscode.Disposable[] = [];
   private disposed = false;
 
@@ -149,6 +150,7 @@ class ConversationPanel {
       scriptUri: asset('webview.js'),
       styleUris: [asset('codicon.css'), asset('panel.css')],
       title: webviewPanel.title,
+      l10nBundle: vscode.l10n.bundle,
     });
     this.disposables.push(
       webviewPanel.webview.onDidReceiveMessage((message: unknown) => {
@@ -182,7 +184,17 @@ class ConversationPanel {
     }
     this.store.load(this.id).then(
       () => this.update(),
-      (error: unknown) => this.removed(errorMessage(error)),
+      (error: unknown) => {
+        if (isDeepSearchError(error) && error.kind === 'notFound') {
+          this.removed(errorMessage(error));
+          return;
+        }
+        // Unreachable or failing for now: not gone. Try again, less and less often.
+        this.loadFailures++;
+        const delay = Math.min(60_000, 2_000 * 2 ** (this.loadFailures - 1));
+        const retry = setTimeout(() => !this.disposed && this.load(), delay);
+        this.disposables.push(new vscode.Disposable(() => clearTimeout(retry)));
+      },
     );
   }
 

@@ -5,6 +5,7 @@
  * `vscode.l10n.bundle`.
  */
 import { randomBytes } from 'node:crypto';
+import { L10N_BUNDLE_ELEMENT_ID } from '../webview/l10n';
 
 export interface PanelHtmlOptions {
   /** `webview.cspSource`: the origin the webview's own resources are served from. */
@@ -23,9 +24,6 @@ export interface PanelHtmlOptions {
    */
   l10nBundle?: Record<string, string>;
 }
-
-/** The id of the JSON data block that carries the translations. */
-export const L10N_BUNDLE_ELEMENT_ID = 'l10n-bundle';
 
 /** Shown until the script has run; translated here, since the script has not loaded the bundle yet. */
 const LOADING_TEXT = 'Loading conversation…';
@@ -76,8 +74,8 @@ ${bundleScript}    <script nonce="${escapeAttribute(options.nonce)}" src="${esca
 }
 
 /**
- * JSON that cannot end or comment out its `<script>` element: `<`, `>` and `&` become `\u003c`,
- * `\u003e` and `\u0026`, which JSON.parse reads back as the same characters.
+ * JSON that cannot end or comment out its `<script>` element: `<`, `>` and `&` (and the two Unicode
+ * line separators) become `\u` escapes, which JSON.parse reads back as the same characters.
  */
 function scriptSafeJson(value: unknown): string {
   return JSON.stringify(value).replace(/[<>&\u2028\u2029]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);

@@ -1,11 +1,15 @@
 /**
- * Webview entry point: connects to the host, says `ready`, then applies host messages to the
- * conversation panel. Nothing renders before the first `snapshot`.
+ * Webview entry point: loads the translations, connects to the host, says `ready`, then applies
+ * host messages to the conversation panel. Nothing renders before the first `snapshot`.
  */
 import type { HostMessage } from '../protocol';
 import { ConversationPanel } from './conversationPanel';
+import { loadTranslations } from './l10n';
 import { interceptLinks } from './links';
 import { connectToHost } from './vscodeApi';
+
+// First of all: every string the panel shows is looked up after this.
+loadTranslations(document);
 
 const host = connectToHost();
 const root = document.getElementById('app') ?? document.body.appendChild(document.createElement('main'));

@@ -56,6 +56,8 @@ export interface PageOptions {
   theme?: Theme;
   /** Adds an inline script without the nonce to the HTML, to prove the CSP blocks it. */
   injectInlineScript?: boolean;
+  /** Translations, as the host passes `vscode.l10n.bundle` to `panelHtml`; none means English. */
+  l10nBundle?: Record<string, string>;
 }
 
 export interface PanelServer {
@@ -81,12 +83,14 @@ export async function startPanelServer(): Promise<PanelServer> {
     requests.push(url.pathname);
     if (url.pathname === '/panel.html') {
       const theme = (url.searchParams.get('theme') ?? 'dark') as Theme;
+      const bundle = url.searchParams.get('l10n');
       let html = panelHtml({
         cspSource: origin,
         nonce: createNonce(),
         scriptUri: `${origin}/dist/webview.js`,
         styleUris: [`${origin}/codicons/codicon.css`, `${origin}/theme/${theme}.css`, `${origin}/media/panel.css`],
         title: 'Deep Search',
+        l10nBundle: bundle === null ? undefined : (JSON.parse(bundle) as Record<string, string>),
       });
       if (url.searchParams.has('inject')) {
         html = html.replace('</body>', '<script>window.__inlineScriptRan = true;</script>\n</body>');
@@ -190,6 +194,7 @@ export class PanelPage {
     }
     const query = new URLSearchParams({ theme });
     if (options.injectInlineScript) query.set('inject', '1');
+    if (options.l10nBundle) query.set('l10n', JSON.stringify(options.l10nBundle));
     const url = `${server.origin}/panel.html?${query}`;
     const panel = new PanelPage(context, page, url);
     await panel.load();

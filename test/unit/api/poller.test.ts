@@ -107,6 +107,15 @@ describe('ConversationPoller', () => {
     assert.deepEqual(times(2), [700, 1400]);
   });
 
+  it('applies new intervals to the next refresh', async () => {
+    const poller = start(() => 'unfinished', { isWatched: () => false });
+    poller.track(1);
+    await clock.advance(10_000);
+    poller.setIntervals({ watchedIntervalMs: 500, hiddenIntervalMs: 3000 });
+    await clock.advance(6500);
+    assert.deepEqual(times(), [10_000, 13_000, 16_000]);
+  });
+
   it('schedules nothing while nothing is unfinished', async () => {
     const poller = start((id) => (id === 1 ? 'finished' : 'unfinished'), { isWatched: () => true });
     assert.equal(clock.pendingTimers, 0, 'nothing before anything is tracked');
