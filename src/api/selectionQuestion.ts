@@ -3,6 +3,7 @@
  * (repository, path, lines) and the code itself in a fenced block with its language. Large
  * selections are cut, with a note saying so, so a question never carries a whole file by accident.
  */
+import { markdownFence } from './markdownFence';
 
 /** Longest selection sent, in characters; documented in README. */
 export const MAX_SELECTION_CHARACTERS = 12_000;
@@ -32,7 +33,7 @@ export function selectionQuestion(context: SelectionContext, maxCharacters = MAX
   const where = context.repoName
     ? `\`${context.relativePath}\` (${lines}) in the repository \`${context.repoName}\``
     : `\`${context.relativePath}\` (${lines})`;
-  const fence = fenceFor(code);
+  const fence = markdownFence(code);
   const parts = [prompt, '', `Code from ${where}:`, '', `${fence}${context.languageId}`, code, fence];
   if (cutAtLine !== undefined) {
     parts.push(
@@ -52,10 +53,4 @@ function cutCode(code: string, maxCharacters: number): { code: string; cutAtLine
   const lastNewline = head.lastIndexOf('\n');
   const kept = lastNewline > 0 ? head.slice(0, lastNewline) : head;
   return { code: kept, cutAtLine: kept.split('\n').length };
-}
-
-/** A fence longer than any run of backticks inside the code, so the block cannot be closed early. */
-function fenceFor(code: string): string {
-  const longest = Math.max(2, ...[...code.matchAll(/`+/g)].map((match) => match[0].length));
-  return '`'.repeat(longest + 1);
 }

@@ -2,6 +2,7 @@
  * Writes what the answerer found as a Deep Search answer: a Markdown explanation with quoted code and
  * absolute links into the instance, a short title and follow-up suggestions. Pure functions.
  */
+import { markdownFence } from '../api/markdownFence';
 import type { FileMatch, LineWindow } from './codeSearch';
 import type { ServedRepository } from './repos';
 
@@ -169,7 +170,7 @@ function describeExcerpt(excerpt: ReadExcerpt, rank: number, instanceUrl: string
   const blocks = excerpt.windows.map((window) => {
     const link = blobUrl(instanceUrl, match.repo.name, match.path, window);
     const code = excerpt.fileLines.slice(window.start - 1, window.end).map(clipLine).join('\n');
-    const fence = fenceFor(code);
+    const fence = markdownFence(code);
     return `[Lines ${window.start}–${window.end}](${link}):\n\n${fence}${languageOf(match.path)}\n${code}\n${fence}`;
   });
   return [header, summary, ...blocks].join('\n\n');
@@ -202,10 +203,6 @@ function inlineCode(text: string): string {
 }
 
 /** A fence longer than any backtick run in the code, so quoted Markdown cannot close it. */
-function fenceFor(code: string): string {
-  const longestRun = Math.max(0, ...(code.match(/`{3,}/g) ?? []).map((run) => run.length));
-  return '`'.repeat(Math.max(3, longestRun + 1));
-}
 
 function escapeLinkText(text: string): string {
   return text.replace(/([\\[\]*_`<>])/g, '\\$1');

@@ -51,6 +51,39 @@ describe('panelHtml', () => {
     assert.equal((html.match(/<script\b/g) ?? []).length, 1);
   });
 
+  it('carries no translations in English: no bundle element, the English loading text', () => {
+    const html = panelHtml(options());
+    assert.doesNotMatch(html, /l10n-bundle/);
+    assert.ok(html.includes('<p class="loading">Loading conversation…</p>'));
+  });
+
+  it('carries the translations in a nonce’d JSON data block that a hostile bundle cannot break out of', () => {
+    const input = options({
+      l10nBundle: {
+        Cancel: '</script><script>window.__hostile = 1</script>',
+        'Send': '<!-- <script>',
+        '</SCRIPT >': 'a & b > c \u2028 \u2029 "quoted" \\ back',
+      },
+    });
+    const html = panelHtml(input);
+    const openings = html.match(/<script\b[^>]*>/g) ?? [];
+    assert.deepEqual(openings, [
+      `<script type="application/json" id="l10n-bundle" nonce="${input.nonce}">`,
+      `<script nonce="${input.nonce}" src="${input.scriptUri}">`,
+    ]);
+    assert.equal((html.match(/<\/script/gi) ?? []).length, 2, 'only the two real end tags');
+    assert.doesNotMatch(html, /<!--/);
+    const body = /<script type="application\/json" id="l10n-bundle" nonce="[^"]+">([^]*?)<\/script>/.exec(html)?.[1];
+    assert.ok(body !== undefined, html);
+    assert.doesNotMatch(body, /[<>&\u2028\u2029]/);
+    assert.deepEqual(JSON.parse(body), input.l10nBundle, 'reads back as the same bundle');
+  });
+
+  it('translates the loading text from the bundle, escaped', () => {
+    const html = panelHtml(options({ l10nBundle: { 'Loading conversation…': 'Chargement <b>…</b>' } }));
+    assert.ok(html.includes('<p class="loading">Chargement &lt;b&gt;…&lt;/b&gt;</p>'), html);
+  });
+
   it('refuses a nonce that could break out of the policy', () => {
     assert.throws(() => panelHtml(options({ nonce: "abc'; script-src *" })), /nonce/);
   });
