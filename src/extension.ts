@@ -2,6 +2,7 @@
  * activate(): builds the object graph and registers it. Nothing else happens here; network work
  * starts only when a view, panel or command needs it.
  */
+import * as l10n from '@vscode/l10n';
 import * as vscode from 'vscode';
 import { ConversationStore } from './api/conversationStore';
 import { isDeepSearchError } from './api/errors';
@@ -25,6 +26,8 @@ export interface DeepSearchExtensionApi {
 }
 
 export function activate(context: vscode.ExtensionContext): DeepSearchExtensionApi {
+  // Shared formatting (src/format.ts) speaks through @vscode/l10n: give it VS Code's translations.
+  if (vscode.l10n.bundle) l10n.config({ contents: vscode.l10n.bundle });
   // Messages only: the client's errors never carry the token, and nothing else is logged.
   const log = vscode.window.createOutputChannel(vscode.l10n.t('Deep Search'), { log: true });
   const localEngine = new LocalEngineLauncher(context);

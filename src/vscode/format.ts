@@ -3,7 +3,7 @@
  */
 import * as vscode from 'vscode';
 import type { Stats } from '../api/model';
-import { statsParts } from '../webview/format';
+import { statsParts } from '../format';
 
 const UNITS: [Intl.RelativeTimeFormatUnit, number][] = [
   ['year', 365 * 24 * 3600_000],

@@ -8,7 +8,7 @@ import type { ConversationSummary, PanelAction, PanelViewState } from '../protoc
 import { ConversationHeader } from './conversationHeader';
 import { codicon, element } from './dom';
 import { FollowupBox } from './followupBox';
-import { conversationTitle } from './format';
+import { conversationTitle } from '../format';
 import { AnswerCache } from './markdown';
 import { isLive, QuestionView, type ControlState, type QuestionContext } from './questionView';
 import { strings } from './strings';

@@ -6,7 +6,7 @@
  */
 import type { Question, Source, Turn } from '../api/model';
 import { button, codicon, element, hasFocusWithin, hiddenLabel } from './dom';
-import { elapsedSince, formatDuration, statsParts } from './format';
+import { elapsedSince, formatDuration, statsParts } from '../format';
 import { isSafeHref, type AnswerCache } from './markdown';
 import { strings } from './strings';
 

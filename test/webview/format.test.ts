@@ -7,10 +7,10 @@ import {
   formatCredits,
   formatDuration,
   statsParts,
-} from '../../src/webview/format';
+} from '../../src/format';
 import { completedQuestion, processingQuestion } from './fixtures';
 
-describe('webview format', () => {
+describe('shared format', () => {
   it('formats durations compactly', () => {
     assert.equal(formatDuration(0), '0s');
     assert.equal(formatDuration(999), '0s');

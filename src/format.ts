@@ -1,10 +1,11 @@
 /**
- * Pure formatting for the conversation panel: durations, counts and titles. No DOM, so it is
- * unit-tested on plain Node. Words go through `l10n.t`: translated in the webview once `main.ts`
- * has loaded the bundle; English wherever no bundle was loaded (the host's `formatStats`).
+ * Pure formatting shared by the extension host (tree, notifications) and the panel's webview:
+ * durations, counts, stats and titles. No DOM and no `vscode`, so it runs on both sides and is
+ * unit-tested on plain Node. Words go through `@vscode/l10n`, configured with VS Code's bundle on
+ * each side (`extension.ts`, `webview/main.ts`).
  */
 import * as l10n from '@vscode/l10n';
-import type { Question, Stats } from '../api/model';
+import type { Question, Stats } from './api/model';
 
 /** `42s`, `3m 05s`, `1h 02m`: compact and stable in width as it ticks. */
 export function formatDuration(milliseconds: number): string {
