@@ -88,6 +88,36 @@ describe('conversations', () => {
     await assert.rejects(api.session.current!.client.getConversation(id), (error: Error & { kind?: string }) => error.kind === 'notFound');
   });
 
+  it('exports a conversation as a Markdown document and copies its share link after the warning', async () => {
+    const api = await signInTo();
+    const id = await vscode.commands.executeCommand<number>('deepSearch.ask', 'What does loadConfig return?');
+    await vscode.commands.executeCommand('deepSearch.exportMarkdown', api.tree.nodeFor(id));
+    const exported = await eventually(() => {
+      const editor = vscode.window.activeTextEditor;
+      return editor?.document.languageId === 'markdown' ? editor.document.getText() : undefined;
+    }, 'the exported document');
+    assert.match(exported, /^# What does loadConfig return\?/);
+    assert.ok(exported.includes('> What does loadConfig return?'));
+
+    const original = vscode.window.showWarningMessage;
+    let warned = '';
+    // Stands in for the user's click on "Copy Link" in the modal warning.
+    (vscode.window as { showWarningMessage: unknown }).showWarningMessage = async (message: string, options: { detail?: string }, ...items: string[]) => {
+      warned = `${message} ${options.detail ?? ''}`;
+      return items[0];
+    };
+    try {
+      await vscode.env.clipboard.writeText('');
+      await vscode.commands.executeCommand('deepSearch.copyShareLink', api.tree.nodeFor(id));
+    } finally {
+      (vscode.window as { showWarningMessage: unknown }).showWarningMessage = original;
+    }
+    assert.match(warned, /do not check repository permissions/);
+    const readToken = api.store.get(id)!.readToken!;
+    assert.equal(await vscode.env.clipboard.readText(), `${hostTestOptions().slowEngineUrl}/deepsearch/${readToken}`);
+    await api.store.cancel(id, api.store.get(id)!.questions[0]!.id);
+  });
+
   it('opens a source link on the workspace copy of the repository at the right lines', async () => {
     const api = await signInTo();
     const { workspace: dir, repoName: name } = hostTestOptions();
