@@ -33,9 +33,14 @@ export function activate(context: vscode.ExtensionContext): DeepSearchExtensionA
   const localEngine = new LocalEngineLauncher(context);
   stopLocalEngine = () => localEngine.stop();
   const session = new Session(context, localEngine);
-  const runningKey = () => {
+  /** What identifies the current connection's conversations (ids are unique per instance only). */
+  const instanceKey = () => {
     const connection = session.current;
-    return connection && `deepSearch.running:${connection.kind === 'local' ? 'local' : connection.instanceUrl}`;
+    return connection && (connection.kind === 'local' ? 'local' : connection.instanceUrl);
+  };
+  const runningKey = () => {
+    const instance = instanceKey();
+    return instance && `deepSearch.running:${instance}`;
   };
   const store = new ConversationStore({
     ...pollSettings(),
@@ -63,6 +68,10 @@ export function activate(context: vscode.ExtensionContext): DeepSearchExtensionA
     openInBrowser: (id) => vscode.commands.executeCommand('deepSearch.openInBrowser', id),
     exportMarkdown: (id) => vscode.commands.executeCommand('deepSearch.exportMarkdown', id),
     deleteConversation: (id) => vscode.commands.executeCommand('deepSearch.deleteConversation', id),
+  }, {
+    current: instanceKey,
+    recorded: (id) => context.workspaceState.get<string>(`deepSearch.panelInstance:${id}`),
+    record: (id, instance) => void context.workspaceState.update(`deepSearch.panelInstance:${id}`, instance),
   });
 
   const treeView = vscode.window.createTreeView(VIEW_ID, { treeDataProvider: tree, showCollapseAll: false });

@@ -13,6 +13,18 @@ import { createNonce, panelHtml } from './panelHtml';
 
 export const PANEL_VIEW_TYPE = 'deepSearch.conversation';
 
+/**
+ * Which instance an open panel's conversation lives on, kept across reloads: ids are only unique
+ * per instance, so a panel restored while signed in elsewhere must not load that other instance's
+ * conversation with the same id.
+ */
+export interface PanelInstances {
+  /** The current connection, e.g. an instance URL or `local`; undefined when signed out. */
+  current(): string | undefined;
+  recorded(id: number): string | undefined;
+  record(id: number, instance: string | undefined): void;
+}
+
 /** What the panel's header buttons and links do; implemented by the commands. */
 export interface PanelActions {
   openLink(href: string): PromiseLike<unknown>;
@@ -30,6 +42,7 @@ export class ConversationPanels implements vscode.Disposable {
     private readonly extensionUri: vscode.Uri,
     private readonly store: ConversationStore,
     private readonly actions: PanelActions,
+    private readonly instances: PanelInstances,
   ) {
     this.registrations = [
       vscode.window.registerWebviewPanelSerializer(PANEL_VIEW_TYPE, {
@@ -78,8 +91,10 @@ export class ConversationPanels implements vscode.Disposable {
     return [...this.panels.keys()];
   }
 
+  /** The extension host is going away: let go of the panels, which VS Code restores next time. */
   dispose(): void {
-    for (const panel of [...this.panels.values()]) panel.dispose();
+    for (const panel of [...this.panels.values()]) panel.detach();
+    this.panels.clear();
     this.registrations.forEach((registration) => registration.dispose());
   }
 
@@ -92,8 +107,9 @@ export class ConversationPanels implements vscode.Disposable {
       return;
     }
     webviewPanel.webview.options = webviewOptions(this.extensionUri);
-    const panel: ConversationPanel = new ConversationPanel(id, webviewPanel, this.extensionUri, this.store, this.actions, () => {
+    const panel: ConversationPanel = new ConversationPanel(id, webviewPanel, this.extensionUri, this.store, this.actions, this.instances, () => {
       if (this.panels.get(id) === panel) this.panels.delete(id);
+      this.instances.record(id, undefined);
     });
     this.panels.set(id, panel);
   }
@@ -136,6 +152,7 @@ class ConversationPanel {
     extensionUri: vscode.Uri,
     private readonly store: ConversationStore,
     private readonly actions: PanelActions,
+    private readonly instances: PanelInstances,
     private readonly onDispose: () => void,
   ) {
     const assets = vscode.Uri.joinPath(extensionUri, 'dist', 'webview');
@@ -171,10 +188,16 @@ class ConversationPanel {
 
   /** Loads now, or once signed in (a panel restored after a reload may come before the session). */
   private load(): void {
-    if (!this.store.signedIn) {
-      this.removedMessage = vscode.l10n.t('Sign in to Deep Search to see this conversation.');
+    const recorded = this.instances.recorded(this.id);
+    const current = this.instances.current();
+    if (!this.store.signedIn || (recorded !== undefined && recorded !== current)) {
+      this.removed(
+        recorded !== undefined && current !== undefined
+          ? vscode.l10n.t('This conversation is on {0}: sign in there to see it.', recorded === 'local' ? vscode.l10n.t('the local engine') : recorded)
+          : vscode.l10n.t('Sign in to Deep Search to see this conversation.'),
+      );
       const waiting = this.store.onDidChange(() => {
-        if (!this.store.signedIn) return;
+        if (!this.store.signedIn || (recorded !== undefined && this.instances.current() !== recorded)) return;
         waiting.dispose();
         this.removedMessage = undefined;
         this.load();
@@ -182,6 +205,7 @@ class ConversationPanel {
       this.disposables.push(toDisposable(waiting));
       return;
     }
+    this.instances.record(this.id, current);
     this.store.load(this.id).then(
       () => this.update(),
       (error: unknown) => {
@@ -210,13 +234,20 @@ class ConversationPanel {
     this.webviewPanel.reveal(undefined, preserveFocus);
   }
 
+  /** Closes the panel for good. */
   dispose(): void {
     if (this.disposed) return;
-    this.disposed = true;
     this.onDispose();
+    this.detach();
+    this.webviewPanel.dispose();
+  }
+
+  /** Stops listening, leaving the webview panel to VS Code. */
+  detach(): void {
+    if (this.disposed) return;
+    this.disposed = true;
     this.store.setWatched(this.id, false);
     this.disposables.forEach((disposable) => disposable.dispose());
-    this.webviewPanel.dispose();
   }
 
   private visibilityChanged(): void {

@@ -3,6 +3,7 @@
  * by that URL) or the local engine (started on demand, its token in SecretStorage too). The token
  * leaves SecretStorage only to build the client's Authorization header.
  */
+import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import type { Dispatcher } from 'undici';
 import * as vscode from 'vscode';
@@ -20,6 +21,8 @@ export interface Connection {
   client: DeepSearchClient;
   /** Closed when the connection is replaced. */
   dispatcher: Dispatcher;
+  /** SHA-256 of the token, to tell a reconnect of the same account from a new one (never the token). */
+  tokenDigest: string;
   /** False when the account or instance differs from the previous connection's. */
   sameAccount: boolean;
 }
@@ -110,13 +113,10 @@ export class Session implements vscode.Disposable {
   /** Stores a token that was already checked and makes that instance current. */
   async signIn(instanceUrl: string, token: string): Promise<void> {
     const normalized = normalizeInstanceUrl(instanceUrl);
-    // Signing in again as the same account keeps the open conversations.
-    const sameAccount =
-      this.connection?.kind === 'instance' && this.connection.instanceUrl === normalized && (await this.currentToken()) === token;
     await this.context.secrets.store(tokenKey(normalized), token);
     await this.context.globalState.update(MODE_KEY, 'instance');
     await this.localEngine.stop();
-    await this.connect('instance', normalized, token, sameAccount);
+    await this.connect('instance', normalized, token);
     // After connecting, so the settings change this causes finds the same account and keeps it.
     await setConfiguredInstanceUrl(normalized);
   }
@@ -146,13 +146,13 @@ export class Session implements vscode.Disposable {
     const current = this.connection;
     if (current?.kind === 'local') {
       const token = await this.currentToken();
-      if (token) await this.connect('local', current.instanceUrl, token, true);
+      if (token) await this.connect('local', current.instanceUrl, token);
       return;
     }
     const configured = configuredInstanceUrl();
     const instanceUrl = configured ? normalizeInstanceUrl(configured) : undefined;
     const token = instanceUrl && (await this.context.secrets.get(tokenKey(instanceUrl)));
-    if (instanceUrl && token) await this.connect('instance', instanceUrl, token, instanceUrl === current?.instanceUrl);
+    if (instanceUrl && token) await this.connect('instance', instanceUrl, token);
     else if (current) this.setConnection(undefined);
   }
 
@@ -167,9 +167,13 @@ export class Session implements vscode.Disposable {
     this.changeEmitter.dispose();
   }
 
-  private async connect(kind: ConnectionKind, instanceUrl: string, token: string, sameAccount = false): Promise<void> {
+  /** Whatever path leads here (restore, sign-in, settings), the same account keeps its state. */
+  private async connect(kind: ConnectionKind, instanceUrl: string, token: string): Promise<void> {
     const { client, dispatcher } = await this.createClient(instanceUrl, token);
-    this.setConnection({ kind, instanceUrl: client.instanceUrl, client, dispatcher, sameAccount });
+    const tokenDigest = createHash('sha256').update(token).digest('hex');
+    const previous = this.connection;
+    const sameAccount = previous?.kind === kind && previous.instanceUrl === client.instanceUrl && previous.tokenDigest === tokenDigest;
+    this.setConnection({ kind, instanceUrl: client.instanceUrl, client, dispatcher, tokenDigest, sameAccount });
   }
 
   private setConnection(connection: Connection | undefined): void {

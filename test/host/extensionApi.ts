@@ -28,6 +28,8 @@ export async function extensionApi(): Promise<DeepSearchExtensionApi> {
 /** Signs in through the real command (which checks the token first) unless already there. */
 export async function signInTo(instanceUrl = hostTestOptions().engineUrl): Promise<DeepSearchExtensionApi> {
   const api = await extensionApi();
+  // As commands do: the connection restored at activation counts.
+  await api.session.whenRestored();
   if (api.session.current?.instanceUrl !== instanceUrl) {
     const ok = await vscode.commands.executeCommand<boolean>('deepSearch.signIn', { instanceUrl, token: hostTestOptions().token });
     if (!ok) throw new Error(`sign-in to ${instanceUrl} failed`);
