@@ -5,7 +5,7 @@
  */
 import type { DeepSearchClient } from './client';
 import { DeepSearchError, isDeepSearchError } from './errors';
-import { isUnfinished, type Conversation, type SortOrder } from './model';
+import { isUnfinished, type Conversation, type ConversationPage, type SortOrder } from './model';
 import { ConversationPoller, type PollerClock } from './poller';
 
 export interface StoreChange {
@@ -169,19 +169,28 @@ export class ConversationStore {
     if (!this.cursor) return;
     const client = this.requireClient();
     const generation = this.generation;
-    const page = await client.listConversations({
-      pageFirst: this.pageSize,
-      pageAfter: this.cursor,
-      sort: LIST_SORT,
-      filterIsStarred: this.starredOnlyFilter ? true : undefined,
-    });
+    let page: ConversationPage;
+    try {
+      page = await client.listConversations({
+        pageFirst: this.pageSize,
+        pageAfter: this.cursor,
+        sort: LIST_SORT,
+        filterIsStarred: this.starredOnlyFilter ? true : undefined,
+      });
+    } catch (error) {
+      // The conversation the cursor names was deleted meanwhile: the list starts over.
+      if (isDeepSearchError(error) && error.kind === 'badRequest') return this.refreshList();
+      throw error;
+    }
     if (generation !== this.generation) return;
     this.acceptPage(page.conversations, page.nextCursor);
   }
 
   /** Asks a new question; the conversation is in the store (and polled) when this resolves. */
   async ask(question: string): Promise<Conversation> {
+    const generation = this.generation;
     const conversation = await this.requireClient().createConversation(question);
+    if (generation !== this.generation) throw staleAccountError();
     this.listedIds = [conversation.id, ...this.listedIds.filter((id) => id !== conversation.id)];
     this.put(conversation, true);
     return conversation;
@@ -233,13 +242,17 @@ export class ConversationStore {
 
   /** Fetches the current state from the server and publishes it. */
   async fetch(id: number): Promise<Conversation> {
+    const generation = this.generation;
     const conversation = await this.getFromServer(id);
+    if (generation !== this.generation) throw staleAccountError();
     this.put(conversation, false);
     return conversation;
   }
 
   async openShared(readToken: string): Promise<Conversation> {
+    const generation = this.generation;
     const conversation = await this.requireClient().getConversationByReadToken(readToken);
+    if (generation !== this.generation) throw staleAccountError();
     if (conversation.isOwner !== true) this.sharedReadTokens.set(conversation.id, readToken);
     this.put(conversation, false);
     return conversation;

@@ -32,6 +32,9 @@ type ConversationArgument = number | TreeNode | undefined;
 
 const SHARE_WARNING_KEY = 'deepSearch.shareWarningAcknowledged';
 
+/** A question that could not be sent, offered again by the next Ask so it is never lost. */
+let unsentQuestion: string | undefined;
+
 export function registerCommands(deps: CommandDependencies): vscode.Disposable[] {
   const { session, store, panels, tree } = deps;
   const handlers: Record<string, (...args: never[]) => unknown> = {
@@ -74,7 +77,7 @@ export function registerCommands(deps: CommandDependencies): vscode.Disposable[]
 }
 
 /** Asks a question typed in an input box (or given by a caller); opens its panel at once. */
-async function ask(deps: CommandDependencies, given?: string, draft = ''): Promise<number | undefined> {
+async function ask(deps: CommandDependencies, given?: string, draft = unsentQuestion ?? ''): Promise<number | undefined> {
   if (!(await ensureSignedIn(deps))) return undefined;
   const question =
     given ??
@@ -95,9 +98,11 @@ async function ask(deps: CommandDependencies, given?: string, draft = ''): Promi
 async function send(deps: CommandDependencies, question: string): Promise<number | undefined> {
   try {
     const conversation = await deps.store.ask(question);
+    unsentQuestion = undefined;
     deps.panels.open(conversation.id);
     return conversation.id;
   } catch (error) {
+    unsentQuestion = question;
     const edit = vscode.l10n.t('Edit and Ask Again');
     const reason = error instanceof Error ? error.message : String(error);
     // After a timeout or a dropped connection the question may have reached the instance anyway:

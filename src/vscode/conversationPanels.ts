@@ -295,7 +295,13 @@ class ConversationPanel {
       case 'askFollowup':
         return this.askFollowup(message.text);
       case 'cancel':
-        return this.run(() => this.store.cancel(this.id, message.questionId));
+        return this.run(() => this.store.cancel(this.id, message.questionId)).then(() => {
+          // A failed cancel leaves the webview's button waiting: a fresh snapshot resets it.
+          if (this.store.get(this.id)?.questions.some((question) => question.id === message.questionId && question.state === 'processing')) {
+            this.shown = undefined;
+            this.update();
+          }
+        });
       case 'openLink':
         return this.run(() => this.actions.openLink(message.href));
       case 'copyText':

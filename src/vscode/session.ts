@@ -52,7 +52,11 @@ export class Session implements vscode.Disposable {
 
   /** On activation: reconnects to whatever the user last chose, without asking anything. */
   restore(): Promise<void> {
-    this.restoring = this.reconnectLastChoice();
+    // The welcome view's "Sign In" would flash while a signed-in user is being reconnected.
+    void vscode.commands.executeCommand('setContext', 'deepSearch.restoring', true);
+    this.restoring = this.reconnectLastChoice().finally(
+      () => void vscode.commands.executeCommand('setContext', 'deepSearch.restoring', false),
+    );
     return this.restoring;
   }
 

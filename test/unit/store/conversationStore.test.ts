@@ -237,6 +237,21 @@ describe('ConversationStore against the local engine', () => {
       assert.equal(store.listed.length, 2);
       assert.equal(store.hasMore, true);
     });
+
+    it('starts the list over when the conversation its cursor names was deleted meanwhile', async () => {
+      const store = new ConversationStore({ ...FAST, pageSize: 2 });
+      stores.push(store);
+      store.setClient(pager);
+      const extra = await pager.createConversation('Paging question to delete');
+      await waitFor(() => pager.getConversation(extra.id), (conversation) => !isUnfinished(conversation), { timeoutMs: 15_000 });
+      await store.refreshList();
+      const cursorId = store.listed[1]!.id;
+      await pager.deleteConversation(cursorId);
+      await store.loadMore();
+      assert.equal(store.listed.length, 2, 'the first page again');
+      assert.ok(!store.listed.some((conversation) => conversation.id === cursorId));
+      assert.equal(store.hasMore, true);
+    });
   });
 
   describe('follow-ups, cancel and delete', () => {
