@@ -7,8 +7,11 @@ import { parseRepoLink } from './links';
 export type LinkTarget =
   /** A file of a repository on the instance: open the workspace's own copy when there is one. */
   | { kind: 'file'; repoName: string; revision?: string; path: string; startLine?: number; endLine?: number; url: string }
-  /** Any other http(s) page, on the instance or elsewhere. */
-  | { kind: 'browser'; url: string }
+  /**
+   * Any other http(s) page, on the instance or elsewhere. `repoName` when it may be a repository's
+   * page (what `Repository` sources link to): a local checkout of it can be shown instead.
+   */
+  | { kind: 'browser'; url: string; repoName?: string }
   | { kind: 'refused'; reason: string };
 
 /** `href` may be relative to the instance (`/repo/-/blob/…`) or absolute. */
@@ -40,6 +43,8 @@ export function linkTarget(href: string, instanceUrl: string): LinkTarget {
       url: url.href,
     };
   }
+  // With a query it is a page such as /search?q=…, not a repository.
+  if (parsed?.target === 'repository' && !url.search) return { kind: 'browser', url: url.href, repoName: parsed.repoName };
   return { kind: 'browser', url: url.href };
 }
 

@@ -47,9 +47,12 @@ export class SourceLinkOpener {
       case 'refused':
         void vscode.window.showWarningMessage(target.reason);
         return;
-      case 'browser':
-        await vscode.env.openExternal(vscode.Uri.parse(target.url, true));
+      case 'browser': {
+        const local = target.repoName ? await this.repositories.find(target.repoName) : undefined;
+        if (local) await vscode.commands.executeCommand('revealInExplorer', vscode.Uri.file(local.root));
+        else await vscode.env.openExternal(vscode.Uri.parse(target.url, true));
         return;
+      }
       case 'file': {
         const local = await this.repositories.find(target.repoName);
         const file = local && resolveInside(local.root, target.path);

@@ -80,6 +80,15 @@ describe('linkTarget', () => {
   });
 
   describe('pages for the browser', () => {
+    it('names the repository of a repository page, so a local checkout can be shown instead', () => {
+      assert.deepEqual(linkTarget('/github.com/acme/app', INSTANCE), {
+        kind: 'browser',
+        repoName: 'github.com/acme/app',
+        url: `${INSTANCE}/github.com/acme/app`,
+      });
+      assert.equal((linkTarget('/search?q=parseConfig', INSTANCE) as { repoName?: string }).repoName, undefined);
+    });
+
     it('sends other instance pages (repository, directory, commits, search) to the browser', () => {
       for (const href of [
         '/github.com/acme/app',
