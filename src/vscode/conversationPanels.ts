@@ -279,6 +279,8 @@ class ConversationPanel {
 
   private removed(message: string): void {
     this.removedMessage = message;
+    // Should it come back (signed in again, reachable again), the page needs a whole snapshot.
+    this.shown = undefined;
     this.post({ type: 'removed', message });
   }
 
