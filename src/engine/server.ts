@@ -8,13 +8,14 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import * as path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { API_PATH } from '../api/wire';
+import { API_PATH, MCP_PATH } from '../api/wire';
 import { Answerer } from './answerer';
 import { lockDataDir } from './dataDirLock';
 import { UserDirectory } from './auth';
 import { ConversationService, type ResolvedVariant } from './conversations';
 import { errorReply, HttpError, parseJsonObject, readBody, sendReply, type Reply } from './http';
 import type { EngineFault, EngineOptions, EngineVariant, RunningEngine } from './options';
+import { createMcpHandler } from './mcp/server';
 import { discoverRepositories } from './repos';
 import { handleApiRequest } from './routes';
 import { renderSharePage, SHARE_PAGE_CSP } from './sharePage';
@@ -72,6 +73,7 @@ export async function startEngine(options: EngineOptions): Promise<RunningEngine
   });
   const shuttingDown = new AbortController();
   const inFlight = new Set<Promise<void>>();
+  const mcp = createMcpHandler({ repositories, deepSearch: service, instanceUrl: url, shuttingDown: shuttingDown.signal, log });
 
   const route = async (request: IncomingMessage, path: string, query: URLSearchParams): Promise<Reply> => {
     const method = request.method ?? 'GET';
@@ -132,6 +134,12 @@ export async function startEngine(options: EngineOptions): Promise<RunningEngine
       }
       if (fault?.kind === 'delay') await sleep(fault.ms, undefined, { signal: shuttingDown.signal });
       truncate = fault?.kind === 'malformed';
+      if (path === MCP_PATH || path === '/.api/mcp') {
+        // The tool server: same token as the conversation API; no X-Requested-With needed.
+        await mcp(request, response, users.authenticate(request.headers.authorization));
+        log(`${method} ${path} ${response.statusCode} ${Date.now() - started}ms`);
+        return;
+      }
       sendReply(response, await route(request, path, target.searchParams), truncate);
     } catch (error) {
       sendReply(response, errorReply(asHttpError(error, shuttingDown.signal, log)), truncate);

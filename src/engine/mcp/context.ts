@@ -1,0 +1,112 @@
+/**
+ * What every MCP tool of the local engine shares: the request's context (who calls, which
+ * repositories, the cancellation signal), the error a tool raises to tell its caller what to change,
+ * and the git call options with a time budget.
+ */
+import type { WireConversation } from '../../api/wire';
+import type { AuthenticatedUser } from '../auth';
+import { GitError, runGit, type GitResult, type GitRunOptions } from '../git';
+import type { ServedRepository } from '../repos';
+
+/** What `sg_deepsearch` needs from the conversation service (the real one fits). */
+export interface DeepSearchBackend {
+  create(user: AuthenticatedUser, question: string): Promise<WireConversation>;
+  get(user: AuthenticatedUser, id: number): WireConversation;
+}
+
+export interface ToolContext {
+  repositories: readonly ServedRepository[];
+  user: AuthenticatedUser;
+  /** `http://127.0.0.1:<port>`: base of links in results. */
+  instanceUrl: string;
+  /** Aborts when the caller goes away, cancels, or the engine shuts down. */
+  signal: AbortSignal;
+  deepSearch: DeepSearchBackend;
+  /** How long `sg_deepsearch` waits for an answer. */
+  deepSearchWaitMs: number;
+  /** Whether this git understands `grep -P` (learnt on first use, shared by requests). */
+  pcre: { available: boolean | undefined };
+}
+
+/** A failure the caller can fix; the message says how. Becomes a tool error (`isError: true`). */
+export class ToolError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ToolError';
+  }
+}
+
+/** What a tool returns: readable text and the structured result of its output schema. */
+export interface ToolOutput<T> {
+  text: string;
+  structured: T;
+  /** Extra remarks, sent as a second text block so the first stays clean. */
+  notes?: string[];
+}
+
+/** Time one tool call may spend in git in total. */
+export const TOOL_BUDGET_MS = 25_000;
+
+/** Runs git for a tool: the tool's signal, a timeout within its budget, errors made readable. */
+export async function git(
+  context: ToolContext,
+  repo: ServedRepository,
+  args: readonly string[],
+  options: Omit<GitRunOptions, 'cwd' | 'signal'> = {},
+): Promise<GitResult> {
+  try {
+    return await runGit(args, { timeoutMs: 15_000, ...options, cwd: repo.dir, signal: context.signal });
+  } catch (error) {
+    throw explainGitError(error, repo);
+  }
+}
+
+/** Turns timeouts and limits into messages that say what to change; other errors pass through. */
+export function explainGitError(error: unknown, repo: ServedRepository): unknown {
+  if (!(error instanceof GitError)) return error;
+  if (error.kind === 'timeout') {
+    return new ToolError(`Searching ${repo.name} took too long and was stopped: narrow the query (a repo: or file: filter, fewer or more specific terms, a simpler regular expression).`);
+  }
+  if (error.kind === 'output-limit') {
+    return new ToolError(`The result from ${repo.name} was too large: narrow the request (a smaller range, a path, or a filter).`);
+  }
+  if (error.kind === 'aborted') return new ToolError('The request was cancelled.');
+  return error;
+}
+
+/** Integer argument check with a message that names the argument and the allowed range. */
+export function integerArgument(name: string, value: number | undefined, fallback: number, min: number, max: number): number {
+  if (value === undefined) return fallback;
+  if (!Number.isInteger(value) || value < min) {
+    throw new ToolError(`${name} must be a whole number of at least ${min}, not ${value}.`);
+  }
+  return Math.min(value, max);
+}
+
+export function plural(count: number, singular: string, pluralForm = `${singular}s`): string {
+  return `${count} ${count === 1 ? singular : pluralForm}`;
+}
+
+/** `1.5 KB`, `300 KB`, `2.1 MB`: sizes as the limits are stated. */
+export function formatSize(bytes: number): string {
+  if (bytes < 1024) return `${bytes} bytes`;
+  if (bytes < 1024 * 1024) return `${Math.round((bytes / 1024) * 10) / 10} KB`;
+  return `${Math.round((bytes / (1024 * 1024)) * 10) / 10} MB`;
+}
+
+/** Opaque pagination cursors: base64url of a small JSON object. */
+export function encodeCursor(value: Record<string, string | number>): string {
+  return Buffer.from(JSON.stringify(value), 'utf8').toString('base64url');
+}
+
+export function decodeCursor(cursor: string, what: string): Record<string, unknown> {
+  const invalid = new ToolError(`${JSON.stringify(cursor.slice(0, 80))} is not a cursor of ${what}: pass the cursor value from a previous response unchanged, or leave it out to start at the beginning.`);
+  if (!/^[A-Za-z0-9_-]{1,400}$/.test(cursor)) throw invalid;
+  try {
+    const value: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) throw invalid;
+    return value as Record<string, unknown>;
+  } catch {
+    throw invalid;
+  }
+}

@@ -1,0 +1,96 @@
+/**
+ * `sg_deepsearch`: asks the engine's answerer a question as the calling user (a real conversation,
+ * visible in their list afterwards) and waits, bounded, for the answer.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { WireConversation, WireQuestion } from '../../api/wire';
+import { HttpError } from '../http';
+import { isFinished } from '../records';
+import { MAX_QUESTION_LENGTH } from '../routes';
+import { ToolError, type ToolContext, type ToolOutput } from './context';
+
+const POLL_MS = 100;
+
+export interface DeepSearchResult {
+  conversation_id: number;
+  question_id: number;
+  answer?: string;
+  title?: string;
+  link?: string;
+  suggested_followups?: string[];
+  error?: { title: string; kind: string; message: string; details?: string };
+}
+
+export async function deepSearch(context: ToolContext, args: { question: string }): Promise<ToolOutput<DeepSearchResult>> {
+  const question = args.question.trim();
+  if (question === '') throw new ToolError('question is empty: ask a question about the code, such as "Where is the configuration parsed?".');
+  if (question.length > MAX_QUESTION_LENGTH) {
+    throw new ToolError(`The question is ${question.length} characters long; the limit is ${MAX_QUESTION_LENGTH}. Shorten it or quote less code.`);
+  }
+  const created = await context.deepSearch.create(context.user, question);
+  const questionId = created.questions[0]?.id;
+  if (questionId === undefined) throw new Error('the new conversation has no question');
+  const deadline = Date.now() + context.deepSearchWaitMs;
+  let conversation: WireConversation = created;
+  let current = findQuestion(conversation, questionId);
+  while (!isFinished(current)) {
+    if (Date.now() >= deadline) return stillRunning(conversation, questionId, context.deepSearchWaitMs);
+    try {
+      await sleep(POLL_MS, undefined, { signal: context.signal });
+    } catch {
+      throw new ToolError(`The request was cancelled; conversation ${conversation.id} goes on being answered and can be read at ${conversation.share_url}.`);
+    }
+    try {
+      conversation = context.deepSearch.get(context.user, conversation.id);
+    } catch (error) {
+      if (error instanceof HttpError && error.status === 404) throw new ToolError(`Conversation ${conversation.id} was deleted while its answer was awaited.`);
+      throw error;
+    }
+    current = findQuestion(conversation, questionId);
+  }
+  return finished(conversation, current);
+}
+
+function findQuestion(conversation: WireConversation, questionId: number): WireQuestion {
+  const question = conversation.questions.find((candidate) => candidate.id === questionId);
+  if (!question) throw new ToolError(`Conversation ${conversation.id} no longer has question ${questionId}: it was changed or deleted while the answer was awaited.`);
+  return question;
+}
+
+function finished(conversation: WireConversation, question: WireQuestion): ToolOutput<DeepSearchResult> {
+  const result: DeepSearchResult = { conversation_id: conversation.id, question_id: question.id, link: conversation.share_url };
+  const error = question.error;
+  if (error || question.status === 'failed' || question.status === 'canceled') {
+    const cancelled = question.status === 'canceled' || error?.kind === 'Cancelled';
+    result.error = {
+      title: error?.title ?? (cancelled ? 'Cancelled' : 'The question could not be answered'),
+      kind: error?.kind ?? (cancelled ? 'Cancelled' : 'InternalError'),
+      message: error?.message ?? (cancelled ? 'The question was cancelled before it was answered.' : 'The engine could not answer this question.'),
+    };
+    if (error?.details) result.error.details = error.details;
+    return {
+      text: `The deep search did not produce an answer: ${result.error.title} (${result.error.kind}): ${result.error.message}\nConversation: ${result.link}`,
+      structured: result,
+    };
+  }
+  if (question.answer !== undefined) result.answer = question.answer;
+  if (question.title !== undefined) result.title = question.title;
+  if (question.suggested_followups) result.suggested_followups = [...question.suggested_followups];
+  const followups = result.suggested_followups?.length ? `\n\nFollow-up questions:\n${result.suggested_followups.map((text) => `- ${text}`).join('\n')}` : '';
+  return { text: `# ${result.title ?? 'Answer'}\n\n${result.answer ?? ''}${followups}\n\nConversation: ${result.link}`, structured: result };
+}
+
+function stillRunning(conversation: WireConversation, questionId: number, waitedMs: number): ToolOutput<DeepSearchResult> {
+  const seconds = Math.round(waitedMs / 1000);
+  const result: DeepSearchResult = {
+    conversation_id: conversation.id,
+    question_id: questionId,
+    link: conversation.share_url,
+    error: {
+      title: 'Still processing',
+      kind: 'Timeout',
+      message: `No answer after ${seconds} s; the question goes on being answered. Read it later at the link, or poll conversation ${conversation.id} through the conversation API.`,
+    },
+  };
+  return { text: `The answer is not ready after ${seconds} s. It goes on being answered: ${conversation.share_url}`, structured: result };
+}

@@ -1,0 +1,124 @@
+/**
+ * `git grep` over one committed tree for the search and navigation tools: caller patterns only ever
+ * follow `-e`, regular expressions run inside git (PCRE with its match limit, or POSIX ERE) under a
+ * timeout, and the output is capped.
+ */
+import { GitError } from '../git';
+import type { ServedRepository } from '../repos';
+import { explainGitError, git, ToolError, type ToolContext } from './context';
+
+export interface SearchTarget {
+  repo: ServedRepository;
+  commit: string;
+  /** The revision as asked (`HEAD` by default). */
+  revision: string;
+}
+
+export interface GrepLine {
+  line: number;
+  text: string;
+}
+
+export interface GrepOptions {
+  patterns: readonly string[];
+  /** `fixed` strings, `extended` (POSIX ERE, always available) or `perl` (PCRE, falls back to ERE). */
+  syntax: 'fixed' | 'extended' | 'perl';
+  caseSensitive: boolean;
+  wholeWord?: boolean;
+  /** Our own pathspecs (globs such as `*.ts`); never caller text. */
+  pathspecs?: readonly string[];
+  /** Lines kept per file. Default 200. */
+  linesPerFile?: number;
+  maxOutputBytes?: number;
+  /** Names the pattern in error messages, e.g. `the regular expression /a+/`. */
+  what: string;
+}
+
+export interface GrepResult {
+  files: Map<string, GrepLine[]>;
+  /** Matching lines per file (all of them, also those not kept). */
+  counts: Map<string, number>;
+  truncated: boolean;
+}
+
+/** Matching lines of `target`'s text files, grouped by path. */
+export async function grepTarget(context: ToolContext, target: SearchTarget, options: GrepOptions): Promise<GrepResult> {
+  let syntax = options.syntax;
+  if (syntax === 'perl' && context.pcre.available === false) syntax = 'extended';
+  try {
+    return await runGrep(context, target, options, syntax);
+  } catch (error) {
+    if (syntax === 'perl' && error instanceof GitError && /USE_LIBPCRE|Perl-compatible|not compiled with/i.test(error.stderr)) {
+      context.pcre.available = false;
+      return runGrep(context, target, options, 'extended');
+    }
+    if (error instanceof GitError && error.kind === 'exit') {
+      const detail = error.stderr.split('\n').find((line) => line.trim() !== '')?.replace(/^fatal:\s*/, '').trim() ?? '';
+      if (/match limit|resource limit|depth limit|heap limit|pcre2?_.*(exceed|limit)/i.test(detail)) {
+        throw new ToolError(`${options.what} needs too much backtracking and was stopped: simplify it (avoid nested repetition such as (a+)+, or use plain terms).`);
+      }
+      throw new ToolError(`${options.what} could not be searched (${detail.slice(0, 200)}): fix the regular expression, or search for plain terms or a "quoted phrase".`);
+    }
+    throw explainGitError(error, target.repo);
+  }
+}
+
+async function runGrep(context: ToolContext, target: SearchTarget, options: GrepOptions, syntax: GrepOptions['syntax']): Promise<GrepResult> {
+  const flag = syntax === 'fixed' ? '-F' : syntax === 'perl' ? '-P' : '-E';
+  const args = ['grep', '-I', '-n', '--null', '--no-color', flag];
+  if (!options.caseSensitive) args.push('-i');
+  if (options.wholeWord) args.push('-w');
+  for (const pattern of options.patterns) args.push('-e', pattern);
+  args.push(target.commit, '--', ...(options.pathspecs ?? []));
+  const result = await git(context, target.repo, args, {
+    okExitCodes: [0, 1],
+    maxOutputBytes: options.maxOutputBytes ?? 2 * 1024 * 1024,
+    onOutputLimit: 'truncate',
+    timeoutMs: 15_000,
+  });
+  if (syntax === 'perl') context.pcre.available = true;
+  const files = new Map<string, GrepLine[]>();
+  const counts = new Map<string, number>();
+  const keep = options.linesPerFile ?? 200;
+  const prefix = `${target.commit}:`;
+  for (const record of result.stdout.split('\n')) {
+    const nameEnd = record.indexOf('\0');
+    const numberEnd = record.indexOf('\0', nameEnd + 1);
+    if (nameEnd < 0 || numberEnd < 0) continue;
+    const name = record.slice(0, nameEnd);
+    const path = name.startsWith(prefix) ? name.slice(prefix.length) : name;
+    const line = Number(record.slice(nameEnd + 1, numberEnd));
+    if (!Number.isInteger(line)) continue;
+    counts.set(path, (counts.get(path) ?? 0) + 1);
+    let lines = files.get(path);
+    if (!lines) {
+      lines = [];
+      files.set(path, lines);
+    }
+    if (lines.length < keep) lines.push({ line, text: record.slice(numberEnd + 1) });
+  }
+  return { files, counts, truncated: result.truncated };
+}
+
+/** Every file path of the tree (up to `max`), for queries that can match files without a term. */
+export async function listTree(context: ToolContext, target: SearchTarget, max = 50_000): Promise<{ paths: string[]; sizes: Map<string, number>; truncated: boolean }> {
+  const result = await git(context, target.repo, ['ls-tree', '-r', '-z', '--long', target.commit], {
+    maxOutputBytes: 16 * 1024 * 1024,
+    onOutputLimit: 'truncate',
+  });
+  const paths: string[] = [];
+  const sizes = new Map<string, number>();
+  for (const record of result.stdout.split('\0')) {
+    const match = /^\d{6} blob [0-9a-f]{40,64} +(\d+)\t([\s\S]+)$/.exec(record);
+    if (!match?.[2]) continue;
+    if (paths.length >= max) return { paths, sizes, truncated: true };
+    paths.push(match[2]);
+    sizes.set(match[2], Number(match[1]));
+  }
+  return { paths, sizes, truncated: result.truncated };
+}
+
+/** The blob id of `path` in the target (for reading a file a search found). */
+export function blobSpec(target: SearchTarget, path: string): string {
+  return `${target.commit}:${path}`;
+}
