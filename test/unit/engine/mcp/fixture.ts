@@ -11,7 +11,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { MCP_PATH } from '../../../../src/api/wire';
 import { startTestEngine, TEST_TOKENS, type TestEngine, type TestEngineOptions } from '../../../support/engineHarness';
-import { createTestRepo, type CommitAuthor, type TestRepo } from '../../../support/gitRepos';
+import { createTestRepo, type CommitAuthor, type TestRepo, SAMPLE_APP_FILES } from '../../../support/gitRepos';
 
 export const ADA: CommitAuthor = { name: 'Ada Lovelace', email: 'ada@example.com' };
 export const ALAN: CommitAuthor = { name: 'Alan Turing', email: 'alan@example.com' };
@@ -28,28 +28,7 @@ export const BIG_FILE = Array.from({ length: BIG_LINES }, (_, index) => `row ${S
 /** "café naïve" in Latin-1: not valid UTF-8. */
 export const LATIN1_BYTES = Buffer.from([0x63, 0x61, 0x66, 0xe9, 0x20, 0x6e, 0x61, 0xef, 0x76, 0x65, 0x0a]);
 
-const CONFIG_TS = [
-  "import { readFileSync } from 'node:fs';",
-  '',
-  'export interface AppConfig {',
-  '  port: number;',
-  '  retries: number;',
-  '}',
-  '',
-  'export class ConfigError extends Error {}',
-  '',
-  '/** Reads the JSON settings file and checks its fields. */',
-  'export function parseConfig(text: string): AppConfig {',
-  '  const raw = JSON.parse(text) as Partial<AppConfig>;',
-  "  if (typeof raw.port !== 'number') throw new ConfigError('port must be a number');",
-  '  return { port: raw.port, retries: raw.retries ?? 3 };',
-  '}',
-  '',
-  'export function loadConfig(file: string): AppConfig {',
-  "  return parseConfig(readFileSync(file, 'utf8'));",
-  '}',
-  '',
-].join('\n');
+const CONFIG_TS = SAMPLE_APP_FILES['src/config.ts']!;
 
 const SERVER_TS = (logLine: string): string =>
   [
