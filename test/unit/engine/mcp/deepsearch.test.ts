@@ -7,34 +7,21 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { WireConversation } from '../../../../src/api/wire';
 import { HttpError } from '../../../../src/engine/http';
+import type { DeepSearchResult } from '../../../../src/engine/mcp/deepsearch';
 import { createMcpHandler } from '../../../../src/engine/mcp/server';
 import { MAX_QUESTION_LENGTH } from '../../../../src/engine/routes';
 import { TEST_TOKENS } from '../../../support/engineHarness';
-import { createWorld, McpSession, type McpWorld } from './fixture';
-
-interface DeepSearchResult {
-  conversation_id: number;
-  question_id: number;
-  answer?: string;
-  title?: string;
-  link?: string;
-  suggested_followups?: string[];
-  error?: { title: string; kind: string; message: string; details?: string };
-}
+import { McpSession, useMcpWorld, type McpWorld } from './fixture';
 
 describe('MCP tools: sg_deepsearch', function () {
   let world: McpWorld;
   let mcp: McpSession;
 
-  before(async function () {
-    world = await createWorld({
+  useMcpWorld((made) => ({ world, mcp } = made), {
+    overrides: {
       faults: { question: (text) => (text.includes('please fail') ? { title: 'Too big', kind: 'TokenLimitExceeded', message: 'The question needs too much context.' } : undefined) },
-    });
-    mcp = await McpSession.open(world.engine.url, TEST_TOKENS[1]);
-  });
-  after(async function () {
-    await mcp?.close();
-    await world?.dispose();
+    },
+    token: TEST_TOKENS[1],
   });
 
   it('asks the answerer as the calling user and returns the answer with its conversation', async function () {

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { APP, BIG_LINES, createWorld, EMPTY, LIB, McpSession, TOOLS, type McpWorld } from './fixture';
+import { APP, BIG_LINES, EMPTY, LIB, McpSession, TOOLS, type McpWorld, useMcpWorld } from './fixture';
 
 interface Content {
   content: string;
@@ -24,14 +24,7 @@ describe('MCP tools: files and repositories', function () {
   let world: McpWorld;
   let mcp: McpSession;
 
-  before(async function () {
-    world = await createWorld();
-    mcp = await McpSession.open(world.engine.url);
-  });
-  after(async function () {
-    await mcp?.close();
-    await world?.dispose();
-  });
+  useMcpWorld((made) => ({ world, mcp } = made));
 
   describe('sg_read_file', function () {
     it('numbers every line "N: text", in content and in the text', async function () {

@@ -239,3 +239,23 @@ export interface Block {
   rev?: string;
   chunks: Array<{ startLine: number; endLine: number; content: string }>;
 }
+
+/**
+ * Registers the suite's hooks: build the world and open an MCP session before its tests, close
+ * both after them. `assign` hands the two to the suite's own variables.
+ */
+export function useMcpWorld(
+  assign: (made: { world: McpWorld; mcp: McpSession }) => void,
+  options: { overrides?: TestEngineOptions; token?: string } = {},
+): void {
+  let made: { world: McpWorld; mcp: McpSession } | undefined;
+  before(async function () {
+    const world = await createWorld(options.overrides);
+    made = { world, mcp: await McpSession.open(world.engine.url, options.token) };
+    assign(made);
+  });
+  after(async function () {
+    await made?.mcp.close();
+    await made?.world.dispose();
+  });
+}

@@ -7,46 +7,25 @@ import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { APP, createWorld, EMPTY, LIB, McpSession, TOOLS, type McpWorld } from './fixture';
+import type { Comparison } from '../../../../src/engine/mcp/compare';
+import type { DiffResult } from '../../../../src/engine/mcp/diffs';
+import type { CommitResult, ContributorRepository } from '../../../../src/engine/mcp/history';
+import { APP, EMPTY, LIB, McpSession, TOOLS, type McpWorld, useMcpWorld } from './fixture';
 
 interface Commits {
   query: string;
   totalCount: number;
   limitHit: boolean;
-  commits: Array<{ repository: string; commit: string; author: string; date: string; title: string; message: string }>;
+  commits: CommitResult[];
 }
 interface Diffs {
   query: string;
   totalCount: number;
   limitHit: boolean;
-  results: Array<{
-    repository: string;
-    commit: string;
-    diffHunk: string;
-    url: string;
-    authorName?: string;
-    message?: string;
-    matchRanges: Array<{ startLine: number; endLine: number; startCharacter: number; endCharacter: number }>;
-  }>;
-}
-interface Comparison {
-  repository: string;
-  base: string;
-  head: string;
-  totalAdded: number;
-  totalDeleted: number;
-  totalModified: number;
-  hasNextPage: boolean;
-  endCursor: string;
-  files: Array<{
-    path: string;
-    added: number;
-    deleted: number;
-    hunks?: Array<{ oldRange: { startLine: number; lines: number }; newRange: { startLine: number; lines: number }; section?: string; body: string }>;
-  }>;
+  results: DiffResult[];
 }
 interface Contributors {
-  repositories: Array<{ repoName: string; repoCommitCount: number; repoMostRecentCommitDate: string }>;
+  repositories: ContributorRepository[];
 }
 
 describe('MCP tools: history', function () {
@@ -54,13 +33,8 @@ describe('MCP tools: history', function () {
   let mcp: McpSession;
   const injected = path.join(tmpdir(), `mcp-history-injection-${process.pid}`);
 
-  before(async function () {
-    world = await createWorld();
-    mcp = await McpSession.open(world.engine.url);
-  });
-  after(async function () {
-    await mcp?.close();
-    await world?.dispose();
+  useMcpWorld((made) => ({ world, mcp } = made));
+  after(function () {
     assert.equal(existsSync(injected), false, 'no option injection wrote a file');
   });
 

@@ -3,7 +3,7 @@
  * TypeScript, Python, Go, Java and Rust, at revisions, with the symbol and the path checked.
  */
 import assert from 'node:assert/strict';
-import { APP, createWorld, LIB, McpSession, type Block, type McpWorld } from './fixture';
+import { APP, LIB, McpSession, type Block, useMcpWorld } from './fixture';
 
 interface FileBlocks {
   fileBlocks: Block[];
@@ -14,17 +14,9 @@ function locations(result: FileBlocks): string[] {
 }
 
 describe('MCP tools: code navigation', function () {
-  let world: McpWorld;
   let mcp: McpSession;
 
-  before(async function () {
-    world = await createWorld();
-    mcp = await McpSession.open(world.engine.url);
-  });
-  after(async function () {
-    await mcp?.close();
-    await world?.dispose();
-  });
+  useMcpWorld((made) => ({ mcp } = made));
 
   const definition = async (repo: string, path: string, symbol: string, revision?: string): Promise<FileBlocks> =>
     (await mcp.ok<FileBlocks>('sg_go_to_definition', { repo, path, symbol, ...(revision ? { revision } : {}) })).structured;

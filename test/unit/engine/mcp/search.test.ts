@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { APP, createWorld, LIB, McpSession, TOOLS, type Block, type McpWorld } from './fixture';
+import { APP, LIB, McpSession, TOOLS, type Block, useMcpWorld } from './fixture';
 
 interface Blocks {
   blocks: Block[];
@@ -19,17 +19,9 @@ function files(result: Blocks): string[] {
 }
 
 describe('MCP tools: code search', function () {
-  let world: McpWorld;
   let mcp: McpSession;
 
-  before(async function () {
-    world = await createWorld();
-    mcp = await McpSession.open(world.engine.url);
-  });
-  after(async function () {
-    await mcp?.close();
-    await world?.dispose();
-  });
+  useMcpWorld((made) => ({ mcp } = made));
 
   const search = async (query: string): Promise<Blocks> => (await mcp.ok<Blocks>('sg_keyword_search', { query })).structured;
 
