@@ -118,6 +118,24 @@ describe('conversations', () => {
     await api.store.cancel(id, api.store.get(id)!.questions[0]!.id);
   });
 
+  it('opens another user\'s conversation from its share link, read-only', async () => {
+    const api = await signInTo();
+    const { slowEngineUrl, otherToken } = hostTestOptions();
+    const response = await fetch(`${slowEngineUrl}/.api/deepsearch/v1/`, {
+      method: 'POST',
+      headers: { Authorization: `token ${otherToken}`, 'X-Requested-With': 'host-tests 1', 'Content-Type': 'application/json' },
+      body: JSON.stringify({ question: 'Where is ConfigError thrown?' }),
+    });
+    const theirs = (await response.json()) as { id: number; share_url: string };
+    const id = await vscode.commands.executeCommand<number>('deepSearch.openSharedConversation', theirs.share_url);
+    assert.equal(id, theirs.id);
+    assert.ok(api.panels.isVisible(id), 'its panel opened');
+    assert.equal(api.store.isReadOnly(id), true);
+    const shown = await eventually(() => api.panels.shownConversation(id), 'the panel to show it');
+    assert.equal(shown.questions[0]?.text, 'Where is ConfigError thrown?');
+    assert.ok(!api.store.listed.some((conversation) => conversation.id === id), 'not listed as the user\'s own');
+  });
+
   it('opens a source link on the workspace copy of the repository at the right lines', async () => {
     const api = await signInTo();
     const { workspace: dir, repoName: name } = hostTestOptions();

@@ -10,6 +10,8 @@ import type { RunningEngine } from '../../src/engine/options';
 import { git, SAMPLE_APP_FILES, SAMPLE_APP_NAME, SAMPLE_APP_ORIGIN } from '../support/gitRepos';
 
 export const HOST_TEST_TOKEN = 'dse_host_test_token_0123456789abcdef';
+/** A second user, whose conversations the first can only read through their share links. */
+export const OTHER_USER_TOKEN = 'dse_host_test_other_user_0123456789';
 
 export interface HostTestOptions {
   grep?: string;
@@ -17,6 +19,7 @@ export interface HostTestOptions {
   workspace: string;
   repoName: string;
   token: string;
+  otherToken: string;
   /** Answers in a second or two. */
   engineUrl: string;
   /** Answers slowly enough for a question to outlive a window reload. */
@@ -37,11 +40,11 @@ export async function prepareWorkspace(dir: string): Promise<void> {
 
 export async function startHostTestEngines(runDir: string, workspace: string): Promise<{ engines: RunningEngine[]; options: Omit<HostTestOptions, 'grep'> }> {
   const start = (name: string, paceMs: number) =>
-    startEngine({ repos: [workspace], users: [{ token: HOST_TEST_TOKEN }], dataDir: path.join(runDir, name), paceMs });
+    startEngine({ repos: [workspace], users: [{ token: HOST_TEST_TOKEN }, { token: OTHER_USER_TOKEN }], dataDir: path.join(runDir, name), paceMs });
   const fast = await start('engine-data', 100);
   const slow = await start('slow-engine-data', 2500);
   return {
     engines: [fast, slow],
-    options: { runDir, workspace, repoName: SAMPLE_APP_NAME, token: HOST_TEST_TOKEN, engineUrl: fast.url, slowEngineUrl: slow.url },
+    options: { runDir, workspace, repoName: SAMPLE_APP_NAME, token: HOST_TEST_TOKEN, otherToken: OTHER_USER_TOKEN, engineUrl: fast.url, slowEngineUrl: slow.url },
   };
 }
