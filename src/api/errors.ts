@@ -16,7 +16,9 @@ export type DeepSearchErrorKind =
   | 'timeout'
   | 'canceled'
   | 'invalidResponse'
-  | 'configuration';
+  | 'configuration'
+  /** The instance lacks the feature (e.g. no tool server before 6.8). */
+  | 'unsupported';
 
 export interface DeepSearchErrorDetails {
   status?: number;

@@ -28,6 +28,12 @@ export interface EngineVariant {
   failureStyle?: 'error' | 'status';
   /** Status of a successful delete: 200 with a JSON body or 204 without one. Default 204. */
   deleteStatus?: 200 | 204;
+  /**
+   * Which tool server endpoints exist: `both` (newer servers: `/.api/mcp/v1` with `sg_` names and
+   * `/.api/mcp` with plain names), `v1` (6.8 until then), `current` (`/.api/mcp` only) or `none`
+   * (before 6.8: 404). Default `both`.
+   */
+  toolServer?: 'both' | 'v1' | 'current' | 'none';
 }
 
 /** What a fault hook may do to one request, to prove that clients recover. */

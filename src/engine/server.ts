@@ -32,6 +32,7 @@ export function resolveVariant(variant: EngineVariant = {}): ResolvedVariant {
     cancelStyle: variant.cancelStyle ?? 'error',
     failureStyle: variant.failureStyle ?? 'error',
     deleteStatus: variant.deleteStatus ?? 204,
+    toolServer: variant.toolServer ?? 'both',
   };
 }
 
@@ -73,7 +74,11 @@ export async function startEngine(options: EngineOptions): Promise<RunningEngine
   });
   const shuttingDown = new AbortController();
   const inFlight = new Set<Promise<void>>();
-  const mcp = createMcpHandler({ repositories, deepSearch: service, instanceUrl: url, shuttingDown: shuttingDown.signal, log });
+  const mcpOptions = { repositories, deepSearch: service, instanceUrl: url, shuttingDown: shuttingDown.signal, log };
+  const toolServers = new Map<string, ReturnType<typeof createMcpHandler>>([
+    ...(variant.toolServer === 'both' || variant.toolServer === 'v1' ? [[MCP_PATH, createMcpHandler({ ...mcpOptions, toolNames: 'sg' })] as const] : []),
+    ...(variant.toolServer === 'both' || variant.toolServer === 'current' ? [['/.api/mcp', createMcpHandler({ ...mcpOptions, toolNames: 'plain' })] as const] : []),
+  ]);
 
   const route = async (request: IncomingMessage, path: string, query: URLSearchParams): Promise<Reply> => {
     const method = request.method ?? 'GET';
@@ -134,7 +139,8 @@ export async function startEngine(options: EngineOptions): Promise<RunningEngine
       }
       if (fault?.kind === 'delay') await sleep(fault.ms, undefined, { signal: shuttingDown.signal });
       truncate = fault?.kind === 'malformed';
-      if (path === MCP_PATH || path === '/.api/mcp') {
+      const mcp = toolServers.get(path);
+      if (mcp) {
         // The tool server: same token as the conversation API; no X-Requested-With needed.
         await mcp(request, response, users.authenticate(request.headers.authorization));
         log(`${method} ${path} ${response.statusCode} ${Date.now() - started}ms`);

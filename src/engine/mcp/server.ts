@@ -29,6 +29,8 @@ export interface McpHandlerOptions {
   log: (line: string) => void;
   /** How long `sg_deepsearch` waits for an answer before it returns a link instead. Default 5 min. */
   deepSearchWaitMs?: number;
+  /** `sg`: the tools as `/.api/mcp/v1` names them (`sg_read_file`); `plain`: as `/.api/mcp` does (`read_file`). Default `sg`. */
+  toolNames?: 'sg' | 'plain';
 }
 
 export type McpHandler = (request: IncomingMessage, response: ServerResponse, user: AuthenticatedUser) => Promise<void>;
@@ -55,7 +57,10 @@ export function createMcpHandler(options: McpHandlerOptions): McpHandler {
       deepSearchWaitMs: options.deepSearchWaitMs ?? DEFAULT_DEEP_SEARCH_WAIT_MS,
       pcre,
     };
-    for (const entry of TOOLS) entry.use((definition) => register(server, definition, base, signal, options.log));
+    const plain = options.toolNames === 'plain';
+    for (const entry of TOOLS) {
+      entry.use((definition) => register(server, plain ? { ...definition, name: definition.name.replace(/^sg_/, '') } : definition, base, signal, options.log));
+    }
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true, maxRequestBodySize: MAX_REQUEST_BYTES });
     try {
       await server.connect(transport);

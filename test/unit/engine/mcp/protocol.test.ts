@@ -168,7 +168,7 @@ describe('MCP tool server: protocol', function () {
     await assert.rejects(McpSession.open(world.engine.url, 'wrong-token'));
   });
 
-  it('needs no X-Requested-With header, accepts Bearer tokens and serves /.api/mcp too', async function () {
+  it('needs no X-Requested-With header, accepts Bearer tokens and serves /.api/mcp too (names without sg_)', async function () {
     const list = { jsonrpc: '2.0', id: 7, method: 'tools/list', params: {} };
     const response = await post(world.engine.url + MCP_PATH, list, { Authorization: `Bearer ${TEST_TOKENS[1]}` });
     assert.equal(response.status, 200);
@@ -177,7 +177,7 @@ describe('MCP tool server: protocol', function () {
     assert.equal(body.result.tools.length, 12);
     const alias = await McpSession.open(world.engine.url, TEST_TOKENS[1], '/.api/mcp');
     try {
-      const reply = await alias.ok<{ repositories: unknown[] }>('sg_list_repos', { query: 'acme' });
+      const reply = await alias.ok<{ repositories: unknown[] }>('list_repos', { query: 'acme' });
       assert.equal(reply.structured.repositories.length, 2);
     } finally {
       await alias.close();

@@ -1,0 +1,229 @@
+/**
+ * The one client of an instance's tool server: the Model Context Protocol over Streamable HTTP with
+ * the official SDK, every request through the extension's undici dispatcher with the token in the
+ * Authorization header. The endpoint is found once per connection: `/.api/mcp/v1` (every tool, `sg_`
+ * names), else `/.api/mcp` (newer servers' curated set, names without `sg_`). An instance that has
+ * neither (older than 6.8) is remembered as such, so features can say so once and stay out of the way.
+ */
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { CallToolResultSchema, ListToolsResultSchema, McpError, ErrorCode } from '@modelcontextprotocol/sdk/types.js';
+import { fetch as undiciFetch, type Dispatcher } from 'undici';
+import { name as packageName, version as packageVersion } from '../../../package.json';
+import { canceledError, DeepSearchError, errorFromStatus, isDeepSearchError, networkError, redact, timeoutError } from '../errors';
+import { normalizeInstanceUrl } from '../instance';
+
+/** The tools by their names without the `sg_` prefix. */
+export type ToolName =
+  | 'read_file'
+  | 'list_files'
+  | 'list_repos'
+  | 'keyword_search'
+  | 'nls_search'
+  | 'go_to_definition'
+  | 'find_references'
+  | 'commit_search'
+  | 'diff_search'
+  | 'compare_revisions'
+  | 'get_contributor_repos'
+  | 'deepsearch';
+
+const TOOL_NAMES: readonly ToolName[] = [
+  'read_file', 'list_files', 'list_repos', 'keyword_search', 'nls_search', 'go_to_definition',
+  'find_references', 'commit_search', 'diff_search', 'compare_revisions', 'get_contributor_repos', 'deepsearch',
+];
+
+/** Tried in this order: the full set first, then the newer curated endpoint. */
+export const TOOL_SERVER_PATHS = ['/.api/mcp/v1', '/.api/mcp'] as const;
+
+export interface ToolServer {
+  /** The endpoint that answered, e.g. `https://host/.api/mcp/v1`. */
+  url: string;
+  /** Tool → the name the server knows it by; tools it lacks are absent. */
+  names: ReadonlyMap<ToolName, string>;
+}
+
+export interface ToolResult {
+  /** The readable text of the result (all text parts, joined). */
+  text: string;
+  /** `structuredContent`, when the server sent it. */
+  structured?: unknown;
+}
+
+export interface ToolClientOptions {
+  instanceUrl: string;
+  token: string;
+  tokenType?: 'token' | 'bearer';
+  /** From `createDispatcher`; undici's global dispatcher when absent. */
+  dispatcher?: Dispatcher;
+  /** Per call. Default 60 s. */
+  timeoutMs?: number;
+}
+
+/** `kind: 'unsupported'` marks an instance without a tool server. */
+export function isToolServerMissing(error: unknown): error is DeepSearchError {
+  return isDeepSearchError(error) && error.kind === 'unsupported';
+}
+
+interface Connected {
+  server: ToolServer;
+  client: Client;
+}
+
+export class ToolClient {
+  readonly instanceUrl: string;
+  private readonly authorization: string;
+  private readonly secrets: string[];
+  private readonly timeoutMs: number;
+  private connecting: Promise<Connected> | undefined;
+  private closed = false;
+
+  constructor(private readonly options: ToolClientOptions) {
+    this.instanceUrl = normalizeInstanceUrl(options.instanceUrl);
+    const token = options.token.trim();
+    if (!token) throw new DeepSearchError('unauthorized', 'No access token is set for this instance — sign in first.');
+    this.authorization = `${options.tokenType === 'bearer' ? 'Bearer' : 'token'} ${token}`;
+    this.secrets = [token];
+    this.timeoutMs = options.timeoutMs ?? 60_000;
+  }
+
+  /** The endpoint and its tools; rejects with kind `unsupported` when the instance has no tool server. */
+  async server(signal?: AbortSignal): Promise<ToolServer> {
+    return (await this.connect(signal)).server;
+  }
+
+  /** Whether the server offers a tool (false also when there is no tool server at all). */
+  async has(tool: ToolName, signal?: AbortSignal): Promise<boolean> {
+    try {
+      return (await this.server(signal)).names.has(tool);
+    } catch (error) {
+      if (isToolServerMissing(error)) return false;
+      throw error;
+    }
+  }
+
+  /**
+   * Calls a tool once (a POST: never repeated). A tool error (`isError`) becomes a `badRequest`
+   * DeepSearchError whose message is what the server said, since that says what to change.
+   */
+  async call(tool: ToolName, args: Record<string, unknown>, signal?: AbortSignal): Promise<ToolResult> {
+    const { server, client } = await this.connect(signal);
+    const name = server.names.get(tool);
+    if (!name) {
+      throw new DeepSearchError('unsupported', `This instance's tool server has no ${tool.replace(/_/g, ' ')} tool — it may be an older or a reduced tool set.`);
+    }
+    const result = await this.guard(signal, () =>
+      client.request({ method: 'tools/call', params: { name, arguments: args } }, CallToolResultSchema, { signal, timeout: this.timeoutMs }),
+    );
+    const text = result.content
+      .flatMap((part) => (part.type === 'text' ? [part.text] : []))
+      .join('\n');
+    if (result.isError) {
+      const said = redact(text.trim(), this.secrets) || 'no reason given';
+      throw new DeepSearchError('badRequest', said, { detail: said });
+    }
+    return { text, structured: result.structuredContent };
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    const connecting = this.connecting;
+    this.connecting = undefined;
+    const connected = await connecting?.catch(() => undefined);
+    await connected?.client.close().catch(() => undefined);
+  }
+
+  private connect(signal?: AbortSignal): Promise<Connected> {
+    if (this.closed) return Promise.reject(new DeepSearchError('canceled', 'The connection to the instance was replaced.'));
+    const connecting = (this.connecting ??= this.discover(signal));
+    // A network failure or a cancelled first call must not stick: the next call tries again.
+    connecting.catch((error: unknown) => {
+      if (!isToolServerMissing(error) && this.connecting === connecting) this.connecting = undefined;
+    });
+    return connecting;
+  }
+
+  private async discover(signal?: AbortSignal): Promise<Connected> {
+    for (const path of TOOL_SERVER_PATHS) {
+      const url = `${this.instanceUrl}${path}`;
+      const client = new Client({ name: packageName, version: packageVersion }, { capabilities: {} });
+      const transport = new StreamableHTTPClientTransport(new URL(url), { fetch: this.fetchFor(url) });
+      try {
+        await this.guard(signal, () => client.connect(transport, { signal, timeout: this.timeoutMs }));
+      } catch (error) {
+        await client.close().catch(() => undefined);
+        if (isDeepSearchError(error) && (error.status === 404 || error.status === 405)) continue;
+        throw error;
+      }
+      const names = await this.guard(signal, () => this.listToolNames(client, signal));
+      return { client, server: { url, names: servedNames(names) } };
+    }
+    throw new DeepSearchError(
+      'unsupported',
+      `${new URL(this.instanceUrl).host} has no tool server (${TOOL_SERVER_PATHS.join(' and ')} answered 404; it needs Sourcegraph 6.8 or later). Remote files, navigation across repositories and code search are not available there; conversations work as before.`,
+      { status: 404 },
+    );
+  }
+
+  private async listToolNames(client: Client, signal?: AbortSignal): Promise<string[]> {
+    const names: string[] = [];
+    let cursor: string | undefined;
+    for (let page = 0; page < 20; page++) {
+      const result = await client.request({ method: 'tools/list', params: cursor ? { cursor } : {} }, ListToolsResultSchema, { signal, timeout: this.timeoutMs });
+      names.push(...result.tools.map((tool) => tool.name));
+      if (!result.nextCursor || result.nextCursor === cursor) break;
+      cursor = result.nextCursor;
+    }
+    return names;
+  }
+
+  /** Every request: the dispatcher, the token header, and HTTP failures as DeepSearchErrors. */
+  private fetchFor(endpoint: string): (url: string | URL, init?: RequestInit) => Promise<Response> {
+    const origin = new URL(endpoint).origin;
+    return async (url, init) => {
+      const target = new URL(url);
+      // The token goes to the instance only, whatever URL a server might send the SDK to.
+      if (target.origin !== origin) throw new DeepSearchError('invalidResponse', `The tool server pointed at another address (${target.origin}); the request was not sent.`);
+      const headers = new Headers(init?.headers);
+      headers.set('authorization', this.authorization);
+      headers.set('x-requested-with', `${packageName} ${packageVersion}`);
+      let response: Awaited<ReturnType<typeof undiciFetch>>;
+      try {
+        response = await undiciFetch(target, { ...(init as object), headers, dispatcher: this.options.dispatcher } as Parameters<typeof undiciFetch>[1]);
+      } catch (error) {
+        if (init?.signal?.aborted) throw canceledError();
+        throw networkError(error, origin, this.secrets);
+      }
+      // The SDK handles a refused GET (no server-sent event stream) itself; POSTs must succeed.
+      if (!response.ok && (init?.method ?? 'GET') !== 'GET') {
+        const body = await response.text().catch(() => '');
+        throw errorFromStatus({ status: response.status, origin, body, contentType: response.headers.get('content-type') ?? '', secrets: this.secrets });
+      }
+      return response as unknown as Response;
+    };
+  }
+
+  /** SDK failures (timeouts, aborts, protocol errors) as DeepSearchErrors; ours pass through. */
+  private async guard<T>(signal: AbortSignal | undefined, run: () => Promise<T>): Promise<T> {
+    try {
+      return await run();
+    } catch (error) {
+      if (signal?.aborted) throw canceledError();
+      if (isDeepSearchError(error)) throw error;
+      if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) throw timeoutError(new URL(this.instanceUrl).origin, this.timeoutMs);
+      const message = redact(error instanceof Error ? error.message : String(error), this.secrets);
+      throw new DeepSearchError('invalidResponse', `The tool server answered in a way this extension does not understand (${message}).`, { detail: message });
+    }
+  }
+}
+
+/** Each tool under `sg_<name>` (the v1 set) or `<name>` (the curated set). */
+function servedNames(served: readonly string[]): Map<ToolName, string> {
+  const available = new Set(served);
+  const names = new Map<ToolName, string>();
+  for (const tool of TOOL_NAMES) {
+    if (available.has(`sg_${tool}`)) names.set(tool, `sg_${tool}`);
+    else if (available.has(tool)) names.set(tool, tool);
+  }
+  return names;
+}

@@ -1,0 +1,105 @@
+/** The pure parts of the tool features: remote paths, the history query line, result parsing. */
+import assert from 'node:assert/strict';
+import { parseHistoryQuery } from '../../../../src/api/tools/historyQuery';
+import { formatRemotePath, parentPath, parseRemotePath } from '../../../../src/api/tools/remotePath';
+import { commitMatches, fileMatches, matchLine, parseNumberedLines, repositoryPage } from '../../../../src/api/tools/toolResults';
+
+describe('Remote paths', function () {
+  it('round-trips repository, revision (slashes included) and path', function () {
+    for (const file of [
+      { repo: 'github.com/acme/app', revision: 'main', path: 'src/index.ts' },
+      { repo: 'github.com/acme/app', revision: 'feature/x%y', path: 'node_modules/@types/a@b.d.ts' },
+      { repo: 'gitlab.example.com/group/sub/repo', revision: '0123456789abcdef0123456789abcdef01234567', path: '' },
+      { repo: 'github.com/acme/app', revision: undefined, path: 'README.md' },
+    ]) {
+      const formatted = formatRemotePath(file);
+      assert.deepEqual(parseRemotePath(formatted), file, formatted);
+    }
+    assert.equal(formatRemotePath({ repo: 'github.com/acme/app', revision: 'feature/x', path: 'a/b.ts' }), '/github.com/acme/app@feature%2Fx/a/b.ts');
+    assert.equal(formatRemotePath({ repo: 'r', path: '' }), '/r@HEAD');
+  });
+
+  it('rejects paths without a revision, with "..", or with a broken escape', function () {
+    assert.equal(parseRemotePath('/github.com/acme/app/src/index.ts'), undefined);
+    assert.equal(parseRemotePath('/github.com/acme/app@main/../../etc/passwd'), undefined);
+    assert.equal(parseRemotePath('/github.com/acme/app@%E0%A4%A/x'), undefined);
+    assert.equal(parseRemotePath('/@main/x'), undefined);
+  });
+
+  it('finds the parent directory', function () {
+    assert.equal(parentPath('a/b/c.ts'), 'a/b');
+    assert.equal(parentPath('c.ts'), '');
+  });
+});
+
+describe('History query line', function () {
+  it('takes free words as one phrase and filters apart', function () {
+    const query = parseHistoryQuery('fix login author:jane after:"2 weeks ago" repo:github.com/acme/app file:src/ count:5');
+    assert.deepEqual(query.terms, ['fix login']);
+    assert.deepEqual(query.authors, ['jane']);
+    assert.equal(query.after, '2 weeks ago');
+    assert.deepEqual(query.repos, ['github.com/acme/app']);
+    assert.deepEqual(query.files, ['src/']);
+    assert.equal(query.count, 5);
+    assert.equal(query.useRegex, false);
+  });
+
+  it('splits terms at OR and at quoted phrases, marks /regex/, and reads is:added', function () {
+    assert.deepEqual(parseHistoryQuery('timeout OR retry "rate limit"').terms, ['timeout', 'retry', 'rate limit']);
+    const regex = parseHistoryQuery('/log(ger)?\\.info/ is:added author:"Ada Lovelace" before:2024-05-01');
+    assert.deepEqual(regex.terms, ['log(ger)?\\.info']);
+    assert.equal(regex.useRegex, true);
+    assert.equal(regex.added, true);
+    assert.deepEqual(regex.authors, ['Ada Lovelace']);
+    assert.equal(regex.before, '2024-05-01');
+  });
+
+  it('keeps unknown or empty filters as words, and an unclosed quote to the end', function () {
+    assert.deepEqual(parseHistoryQuery('http://example.com lang:go count:zero').terms, ['http://example.com lang:go count:zero']);
+    assert.deepEqual(parseHistoryQuery('author: "open ended').terms, ['author:', 'open ended']);
+  });
+});
+
+describe('Tool results', function () {
+  it('parses numbered lines, including empty ones and un-numbered continuations', function () {
+    assert.deepEqual(parseNumberedLines('1: a\n2:\n3:   indented\n'), [
+      { line: 1, text: 'a' },
+      { line: 2, text: '' },
+      { line: 3, text: '  indented' },
+    ]);
+    assert.deepEqual(parseNumberedLines('plain\ntext', 7), [
+      { line: 7, text: 'plain' },
+      { line: 8, text: 'text' },
+    ]);
+    assert.deepEqual(parseNumberedLines(''), []);
+  });
+
+  it('keeps file blocks, skips other block kinds and fills missing fields', function () {
+    const matches = fileMatches(
+      {
+        blocks: [
+          { type: 'file', repo: 'r', file: 'a.ts', rev: 'main', chunks: [{ startLine: 10, endLine: 11, content: '10: const x = 1;\n11: useThing(x);' }] },
+          { type: 'repo', repo: 'r' },
+          { type: 'file', repository: 'q', path: 'b.go', chunks: [{ content: '4: func useThing() {}' }] },
+          'garbage',
+        ],
+      },
+      'blocks',
+    );
+    assert.deepEqual(matches.map((match) => `${match.repo}:${match.path}@${match.revision ?? '-'}`), ['r:a.ts@main', 'q:b.go@-']);
+    assert.equal(matchLine(matches[0]!, 'usething'), 11);
+    assert.equal(matchLine(matches[0]!, 'absent'), 10);
+    assert.deepEqual(matches[1]!.chunks[0], { startLine: 1, endLine: 4, lines: [{ line: 4, text: 'func useThing() {}' }] });
+  });
+
+  it('degrades missing pagination and commit fields instead of failing', function () {
+    assert.deepEqual(repositoryPage({ repositories: [{ name: 'r' }, { stars: 3 }] }), {
+      repositories: [{ name: 'r', description: '', private: false, archived: false, fork: false, stars: 0 }],
+      hasNextPage: false,
+      endCursor: undefined,
+      totalCount: undefined,
+    });
+    const { commits } = commitMatches({ commits: [{ repository: 'r', commit: 'abc', message: 'Subject\n\nBody' }, { commit: 'x' }] });
+    assert.deepEqual(commits, [{ repository: 'r', commit: 'abc', author: '', date: '', title: 'Subject', message: 'Subject\n\nBody' }]);
+  });
+});
