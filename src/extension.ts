@@ -15,6 +15,12 @@ import { RunningIndicator } from './vscode/runningIndicator';
 import { Session } from './vscode/session';
 import { affectsConnection, pollSettings } from './vscode/settings';
 import { SourceLinkOpener, WorkspaceRepositories } from './vscode/sourceLinks';
+import { CodeLocations } from './vscode/tools/codeLocations';
+import { HistoryCommands } from './vscode/tools/history';
+import { DeepSearchMcpServers, MCP_PROVIDER_ID } from './vscode/tools/mcpServers';
+import { CrossRepositoryNavigation } from './vscode/tools/navigation';
+import { REMOTE_SCHEME, RemoteFileSystem } from './vscode/tools/remoteFiles';
+import { ToolAccess } from './vscode/tools/toolAccess';
 
 /** What tests inside the extension host may reach (returned from activate). */
 export interface DeepSearchExtensionApi {
@@ -23,6 +29,7 @@ export interface DeepSearchExtensionApi {
   panels: ConversationPanels;
   tree: ConversationTree;
   links: SourceLinkOpener;
+  mcpServers: DeepSearchMcpServers;
 }
 
 export function activate(context: vscode.ExtensionContext): DeepSearchExtensionApi {
@@ -60,7 +67,13 @@ export function activate(context: vscode.ExtensionContext): DeepSearchExtensionA
     },
   });
   const repositories = new WorkspaceRepositories();
-  const links = new SourceLinkOpener(repositories, () => store.instanceUrl);
+  const toolAccess = new ToolAccess(session, log);
+  const locations = new CodeLocations(repositories);
+  const links = new SourceLinkOpener(repositories, locations, toolAccess, () => store.instanceUrl);
+  const remoteFiles = new RemoteFileSystem(toolAccess);
+  const navigation = new CrossRepositoryNavigation(toolAccess, locations, log);
+  const history = new HistoryCommands(toolAccess, repositories);
+  const mcpServers = new DeepSearchMcpServers(session);
   const tree = new ConversationTree(store);
   const panels: ConversationPanels = new ConversationPanels(context.extensionUri, store, {
     openLink: (href) => links.open(href),
@@ -81,6 +94,12 @@ export function activate(context: vscode.ExtensionContext): DeepSearchExtensionA
     session,
     { dispose: () => store.dispose() },
     repositories,
+    toolAccess,
+    remoteFiles,
+    vscode.workspace.registerFileSystemProvider(REMOTE_SCHEME, remoteFiles, { isReadonly: true, isCaseSensitive: true }),
+    ...navigation.registerProviders(),
+    mcpServers,
+    vscode.lm.registerMcpServerDefinitionProvider(MCP_PROVIDER_ID, mcpServers),
     tree,
     panels,
     new DeepSearchAuthProvider(session),
@@ -95,12 +114,12 @@ export function activate(context: vscode.ExtensionContext): DeepSearchExtensionA
       if (affectsConnection(event)) void session.reconnect();
       if (event.affectsConfiguration('deepSearch.pollInterval')) store.setPollIntervals(pollSettings());
     }),
-    ...registerCommands({ context, log, session, store, panels, tree, links, repositories }),
+    ...registerCommands({ context, log, session, store, panels, tree, links, repositories, toolAccess, locations, navigation, history }),
   );
   void vscode.commands.executeCommand('setContext', 'deepSearch.signedIn', false);
   // Not awaited: reconnecting (or starting the local engine) must not hold up activation.
   void session.restore();
-  return { store, session, panels, tree, links };
+  return { store, session, panels, tree, links, mcpServers };
 }
 
 let askingToSignIn = false;

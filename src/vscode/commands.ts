@@ -16,6 +16,13 @@ import type { ConversationTree, TreeNode } from './conversationTree';
 import type { Session } from './session';
 import { signIn, type SignInArguments } from './signIn';
 import type { SourceLinkOpener, WorkspaceRepositories } from './sourceLinks';
+import type { CodeLocations } from './tools/codeLocations';
+import type { HistoryCommands } from './tools/history';
+import type { CrossRepositoryNavigation } from './tools/navigation';
+import { openRemoteFile } from './tools/remoteBrowser';
+import { searchCode, type SearchCodeArguments } from './tools/searchCode';
+import type { ToolAccess } from './tools/toolAccess';
+import type { RemoteFile } from '../api/tools/remotePath';
 
 export interface CommandDependencies {
   context: vscode.ExtensionContext;
@@ -26,6 +33,10 @@ export interface CommandDependencies {
   tree: ConversationTree;
   links: SourceLinkOpener;
   repositories: WorkspaceRepositories;
+  toolAccess: ToolAccess;
+  locations: CodeLocations;
+  navigation: CrossRepositoryNavigation;
+  history: HistoryCommands;
 }
 
 type ConversationArgument = number | TreeNode | undefined;
@@ -61,6 +72,15 @@ export function registerCommands(deps: CommandDependencies): vscode.Disposable[]
     'deepSearch.showStarredOnly': () => setStarredOnly(deps, true),
     'deepSearch.showAll': () => setStarredOnly(deps, false),
     'deepSearch.loadMore': () => store.loadMore(),
+    // The tools in the editor; each returns what it found or opened, for callers and tests.
+    'deepSearch.openRemoteFile': (file?: Partial<RemoteFile>) => openRemoteFile(deps.toolAccess, file),
+    'deepSearch.goToDefinitionInAllRepositories': () => deps.navigation.show('definition'),
+    'deepSearch.findReferencesInAllRepositories': () => deps.navigation.show('references'),
+    'deepSearch.searchCode': (given?: SearchCodeArguments) => searchCode(deps.toolAccess, deps.locations, given),
+    'deepSearch.searchCommits': (query?: string) => deps.history.searchCommits(query),
+    'deepSearch.searchDiffs': (query?: string) => deps.history.searchDiffs(query),
+    'deepSearch.compareRevisions': (given?: { repo?: string; base?: string; head?: string }) => deps.history.compareRevisions(given),
+    'deepSearch.findContributorRepositories': (author?: string) => deps.history.contributorRepositories(author),
   };
   return Object.entries(handlers).map(([id, handler]) =>
     vscode.commands.registerCommand(id, async (...args: never[]) => {

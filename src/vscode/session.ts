@@ -10,6 +10,8 @@ import * as vscode from 'vscode';
 import { DeepSearchClient } from '../api/client';
 import { createDispatcher } from '../api/http';
 import { normalizeInstanceUrl } from '../api/instance';
+import { CodeTools } from '../api/tools/codeTools';
+import { ToolClient } from '../api/tools/toolClient';
 import type { LocalEngineLauncher } from './localEngine';
 import { configuredInstanceUrl, networkSettings, setConfiguredInstanceUrl } from './settings';
 
@@ -19,6 +21,8 @@ export interface Connection {
   kind: ConnectionKind;
   instanceUrl: string;
   client: DeepSearchClient;
+  /** The instance's tool server (found on first use; closed when the connection is replaced). */
+  tools: CodeTools;
   /** Closed when the connection is replaced. */
   dispatcher: Dispatcher;
   /** SHA-256 of the token, to tell a reconnect of the same account from a new one (never the token). */
@@ -107,11 +111,15 @@ export class Session implements vscode.Disposable {
   }
 
   /** Builds a client for a URL and token without storing anything (sign-in checks it first). */
-  async createClient(instanceUrl: string, token: string): Promise<{ client: DeepSearchClient; dispatcher: Dispatcher }> {
+  async createClient(instanceUrl: string, token: string): Promise<{ client: DeepSearchClient; tools: CodeTools; dispatcher: Dispatcher }> {
     const network = networkSettings();
     const caCertificates = network.caCertificatesPath ? [await readCaFile(network.caCertificatesPath)] : [];
     const dispatcher = createDispatcher({ proxyUrl: network.proxyUrl, strictSSL: network.strictSSL, caCertificates });
-    return { client: new DeepSearchClient({ instanceUrl, token, dispatcher }), dispatcher };
+    return {
+      client: new DeepSearchClient({ instanceUrl, token, dispatcher }),
+      tools: new CodeTools(new ToolClient({ instanceUrl, token, dispatcher })),
+      dispatcher,
+    };
   }
 
   /** Stores a token that was already checked and makes that instance current. */
@@ -173,16 +181,17 @@ export class Session implements vscode.Disposable {
 
   /** Whatever path leads here (restore, sign-in, settings), the same account keeps its state. */
   private async connect(kind: ConnectionKind, instanceUrl: string, token: string): Promise<void> {
-    const { client, dispatcher } = await this.createClient(instanceUrl, token);
+    const { client, tools, dispatcher } = await this.createClient(instanceUrl, token);
     const tokenDigest = createHash('sha256').update(token).digest('hex');
     const previous = this.connection;
     const sameAccount = previous?.kind === kind && previous.instanceUrl === client.instanceUrl && previous.tokenDigest === tokenDigest;
-    this.setConnection({ kind, instanceUrl: client.instanceUrl, client, dispatcher, tokenDigest, sameAccount });
+    this.setConnection({ kind, instanceUrl: client.instanceUrl, client, tools, dispatcher, tokenDigest, sameAccount });
   }
 
   private setConnection(connection: Connection | undefined): void {
     // Requests under way finish first; then its sockets close.
-    void this.connection?.dispatcher.close().catch(() => undefined);
+    const previous = this.connection;
+    void previous?.tools.client.close().finally(() => previous.dispatcher.close().catch(() => undefined));
     this.connection = connection;
     void vscode.commands.executeCommand('setContext', 'deepSearch.signedIn', connection !== undefined);
     this.changeEmitter.fire(connection);

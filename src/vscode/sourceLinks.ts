@@ -1,11 +1,15 @@
 /**
  * Opens what a link in an answer or a source points at: the workspace's own copy of a repository
- * file (matched by git remote) with the lines selected, otherwise the browser; other schemes never.
+ * file (matched by git remote) with the lines selected, else the file as a remote document from the
+ * tool server, else the browser; other schemes never.
  */
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { linkTarget } from '../api/linkTarget';
+import { linkTarget, type LinkTarget } from '../api/linkTarget';
 import { localRepository, type LocalRepository } from './git';
+import type { CodeLocations } from './tools/codeLocations';
+import { remoteUri } from './tools/remoteFiles';
+import type { ToolAccess } from './tools/toolAccess';
 
 /** The workspace's git repositories by instance name, looked up once per set of folders. */
 export class WorkspaceRepositories implements vscode.Disposable {
@@ -15,6 +19,12 @@ export class WorkspaceRepositories implements vscode.Disposable {
   async find(repoName: string): Promise<LocalRepository | undefined> {
     this.byName ??= this.scan();
     return (await this.byName).get(repoName.toLowerCase());
+  }
+
+  /** The instance names of the workspace's repositories (as their remotes name them). */
+  async names(): Promise<string[]> {
+    this.byName ??= this.scan();
+    return [...(await this.byName).values()].map((repo) => repo.name);
   }
 
   /** The repository (if any) holding a file, for questions about a selection. */
@@ -36,6 +46,8 @@ export class WorkspaceRepositories implements vscode.Disposable {
 export class SourceLinkOpener {
   constructor(
     private readonly repositories: WorkspaceRepositories,
+    private readonly locations: CodeLocations,
+    private readonly access: ToolAccess,
     private readonly instanceUrl: () => string | undefined,
   ) {}
 
@@ -54,30 +66,27 @@ export class SourceLinkOpener {
         return;
       }
       case 'file': {
-        const local = await this.repositories.find(target.repoName);
-        const file = local && resolveInside(local.root, target.path);
-        if (file && (await exists(file))) {
-          await openAtLines(vscode.Uri.file(file), target.startLine, target.endLine);
+        const local = await this.locations.localFile(target.repoName, target.path);
+        if (local) {
+          await openAtLines(local, target.startLine, target.endLine);
+        } else if (await this.access.has('read_file')) {
+          await this.openRemote(target);
         } else {
           await vscode.env.openExternal(vscode.Uri.parse(target.url, true));
         }
       }
     }
   }
-}
 
-/** The file's path inside the repository, or undefined if the link tries to leave it. */
-function resolveInside(root: string, relativePath: string): string | undefined {
-  const file = path.resolve(root, relativePath);
-  return file.startsWith(root + path.sep) ? file : undefined;
-}
-
-async function exists(file: string): Promise<boolean> {
-  try {
-    await vscode.workspace.fs.stat(vscode.Uri.file(file));
-    return true;
-  } catch {
-    return false;
+  /** The file from the tool server at its lines; if it cannot be read, the browser is offered. */
+  private async openRemote(target: Extract<LinkTarget, { kind: 'file' }>): Promise<void> {
+    try {
+      await openAtLines(remoteUri({ repo: target.repoName, revision: target.revision, path: target.path }), target.startLine, target.endLine);
+    } catch (error) {
+      const inBrowser = vscode.l10n.t('Open in Browser');
+      const message = vscode.l10n.t('Could not open {0} from {1}: {2}', target.path, target.repoName, error instanceof Error ? error.message : String(error));
+      if ((await vscode.window.showWarningMessage(message, inBrowser)) === inBrowser) await vscode.env.openExternal(vscode.Uri.parse(target.url, true));
+    }
   }
 }
 

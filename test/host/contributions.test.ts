@@ -20,9 +20,9 @@ describe('contributions', () => {
     assert.deepEqual(registered, contributed);
   });
 
-  it('activates only on its commands, view, panel serializer and accounts menu — nothing at startup', () => {
+  it('activates only on its commands, view, panel serializer, accounts menu, remote files and MCP servers — nothing at startup', () => {
     const events = manifest().activationEvents ?? [];
     assert.ok(!events.includes('*') && !events.includes('onStartupFinished'), `startup activation in ${events.join(', ')}`);
-    for (const event of events) assert.match(event, /^(onCommand:deepSearch\.|onView:deepSearch\.|onWebviewPanel:deepSearch\.|onAuthenticationRequest:deepsearch$)/);
+    for (const event of events) assert.match(event, /^(onCommand:deepSearch\.|onView:deepSearch\.|onWebviewPanel:deepSearch\.|onAuthenticationRequest:deepsearch$|onFileSystem:deepsearch-remote$|onMcpCollection:deepSearch\.tools$)/);
   });
 });

@@ -7,7 +7,8 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { startEngine } from '../../src/engine/server';
 import type { RunningEngine } from '../../src/engine/options';
-import { git, SAMPLE_APP_FILES, SAMPLE_APP_NAME, SAMPLE_APP_ORIGIN } from '../support/gitRepos';
+import { BILLING_FILES, BILLING_NAME, CHECKOUT_TS } from './billingRepo';
+import { createTestRepo, git, SAMPLE_APP_FILES, SAMPLE_APP_NAME, SAMPLE_APP_ORIGIN } from '../support/gitRepos';
 
 export const HOST_TEST_TOKEN = 'dse_host_test_token_0123456789abcdef';
 /** A second user, whose conversations the first can only read through their share links. */
@@ -24,11 +25,13 @@ export interface HostTestOptions {
   engineUrl: string;
   /** Answers slowly enough for a question to outlive a window reload. */
   slowEngineUrl: string;
+  /** A second repository the engines serve but the workspace does not hold (remote documents). */
+  billingRepoName: string;
 }
 
 export async function prepareWorkspace(dir: string): Promise<void> {
   await git(dir, ['init', '--quiet', '--initial-branch', 'main']);
-  for (const [file, content] of Object.entries(SAMPLE_APP_FILES)) {
+  for (const [file, content] of Object.entries({ ...SAMPLE_APP_FILES, 'src/checkout.ts': CHECKOUT_TS })) {
     await mkdir(path.dirname(path.join(dir, file)), { recursive: true });
     await writeFile(path.join(dir, file), content, 'utf8');
   }
@@ -39,12 +42,13 @@ export async function prepareWorkspace(dir: string): Promise<void> {
 }
 
 export async function startHostTestEngines(runDir: string, workspace: string): Promise<{ engines: RunningEngine[]; options: Omit<HostTestOptions, 'grep'> }> {
+  const billing = await createTestRepo({ name: 'billing', origin: `https://${BILLING_NAME}.git`, commits: [{ files: BILLING_FILES, message: 'Billing helpers' }] });
   const start = (name: string, paceMs: number) =>
-    startEngine({ repos: [workspace], users: [{ token: HOST_TEST_TOKEN }, { token: OTHER_USER_TOKEN }], dataDir: path.join(runDir, name), paceMs });
+    startEngine({ repos: [workspace, billing.dir], users: [{ token: HOST_TEST_TOKEN }, { token: OTHER_USER_TOKEN }], dataDir: path.join(runDir, name), paceMs });
   const fast = await start('engine-data', 100);
   const slow = await start('slow-engine-data', 2500);
   return {
     engines: [fast, slow],
-    options: { runDir, workspace, repoName: SAMPLE_APP_NAME, token: HOST_TEST_TOKEN, otherToken: OTHER_USER_TOKEN, engineUrl: fast.url, slowEngineUrl: slow.url },
+    options: { runDir, workspace, repoName: SAMPLE_APP_NAME, token: HOST_TEST_TOKEN, otherToken: OTHER_USER_TOKEN, engineUrl: fast.url, slowEngineUrl: slow.url, billingRepoName: BILLING_NAME },
   };
 }

@@ -33,6 +33,7 @@ export async function run(): Promise<void> {
     require('./signIn.test');
     require('./conversations.test');
     require('./localEngine.test');
+    require('./tools.test');
     /* eslint-enable @typescript-eslint/no-require-imports */
   });
   if (!hostTestOptions().grep) await runSuites(defineReloadSuite);

@@ -60,9 +60,9 @@ export interface ToolClientOptions {
   timeoutMs?: number;
 }
 
-/** `kind: 'unsupported'` marks an instance without a tool server. */
+/** The instance has no tool server at all (a missing single tool is `unsupported` without a status). */
 export function isToolServerMissing(error: unknown): error is DeepSearchError {
-  return isDeepSearchError(error) && error.kind === 'unsupported';
+  return isDeepSearchError(error) && error.kind === 'unsupported' && error.status === 404;
 }
 
 interface Connected {
@@ -76,6 +76,7 @@ export class ToolClient {
   private readonly secrets: string[];
   private readonly timeoutMs: number;
   private connecting: Promise<Connected> | undefined;
+  private found: ToolServer | 'missing' | undefined;
   private closed = false;
 
   constructor(private readonly options: ToolClientOptions) {
@@ -90,6 +91,11 @@ export class ToolClient {
   /** The endpoint and its tools; rejects with kind `unsupported` when the instance has no tool server. */
   async server(signal?: AbortSignal): Promise<ToolServer> {
     return (await this.connect(signal)).server;
+  }
+
+  /** What discovery found so far, without asking: the server, `missing`, or undefined (not asked yet). */
+  get discovered(): ToolServer | 'missing' | undefined {
+    return this.found;
   }
 
   /** Whether the server offers a tool (false also when there is no tool server at all). */
@@ -156,8 +162,11 @@ export class ToolClient {
         throw error;
       }
       const names = await this.guard(signal, () => this.listToolNames(client, signal));
-      return { client, server: { url, names: servedNames(names) } };
+      const server = { url, names: servedNames(names) };
+      this.found = server;
+      return { client, server };
     }
+    this.found = 'missing';
     throw new DeepSearchError(
       'unsupported',
       `${new URL(this.instanceUrl).host} has no tool server (${TOOL_SERVER_PATHS.join(' and ')} answered 404; it needs Sourcegraph 6.8 or later). Remote files, navigation across repositories and code search are not available there; conversations work as before.`,

@@ -227,12 +227,33 @@ export function contributedRepositories(structured: unknown): ContributedReposit
   });
 }
 
-/** The line of a match to put the cursor on: the first chunk line holding `needle`, else the chunk's start. */
-export function matchLine(match: FileMatch, needle?: string): number {
-  const wanted = needle?.toLowerCase();
+/** The line of a match to show: the first chunk line holding one of `needles` (any case), else the first chunk's start. */
+export function matchLine(match: FileMatch, needles: string | readonly string[] = []): number {
+  return firstMatchingLine(match, needles)?.line ?? match.chunks[0]?.startLine ?? 1;
+}
+
+export function firstMatchingLine(match: FileMatch, needles: string | readonly string[]): NumberedLine | undefined {
+  const wanted = (typeof needles === 'string' ? [needles] : needles).map((needle) => needle.toLowerCase()).filter(Boolean);
   for (const chunk of match.chunks) {
-    const hit = wanted ? chunk.lines.find((line) => line.text.toLowerCase().includes(wanted)) : undefined;
-    if (hit) return hit.line;
+    const hit = chunk.lines.find((line) => wanted.some((needle) => line.text.toLowerCase().includes(needle)));
+    if (hit) return hit;
   }
-  return match.chunks[0]?.startLine ?? 1;
+  return undefined;
+}
+
+/** The words of a search query worth highlighting: no filters, operators, quotes or slashes. */
+export function queryWords(query: string): string[] {
+  return (query.match(/"[^"]*"|\S+/g) ?? [])
+    .filter((token) => !/^[a-zA-Z]+:/.test(token) && !/^(AND|OR|NOT)$/.test(token))
+    .map((token) => token.replace(/^["/]|["/]$/g, ''))
+    .filter((word) => word.length >= 2);
+}
+
+/** The file and first new line a diff hunk is about, from its `+++ b/…` (or `--- a/…`) and `@@` lines. */
+export function hunkLocation(hunk: string): { path?: string; line?: number } {
+  const newPath = /^\+\+\+ (?:b\/)?(.+)$/m.exec(hunk)?.[1];
+  const oldPath = /^--- (?:a\/)?(.+)$/m.exec(hunk)?.[1];
+  const path = [newPath, oldPath].find((candidate) => candidate && candidate !== '/dev/null');
+  const line = /^@@ -\d+(?:,\d+)? \+(\d+)/m.exec(hunk)?.[1];
+  return { path: path?.trim(), line: line ? Number(line) : undefined };
 }

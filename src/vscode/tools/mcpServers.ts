@@ -1,0 +1,54 @@
+/**
+ * VS Code's agent gets the instance's tools: an MCP server definition for the signed-in instance (or
+ * the local engine). The definition VS Code lists carries no token; the Authorization header is
+ * added only when VS Code resolves the server to start it. Its version changes with the instance and
+ * the account, so VS Code knows to fetch the tools again.
+ */
+import { createHash } from 'node:crypto';
+import * as vscode from 'vscode';
+import { TOOL_SERVER_PATHS } from '../../api/tools/toolClient';
+import type { Session } from '../session';
+
+export const MCP_PROVIDER_ID = 'deepSearch.tools';
+
+export class DeepSearchMcpServers implements vscode.McpServerDefinitionProvider<vscode.McpHttpServerDefinition>, vscode.Disposable {
+  private readonly changeEmitter = new vscode.EventEmitter<void>();
+  readonly onDidChangeMcpServerDefinitions = this.changeEmitter.event;
+  private readonly subscription: vscode.Disposable;
+
+  constructor(private readonly session: Session) {
+    this.subscription = session.onDidChange(() => this.changeEmitter.fire());
+  }
+
+  /** Eager and silent: no request, no prompt. An instance known to lack a tool server offers none. */
+  provideMcpServerDefinitions(): vscode.McpHttpServerDefinition[] {
+    const connection = this.session.current;
+    if (!connection) return [];
+    // The endpoint a tool feature already found, else the one with every tool.
+    const found = connection.tools.client.discovered;
+    if (found === 'missing') return [];
+    const url = found?.url ?? `${connection.instanceUrl}${TOOL_SERVER_PATHS[0]}`;
+    const label = connection.kind === 'local' ? vscode.l10n.t('Deep Search (local engine)') : vscode.l10n.t('Deep Search ({0})', new URL(connection.instanceUrl).host);
+    const version = createHash('sha256').update(`${connection.instanceUrl}\n${connection.tokenDigest}`).digest('hex').slice(0, 16);
+    return [new vscode.McpHttpServerDefinition(label, vscode.Uri.parse(url), {}, version)];
+  }
+
+  /** Adds the token, read from SecretStorage now; refuses a definition that is not the current one. */
+  async resolveMcpServerDefinition(server: vscode.McpHttpServerDefinition): Promise<vscode.McpHttpServerDefinition | undefined> {
+    const connection = this.session.current;
+    const token = await this.session.currentToken();
+    if (!connection || !token) {
+      throw new Error(vscode.l10n.t('Sign in to Deep Search (or use the local engine) to give the agent its code tools.'));
+    }
+    if (new URL(server.uri.toString(true)).origin !== new URL(connection.instanceUrl).origin) {
+      throw new Error(vscode.l10n.t('This Deep Search server belongs to an instance you are no longer signed in to: refresh the MCP servers.'));
+    }
+    server.headers = { ...server.headers, Authorization: `token ${token}` };
+    return server;
+  }
+
+  dispose(): void {
+    this.subscription.dispose();
+    this.changeEmitter.dispose();
+  }
+}

@@ -1,0 +1,111 @@
+/**
+ * The tool server in the real editor: remote documents, navigation across two repositories (the
+ * workspace's app and a billing repository that is not checked out), and the MCP server definition
+ * VS Code's agent gets. All against the engine on 127.0.0.1.
+ */
+import * as assert from 'node:assert/strict';
+import * as path from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import * as vscode from 'vscode';
+import { BILLING_FILES } from './billingRepo';
+import { eventually, hostTestOptions, signInTo } from './extensionApi';
+
+const REMOTE = 'deepsearch-remote';
+
+async function closeEditors(): Promise<void> {
+  await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+}
+
+/** Waits until the active editor shows `matches` and returns it. */
+function activeEditor(matches: (uri: vscode.Uri) => boolean, what: string): Promise<vscode.TextEditor> {
+  return eventually(() => {
+    const editor = vscode.window.activeTextEditor;
+    return editor && matches(editor.document.uri) ? editor : undefined;
+  }, what);
+}
+
+describe('tools in the editor', () => {
+  before(async () => {
+    await signInTo();
+  });
+  afterEach(closeEditors);
+
+  it('opens a link into a repository that is not checked out as a read-only remote document at its lines', async () => {
+    const api = await signInTo();
+    const { engineUrl, billingRepoName } = hostTestOptions();
+    await api.links.open(`${engineUrl}/${billingRepoName}/-/blob/src/invoice.ts?L3-4`);
+    const editor = await activeEditor((uri) => uri.scheme === REMOTE, 'the remote document');
+    assert.equal(editor.document.uri.path, `/${billingRepoName}@HEAD/src/invoice.ts`);
+    assert.equal(editor.document.getText(), BILLING_FILES['src/invoice.ts']);
+    assert.deepEqual([editor.selection.start.line, editor.selection.end.line], [2, 3]);
+    await assert.rejects(
+      Promise.resolve(vscode.workspace.fs.writeFile(editor.document.uri, new TextEncoder().encode('x'))),
+      (error: unknown) => error instanceof vscode.FileSystemError,
+    );
+    const listing = await vscode.workspace.fs.readDirectory(vscode.Uri.from({ scheme: REMOTE, path: `/${billingRepoName}@HEAD/src` }));
+    assert.deepEqual(listing.sort(), [['invoice.ts', vscode.FileType.File], ['price.ts', vscode.FileType.File]]);
+  });
+
+  it('goes from a local file to the definition in the other repository, and finds references in both', async () => {
+    const { workspace, billingRepoName } = hostTestOptions();
+    const local = await vscode.window.showTextDocument(vscode.Uri.file(path.join(workspace, 'src', 'checkout.ts')));
+    const use = new vscode.Position(3, local.document.lineAt(3).text.indexOf('formatPrice') + 2);
+    local.selection = new vscode.Selection(use, use);
+
+    const definitions = await vscode.commands.executeCommand<vscode.Location[]>('deepSearch.goToDefinitionInAllRepositories');
+    assert.equal(definitions.length, 1, JSON.stringify(definitions));
+    const editor = await activeEditor((uri) => uri.scheme === REMOTE, 'the definition');
+    assert.equal(editor.document.uri.path, `/${billingRepoName}@HEAD/src/price.ts`);
+    assert.equal(editor.selection.start.line, 2);
+    assert.equal(editor.document.getText(editor.selection), 'formatPrice');
+
+    editor.selection = new vscode.Selection(editor.selection.start, editor.selection.start);
+    const references = await vscode.commands.executeCommand<vscode.Location[]>('deepSearch.findReferencesInAllRepositories');
+    const where = references.map((location) => `${location.uri.scheme}:${path.basename(location.uri.path)}:${location.range.start.line + 1}`).sort();
+    assert.deepEqual(where, ['deepsearch-remote:invoice.ts:1', 'deepsearch-remote:invoice.ts:4', 'file:checkout.ts:1', 'file:checkout.ts:4']);
+  });
+
+  it('answers F12 and Shift+F12 inside remote documents through the providers', async () => {
+    const { billingRepoName } = hostTestOptions();
+    const uri = vscode.Uri.from({ scheme: REMOTE, path: `/${billingRepoName}@HEAD/src/invoice.ts` });
+    const document = await vscode.workspace.openTextDocument(uri);
+    const at = new vscode.Position(3, document.lineAt(3).text.indexOf('formatPrice') + 1);
+    const definitions = await vscode.commands.executeCommand<(vscode.Location | vscode.LocationLink)[]>('vscode.executeDefinitionProvider', uri, at);
+    const targets = definitions.map((found) => ('targetUri' in found ? found.targetUri : found.uri).path);
+    // TypeScript's own provider may add the import in the same file; ours adds the other file.
+    assert.ok(targets.includes(`/${billingRepoName}@HEAD/src/price.ts`), targets.join(', '));
+    const references = await vscode.commands.executeCommand<vscode.Location[]>('vscode.executeReferenceProvider', uri, at);
+    assert.ok(references.some((location) => location.uri.scheme === 'file' && location.uri.path.endsWith('/src/checkout.ts')), JSON.stringify(references));
+  });
+
+  it('gives VS Code an MCP server without the token, resolves it with the header, and the agent can list the tools', async () => {
+    const api = await signInTo();
+    const { engineUrl, slowEngineUrl, token } = hostTestOptions();
+    const [listed] = await Promise.resolve(api.mcpServers.provideMcpServerDefinitions());
+    assert.ok(listed, 'one server definition');
+    assert.equal(listed.uri.toString(true), `${engineUrl}/.api/mcp/v1`);
+    assert.deepEqual(listed.headers, {});
+    assert.ok(!JSON.stringify(listed).includes(token), 'no token before resolving');
+    const resolved = await api.mcpServers.resolveMcpServerDefinition(listed);
+    assert.ok(resolved);
+    assert.equal(resolved.headers['Authorization'], `token ${token}`);
+
+    const client = new Client({ name: 'host-test-agent', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(resolved.uri.toString(true)), { requestInit: { headers: resolved.headers } }));
+    try {
+      const { tools } = await client.listTools();
+      assert.ok(tools.some((tool) => tool.name === 'sg_keyword_search'));
+    } finally {
+      await client.close();
+    }
+
+    const changed = new Promise<void>((resolve) => api.mcpServers.onDidChangeMcpServerDefinitions(resolve));
+    await signInTo(slowEngineUrl);
+    await changed;
+    const [other] = await Promise.resolve(api.mcpServers.provideMcpServerDefinitions());
+    assert.equal(other?.uri.toString(true), `${slowEngineUrl}/.api/mcp/v1`);
+    assert.notEqual(other?.version, listed.version);
+    await signInTo(engineUrl);
+  });
+});
