@@ -73,14 +73,14 @@ export function registerCommands(deps: CommandDependencies): vscode.Disposable[]
     'deepSearch.showAll': () => setStarredOnly(deps, false),
     'deepSearch.loadMore': () => store.loadMore(),
     // The tools in the editor; each returns what it found or opened, for callers and tests.
-    'deepSearch.openRemoteFile': (file?: Partial<RemoteFile>) => openRemoteFile(deps.toolAccess, file),
-    'deepSearch.goToDefinitionInAllRepositories': () => deps.navigation.show('definition'),
-    'deepSearch.findReferencesInAllRepositories': () => deps.navigation.show('references'),
-    'deepSearch.searchCode': (given?: SearchCodeArguments) => searchCode(deps.toolAccess, deps.locations, given),
-    'deepSearch.searchCommits': (query?: string) => deps.history.searchCommits(query),
-    'deepSearch.searchDiffs': (query?: string) => deps.history.searchDiffs(query),
-    'deepSearch.compareRevisions': (given?: { repo?: string; base?: string; head?: string }) => deps.history.compareRevisions(given),
-    'deepSearch.findContributorRepositories': (author?: string) => deps.history.contributorRepositories(author),
+    'deepSearch.openRemoteFile': signedIn(deps, (file?: Partial<RemoteFile>) => openRemoteFile(deps.toolAccess, file)),
+    'deepSearch.goToDefinitionInAllRepositories': signedIn(deps, () => deps.navigation.show('definition')),
+    'deepSearch.findReferencesInAllRepositories': signedIn(deps, () => deps.navigation.show('references')),
+    'deepSearch.searchCode': signedIn(deps, (given?: SearchCodeArguments) => searchCode(deps.toolAccess, deps.locations, given)),
+    'deepSearch.searchCommits': signedIn(deps, (query?: string) => deps.history.searchCommits(query)),
+    'deepSearch.searchDiffs': signedIn(deps, (query?: string) => deps.history.searchDiffs(query)),
+    'deepSearch.compareRevisions': signedIn(deps, (given?: { repo?: string; base?: string; head?: string }) => deps.history.compareRevisions(given)),
+    'deepSearch.findContributorRepositories': signedIn(deps, (author?: string) => deps.history.contributorRepositories(author)),
   };
   return Object.entries(handlers).map(([id, handler]) =>
     vscode.commands.registerCommand(id, async (...args: never[]) => {
@@ -298,6 +298,11 @@ async function conversationId(
   }
   const picked = await vscode.window.showQuickPick(items, { title: vscode.l10n.t('Choose a conversation'), matchOnDescription: true });
   return picked?.id;
+}
+
+/** A command that needs a connection: offers to sign in first when there is none. */
+function signedIn<A extends unknown[], R>(deps: CommandDependencies, run: (...args: A) => Promise<R>): (...args: A) => Promise<R | undefined> {
+  return async (...args) => ((await ensureSignedIn(deps)) ? run(...args) : undefined);
 }
 
 /** Offers to sign in (or use the local engine) when nobody is signed in. */

@@ -8,8 +8,9 @@ import * as path from 'node:path';
 import { chromium, type Browser, type Frame, type Locator, type Page } from 'playwright-core';
 import type { RunningEngine } from '../../src/engine/options';
 import { startEngine } from '../../src/engine/server';
+import { BILLING_FILES, BILLING_NAME } from '../host/billingRepo';
 import { HOST_TEST_TOKEN, prepareWorkspace } from '../host/fixtures';
-import { SAMPLE_APP_NAME } from '../support/gitRepos';
+import { createTestRepo, SAMPLE_APP_NAME } from '../support/gitRepos';
 
 interface VSCodeServer {
   url: string;
@@ -45,8 +46,10 @@ export class VSCodeUi {
     const workspace = path.join(runDir, 'workspace');
     await mkdir(workspace, { recursive: true });
     await prepareWorkspace(workspace);
+    // A repository the workspace does not hold: its files open as remote documents.
+    const billing = await createTestRepo({ name: 'billing', origin: `https://${BILLING_NAME}.git`, commits: [{ files: BILLING_FILES, message: 'Billing helpers' }] });
     const engine = await startEngine({
-      repos: [workspace],
+      repos: [workspace, billing.dir],
       users: [{ token: HOST_TEST_TOKEN }],
       dataDir: await mkdtemp(path.join(runDir, 'engine-')),
       paceMs: options.paceMs,

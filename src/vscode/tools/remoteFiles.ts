@@ -104,7 +104,7 @@ export class RemoteFileSystem implements vscode.FileSystemProvider, vscode.Dispo
 
   private async read(file: RemoteFile, uri: vscode.Uri): Promise<Uint8Array> {
     try {
-      const { text, cut } = await this.access.tools.readFile(file);
+      const { text, cut } = await (await this.access.ready()).readFile(file);
       const shown = cut ? `${text}\n… ${vscode.l10n.t('(the rest of this file is too large to show here)')}\n` : text;
       return new TextEncoder().encode(shown);
     } catch (error) {
@@ -117,7 +117,7 @@ export class RemoteFileSystem implements vscode.FileSystemProvider, vscode.Dispo
     const key = formatRemotePath(directory);
     let listing = this.directories.get(key);
     if (!listing) {
-      listing = this.access.tools.listFiles(directory).catch((error: unknown) => {
+      listing = this.access.ready().then((tools) => tools.listFiles(directory)).catch((error: unknown) => {
         this.directories.delete(key);
         if (uri.query === OR_EMPTY && isDeepSearchError(error) && error.kind === 'badRequest') return [];
         throw asFileSystemError(error);

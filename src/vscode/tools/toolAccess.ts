@@ -38,6 +38,12 @@ export class ToolAccess implements vscode.Disposable {
     return tools;
   }
 
+  /** The tools once the connection of the last session is restored (for files reopened at startup). */
+  async ready(): Promise<CodeTools> {
+    await this.session.whenRestored();
+    return this.tools;
+  }
+
   /** Whether the current connection offers a tool, without telling the user anything either way. */
   async has(tool: ToolName): Promise<boolean> {
     const tools = this.session.current?.tools;

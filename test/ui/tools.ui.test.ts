@@ -1,0 +1,39 @@
+import * as assert from 'node:assert/strict';
+import { VSCodeUi } from './vscodeUi';
+
+describe('Tools in a real VS Code (UI)', function () {
+  this.timeout(180_000);
+  let ui: VSCodeUi;
+
+  before(async () => {
+    ui = await VSCodeUi.launch({ paceMs: 100 });
+  });
+
+  afterEach(async function () {
+    if (this.currentTest?.state === 'failed') await ui.screenshot(`failed-${this.currentTest.title.slice(0, 40).replace(/\W+/g, '-')}`);
+  });
+
+  after(async () => {
+    await ui?.close();
+  });
+
+  it('Search Code: results appear as you type, and the picked one opens in the editor at its line', async () => {
+    await ui.runCommand('Deep Search: Search Code…');
+    const widget = ui.page.locator('.quick-input-widget', { has: ui.page.locator('.quick-input-title', { hasText: 'Search Code (keywords)' }) });
+    const input = widget.locator('input.input');
+    await input.waitFor();
+    await input.fill('invoiceLine');
+    // The billing repository is not checked out: the result opens as a remote document.
+    const row = widget.locator('.quick-input-list .monaco-list-row', { hasText: 'invoice.ts' }).first();
+    await row.waitFor({ timeout: 30_000 });
+    assert.match(await row.innerText(), /github\.com\/acme\/billing/);
+    assert.match(await row.innerText(), /3: export function invoiceLine/);
+    await ui.screenshot('search-code-results');
+    await row.click();
+    await ui.page.locator('.tabs-container .tab.active', { hasText: 'invoice.ts' }).waitFor();
+    // The match is on line 3; the status bar shows where the selection ends.
+    assert.match(await ui.page.locator('[id="status.editor.selection"]').innerText(), /Ln 3, Col 28/);
+    await ui.page.locator('.view-line', { hasText: 'export function invoiceLine' }).waitFor();
+    await ui.screenshot('search-code-opened');
+  });
+});
