@@ -19,3 +19,6 @@ export const BILLING_FILES: Readonly<Record<string, string>> = {
   'src/invoice.ts': ["import { formatPrice } from './price';", '', 'export function invoiceLine(label: string, cents: number): string {', '  return `${label}: ${formatPrice(cents)}`;', '}', ''].join('\n'),
   'README.md': '# Billing\n\nformatPrice turns cents into a price.\n',
 };
+
+/** The second commit of the billing repository: prices are rounded (compare revisions). */
+export const PRICE_ROUNDED = BILLING_FILES['src/price.ts']!.replace('(cents / 100).toFixed(2)', '(Math.round(cents) / 100).toFixed(2)');

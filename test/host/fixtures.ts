@@ -7,8 +7,8 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { startEngine } from '../../src/engine/server';
 import type { RunningEngine } from '../../src/engine/options';
-import { BILLING_FILES, BILLING_NAME, CHECKOUT_TS } from './billingRepo';
-import { createTestRepo, git, SAMPLE_APP_FILES, SAMPLE_APP_NAME, SAMPLE_APP_ORIGIN } from '../support/gitRepos';
+import { BILLING_FILES, BILLING_NAME, CHECKOUT_TS, PRICE_ROUNDED } from './billingRepo';
+import { createTestRepo, git, type TestRepo, SAMPLE_APP_FILES, SAMPLE_APP_NAME, SAMPLE_APP_ORIGIN } from '../support/gitRepos';
 
 export const HOST_TEST_TOKEN = 'dse_host_test_token_0123456789abcdef';
 /** A second user, whose conversations the first can only read through their share links. */
@@ -41,8 +41,20 @@ export async function prepareWorkspace(dir: string): Promise<void> {
   await git(dir, ['remote', 'add', 'origin', SAMPLE_APP_ORIGIN]);
 }
 
+/** The billing repository (see billingRepo.ts) in two commits. */
+export function createBillingRepo(): Promise<TestRepo> {
+  return createTestRepo({
+    name: 'billing',
+    origin: `https://${BILLING_NAME}.git`,
+    commits: [
+      { files: BILLING_FILES, message: 'Billing helpers' },
+      { files: { 'src/price.ts': PRICE_ROUNDED }, message: 'Round prices to whole cents' },
+    ],
+  });
+}
+
 export async function startHostTestEngines(runDir: string, workspace: string): Promise<{ engines: RunningEngine[]; options: Omit<HostTestOptions, 'grep'> }> {
-  const billing = await createTestRepo({ name: 'billing', origin: `https://${BILLING_NAME}.git`, commits: [{ files: BILLING_FILES, message: 'Billing helpers' }] });
+  const billing = await createBillingRepo();
   const start = (name: string, paceMs: number) =>
     startEngine({ repos: [workspace, billing.dir], users: [{ token: HOST_TEST_TOKEN }, { token: OTHER_USER_TOKEN }], dataDir: path.join(runDir, name), paceMs });
   const fast = await start('engine-data', 100);

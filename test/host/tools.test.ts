@@ -8,7 +8,7 @@ import * as path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import * as vscode from 'vscode';
-import { BILLING_FILES } from './billingRepo';
+import { BILLING_FILES, PRICE_ROUNDED } from './billingRepo';
 import { eventually, hostTestOptions, signInTo } from './extensionApi';
 
 const REMOTE = 'deepsearch-remote';
@@ -77,6 +77,24 @@ describe('tools in the editor', () => {
     assert.ok(targets.includes(`/${billingRepoName}@HEAD/src/price.ts`), targets.join(', '));
     const references = await vscode.commands.executeCommand<vscode.Location[]>('vscode.executeReferenceProvider', uri, at);
     assert.ok(references.some((location) => location.uri.scheme === 'file' && location.uri.path.endsWith('/src/checkout.ts')), JSON.stringify(references));
+  });
+
+  it('compares two revisions in the diff editor, on remote documents of both', async () => {
+    const { billingRepoName } = hostTestOptions();
+    const comparison = await vscode.commands.executeCommand<{ files: { path: string; added: number; deleted: number }[] }>('deepSearch.compareRevisions', {
+      repo: billingRepoName,
+      base: 'HEAD~1',
+      head: 'HEAD',
+    });
+    assert.deepEqual(comparison.files, [{ path: 'src/price.ts', added: 1, deleted: 1 }]);
+    const tab = await eventually(() => {
+      const input = vscode.window.tabGroups.activeTabGroup.activeTab?.input;
+      return input instanceof vscode.TabInputTextDiff ? input : undefined;
+    }, 'the diff editor');
+    assert.equal(tab.original.path, `/${billingRepoName}@HEAD~1/src/price.ts`);
+    assert.equal(tab.modified.path, `/${billingRepoName}@HEAD/src/price.ts`);
+    assert.equal((await vscode.workspace.openTextDocument(tab.original)).getText(), BILLING_FILES['src/price.ts']);
+    assert.equal((await vscode.workspace.openTextDocument(tab.modified)).getText(), PRICE_ROUNDED);
   });
 
   it('gives VS Code an MCP server without the token, resolves it with the header, and the agent can list the tools', async () => {

@@ -8,9 +8,8 @@ import * as path from 'node:path';
 import { chromium, type Browser, type Frame, type Locator, type Page } from 'playwright-core';
 import type { RunningEngine } from '../../src/engine/options';
 import { startEngine } from '../../src/engine/server';
-import { BILLING_FILES, BILLING_NAME } from '../host/billingRepo';
-import { HOST_TEST_TOKEN, prepareWorkspace } from '../host/fixtures';
-import { createTestRepo, SAMPLE_APP_NAME } from '../support/gitRepos';
+import { createBillingRepo, HOST_TEST_TOKEN, prepareWorkspace } from '../host/fixtures';
+import { SAMPLE_APP_NAME } from '../support/gitRepos';
 
 interface VSCodeServer {
   url: string;
@@ -47,7 +46,7 @@ export class VSCodeUi {
     await mkdir(workspace, { recursive: true });
     await prepareWorkspace(workspace);
     // A repository the workspace does not hold: its files open as remote documents.
-    const billing = await createTestRepo({ name: 'billing', origin: `https://${BILLING_NAME}.git`, commits: [{ files: BILLING_FILES, message: 'Billing helpers' }] });
+    const billing = await createBillingRepo();
     const engine = await startEngine({
       repos: [workspace, billing.dir],
       users: [{ token: HOST_TEST_TOKEN }],
