@@ -97,6 +97,34 @@ describe('tools in the editor', () => {
     assert.equal((await vscode.workspace.openTextDocument(tab.modified)).getText(), PRICE_ROUNDED);
   });
 
+  it('searches commits and diffs from one query line; the picked result opens its change in the diff editor', async () => {
+    const { billingRepoName } = hostTestOptions();
+    const diffTab = (): Promise<vscode.TabInputTextDiff> =>
+      eventually(() => {
+        const input = vscode.window.tabGroups.activeTabGroup.activeTab?.input;
+        return input instanceof vscode.TabInputTextDiff ? input : undefined;
+      }, 'the diff editor');
+    /** Runs a command that shows a quick pick, accepts its first item, and returns what the command returned. */
+    const pickFirst = async <T>(command: string, argument: string): Promise<T> => {
+      const running = vscode.commands.executeCommand<T>(command, argument);
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      await vscode.commands.executeCommand('workbench.action.acceptSelectedQuickOpenItem');
+      return running;
+    };
+
+    const commits = await pickFirst<{ title: string; author: string }[]>('deepSearch.searchCommits', `rounding OR round repo:${billingRepoName} author:test`);
+    assert.deepEqual(commits.map((commit) => commit.title), ['Round prices to whole cents']);
+    const commitTab = await diffTab();
+    assert.match(commitTab.original.path, new RegExp(`^/${billingRepoName}@[0-9a-f]{40}~1/src/price\\.ts$`));
+    assert.equal((await vscode.workspace.openTextDocument(commitTab.modified)).getText(), PRICE_ROUNDED);
+    await closeEditors();
+
+    const diffs = await pickFirst<{ commit: string }[]>('deepSearch.searchDiffs', `Math.round is:added repo:${billingRepoName}`);
+    assert.equal(diffs.length, 1);
+    const hunkTab = await diffTab();
+    assert.equal(hunkTab.modified.path, `/${billingRepoName}@${diffs[0]!.commit}/src/price.ts`);
+  });
+
   it('gives VS Code an MCP server without the token, resolves it with the header, and the agent can list the tools', async () => {
     const api = await signInTo();
     const { engineUrl, slowEngineUrl, token } = hostTestOptions();

@@ -78,6 +78,7 @@ export class ToolClient {
   private connecting: Promise<Connected> | undefined;
   private found: ToolServer | 'missing' | undefined;
   private closed = false;
+  private readonly inFlight = new Set<Promise<unknown>>();
 
   constructor(private readonly options: ToolClientOptions) {
     this.instanceUrl = normalizeInstanceUrl(options.instanceUrl);
@@ -112,7 +113,13 @@ export class ToolClient {
    * Calls a tool once (a POST: never repeated). A tool error (`isError`) becomes a `badRequest`
    * DeepSearchError whose message is what the server said, since that says what to change.
    */
-  async call(tool: ToolName, args: Record<string, unknown>, signal?: AbortSignal): Promise<ToolResult> {
+  call(tool: ToolName, args: Record<string, unknown>, signal?: AbortSignal): Promise<ToolResult> {
+    const call = this.callOnce(tool, args, signal);
+    this.inFlight.add(call);
+    return call.finally(() => this.inFlight.delete(call));
+  }
+
+  private async callOnce(tool: ToolName, args: Record<string, unknown>, signal?: AbortSignal): Promise<ToolResult> {
     const { server, client } = await this.connect(signal);
     const name = server.names.get(tool);
     if (!name) {
@@ -131,8 +138,10 @@ export class ToolClient {
     return { text, structured: result.structuredContent };
   }
 
+  /** Takes no new calls; calls under way finish first (a rebuilt connection must not cut them off). */
   async close(): Promise<void> {
     this.closed = true;
+    await Promise.allSettled([...this.inFlight]);
     const connecting = this.connecting;
     this.connecting = undefined;
     const connected = await connecting?.catch(() => undefined);

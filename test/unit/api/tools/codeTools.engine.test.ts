@@ -187,6 +187,14 @@ describe('Tool client against the engine', function () {
     });
   });
 
+  it('lets calls under way finish when it is closed (a rebuilt connection), and takes no new ones', async function () {
+    const closing = new CodeTools(new ToolClient({ instanceUrl: world.engine.url, token: TEST_TOKENS[0] }));
+    const pending = closing.keywordSearch('parseConfig');
+    await closing.client.close();
+    assert.ok((await pending).some((match) => match.path === 'src/config.ts'));
+    await expectError(closing.listRepositories(''), 'canceled');
+  });
+
   it('stops a call when its signal aborts', async function () {
     const controller = new AbortController();
     const pending = tools.searchDiffs({ repos: ['*'], pattern: 'x' }, controller.signal);
