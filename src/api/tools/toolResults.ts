@@ -227,11 +227,7 @@ export function contributedRepositories(structured: unknown): ContributedReposit
   });
 }
 
-/** The line of a match to show: the first chunk line holding one of `needles` (any case), else the first chunk's start. */
-export function matchLine(match: FileMatch, needles: string | readonly string[] = []): number {
-  return firstMatchingLine(match, needles)?.line ?? match.chunks[0]?.startLine ?? 1;
-}
-
+/** The first chunk line of a match holding one of `needles` (in any case). */
 export function firstMatchingLine(match: FileMatch, needles: string | readonly string[]): NumberedLine | undefined {
   const wanted = (typeof needles === 'string' ? [needles] : needles).map((needle) => needle.toLowerCase()).filter(Boolean);
   for (const chunk of match.chunks) {

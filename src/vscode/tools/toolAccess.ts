@@ -103,7 +103,3 @@ export class ToolAccess implements vscode.Disposable {
     void vscode.window.showInformationMessage(message);
   }
 }
-
-export function isCanceled(error: unknown): boolean {
-  return isDeepSearchError(error) && error.kind === 'canceled';
-}

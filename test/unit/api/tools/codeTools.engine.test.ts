@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { Agent, type Dispatcher } from 'undici';
 import { CodeTools } from '../../../../src/api/tools/codeTools';
 import { ToolClient, isToolServerMissing } from '../../../../src/api/tools/toolClient';
-import { matchLine } from '../../../../src/api/tools/toolResults';
+import { firstMatchingLine } from '../../../../src/api/tools/toolResults';
 import { TEST_TOKENS, startTestEngine, type TestEngine } from '../../../support/engineHarness';
 import { APP, BIG_FILE, LIB, TOOLS, useMcpWorld, type McpWorld } from '../../engine/mcp/fixture';
 import { everythingIn, expectError } from '../expectError';
@@ -148,14 +148,14 @@ describe('Tool client against the engine', function () {
       const connection = keyword.find((match) => match.path === 'src/db/connection.ts');
       assert.ok(connection, JSON.stringify(keyword));
       assert.equal(connection.repo, APP);
-      assert.equal(matchLine(connection, 'openConnection'), 5);
+      assert.equal(firstMatchingLine(connection, 'openConnection')?.line, 5);
       const natural = await tools.naturalLanguageSearch('how are database connections opened');
       assert.ok(natural.some((match) => match.path === 'src/db/connection.ts'), JSON.stringify(natural.map((match) => match.path)));
     });
 
     it('goes to a definition in another repository and finds its references in both', async function () {
       const definitions = await tools.goToDefinition({ repo: APP, path: 'src/server.ts', symbol: 'formatPrice' });
-      assert.deepEqual(definitions.map((match) => `${match.repo}:${match.path}:${matchLine(match, 'function formatPrice')}`), [`${LIB}:ts/price.ts:1`]);
+      assert.deepEqual(definitions.map((match) => `${match.repo}:${match.path}:${firstMatchingLine(match, 'function formatPrice')?.line}`), [`${LIB}:ts/price.ts:1`]);
       const references = await tools.findReferences({ repo: LIB, path: 'ts/price.ts', symbol: 'formatPrice' });
       const where = references.map((match) => `${match.repo}:${match.path}`);
       assert.ok(where.includes(`${APP}:src/server.ts`), where.join(', '));

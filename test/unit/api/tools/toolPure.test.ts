@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { parseHistoryQuery } from '../../../../src/api/tools/historyQuery';
 import { formatRemotePath, parentPath, parseRemotePath } from '../../../../src/api/tools/remotePath';
-import { commitMatches, fileMatches, matchLine, parseNumberedLines, repositoryPage } from '../../../../src/api/tools/toolResults';
+import { commitMatches, fileMatches, firstMatchingLine, hunkLocation, parseNumberedLines, queryWords, repositoryPage } from '../../../../src/api/tools/toolResults';
 
 describe('Remote paths', function () {
   it('round-trips repository, revision (slashes included) and path', function () {
@@ -87,8 +87,9 @@ describe('Tool results', function () {
       'blocks',
     );
     assert.deepEqual(matches.map((match) => `${match.repo}:${match.path}@${match.revision ?? '-'}`), ['r:a.ts@main', 'q:b.go@-']);
-    assert.equal(matchLine(matches[0]!, 'usething'), 11);
-    assert.equal(matchLine(matches[0]!, 'absent'), 10);
+    assert.equal(firstMatchingLine(matches[0]!, 'usething')?.line, 11);
+    assert.equal(firstMatchingLine(matches[0]!, ['absent', 'CONST X'])?.line, 10);
+    assert.equal(firstMatchingLine(matches[0]!, 'absent'), undefined);
     assert.deepEqual(matches[1]!.chunks[0], { startLine: 1, endLine: 4, lines: [{ line: 4, text: 'func useThing() {}' }] });
   });
 
@@ -101,5 +102,16 @@ describe('Tool results', function () {
     });
     const { commits } = commitMatches({ commits: [{ repository: 'r', commit: 'abc', message: 'Subject\n\nBody' }, { commit: 'x' }] });
     assert.deepEqual(commits, [{ repository: 'r', commit: 'abc', author: '', date: '', title: 'Subject', message: 'Subject\n\nBody' }]);
+  });
+
+  it('takes the words of a query to highlight, without filters, operators, quotes or slashes', function () {
+    assert.deepEqual(queryWords('"rate limit" OR /retr(y|ies)/ repo:acme/app file:src x parseConfig'), ['rate limit', 'retr(y|ies)', 'parseConfig']);
+  });
+
+  it('finds the file and first new line of a diff hunk, also for added and deleted files', function () {
+    assert.deepEqual(hunkLocation('--- a/src/a.ts\n+++ b/src/a.ts\n@@ -3,2 +4,3 @@ fn\n-x\n+y'), { path: 'src/a.ts', line: 4 });
+    assert.deepEqual(hunkLocation('--- /dev/null\n+++ b/new.ts\n@@ -0,0 +1 @@\n+z'), { path: 'new.ts', line: 1 });
+    assert.deepEqual(hunkLocation('--- a/old.ts\n+++ /dev/null\n@@ -1 +0,0 @@\n-z'), { path: 'old.ts', line: 0 });
+    assert.deepEqual(hunkLocation('@@ -1 +1 @@'), { path: undefined, line: 1 });
   });
 });
