@@ -79,6 +79,7 @@ export class ToolClient {
   private found: ToolServer | 'missing' | undefined;
   private closed = false;
   private readonly inFlight = new Set<Promise<unknown>>();
+  private readonly discoveryListeners = new Set<(found: ToolServer | 'missing') => void>();
 
   constructor(private readonly options: ToolClientOptions) {
     this.instanceUrl = normalizeInstanceUrl(options.instanceUrl);
@@ -97,6 +98,12 @@ export class ToolClient {
   /** What discovery found so far, without asking: the server, `missing`, or undefined (not asked yet). */
   get discovered(): ToolServer | 'missing' | undefined {
     return this.found;
+  }
+
+  /** Calls `listener` when discovery finds the endpoint or finds none; returns the unsubscribe. */
+  onDidDiscover(listener: (found: ToolServer | 'missing') => void): () => void {
+    this.discoveryListeners.add(listener);
+    return () => this.discoveryListeners.delete(listener);
   }
 
   /** Whether the server offers a tool (false also when there is no tool server at all). */
@@ -172,15 +179,20 @@ export class ToolClient {
       }
       const names = await this.guard(signal, () => this.listToolNames(client, signal));
       const server = { url, names: servedNames(names) };
-      this.found = server;
+      this.recordDiscovery(server);
       return { client, server };
     }
-    this.found = 'missing';
+    this.recordDiscovery('missing');
     throw new DeepSearchError(
       'unsupported',
       `${new URL(this.instanceUrl).host} has no tool server (${TOOL_SERVER_PATHS.join(' and ')} answered 404; it needs Sourcegraph 6.8 or later). Remote files, navigation across repositories and code search are not available there; conversations work as before.`,
       { status: 404 },
     );
+  }
+
+  private recordDiscovery(found: ToolServer | 'missing'): void {
+    this.found = found;
+    for (const listener of this.discoveryListeners) listener(found);
   }
 
   private async listToolNames(client: Client, signal?: AbortSignal): Promise<string[]> {

@@ -15,9 +15,15 @@ export class DeepSearchMcpServers implements vscode.McpServerDefinitionProvider<
   private readonly changeEmitter = new vscode.EventEmitter<void>();
   readonly onDidChangeMcpServerDefinitions = this.changeEmitter.event;
   private readonly subscription: vscode.Disposable;
+  private stopWatchingDiscovery: (() => void) | undefined;
 
   constructor(private readonly session: Session) {
-    this.subscription = session.onDidChange(() => this.changeEmitter.fire());
+    this.subscription = session.onDidChange((connection) => {
+      // What a tool feature finds out (the endpoint, or that there is none) changes the definition too.
+      this.stopWatchingDiscovery?.();
+      this.stopWatchingDiscovery = connection?.tools.client.onDidDiscover(() => this.changeEmitter.fire());
+      this.changeEmitter.fire();
+    });
   }
 
   /** Eager and silent: no request, no prompt. An instance known to lack a tool server offers none. */
@@ -48,6 +54,7 @@ export class DeepSearchMcpServers implements vscode.McpServerDefinitionProvider<
   }
 
   dispose(): void {
+    this.stopWatchingDiscovery?.();
     this.subscription.dispose();
     this.changeEmitter.dispose();
   }

@@ -72,6 +72,7 @@ describe('Tool client against the engine', function () {
       it('falls back to /.api/mcp and its names without sg_ when v1 is gone', async function () {
         const current = await start('current');
         const onCurrent = new CodeTools(client(current.url));
+        assert.equal(onCurrent.client.discovered, undefined, 'nothing asked before the first use');
         assert.equal((await onCurrent.client.server()).url, `${current.url}/.api/mcp`);
         assert.equal((await onCurrent.client.server()).names.get('keyword_search'), 'keyword_search');
         const matches = await onCurrent.keywordSearch('parseConfig');
@@ -88,6 +89,8 @@ describe('Tool client against the engine', function () {
       it('says once that an instance without a tool server has none, and stops asking', async function () {
         const none = await start('none');
         const onNone = new CodeTools(client(none.url));
+        const heard: string[] = [];
+        onNone.client.onDidDiscover((found) => heard.push(found === 'missing' ? found : found.url));
         const error = await expectError(onNone.keywordSearch('parseConfig'), 'unsupported');
         assert.ok(isToolServerMissing(error));
         assert.match(error.message, /no tool server.*6\.8.*conversations work as before/);
@@ -95,6 +98,8 @@ describe('Tool client against the engine', function () {
         assert.equal(asked, 2, requests.join('\n'));
         await expectError(onNone.readFile({ repo: APP, path: 'README.md' }), 'unsupported');
         assert.equal(await onNone.client.has('read_file'), false);
+        assert.deepEqual(heard, ['missing']);
+        assert.equal(onNone.client.discovered, 'missing');
         assert.equal(requests.length, asked, 'no request after the first answer');
       });
     });
