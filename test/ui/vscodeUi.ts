@@ -83,11 +83,19 @@ export class VSCodeUi {
 
   /** F1, the command's title, then a click on its row once the rows have arrived. */
   async runCommand(title: string): Promise<void> {
-    await this.page.keyboard.press('Escape');
-    await this.page.keyboard.press('F1');
     const input = this.page.locator('.quick-input-widget input');
-    await input.waitFor();
-    await input.fill(`>${title}`);
+    // A panel or editor that opens meanwhile may take the focus and close the palette: open it again.
+    for (let attempt = 1; ; attempt++) {
+      await this.page.keyboard.press('Escape');
+      await this.page.keyboard.press('F1');
+      await input.waitFor();
+      try {
+        await input.fill(`>${title}`, { timeout: 5000 });
+        break;
+      } catch (error) {
+        if (attempt === 4) throw error;
+      }
+    }
     // Exact match: "Ask Deep Search" must not pick "Ask Deep Search About Selection".
     const row = this.page
       .locator('.quick-input-list .monaco-list-row')
