@@ -4,6 +4,9 @@
  */
 import { DeepSearchError, isDeepSearchError } from '../errors';
 import type { ToolClient } from './toolClient';
+import type { CommitQuery, DiffQuery } from './toolWire';
+
+export type { CommitQuery, DiffQuery } from './toolWire';
 import {
   commitMatches,
   contributedRepositories,
@@ -32,30 +35,6 @@ export interface FileAt {
 
 export interface SymbolAt extends FileAt {
   symbol: string;
-}
-
-export interface CommitQuery {
-  repos: string[];
-  messageTerms?: string[];
-  authors?: string[];
-  contentTerms?: string[];
-  files?: string[];
-  after?: string;
-  before?: string;
-  count?: number;
-  useRegex?: boolean;
-}
-
-export interface DiffQuery {
-  repos: string[];
-  pattern: string;
-  added?: boolean;
-  removed?: boolean;
-  author?: string;
-  after?: string;
-  before?: string;
-  count?: number;
-  useRegex?: boolean;
 }
 
 /** Lines per ranged read of a file too large to read at once; halved while a range is still too large. */

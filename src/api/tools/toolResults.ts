@@ -3,6 +3,9 @@
  * the published output schemas; everything is still checked field by field, because a result that
  * is missing a field must degrade to less detail, not to an exception deep inside a view.
  */
+import type { CommitMatch, RepositoryEntry } from './toolWire';
+
+export type { CommitMatch, RepositoryEntry } from './toolWire';
 
 export interface NumberedLine {
   line: number;
@@ -23,15 +26,6 @@ export interface FileMatch {
   chunks: CodeChunk[];
 }
 
-export interface RepositoryEntry {
-  name: string;
-  description: string;
-  private: boolean;
-  archived: boolean;
-  fork: boolean;
-  stars: number;
-}
-
 export interface RepositoryPage {
   repositories: RepositoryEntry[];
   hasNextPage: boolean;
@@ -42,15 +36,6 @@ export interface RepositoryPage {
 export interface DirectoryEntry {
   path: string;
   isDirectory: boolean;
-}
-
-export interface CommitMatch {
-  repository: string;
-  commit: string;
-  author: string;
-  date: string;
-  title: string;
-  message: string;
 }
 
 export interface DiffMatch {

@@ -10,23 +10,12 @@ import { checkAuthor, checkTerms, escapeExtended, explainLogError } from './hist
 import { hunkHeader, parsePatch, type Hunk } from './patches';
 import { resolveRevision, selectRepositories } from './paths';
 import { fromPosix, literalRanges, matchRangesEach } from './regex';
+import type { DiffQuery } from '../../api/tools/toolWire';
 
 const RESULTS_DEFAULT = 50;
 const RESULTS_MAX = 200;
 const COMMITS_SCANNED = 500;
 const HUNK_LINES_MAX = 60;
-
-export interface DiffSearchArgs {
-  pattern: string;
-  repos: string[];
-  added?: boolean;
-  removed?: boolean;
-  author?: string;
-  after?: string;
-  before?: string;
-  count?: number;
-  useRegex?: boolean;
-}
 
 export interface MatchRange {
   startLine: number;
@@ -58,7 +47,7 @@ interface Candidate {
 
 export async function diffSearch(
   context: ToolContext,
-  args: DiffSearchArgs,
+  args: DiffQuery,
 ): Promise<ToolOutput<{ query: string; results: DiffResult[]; totalCount: number; limitHit: boolean }>> {
   const [pattern] = checkTerms([args.pattern], 'pattern');
   if (pattern === undefined) throw new ToolError('pattern is empty: pass the code to look for in added or removed lines, such as console.log.');

@@ -6,6 +6,7 @@ import { readFile as readText } from 'node:fs/promises';
 import { readBlobText, splitLines } from './blocks';
 import { decodeCursor, encodeCursor, formatSize, git, integerArgument, plural, ToolError, type ToolContext, type ToolOutput } from './context';
 import { findRepository, normalizeRepoPath, resolveEntry, resolveRevision } from './paths';
+import type { RepositoryEntry } from '../../api/tools/toolWire';
 
 export const READ_LIMIT_BYTES = 128 * 1024;
 /** Largest file whose ranges can be read (the rest of it is out of reach). */
@@ -121,17 +122,8 @@ export interface ListReposArgs {
   before?: string;
 }
 
-export interface RepositoryInfo {
-  name: string;
-  description: string;
-  private: boolean;
-  archived: boolean;
-  fork: boolean;
-  stars: number;
-}
-
 export interface RepositoryPage {
-  repositories: RepositoryInfo[];
+  repositories: RepositoryEntry[];
   pagination: { totalCount: number; hasNextPage: boolean; hasPreviousPage: boolean; startCursor?: string; endCursor?: string };
 }
 
@@ -195,7 +187,7 @@ function cursorName(cursor: string): string {
 }
 
 /** Name, and the description git keeps in `<git dir>/description` unless it is git's placeholder. */
-async function describeRepository(context: ToolContext, name: string): Promise<RepositoryInfo> {
+async function describeRepository(context: ToolContext, name: string): Promise<RepositoryEntry> {
   const repo = context.repositories.find((candidate) => candidate.name === name);
   let description = '';
   if (repo) {

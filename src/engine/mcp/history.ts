@@ -8,6 +8,7 @@ import { explainGitError, git, integerArgument, plural, ToolError, type ToolCont
 import { dateArguments } from './dates';
 import { GitError } from '../git';
 import { checkPathPattern, resolveRevision, selectRepositories } from './paths';
+import type { CommitMatch, CommitQuery } from '../../api/tools/toolWire';
 
 const COMMITS_DEFAULT = 50;
 const COMMITS_MAX = 200;
@@ -51,31 +52,10 @@ export function explainLogError(error: unknown, repo: ServedRepository, what: st
   return explainGitError(error, repo);
 }
 
-export interface CommitSearchArgs {
-  repos: string[];
-  messageTerms?: string[];
-  authors?: string[];
-  contentTerms?: string[];
-  files?: string[];
-  after?: string;
-  before?: string;
-  count?: number;
-  useRegex?: boolean;
-}
-
-export interface CommitResult {
-  repository: string;
-  commit: string;
-  author: string;
-  date: string;
-  title: string;
-  message: string;
-}
-
 export async function commitSearch(
   context: ToolContext,
-  args: CommitSearchArgs,
-): Promise<ToolOutput<{ query: string; totalCount: number; commits: CommitResult[]; limitHit: boolean }>> {
+  args: CommitQuery,
+): Promise<ToolOutput<{ query: string; totalCount: number; commits: CommitMatch[]; limitHit: boolean }>> {
   const repos = selectRepositories(context, args.repos);
   const messageTerms = checkTerms(args.messageTerms, 'messageTerms');
   const authors = checkTerms(args.authors, 'authors').map((author) => checkAuthor(author, 'authors'));
@@ -91,7 +71,7 @@ export async function commitSearch(
     ...dateArguments(args.after, args.before),
   ];
   if (contentTerms.length > 0) filters.push(`-G${contentTerms.map((term) => (regex ? `(${term})` : escapeExtended(term))).join('|')}`);
-  const found: CommitResult[] = [];
+  const found: CommitMatch[] = [];
   const notes: string[] = [];
   let limitHit = false;
   for (const repo of repos) {
@@ -122,8 +102,8 @@ export async function commitSearch(
   return { text: [heading, ...lines].join('\n'), structured: { query, totalCount: commits.length, commits, limitHit }, notes };
 }
 
-function parseCommits(repo: ServedRepository, output: string): CommitResult[] {
-  const commits: CommitResult[] = [];
+function parseCommits(repo: ServedRepository, output: string): CommitMatch[] {
+  const commits: CommitMatch[] = [];
   for (const record of output.split('\x1e')) {
     const [hash, author, date, message] = record.split('\0');
     if (!hash || !/^[0-9a-f]{40,64}$/.test(hash) || author === undefined || date === undefined || message === undefined) continue;
@@ -146,7 +126,7 @@ function describeCommitQuery(
   authors: readonly string[],
   contentTerms: readonly string[],
   files: readonly string[],
-  args: CommitSearchArgs,
+  args: CommitQuery,
   count: number,
 ): string {
   const quote = (value: string): string => JSON.stringify(value);

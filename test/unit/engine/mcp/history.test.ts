@@ -9,14 +9,15 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import type { Comparison } from '../../../../src/engine/mcp/compare';
 import type { DiffResult } from '../../../../src/engine/mcp/diffs';
-import type { CommitResult, ContributorRepository } from '../../../../src/engine/mcp/history';
+import type { CommitMatch } from '../../../../src/api/tools/toolWire';
+import type { ContributorRepository } from '../../../../src/engine/mcp/history';
 import { APP, EMPTY, LIB, McpSession, TOOLS, type McpWorld, useMcpWorld } from './fixture';
 
 interface Commits {
   query: string;
   totalCount: number;
   limitHit: boolean;
-  commits: CommitResult[];
+  commits: CommitMatch[];
 }
 interface Diffs {
   query: string;
