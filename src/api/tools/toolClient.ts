@@ -106,16 +106,6 @@ export class ToolClient {
     return () => this.discoveryListeners.delete(listener);
   }
 
-  /** Whether the server offers a tool (false also when there is no tool server at all). */
-  async has(tool: ToolName, signal?: AbortSignal): Promise<boolean> {
-    try {
-      return (await this.server(signal)).names.has(tool);
-    } catch (error) {
-      if (isToolServerMissing(error)) return false;
-      throw error;
-    }
-  }
-
   /**
    * Calls a tool once (a POST: never repeated). A tool error (`isError`) becomes a `badRequest`
    * DeepSearchError whose message is what the server said, since that says what to change.

@@ -14,12 +14,8 @@ export class CodeLocations {
   constructor(private readonly repositories: WorkspaceRepositories) {}
 
   /** The local file when the workspace has the repository and the file, else the remote document. */
-  async uriFor(file: RemoteFile, options: { preferRemote?: boolean } = {}): Promise<vscode.Uri> {
-    if (!options.preferRemote) {
-      const local = await this.localFile(file.repo, file.path);
-      if (local) return local;
-    }
-    return remoteUri(file);
+  async uriFor(file: RemoteFile): Promise<vscode.Uri> {
+    return (await this.localFile(file.repo, file.path)) ?? remoteUri(file);
   }
 
   /** The workspace's copy of a repository file, if it has one (paths that leave the repository never match). */

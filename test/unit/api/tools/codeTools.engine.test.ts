@@ -97,7 +97,7 @@ describe('Tool client against the engine', function () {
         const asked = requests.length;
         assert.equal(asked, 2, requests.join('\n'));
         await expectError(onNone.readFile({ repo: APP, path: 'README.md' }), 'unsupported');
-        assert.equal(await onNone.client.has('read_file'), false);
+        await expectError(onNone.client.server(), 'unsupported');
         assert.deepEqual(heard, ['missing']);
         assert.equal(onNone.client.discovered, 'missing');
         assert.equal(requests.length, asked, 'no request after the first answer');
