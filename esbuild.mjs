@@ -1,13 +1,55 @@
-// Builds the three bundles: the extension (Node, cjs, `vscode` external), the webview script
-// (browser) and the engine CLI (Node). Type-checking is `npm run typecheck`, a separate step.
-//   node esbuild.mjs [--production] [--watch] [--only extension|webview|engine]
+// Builds the bundles: the extension's activation code (Node, cjs, `vscode` external), its network
+// code (loaded on the first connection), the webview script (browser), the engine as a library and
+// the engine CLI. Type-checking is `npm run typecheck`, a separate step.
+//   node esbuild.mjs [--production] [--watch] [--only extension|network|webview|engineServer|engine]
 import * as esbuild from 'esbuild';
-import { copyFileSync, existsSync, mkdirSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 
 const args = process.argv.slice(2);
 const production = args.includes('--production');
 const watch = args.includes('--watch');
 const only = args.includes('--only') ? args[args.indexOf('--only') + 1] : undefined;
+
+// Modules that are bundles of their own: another bundle that imports one (statically or with
+// `import()`) requires its file at run time instead of carrying a copy. This is how the network code
+// stays out of the activation path, and how the engine CLI shares the engine library.
+const ownBundles = new Map([
+  [path.resolve('src/api/network.ts'), './network.js'],
+  [path.resolve('src/api/tools/mcpSdk.ts'), './mcp.js'],
+  [path.resolve('src/engine/server.ts'), './engineServer.js'],
+]);
+
+/**
+ * Imports of another bundle's entry module become a `require` of its file, wrapped in a module of
+ * this bundle so that esbuild turns an `import()` of it into a lazy `require` (Node and the
+ * extension host load these files as CommonJS).
+ */
+function linkOwnBundles(entryPoint) {
+  return {
+    name: 'link-own-bundles',
+    setup(build) {
+      build.onResolve({ filter: /^\./ }, (args) => {
+        if (args.namespace === 'own-bundle') return { path: args.path, external: true };
+        const module = path.resolve(args.resolveDir, `${args.path}.ts`);
+        const target = ownBundles.get(module);
+        if (!target || module === path.resolve(entryPoint)) return undefined;
+        return { path: target, namespace: 'own-bundle' };
+      });
+      build.onLoad({ filter: /.*/, namespace: 'own-bundle' }, (args) => ({
+        contents: `module.exports = require(${JSON.stringify(args.path)});`,
+        loader: 'js',
+      }));
+      // The MCP client is given its own validator (src/api/tools/mcpSdk.ts), so the SDK's default
+      // one is never constructed: leave it, and ajv with it, out of the bundle.
+      if (entryPoint !== 'src/api/tools/mcpSdk.ts') return;
+      build.onResolve({ filter: /\/validation\/ajv-provider\.js$/ }, (args) =>
+        args.importer.includes('@modelcontextprotocol') ? { path: args.path, namespace: 'left-out' } : undefined,
+      );
+      build.onLoad({ filter: /.*/, namespace: 'left-out' }, () => ({ contents: 'module.exports = {};', loader: 'js' }));
+    },
+  };
+}
 
 const common = {
   bundle: true,
@@ -27,6 +69,22 @@ const bundles = {
     format: 'cjs',
     target: 'node20',
     external: ['vscode'],
+  },
+  network: {
+    ...common,
+    entryPoints: ['src/api/network.ts'],
+    outfile: 'dist/network.js',
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+  },
+  mcp: {
+    ...common,
+    entryPoints: ['src/api/tools/mcpSdk.ts'],
+    outfile: 'dist/mcp.js',
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
   },
   webview: {
     ...common,
@@ -75,11 +133,16 @@ if (!only || only === 'webview') {
   for (const [from, to] of webviewAssets) if (existsSync(from)) copyFileSync(from, to);
 }
 
-for (const [, options] of selected) {
+// What each bundle is made of goes to out/meta/<bundle>.json: tests check that the activation
+// bundle carries no network or Markdown code, and `npm run bench` reports it.
+mkdirSync('out/meta', { recursive: true });
+for (const [name, bundle] of selected) {
+  const options = { ...bundle, metafile: true, plugins: [linkOwnBundles(bundle.entryPoints[0])] };
   if (watch) {
     const context = await esbuild.context(options);
     await context.watch();
   } else {
-    await esbuild.build(options);
+    const result = await esbuild.build(options);
+    writeFileSync(`out/meta/${name}.json`, JSON.stringify(result.metafile));
   }
 }

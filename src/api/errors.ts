@@ -31,8 +31,15 @@ export interface DeepSearchErrorDetails {
   cause?: Error;
 }
 
+/**
+ * Marks every DeepSearchError. The network code is a bundle of its own (loaded on first use), so the
+ * class exists twice at run time and `instanceof` would miss errors made by the other copy.
+ */
+const BRAND = Symbol.for('deepSearch.error');
+
 export class DeepSearchError extends Error {
   override readonly name = 'DeepSearchError';
+  readonly [BRAND] = true;
   readonly kind: DeepSearchErrorKind;
   readonly status?: number;
   readonly detail?: string;
@@ -50,7 +57,7 @@ export class DeepSearchError extends Error {
 }
 
 export function isDeepSearchError(error: unknown): error is DeepSearchError {
-  return error instanceof DeepSearchError;
+  return error instanceof Error && (error as { [BRAND]?: unknown })[BRAND] === true;
 }
 
 /** TLS failures do not heal by retrying: the user must fix a CA or proxy setting. */

@@ -9,6 +9,7 @@ import {
   canceledError,
   DeepSearchError,
   errorFromStatus,
+  isDeepSearchError,
   isRetryable,
   networkError,
   parseRetryAfter,
@@ -163,7 +164,7 @@ export class HttpTransport {
     if (!isRetryable(error)) {
       return undefined;
     }
-    const retryAfter = error instanceof DeepSearchError ? error.retryAfterMs : undefined;
+    const retryAfter = isDeepSearchError(error) ? error.retryAfterMs : undefined;
     if (retryAfter !== undefined) {
       return retryAfter <= this.retry.maxRetryAfterMs ? retryAfter : undefined;
     }
@@ -203,7 +204,7 @@ export class HttpTransport {
         secrets: this.secrets,
       });
     } catch (error) {
-      if (error instanceof DeepSearchError) {
+      if (isDeepSearchError(error)) {
         throw error;
       }
       if (req.signal?.aborted) {

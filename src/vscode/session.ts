@@ -7,11 +7,10 @@ import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import type { Dispatcher } from 'undici';
 import * as vscode from 'vscode';
-import { DeepSearchClient } from '../api/client';
-import { createDispatcher } from '../api/http';
+import type { DeepSearchClient } from '../api/client';
 import { normalizeInstanceUrl } from '../api/instance';
-import { CodeTools } from '../api/tools/codeTools';
-import { ToolClient } from '../api/tools/toolClient';
+import type { InstanceConnection } from '../api/network';
+import type { CodeTools } from '../api/tools/codeTools';
 import type { LocalEngineLauncher } from './localEngine';
 import { configuredInstanceUrl, networkSettings, setConfiguredInstanceUrl } from './settings';
 
@@ -111,15 +110,12 @@ export class Session implements vscode.Disposable {
   }
 
   /** Builds a client for a URL and token without storing anything (sign-in checks it first). */
-  async createClient(instanceUrl: string, token: string): Promise<{ client: DeepSearchClient; tools: CodeTools; dispatcher: Dispatcher }> {
+  async createClient(instanceUrl: string, token: string): Promise<InstanceConnection> {
     const network = networkSettings();
     const caCertificates = network.caCertificatesPath ? [await readCaFile(network.caCertificatesPath)] : [];
-    const dispatcher = createDispatcher({ proxyUrl: network.proxyUrl, strictSSL: network.strictSSL, caCertificates });
-    return {
-      client: new DeepSearchClient({ instanceUrl, token, dispatcher }),
-      tools: new CodeTools(new ToolClient({ instanceUrl, token, dispatcher })),
-      dispatcher,
-    };
+    // A bundle of its own (dist/network.js), loaded here on the first connection, not at activation.
+    const { connectToInstance } = await import('../api/network');
+    return connectToInstance(instanceUrl, token, { proxyUrl: network.proxyUrl, strictSSL: network.strictSSL, caCertificates });
   }
 
   /** Stores a token that was already checked and makes that instance current. */

@@ -5,43 +5,14 @@
  * names), else `/.api/mcp` (newer servers' curated set, names without `sg_`). An instance that has
  * neither (older than 6.8) is remembered as such, so features can say so once and stay out of the way.
  */
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { CallToolResultSchema, ListToolsResultSchema, McpError, ErrorCode } from '@modelcontextprotocol/sdk/types.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { fetch as undiciFetch, type Dispatcher } from 'undici';
 import { name as packageName, version as packageVersion } from '../../../package.json';
 import { canceledError, DeepSearchError, errorFromStatus, isDeepSearchError, networkError, redact, timeoutError } from '../errors';
 import { normalizeInstanceUrl } from '../instance';
+import { isToolServerMissing, TOOL_NAMES, TOOL_SERVER_PATHS, type ToolName, type ToolServer } from './toolServer';
 
-/** The tools by their names without the `sg_` prefix. */
-export type ToolName =
-  | 'read_file'
-  | 'list_files'
-  | 'list_repos'
-  | 'keyword_search'
-  | 'nls_search'
-  | 'go_to_definition'
-  | 'find_references'
-  | 'commit_search'
-  | 'diff_search'
-  | 'compare_revisions'
-  | 'get_contributor_repos'
-  | 'deepsearch';
-
-const TOOL_NAMES: readonly ToolName[] = [
-  'read_file', 'list_files', 'list_repos', 'keyword_search', 'nls_search', 'go_to_definition',
-  'find_references', 'commit_search', 'diff_search', 'compare_revisions', 'get_contributor_repos', 'deepsearch',
-];
-
-/** Tried in this order: the full set first, then the newer curated endpoint. */
-export const TOOL_SERVER_PATHS = ['/.api/mcp/v1', '/.api/mcp'] as const;
-
-export interface ToolServer {
-  /** The endpoint that answered, e.g. `https://host/.api/mcp/v1`. */
-  url: string;
-  /** Tool → the name the server knows it by; tools it lacks are absent. */
-  names: ReadonlyMap<ToolName, string>;
-}
+export { isToolServerMissing, TOOL_SERVER_PATHS, type ToolName, type ToolServer } from './toolServer';
 
 export interface ToolResult {
   /** The readable text of the result (all text parts, joined). */
@@ -60,14 +31,12 @@ export interface ToolClientOptions {
   timeoutMs?: number;
 }
 
-/** The instance has no tool server at all (a missing single tool is `unsupported` without a status). */
-export function isToolServerMissing(error: unknown): error is DeepSearchError {
-  return isDeepSearchError(error) && error.kind === 'unsupported' && error.status === 404;
-}
+type McpSdk = typeof import('./mcpSdk');
 
 interface Connected {
   server: ToolServer;
   client: Client;
+  sdk: McpSdk;
 }
 
 export class ToolClient {
@@ -78,6 +47,7 @@ export class ToolClient {
   private connecting: Promise<Connected> | undefined;
   private found: ToolServer | 'missing' | undefined;
   private closed = false;
+  private sdk: McpSdk | undefined;
   private readonly inFlight = new Set<Promise<unknown>>();
   private readonly discoveryListeners = new Set<(found: ToolServer | 'missing') => void>();
 
@@ -117,13 +87,13 @@ export class ToolClient {
   }
 
   private async callOnce(tool: ToolName, args: Record<string, unknown>, signal?: AbortSignal): Promise<ToolResult> {
-    const { server, client } = await this.connect(signal);
+    const { server, client, sdk } = await this.connect(signal);
     const name = server.names.get(tool);
     if (!name) {
       throw new DeepSearchError('unsupported', `This instance's tool server has no ${tool.replace(/_/g, ' ')} tool — it may be an older or a reduced tool set.`);
     }
     const result = await this.guard(signal, () =>
-      client.request({ method: 'tools/call', params: { name, arguments: args } }, CallToolResultSchema, { signal, timeout: this.timeoutMs }),
+      client.request({ method: 'tools/call', params: { name, arguments: args } }, sdk.CallToolResultSchema, { signal, timeout: this.timeoutMs }),
     );
     const text = result.content
       .flatMap((part) => (part.type === 'text' ? [part.text] : []))
@@ -156,10 +126,12 @@ export class ToolClient {
   }
 
   private async discover(signal?: AbortSignal): Promise<Connected> {
+    // Its own bundle (dist/mcp.js): loaded by the first tool call.
+    const sdk = (this.sdk ??= await import('./mcpSdk'));
     for (const path of TOOL_SERVER_PATHS) {
       const url = `${this.instanceUrl}${path}`;
-      const client = new Client({ name: packageName, version: packageVersion }, { capabilities: {} });
-      const transport = new StreamableHTTPClientTransport(new URL(url), { fetch: this.fetchFor(url) });
+      const client = new sdk.Client({ name: packageName, version: packageVersion }, { capabilities: {}, jsonSchemaValidator: sdk.noOutputValidation });
+      const transport = new sdk.StreamableHTTPClientTransport(new URL(url), { fetch: this.fetchFor(url) });
       try {
         await this.guard(signal, () => client.connect(transport, { signal, timeout: this.timeoutMs }));
       } catch (error) {
@@ -167,10 +139,10 @@ export class ToolClient {
         if (isDeepSearchError(error) && (error.status === 404 || error.status === 405)) continue;
         throw error;
       }
-      const names = await this.guard(signal, () => this.listToolNames(client, signal));
+      const names = await this.guard(signal, () => this.listToolNames(sdk, client, signal));
       const server = { url, names: servedNames(names) };
       this.recordDiscovery(server);
-      return { client, server };
+      return { client, server, sdk };
     }
     this.recordDiscovery('missing');
     throw new DeepSearchError(
@@ -185,11 +157,11 @@ export class ToolClient {
     for (const listener of this.discoveryListeners) listener(found);
   }
 
-  private async listToolNames(client: Client, signal?: AbortSignal): Promise<string[]> {
+  private async listToolNames(sdk: McpSdk, client: Client, signal?: AbortSignal): Promise<string[]> {
     const names: string[] = [];
     let cursor: string | undefined;
     for (let page = 0; page < 20; page++) {
-      const result = await client.request({ method: 'tools/list', params: cursor ? { cursor } : {} }, ListToolsResultSchema, { signal, timeout: this.timeoutMs });
+      const result = await client.request({ method: 'tools/list', params: cursor ? { cursor } : {} }, sdk.ListToolsResultSchema, { signal, timeout: this.timeoutMs });
       names.push(...result.tools.map((tool) => tool.name));
       if (!result.nextCursor || result.nextCursor === cursor) break;
       cursor = result.nextCursor;
@@ -230,7 +202,8 @@ export class ToolClient {
     } catch (error) {
       if (signal?.aborted) throw canceledError();
       if (isDeepSearchError(error)) throw error;
-      if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) throw timeoutError(new URL(this.instanceUrl).origin, this.timeoutMs);
+      const sdk = this.sdk;
+      if (sdk && error instanceof sdk.McpError && error.code === sdk.ErrorCode.RequestTimeout) throw timeoutError(new URL(this.instanceUrl).origin, this.timeoutMs);
       const message = redact(error instanceof Error ? error.message : String(error), this.secrets);
       throw new DeepSearchError('invalidResponse', `The tool server answered in a way this extension does not understand (${message}).`, { detail: message });
     }

@@ -5,7 +5,7 @@
  */
 import * as vscode from 'vscode';
 import { isDeepSearchError } from '../../api/errors';
-import { isToolServerMissing } from '../../api/tools/toolClient';
+import { isToolServerMissing } from '../../api/tools/toolServer';
 
 export interface LivePickOptions<T extends vscode.QuickPickItem> {
   title: string;

@@ -6,7 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import * as vscode from 'vscode';
-import { TOOL_SERVER_PATHS } from '../../api/tools/toolClient';
+import { TOOL_SERVER_PATHS } from '../../api/tools/toolServer';
 import type { Session } from '../session';
 
 export const MCP_PROVIDER_ID = 'deepSearch.tools';

@@ -6,7 +6,7 @@
 import * as vscode from 'vscode';
 import { DeepSearchError, isDeepSearchError } from '../../api/errors';
 import type { CodeTools } from '../../api/tools/codeTools';
-import { isToolServerMissing, type ToolName } from '../../api/tools/toolClient';
+import { isToolServerMissing, type ToolName } from '../../api/tools/toolServer';
 import type { Session } from '../session';
 
 /** Context key that hides the tool commands when the instance has no tool server. */

@@ -1,0 +1,66 @@
+/**
+ * `npm run bench [-- --quick] [-- --only <id>[,<id>…]]`: measures every figure of the performance
+ * goals on this machine, prints one Markdown table and writes the same rows as JSON to
+ * `.bench/results/` (git-ignored). Exits 1 when a figure misses its goal.
+ */
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, totalmem } from 'node:os';
+import path from 'node:path';
+import { figures } from './figures';
+import { table, type BenchContext, type Row } from './report';
+
+async function main(): Promise<number> {
+  const args = process.argv.slice(2);
+  const quick = args.includes('--quick');
+  const onlyIndex = args.indexOf('--only');
+  const only = onlyIndex >= 0 ? (args[onlyIndex + 1] ?? '').split(',').filter(Boolean) : undefined;
+  const unknown = only?.filter((id) => !figures.some((figure) => figure.id === id)) ?? [];
+  if (unknown.length > 0) {
+    console.error(`Unknown figure ${unknown.join(', ')}; known: ${figures.map((figure) => figure.id).join(', ')}.`);
+    return 2;
+  }
+  const root = path.resolve(__dirname, '..');
+  const scratch = path.join(root, '.bench', 'run');
+  rmSync(scratch, { recursive: true, force: true });
+  mkdirSync(scratch, { recursive: true });
+  const context: BenchContext = { quick, root, scratch, log: (line) => console.error(`  ${line}`) };
+
+  const started = Date.now();
+  const results: { id: string; title: string; seconds: number; rows: Row[] }[] = [];
+  for (const figure of figures.filter((candidate) => !only || only.includes(candidate.id))) {
+    console.error(`${figure.title}…`);
+    const figureStarted = Date.now();
+    let rows: Row[];
+    try {
+      rows = await figure.run(context);
+    } catch (error) {
+      const message = error instanceof Error ? (error.stack ?? error.message) : String(error);
+      console.error(message);
+      rows = [{ figure: figure.title, measured: `failed: ${message.split('\n')[0]}`, baseline: '—', goal: '—', met: false }];
+    }
+    results.push({ id: figure.id, title: figure.title, seconds: (Date.now() - figureStarted) / 1000, rows });
+  }
+  const rows = results.flatMap((result) => result.rows);
+  const seconds = (Date.now() - started) / 1000;
+  console.log(`\n${table(rows)}\n`);
+  console.log(`${quick ? 'Quick run' : 'Run'} took ${seconds.toFixed(0)} s on ${cpus().length} cores, ${(totalmem() / 2 ** 30).toFixed(0)} GiB.`);
+
+  const out = path.join(root, '.bench', 'results');
+  mkdirSync(out, { recursive: true });
+  const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+  const json = JSON.stringify({ date: new Date().toISOString(), quick, seconds, machine: { cores: cpus().length, memory: totalmem(), node: process.version }, figures: results }, null, 2);
+  writeFileSync(path.join(out, `${stamp}.json`), json);
+  writeFileSync(path.join(out, 'latest.json'), json);
+  console.log(`Results: .bench/results/${stamp}.json`);
+  const missed = rows.filter((row) => !row.met);
+  if (missed.length > 0) console.log(`${missed.length} figure(s) missed the goal.`);
+  return missed.length > 0 ? 1 : 0;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  },
+);

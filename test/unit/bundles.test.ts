@@ -1,0 +1,73 @@
+/**
+ * What each bundle is made of, from esbuild's own record of a fresh build: activating the extension
+ * loads no HTTP, MCP or Markdown code (they are bundles of their own, required on first use), and
+ * the code shared between bundles is linked, not copied.
+ */
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import * as path from 'node:path';
+
+const ROOT = path.join(__dirname, '..', '..');
+
+interface Metafile {
+  inputs: Record<string, unknown>;
+  outputs: Record<string, { inputs: Record<string, { bytesInOutput: number }>; imports: { path: string; external?: boolean }[] }>;
+}
+
+let metas: Record<string, Metafile> = {};
+
+function bundle(name: string): { inputs: string[]; externals: string[] } {
+  const meta = metas[name];
+  assert.ok(meta, `no metafile for ${name}`);
+  const output = Object.entries(meta.outputs).find(([file]) => file.endsWith('.js'))?.[1];
+  assert.ok(output, `no output in ${name}'s metafile`);
+  return {
+    inputs: Object.entries(output.inputs).filter(([, input]) => input.bytesInOutput > 0).map(([file]) => file),
+    externals: output.imports.filter((entry) => entry.external).map((entry) => entry.path),
+  };
+}
+
+const from = (inputs: string[], pkg: string) => inputs.filter((input) => input.startsWith(`node_modules/${pkg}/`));
+
+describe('bundles', function () {
+  this.timeout(60_000);
+
+  before(() => {
+    execFileSync(process.execPath, ['esbuild.mjs'], { cwd: ROOT, stdio: 'pipe' });
+    for (const name of ['extension', 'network', 'mcp', 'webview', 'engineServer', 'engine']) {
+      metas[name] = JSON.parse(readFileSync(path.join(ROOT, 'out', 'meta', `${name}.json`), 'utf8')) as Metafile;
+    }
+  });
+
+  it('keeps undici, the MCP SDK, zod, marked and DOMPurify out of the activation bundle', () => {
+    const { inputs } = bundle('extension');
+    for (const pkg of ['undici', '@modelcontextprotocol', 'zod', 'marked', 'dompurify', 'ajv']) assert.deepEqual(from(inputs, pkg), [], pkg);
+    assert.ok(!inputs.includes('src/api/client.ts') && !inputs.includes('src/api/http.ts'), 'the HTTP client is in the activation bundle');
+  });
+
+  it('requires the network bundle at run time instead of copying it', () => {
+    assert.ok(bundle('extension').externals.includes('./network.js'));
+    const network = bundle('network');
+    assert.ok(network.inputs.includes('src/api/client.ts') && from(network.inputs, 'undici').length > 0);
+    assert.deepEqual(from(network.inputs, '@modelcontextprotocol'), [], 'the MCP SDK is copied into the network bundle');
+    assert.ok(network.externals.includes('./mcp.js'));
+  });
+
+  it('puts the MCP SDK in its own bundle, without ajv (the client validates results itself)', () => {
+    const { inputs } = bundle('mcp');
+    assert.ok(from(inputs, '@modelcontextprotocol/sdk').length > 0);
+    assert.deepEqual(from(inputs, 'ajv'), []);
+    assert.deepEqual(from(inputs, 'undici'), []);
+  });
+
+  it('links the engine CLI to the engine library', () => {
+    assert.ok(bundle('engine').externals.includes('./engineServer.js'));
+    assert.ok(!bundle('engine').inputs.includes('src/engine/server.ts'));
+  });
+
+  it('keeps Markdown in the webview bundle only', () => {
+    assert.ok(from(bundle('webview').inputs, 'marked').length > 0 && from(bundle('webview').inputs, 'dompurify').length > 0);
+    for (const name of ['extension', 'network', 'mcp']) assert.deepEqual(from(bundle(name).inputs, 'marked'), [], name);
+  });
+});
