@@ -30,9 +30,12 @@ export interface DeepSearchExtensionApi {
   tree: ConversationTree;
   links: SourceLinkOpener;
   mcpServers: DeepSearchMcpServers;
+  /** Milliseconds spent in `activate()` (also in the output channel). */
+  activationMs: number;
 }
 
 export function activate(context: vscode.ExtensionContext): DeepSearchExtensionApi {
+  const started = performance.now();
   // Shared formatting (src/format.ts) speaks through @vscode/l10n: give it VS Code's translations.
   if (vscode.l10n.bundle) l10n.config({ contents: vscode.l10n.bundle });
   // Messages only: the client's errors never carry the token, and nothing else is logged.
@@ -119,7 +122,9 @@ export function activate(context: vscode.ExtensionContext): DeepSearchExtensionA
   void vscode.commands.executeCommand('setContext', 'deepSearch.signedIn', false);
   // Not awaited: reconnecting (or starting the local engine) must not hold up activation.
   void session.restore();
-  return { store, session, panels, tree, links, mcpServers };
+  const activationMs = performance.now() - started;
+  log.info(`Activated in ${activationMs.toFixed(1)} ms.`);
+  return { store, session, panels, tree, links, mcpServers, activationMs };
 }
 
 let askingToSignIn = false;

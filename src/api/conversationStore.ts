@@ -27,6 +27,11 @@ export interface RunningIdsMemento {
 
 export interface ConversationStoreOptions {
   pageSize?: number;
+  /**
+   * How many listed conversations are kept while paging on: older pages push the newest ones out
+   * (`hasNewer`), so memory stays flat however far the user scrolls. Default 500.
+   */
+  maxListed?: number;
   watchedIntervalMs?: number;
   hiddenIntervalMs?: number;
   clock?: PollerClock;
@@ -45,6 +50,11 @@ export class ConversationStore {
   private listedIds: number[] = [];
   private cursor: string | undefined;
   private listLoaded = false;
+  /** Pages at the top of the list were let go to make room for older ones. */
+  private newerDropped = false;
+  /** Known from list pages only: nobody opened, asked or polled them, so they may be let go. */
+  private readonly listOnly = new Set<number>();
+  private readonly maxListed: number;
   private starredOnlyFilter = false;
   private readonly watched = new Set<number>();
   /** Other users' conversations opened by read token: only the token reaches them (GET by id is a 404). */
@@ -59,6 +69,7 @@ export class ConversationStore {
 
   constructor(private readonly options: ConversationStoreOptions = {}) {
     this.pageSize = options.pageSize ?? 50;
+    this.maxListed = Math.max(options.maxListed ?? 500, this.pageSize);
     this.poller = new ConversationPoller({
       refresh: async (id) => ((await this.refresh(id)) && isUnfinished(this.conversations.get(id)!) ? 'unfinished' : 'finished'),
       isWatched: (id) => this.watched.has(id),
@@ -83,9 +94,11 @@ export class ConversationStore {
     for (const id of this.poller.trackedIds) this.poller.untrack(id);
     this.conversations.clear();
     this.sharedReadTokens.clear();
+    this.listOnly.clear();
     this.listedIds = [];
     this.cursor = undefined;
     this.listLoaded = false;
+    this.newerDropped = false;
     this.client = client;
     this.emit({ changed: [], removed: [], listChanged: true, reset: hadClient });
     if (client) {
@@ -133,6 +146,11 @@ export class ConversationStore {
     return this.cursor !== undefined;
   }
 
+  /** Newer conversations than the first listed one exist but were let go (reload to see them). */
+  get hasNewer(): boolean {
+    return this.newerDropped;
+  }
+
   get isListLoaded(): boolean {
     return this.listLoaded;
   }
@@ -162,6 +180,7 @@ export class ConversationStore {
     });
     if (generation !== this.generation) return;
     this.listedIds = [];
+    this.newerDropped = false;
     this.acceptPage(page.conversations, page.nextCursor);
   }
 
@@ -306,6 +325,7 @@ export class ConversationStore {
     const finished: number[] = [];
     for (const conversation of conversations) {
       const before = this.conversations.get(conversation.id);
+      if (!before) this.listOnly.add(conversation.id);
       if (!this.listedIds.includes(conversation.id)) this.listedIds.push(conversation.id);
       if (before && isOlder(conversation, before)) continue;
       if (this.merge(conversation)) changed.push(conversation.id);
@@ -318,6 +338,7 @@ export class ConversationStore {
     }
     this.cursor = nextCursor;
     this.listLoaded = true;
+    this.letGoOfNewestPages();
     this.saveRunning();
     this.emit({ changed, removed: [], listChanged: true });
     for (const id of finished) this.finishListeners.forEach((listener) => listener(this.conversations.get(id)!));
@@ -328,6 +349,7 @@ export class ConversationStore {
     // A response that left the server before a newer one we already have (a poll racing a
     // follow-up) must not roll the conversation back or stop polling its new question.
     if (before && isOlder(conversation, before)) return;
+    this.listOnly.delete(conversation.id);
     const wasRunning = before ? isUnfinished(before) : startedHere;
     const changed = this.merge(conversation);
     const running = isUnfinished(conversation);
@@ -356,7 +378,22 @@ export class ConversationStore {
     return true;
   }
 
+  /** Keeps the list within `maxListed`, letting go of the newest entries nobody has opened. */
+  private letGoOfNewestPages(): void {
+    const excess = this.listedIds.length - this.maxListed;
+    if (excess <= 0) return;
+    const dropped = this.listedIds.slice(0, excess);
+    this.listedIds = this.listedIds.slice(excess);
+    this.newerDropped = true;
+    for (const id of dropped) {
+      if (!this.listOnly.has(id) || this.poller.isTracking(id) || this.watched.has(id)) continue;
+      this.listOnly.delete(id);
+      this.conversations.delete(id);
+    }
+  }
+
   private forget(id: number): void {
+    this.listOnly.delete(id);
     this.poller.untrack(id);
     this.sharedReadTokens.delete(id);
     const existed = this.conversations.delete(id);

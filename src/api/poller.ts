@@ -27,9 +27,9 @@ export interface ConversationPollerOptions {
   /** Called after each failed refresh; polling continues with backoff. */
   onError?(id: number, error: unknown, consecutiveFailures: number): void;
   clock?: PollerClock;
-  /** Default 1000 ms. */
+  /** Default 500 ms: someone is waiting for the answer. */
   watchedIntervalMs?: number;
-  /** Default 10000 ms. */
+  /** Default 15000 ms. */
   hiddenIntervalMs?: number;
   /** Longest wait after repeated failures. Default 60000 ms. */
   maxBackoffMs?: number;
@@ -60,8 +60,8 @@ export class ConversationPoller {
 
   constructor(private readonly options: ConversationPollerOptions) {
     this.clock = options.clock ?? systemClock;
-    this.watchedIntervalMs = options.watchedIntervalMs ?? 1000;
-    this.hiddenIntervalMs = options.hiddenIntervalMs ?? 10_000;
+    this.watchedIntervalMs = options.watchedIntervalMs ?? 500;
+    this.hiddenIntervalMs = options.hiddenIntervalMs ?? 15_000;
     this.maxBackoffMs = options.maxBackoffMs ?? 60_000;
   }
 

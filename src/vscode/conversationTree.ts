@@ -1,6 +1,7 @@
 /**
- * The Conversations view: the store's list, newest update first, paged with a "Load more" row.
- * It keeps no state of its own: every render reads the store.
+ * The Conversations view: the store's list, newest update first, paged with a "Load more" row
+ * (and, once paging on has let the newest pages go, a row that brings them back). It keeps no state
+ * of its own: every render reads the store.
  */
 import * as vscode from 'vscode';
 import { conversationLabel, type ConversationStore } from '../api/conversationStore';
@@ -9,7 +10,7 @@ import { formatRelativeTime, formatStats } from './format';
 
 export const VIEW_ID = 'deepSearch.conversations';
 
-export type TreeNode = { kind: 'conversation'; id: number } | { kind: 'loadMore' } | { kind: 'message'; text: string };
+export type TreeNode = { kind: 'conversation'; id: number } | { kind: 'loadMore' } | { kind: 'showNewest' } | { kind: 'message'; text: string };
 
 export class ConversationTree implements vscode.TreeDataProvider<TreeNode>, vscode.Disposable {
   private readonly changeEmitter = new vscode.EventEmitter<TreeNode | undefined>();
@@ -59,7 +60,11 @@ export class ConversationTree implements vscode.TreeDataProvider<TreeNode>, vsco
       void this.reload();
       return [];
     }
-    const rows: TreeNode[] = this.store.listed.map((conversation) => this.nodeFor(conversation.id));
+    const listed = new Set(this.store.listed.map((conversation) => conversation.id));
+    // Nodes of conversations paged past go with them (the store lets them go too).
+    for (const id of this.nodes.keys()) if (!listed.has(id)) this.nodes.delete(id);
+    const rows: TreeNode[] = [...listed].map((id) => this.nodeFor(id));
+    if (this.store.hasNewer) rows.unshift({ kind: 'showNewest' });
     if (this.loadError) rows.push({ kind: 'message', text: this.loadError });
     if (this.store.hasMore) rows.push({ kind: 'loadMore' });
     return rows;
@@ -71,6 +76,13 @@ export class ConversationTree implements vscode.TreeDataProvider<TreeNode>, vsco
         const item = new vscode.TreeItem(vscode.l10n.t('Load more…'));
         item.iconPath = new vscode.ThemeIcon('more');
         item.command = { command: 'deepSearch.loadMore', title: vscode.l10n.t('Load More Conversations') };
+        return item;
+      }
+      case 'showNewest': {
+        const item = new vscode.TreeItem(vscode.l10n.t('Show newest conversations'));
+        item.iconPath = new vscode.ThemeIcon('arrow-up');
+        item.tooltip = vscode.l10n.t('Newer conversations were let go while loading older ones; this loads the first page again.');
+        item.command = { command: 'deepSearch.refresh', title: vscode.l10n.t('Refresh') };
         return item;
       }
       case 'message': {

@@ -36,8 +36,8 @@ export function networkSettings(): NetworkSettings {
 export function pollSettings(): PollSettings {
   const config = vscode.workspace.getConfiguration(SECTION);
   return {
-    watchedIntervalMs: config.get<number>('pollInterval.visible', 1000),
-    hiddenIntervalMs: config.get<number>('pollInterval.hidden', 10_000),
+    watchedIntervalMs: config.get<number>('pollInterval.visible', 500),
+    hiddenIntervalMs: config.get<number>('pollInterval.hidden', 15_000),
   };
 }
 

@@ -75,6 +75,9 @@ describe('ConversationPoller', () => {
   ): ConversationPoller {
     poller = new ConversationPoller({
       clock,
+      // Round intervals for readable schedules; the defaults have a test of their own.
+      watchedIntervalMs: 1000,
+      hiddenIntervalMs: 10_000,
       refresh: async (id) => {
         calls.push({ id, at: clock.now() });
         return outcome(id, calls.filter((call) => call.id === id).length);
@@ -85,6 +88,22 @@ describe('ConversationPoller', () => {
   }
 
   const times = (id = 1) => calls.filter((call) => call.id === id).map((call) => call.at);
+
+  it('defaults to twice a second while watched and every fifteen seconds while hidden', async () => {
+    poller = new ConversationPoller({
+      clock,
+      refresh: async (id) => {
+        calls.push({ id, at: clock.now() });
+        return 'unfinished';
+      },
+      isWatched: (id) => id === 1,
+    });
+    poller.track(1);
+    poller.track(2);
+    await clock.advance(30_500);
+    assert.deepEqual(times(1).slice(0, 3), [500, 1000, 1500]);
+    assert.deepEqual(times(2), [15_000, 30_000]);
+  });
 
   it('refreshes a watched conversation every second', async () => {
     start(() => 'unfinished', { isWatched: () => true }).track(1);

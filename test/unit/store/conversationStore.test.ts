@@ -225,6 +225,33 @@ describe('ConversationStore against the local engine', () => {
       assert.deepEqual(store.listed.map((conversation) => conversation.id), ids, 'loadMore at the end changes nothing');
     });
 
+    it('keeps at most maxListed conversations while paging on, letting go of the newest ones nobody opened', async () => {
+      const store = new ConversationStore({ ...FAST, pageSize: 2, maxListed: 2 });
+      stores.push(store);
+      store.setClient(pager);
+      const serverOrder = (await pager.listConversations({ sort: '-updated_at', pageFirst: 100 })).conversations.map((c) => c.id);
+      const [newest, second] = serverOrder;
+      await store.refreshList();
+      assert.equal(store.hasNewer, false);
+      // Opened (fetched on its own): it must survive being paged past, a panel may show it.
+      await store.fetch(second!);
+
+      await store.loadMore();
+      assert.deepEqual(store.listed.map((conversation) => conversation.id), serverOrder.slice(2, 4));
+      assert.equal(store.hasNewer, true);
+      assert.equal(store.get(newest!), undefined, 'a conversation known from the list only is let go');
+      assert.equal(store.get(second!)?.id, second, 'an opened conversation stays');
+
+      // The last page has one: the window still shows maxListed, the oldest ones.
+      await store.loadMore();
+      assert.deepEqual(store.listed.map((conversation) => conversation.id), serverOrder.slice(-2));
+      assert.equal(store.hasMore, false);
+
+      await store.refreshList();
+      assert.equal(store.hasNewer, false);
+      assert.deepEqual(store.listed.map((conversation) => conversation.id), serverOrder.slice(0, 2));
+    });
+
     it('starts again from the first page on refreshList', async () => {
       const store = new ConversationStore({ ...FAST, pageSize: 2 });
       stores.push(store);
