@@ -1,24 +1,28 @@
 // Runs test/host/*.test.ts inside the extension host of a real VS Code (code-server + Chromium):
 // builds the extension and the tests, creates the workspace, opens VS Code with the development
 // payload and exits with the tests' exit code. Usage: node scripts/test-host.mjs [--grep <text>]
+// `--suite <folder>` runs another suite laid out the same way (index.ts, fixtures.ts): the host
+// benchmarks in bench/host; `--results <file>` is passed on to it as `results` in its options.
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { format } from 'node:util';
 import * as esbuild from 'esbuild';
 import { chromium } from 'playwright-core';
 import { chromiumArgs, freePort, newRunFolder, root, startVSCodeServer } from './vscodeServer.mjs';
 
-const grepIndex = process.argv.indexOf('--grep');
-const grep = grepIndex > 0 ? process.argv[grepIndex + 1] : '';
+const argument = (name) => (process.argv.includes(name) ? process.argv[process.argv.indexOf(name) + 1] : undefined);
+const grep = argument('--grep') ?? '';
+const suite = join(root, argument('--suite') ?? join('test', 'host'));
+const results = argument('--results');
 
 run(spawnSync('bash', [join(root, 'scripts', 'setup-vscode.sh')], { stdio: 'inherit' }), 'setting up VS Code');
-run(spawnSync(process.execPath, [join(root, 'esbuild.mjs')], { cwd: root, stdio: 'inherit' }), 'building');
+run(spawnSync(process.execPath, [join(root, 'esbuild.mjs'), ...(process.argv.includes('--production') ? ['--production'] : [])], { cwd: root, stdio: 'inherit' }), 'building');
 
-const outDir = join(root, 'out', 'host');
+const outDir = join(root, 'out', relative(root, suite).replace(/[\\/]/g, '-'));
 await esbuild.build({
-  entryPoints: { index: join(root, 'test', 'host', 'index.ts'), fixtures: join(root, 'test', 'host', 'fixtures.ts') },
+  entryPoints: { index: join(suite, 'index.ts'), fixtures: join(suite, 'fixtures.ts') },
   bundle: true,
   outdir: outDir,
   platform: 'node',
@@ -36,7 +40,7 @@ mkdirSync(workspace, { recursive: true });
 await fixtures.prepareWorkspace(workspace);
 // The engines run here, outside VS Code, so that they outlive the window reload under test.
 const { engines, options } = await fixtures.startHostTestEngines(runDir, workspace);
-writeFileSync(join(runDir, 'test-options.json'), JSON.stringify({ ...options, grep }));
+writeFileSync(join(runDir, 'test-options.json'), JSON.stringify({ ...options, grep, results }));
 
 const port = await freePort();
 const server = await startVSCodeServer({

@@ -1,4 +1,5 @@
 /** Every figure, in the order the table shows them. */
 import type { Figure } from '../report';
+import { hostFigure } from './host';
 
-export const figures: Figure[] = [];
+export const figures: Figure[] = [hostFigure];

@@ -1,0 +1,88 @@
+/**
+ * Activation and the Conversations tree, measured inside the extension host of a real VS Code
+ * (bench/host, run by scripts/test-host.mjs on the production bundles).
+ */
+import { spawnSync } from 'node:child_process';
+import { readFileSync, rmSync } from 'node:fs';
+import path from 'node:path';
+import type { HostBenchResults } from '../host/index';
+import { kb, spread, type BenchContext, type Figure, type Row } from '../report';
+import { median, summarize } from '../stats';
+
+const MB = 1024 * 1024;
+
+async function run(context: BenchContext): Promise<Row[]> {
+  const runs: HostBenchResults[] = [];
+  const count = context.quick ? 1 : 3;
+  for (let index = 0; index < count; index++) {
+    const results = path.join(context.scratch, `host-${index}.json`);
+    rmSync(results, { force: true });
+    context.log(`VS Code run ${index + 1} of ${count} (10,000 conversations on the engine)…`);
+    const child = spawnSync(process.execPath, ['scripts/test-host.mjs', '--suite', 'bench/host', '--results', results, '--production'], {
+      cwd: context.root,
+      encoding: 'utf8',
+      timeout: 10 * 60_000,
+    });
+    if (child.status !== 0) throw new Error(`the host benchmark failed (exit ${child.status}):\n${(child.stdout + child.stderr).slice(-3000)}`);
+    runs.push(JSON.parse(readFileSync(results, 'utf8')) as HostBenchResults);
+  }
+
+  const activation = summarize(runs.map((result) => result.activation.ms));
+  const first = runs[0]!;
+  const pathBytes = first.activation.loaded.reduce((sum, file) => sum + file.bytes, 0);
+  const loadedNames = first.activation.loaded.map((file) => file.file);
+  const onlyActivation = loadedNames.length === 1 && loadedNames[0] === path.join('dist', 'extension.js');
+  const networkOnSignIn = first.activation.afterSignIn.includes(path.join('dist', 'network.js')) && !first.activation.afterSignIn.includes(path.join('dist', 'mcp.js'));
+  const mcpOnToolCall = first.activation.afterToolCall.includes(path.join('dist', 'mcp.js'));
+
+  const firstPage = summarize(runs.flatMap((result) => result.tree.firstPageMs));
+  const growth = runs.map((result) => result.tree.heapAfter - result.tree.heapMiddle);
+  const total = runs.map((result) => result.tree.heapAfter - result.tree.heapBefore);
+  const unbounded = runs.map((result) => result.tree.unboundedHeapAfter - result.tree.heapAfter);
+  const mb = (bytes: number) => `${(bytes / MB).toFixed(2)} MB`;
+
+  return [
+    {
+      figure: 'activation: time in activate()',
+      measured: spread(activation),
+      baseline: '—',
+      goal: '≤ 15 ms',
+      met: activation.median <= 15,
+      data: { samples: runs.map((result) => result.activation.ms) },
+    },
+    {
+      figure: 'activation: code loaded by activate()',
+      measured: `${kb(pathBytes)} (${loadedNames.join(', ')})`,
+      baseline: '—',
+      goal: '≤ 150 KB',
+      met: pathBytes <= 150 * 1024,
+      data: { loaded: first.activation.loaded },
+    },
+    {
+      figure: 'activation: HTTP, MCP and Markdown loaded when first needed',
+      measured: `activate: ${onlyActivation ? 'extension.js only' : loadedNames.join(', ')}; sign-in: ${networkOnSignIn ? '+ network.js' : first.activation.afterSignIn.join(', ')}; first tool call: ${mcpOnToolCall ? '+ mcp.js' : 'mcp.js not loaded'}; Markdown: webview only`,
+      baseline: '—',
+      goal: 'each on first use',
+      met: onlyActivation && networkOnSignIn && mcpOnToolCall,
+      data: { afterSignIn: first.activation.afterSignIn, afterToolCall: first.activation.afterToolCall },
+    },
+    {
+      figure: `tree: first page of ${first.tree.seeded.toLocaleString('en')} conversations`,
+      measured: spread(firstPage),
+      baseline: '—',
+      goal: '≤ 300 ms',
+      met: firstPage.median <= 300,
+      data: { samples: runs.map((result) => result.tree.firstPageMs) },
+    },
+    {
+      figure: `tree: host heap while scrolling ${first.tree.pages} pages (second half)`,
+      measured: `${mb(median(growth))} (whole walk ${mb(median(total))}, ${first.tree.listedAtEnd} kept)`,
+      baseline: `${mb(median(unbounded))} more when every page is kept`,
+      goal: 'no growth (≤ 1 MB)',
+      met: median(growth) <= MB,
+      data: { runs: runs.map((result) => result.tree) },
+    },
+  ];
+}
+
+export const hostFigure: Figure = { id: 'host', title: 'Activation and tree in the real VS Code', run };

@@ -1,0 +1,68 @@
+/**
+ * What the host benchmarks run against (loaded by scripts/test-host.mjs outside VS Code): the host
+ * tests' workspace, and an engine whose data folder holds 10,000 finished conversations written
+ * in the engine's own storage format before it starts.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdir, writeFile } from 'node:fs/promises';
+import * as path from 'node:path';
+import type { RunningEngine } from '../../src/engine/options';
+import type { ConversationRecord } from '../../src/engine/records';
+import { zeroStats } from '../../src/engine/records';
+import { startEngine } from '../../src/engine/server';
+import { HOST_TEST_TOKEN } from '../../test/host/fixtures';
+
+export { prepareWorkspace } from '../../test/host/fixtures';
+
+export const SEEDED_CONVERSATIONS = 10_000;
+
+export interface HostBenchOptions {
+  engineUrl: string;
+  token: string;
+  seeded: number;
+  /** Where the suite writes its measurements (from `--results`). */
+  results?: string;
+}
+
+export async function startHostTestEngines(runDir: string, workspace: string): Promise<{ engines: RunningEngine[]; options: HostBenchOptions }> {
+  const dataDir = path.join(runDir, 'engine-data');
+  await seedConversations(dataDir, SEEDED_CONVERSATIONS);
+  const engine = await startEngine({ repos: [workspace], users: [{ token: HOST_TEST_TOKEN, id: 1 }], dataDir, paceMs: 100 });
+  return { engines: [engine], options: { engineUrl: engine.url, token: HOST_TEST_TOKEN, seeded: SEEDED_CONVERSATIONS } };
+}
+
+/** Finished one-question conversations of user 1, one minute apart, with answers of about 1 KB. */
+async function seedConversations(dataDir: string, count: number): Promise<void> {
+  const folder = path.join(dataDir, 'conversations');
+  await mkdir(folder, { recursive: true });
+  const start = Date.parse('2026-01-01T00:00:00Z');
+  const answer = `The configuration is parsed in \`src/config.ts\` by \`parseConfig\`, which checks every field. ${'It validates ports, hosts and retry limits, and reports the first problem it finds. '.repeat(12)}`;
+  for (let id = 1; id <= count; id++) {
+    const at = new Date(start + id * 60_000).toISOString();
+    const record: ConversationRecord = {
+      id,
+      user_id: 1,
+      read_token: randomBytes(16).toString('hex'),
+      created_at: at,
+      updated_at: at,
+      starred: false,
+      questions: [
+        {
+          id,
+          conversation_id: id,
+          question: `Question ${id}: where is parseConfig defined and what does it check?`,
+          created_at: at,
+          updated_at: at,
+          status: 'completed',
+          title: `Where parseConfig is defined (${id})`,
+          answer,
+          sources: [],
+          turns: [],
+          stats: zeroStats(),
+          suggested_followups: ['What calls parseConfig?'],
+        },
+      ],
+    };
+    await writeFile(path.join(folder, `${id}.json`), JSON.stringify({ version: 1, conversation: record }));
+  }
+}
