@@ -2,7 +2,7 @@
  * The one way the engine runs git: no shell, a fixed safe environment, a timeout, an output cap and
  * cancellation. Callers put anything that came from a user after `-e` or `--`, never as an option.
  */
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 
 export interface GitRunOptions {
   /** Working directory: a work tree or a bare repository. */
@@ -142,6 +142,15 @@ export function runGit(args: readonly string[], options: GitRunOptions): Promise
       });
     });
   });
+}
+
+/**
+ * Starts `git <args>` in `cwd` with the same safe config and environment as `runGit`, all three
+ * streams piped, for a caller that streams both ways itself (the search index reads every blob of a
+ * tree through one `cat-file --batch`). The caller owns the process: it must end or kill it.
+ */
+export function spawnGit(args: readonly string[], cwd: string): ChildProcessWithoutNullStreams {
+  return spawn('git', [...SAFE_CONFIG, ...args], { cwd, env: gitEnvironment(), stdio: ['pipe', 'pipe', 'pipe'], windowsHide: true });
 }
 
 /** `git grep` etc.: names the subcommand in errors without repeating user-supplied patterns. */

@@ -5,6 +5,7 @@
 import { splitLines } from '../codeSearch';
 import type { ServedRepository } from '../repos';
 import { git, type ToolContext } from './context';
+import type { SearchTarget } from './grep';
 
 export interface Chunk {
   startLine: number;
@@ -43,6 +44,16 @@ export async function readBlobText(context: ToolContext, repo: ServedRepository,
   // Valid UTF-8 decodes and re-encodes to the same length; invalid bytes become 3-byte U+FFFD.
   const utf8 = truncated || size === undefined ? !text.includes('\uFFFD') : !(text.includes('\uFFFD') && Buffer.byteLength(text, 'utf8') !== size);
   return { text, utf8, truncated, binary };
+}
+
+/**
+ * A file of a search target as text, to show its matches: from the search index when it holds the
+ * file (no git process), else read with git as `readBlobText` does.
+ */
+export async function readTargetText(context: ToolContext, target: SearchTarget, path: string, maxBytes: number): Promise<BlobText> {
+  const indexed = await context.searchIndexes?.lookup(target)?.readText(path, maxBytes, context.signal);
+  if (indexed !== undefined) return { text: indexed, utf8: !indexed.includes('\uFFFD'), truncated: false, binary: false };
+  return readBlobText(context, target.repo, `${target.commit}:${path}`, undefined, maxBytes);
 }
 
 export { splitLines };

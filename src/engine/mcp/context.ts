@@ -7,6 +7,7 @@ import type { WireConversation } from '../../api/wire';
 import type { AuthenticatedUser } from '../auth';
 import { GitError, runGit, type GitResult, type GitRunOptions } from '../git';
 import type { ServedRepository } from '../repos';
+import type { SearchIndexes } from './searchIndex';
 
 /** What `sg_deepsearch` needs from the conversation service (the real one fits). */
 export interface DeepSearchBackend {
@@ -26,6 +27,8 @@ export interface ToolContext {
   deepSearchWaitMs: number;
   /** Whether this git understands `grep -P` (learnt on first use, shared by requests). */
   pcre: { available: boolean | undefined };
+  /** In-memory indexes that answer greps of HEAD without git once built; without them, git grep does. */
+  searchIndexes?: SearchIndexes;
 }
 
 /** A failure the caller can fix; the message says how. Becomes a tool error (`isError: true`). */

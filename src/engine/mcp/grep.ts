@@ -1,11 +1,13 @@
 /**
  * `git grep` over one committed tree for the search and navigation tools: caller patterns only ever
  * follow `-e`, regular expressions run inside git (PCRE with its match limit, or POSIX ERE) under a
- * timeout, and the output is capped.
+ * timeout, and the output is capped. When the repository's search index is ready for the commit and
+ * can promise git's exact answer for the patterns, the index answers instead (searchIndex.ts).
  */
 import { GitError } from '../git';
 import type { ServedRepository } from '../repos';
 import { explainGitError, git, ToolError, type ToolContext } from './context';
+import { lineMatcher } from './grepPatterns';
 
 export interface SearchTarget {
   repo: ServedRepository;
@@ -41,10 +43,15 @@ export interface GrepResult {
   truncated: boolean;
 }
 
+const DEFAULT_LINES_PER_FILE = 200;
+const DEFAULT_MAX_OUTPUT_BYTES = 2 * 1024 * 1024;
+
 /** Matching lines of `target`'s text files, grouped by path. */
 export async function grepTarget(context: ToolContext, target: SearchTarget, options: GrepOptions): Promise<GrepResult> {
   let syntax = options.syntax;
   if (syntax === 'perl' && context.pcre.available === false) syntax = 'extended';
+  const indexed = await grepIndex(context, target, options, syntax);
+  if (indexed) return indexed;
   try {
     return await runGrep(context, target, options, syntax);
   } catch (error) {
@@ -63,6 +70,28 @@ export async function grepTarget(context: ToolContext, target: SearchTarget, opt
   }
 }
 
+/**
+ * The index's answer, or undefined when git grep must answer: no index ready for the commit, a
+ * pattern or pathspec the index cannot promise git's result for, or a scan over its time limit.
+ * PCRE patterns wait until git has shown it has PCRE: without it, git would run them as ERE.
+ */
+async function grepIndex(context: ToolContext, target: SearchTarget, options: GrepOptions, syntax: GrepOptions['syntax']): Promise<GrepResult | undefined> {
+  const index = context.searchIndexes?.lookup(target);
+  if (!index || (syntax === 'perl' && context.pcre.available !== true)) return undefined;
+  const matcher = lineMatcher(options.patterns, syntax, options.caseSensitive, options.wholeWord ?? false);
+  if (!matcher) return undefined;
+  return index.grep(
+    {
+      matcher,
+      pathspecs: options.pathspecs ?? [],
+      linesPerFile: options.linesPerFile ?? DEFAULT_LINES_PER_FILE,
+      maxOutputBytes: options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES,
+      what: options.what,
+    },
+    context.signal,
+  );
+}
+
 async function runGrep(context: ToolContext, target: SearchTarget, options: GrepOptions, syntax: GrepOptions['syntax']): Promise<GrepResult> {
   const flag = syntax === 'fixed' ? '-F' : syntax === 'perl' ? '-P' : '-E';
   const args = ['grep', '-I', '-n', '--null', '--no-color', flag];
@@ -72,14 +101,14 @@ async function runGrep(context: ToolContext, target: SearchTarget, options: Grep
   args.push(target.commit, '--', ...(options.pathspecs ?? []));
   const result = await git(context, target.repo, args, {
     okExitCodes: [0, 1],
-    maxOutputBytes: options.maxOutputBytes ?? 2 * 1024 * 1024,
+    maxOutputBytes: options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES,
     onOutputLimit: 'truncate',
     timeoutMs: 15_000,
   });
   if (syntax === 'perl') context.pcre.available = true;
   const files = new Map<string, GrepLine[]>();
   const counts = new Map<string, number>();
-  const keep = options.linesPerFile ?? 200;
+  const keep = options.linesPerFile ?? DEFAULT_LINES_PER_FILE;
   const prefix = `${target.commit}:`;
   for (const record of result.stdout.split('\n')) {
     const nameEnd = record.indexOf('\0');

@@ -4,7 +4,7 @@
  * references are whole-word matches in files of the same language, without the definitions.
  */
 import type { ServedRepository } from '../repos';
-import { chunksFromLines, makeChunk, readBlobText, renderBlocks, splitLines, type FileBlock } from './blocks';
+import { chunksFromLines, makeChunk, readTargetText, renderBlocks, splitLines, type FileBlock } from './blocks';
 import { plural, ToolError, type ToolContext, type ToolOutput } from './context';
 import { grepTarget, type GrepLine, type SearchTarget } from './grep';
 import { definitionEnd, escapeIdentifier, NAVIGATION_LANGUAGES, navigationLanguageOf, pathspecsOf, type NavigationLanguage } from './languages';
@@ -106,7 +106,7 @@ export async function goToDefinition(context: ToolContext, args: NavigationArgs)
       block = { type: 'file', repo: definition.target.repo.name, file: definition.path, rev: definition.target.revision, chunks: [] };
       blocks.push(block);
     }
-    const blob = await readBlobText(context, definition.target.repo, `${definition.target.commit}:${definition.path}`, undefined, BLOB_READ_MAX).catch(() => undefined);
+    const blob = await readTargetText(context, definition.target, definition.path, BLOB_READ_MAX).catch(() => undefined);
     const lines = blob ? splitLines(blob.text) : [];
     const end = lines.length >= definition.line.line ? definitionEnd(lines, definition.line.line, definition.language.blocks) : definition.line.line;
     block.chunks.push(lines.length > 0 ? makeChunk(lines, definition.line.line, end, 8192) : makeChunk([definition.line.text], 1, 1));

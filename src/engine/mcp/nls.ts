@@ -3,7 +3,7 @@
  * (any of which may match), every file containing one is scored with BM25 and the best files come
  * back with their most relevant chunks. Filters work as in keyword search.
  */
-import { bestChunks, readBlobText, renderBlocks, splitLines, type FileBlock } from './blocks';
+import { bestChunks, readTargetText, renderBlocks, splitLines, type FileBlock } from './blocks';
 import { plural, ToolError, type ToolContext, type ToolOutput } from './context';
 import { grepTarget, listTree, type SearchTarget } from './grep';
 import { evaluate, parseQuery, type FilterNode, type ParsedQuery } from './query';
@@ -95,7 +95,7 @@ function passesFilters(query: ParsedQuery, holds: (filter: FilterNode) => boolea
 async function blockFor(context: ToolContext, candidate: Candidate, terms: readonly SearchTermSpec[], stats: CorpusStats): Promise<FileBlock> {
   const { target, document } = candidate;
   const block: FileBlock = { type: 'file', repo: target.repo.name, file: document.path, rev: target.revision, chunks: [] };
-  const blob = await readBlobText(context, target.repo, `${target.commit}:${document.path}`, undefined, BLOB_READ_MAX).catch(() => undefined);
+  const blob = await readTargetText(context, target, document.path, BLOB_READ_MAX).catch(() => undefined);
   if (!blob) return block;
   const lines = splitLines(blob.text);
   if (blob.truncated) lines.pop();

@@ -3,7 +3,7 @@
  * or /regex/ is grepped once per repository; AND, OR and NOT then combine at the level of files
  * (as code search does), filters narrow, and the best files come back as numbered chunks.
  */
-import { bestChunks, chunksFromLines, readBlobText, renderBlocks, splitLines, type FileBlock } from './blocks';
+import { bestChunks, chunksFromLines, readTargetText, renderBlocks, splitLines, type FileBlock } from './blocks';
 import { plural, ToolError, type ToolContext, type ToolOutput } from './context';
 import { grepTarget, listTree, type GrepLine, type SearchTarget } from './grep';
 import { evaluate, parseQuery, positivePatterns, type ParsedQuery, type PatternNode } from './query';
@@ -104,7 +104,7 @@ async function blockFor(context: ToolContext, hit: FileHit): Promise<FileBlock> 
       matched.set(entry.line, entry.text);
     }
   }
-  const blob = await readBlobText(context, hit.target.repo, `${hit.target.commit}:${hit.path}`, undefined, BLOB_READ_MAX).catch(() => undefined);
+  const blob = await readTargetText(context, hit.target, hit.path, BLOB_READ_MAX).catch(() => undefined);
   if (!blob || blob.truncated) {
     block.chunks = chunksFromLines([...matched.entries()].map(([line, text]) => ({ line, text })), CHUNKS_PER_FILE);
   } else {

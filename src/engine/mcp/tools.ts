@@ -2,38 +2,43 @@
  * The tool set of `/.api/mcp/v1`: each tool's name, description (the engine's own words), schemas
  * and the function that runs it.
  */
-import type { z } from 'zod';
 import { compareRevisions } from './compare';
 import type { ToolContext, ToolOutput } from './context';
 import { deepSearch } from './deepsearch';
 import { diffSearch } from './diffs';
 import { listFiles, listRepos, readFile } from './files';
 import { commitSearch, contributorRepos } from './history';
+import type { Schema } from './jsonSchema';
 import { findReferences, goToDefinition } from './navigation';
 import { nlsSearch } from './nls';
 import * as schemas from './schemas';
 import { keywordSearch } from './search';
 
-export interface ToolDefinition<I extends z.ZodObject, O extends z.ZodObject> {
+/** A tool whose arguments are of type I and whose structured result is of type O. */
+export interface ToolDefinition<I, O> {
   name: string;
   title: string;
   description: string;
-  input: I;
-  output: O;
+  input: Schema<I>;
+  output: Schema<O>;
   /** False for tools that change something (they get no read-only hint). */
   readOnly: boolean;
   /** False for tools that may legitimately run long (no overall time budget). */
   budgeted: boolean;
-  run(context: ToolContext, args: z.infer<I>): Promise<ToolOutput<z.infer<O>>>;
+  /**
+   * The types come from the schemas alone (NoInfer), and as a function-typed property `run` is
+   * checked strictly: a tool function must accept exactly what its input schema lets through.
+   */
+  run: (context: ToolContext, args: NoInfer<I>) => Promise<ToolOutput<NoInfer<O>>>;
 }
 
 /** A tool with its types sealed in, so tools of different shapes fit in one list. */
 export interface AnyTool {
   name: string;
-  use<R>(visit: <I extends z.ZodObject, O extends z.ZodObject>(tool: ToolDefinition<I, O>) => R): R;
+  use<R>(visit: <I, O>(tool: ToolDefinition<I, O>) => R): R;
 }
 
-function tool<I extends z.ZodObject, O extends z.ZodObject>(definition: ToolDefinition<I, O>): AnyTool {
+function tool<I, O>(definition: ToolDefinition<I, O>): AnyTool {
   return { name: definition.name, use: (visit) => visit(definition) };
 }
 

@@ -1,0 +1,218 @@
+/**
+ * Figure "engine search": `sg_keyword_search` on a repository of about 20,000 real source files
+ * (JavaScript, TypeScript, JSON, Markdown and CSS of a dozen pinned npm packages, committed and
+ * packed), through the extension's own MCP client over HTTP, against `git grep` run the way the
+ * engine runs it without an index, on the same repository, in the same run. Goal: the engine takes
+ * at most as long as git grep alone (ratio of medians ≤ 1.0), although it also parses the query,
+ * ranks files, reads the best ones and answers over HTTP.
+ *
+ * The corpus is built once into `.bench/corpus/` (git-ignored; the first build downloads the
+ * packages with npm and takes a minute or two) and reused by later runs.
+ */
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { copyFile, mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { ToolClient } from '../../src/api/tools/toolClient';
+import { runGit } from '../../src/engine/git';
+import { startEngine } from '../../src/engine/server';
+import { ms, ratio, spread, type BenchContext, type Figure, type Row } from '../report';
+import { median, summarize } from '../stats';
+
+const run = promisify(execFile);
+
+/** Pinned packages whose files make the corpus (their own dependencies come along). */
+const PACKAGES = [
+  'date-fns@2.30.0',
+  'rxjs@7.8.1',
+  'lodash@4.17.21',
+  'core-js@3.39.0',
+  'typescript@5.9.3',
+  'echarts@5.5.0',
+  'ramda@0.29.1',
+  'three@0.160.0',
+  'moment@2.29.4',
+  '@babel/core@7.23.9',
+  '@babel/preset-env@7.23.9',
+  'aws-sdk@2.1550.0',
+];
+const MAX_FILES = 20_000;
+const MAX_FILE_BYTES = 1024 * 1024;
+const SOURCE_FILE = /\.(js|ts|mjs|cjs|json|md|css)$/;
+const TOKEN = 'dse_bench_search_token';
+
+/** What is searched: a case-insensitive identifier and a regular expression, as an agent would. */
+const QUERIES: ReadonlyArray<{ name: string; query: string; grep: string[] }> = [
+  { name: 'keyword `mergeMap`', query: 'mergeMap', grep: ['-F', '-i', '-e', 'mergeMap'] },
+  { name: 'regex `/function\\s+\\w+Sync\\(/`', query: '/function\\s+\\w+Sync\\(/', grep: ['-P', '-i', '-e', 'function\\s+\\w+Sync\\('] },
+];
+
+interface Corpus {
+  dir: string;
+  files: number;
+  bytes: number;
+  packages: string[];
+}
+
+export const engineSearchFigure: Figure = { id: 'search', title: 'Engine search', run: measure };
+
+async function measure(context: BenchContext): Promise<Row[]> {
+  const corpus = await ensureCorpus(context);
+  context.log(`search corpus: ${corpus.files} files, ${(corpus.bytes / 2 ** 20).toFixed(1)} MB in ${path.relative(context.root, corpus.dir)}`);
+  const commit = (await runGit(['rev-parse', 'HEAD'], { cwd: corpus.dir })).stdout.trim();
+  const runs = context.quick ? 5 : 15;
+
+  await mkdir(context.scratch, { recursive: true });
+  const dataDir = await mkdtemp(path.join(context.scratch, 'search-engine-'));
+  const lines: string[] = [];
+  const rssBefore = process.memoryUsage().rss;
+  const engine = await startEngine({ repos: [corpus.dir], users: [{ token: TOKEN }], dataDir, port: 0, paceMs: 0, log: (line) => lines.push(line) });
+  const client = new ToolClient({ instanceUrl: engine.url, token: TOKEN, timeoutMs: 120_000 });
+  try {
+    // The first search runs git grep and starts the index in the background; it must not wait for it.
+    const indexStarted = performance.now();
+    const firstStarted = performance.now();
+    await client.call('keyword_search', { query: QUERIES[0]?.query ?? '' });
+    const firstMs = performance.now() - firstStarted;
+    const readyBeforeFirst = lines.some((line) => line.startsWith('search index of'));
+    const ready = await waitForLine(lines, /^(search index of|no search index for|search index failed for)/, 180_000);
+    const indexWallMs = performance.now() - indexStarted;
+    context.log(ready);
+    const built = / ready: (\d+) text files, ([\d.]+ [KM]?B|\d+ bytes), ([\d.]+) s$/.exec(ready);
+    const rssMb = (process.memoryUsage().rss - rssBefore) / 2 ** 20;
+
+    const rows: Row[] = [];
+    for (const query of QUERIES) {
+      const grepArgs = ['grep', '-I', '-n', '--null', '--no-color', ...query.grep, commit, '--'];
+      const engineCall = async (): Promise<string> => (await client.call('keyword_search', { query: query.query })).text;
+      const gitCall = async (): Promise<string> => (await runGit(grepArgs, { cwd: corpus.dir, okExitCodes: [0, 1], maxOutputBytes: 256 * 2 ** 20, timeoutMs: 120_000 })).stdout;
+      // Warm both (the engine learns whether git has PCRE on its first regex), then alternate them.
+      const engineText = await engineCall();
+      const gitOutput = await gitCall();
+      const engineSamples: number[] = [];
+      const gitSamples: number[] = [];
+      for (let index = 0; index < runs; index++) {
+        let started = performance.now();
+        await engineCall();
+        engineSamples.push(performance.now() - started);
+        started = performance.now();
+        await gitCall();
+        gitSamples.push(performance.now() - started);
+      }
+      const engineFiles = Number(/^(\d+) files? match/.exec(engineText)?.[1] ?? 0);
+      const gitFiles = new Set(gitOutput.split('\n').filter(Boolean).map((record) => record.slice(0, record.indexOf('\0')))).size;
+      if (engineFiles !== gitFiles) context.log(`warning: the engine found ${engineFiles} files for ${query.name}, git grep ${gitFiles}`);
+      const engineSummary = summarize(engineSamples);
+      const gitSummary = summarize(gitSamples);
+      const factor = median(engineSamples) / median(gitSamples);
+      rows.push({
+        figure: `engine search: ${query.name}, ${corpus.files} files (baseline \`git ${grepArgs.slice(0, -2).join(' ')} <commit> --\`)`,
+        measured: spread(engineSummary),
+        baseline: spread(gitSummary),
+        goal: '≤ 1.0 × git grep',
+        met: factor <= 1.0,
+        data: {
+          ratio: factor,
+          ratioText: ratio(factor),
+          engineMs: engineSamples,
+          gitGrepMs: gitSamples,
+          engineFiles,
+          gitFiles,
+          gitOutputBytes: Buffer.byteLength(gitOutput),
+          corpusFiles: corpus.files,
+          corpusBytes: corpus.bytes,
+        },
+      });
+    }
+    rows.push({
+      figure: 'engine search: index build in the background (the first search runs git grep meanwhile)',
+      measured: built
+        ? `${built[3]} s for ${built[1]} text files, ${built[2]}; process RSS +${rssMb.toFixed(0)} MB`
+        : `no index: ${ready}`,
+      baseline: `first search ${ms(firstMs)}`,
+      goal: 'no search waits for the index',
+      met: built !== null && !readyBeforeFirst,
+      data: {
+        logLine: ready,
+        buildSeconds: built ? Number(built[3]) : null,
+        indexedFiles: built ? Number(built[1]) : null,
+        indexedSize: built?.[2] ?? null,
+        indexWallMs,
+        rssDeltaMb: rssMb,
+        firstSearchMs: firstMs,
+        indexReadyBeforeFirstSearchAnswered: readyBeforeFirst,
+      },
+    });
+    return rows;
+  } finally {
+    await client.close();
+    await engine.close();
+    await rm(dataDir, { recursive: true, force: true });
+  }
+}
+
+async function waitForLine(lines: readonly string[], pattern: RegExp, timeoutMs: number): Promise<string> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const line = lines.find((candidate) => pattern.test(candidate));
+    if (line) return line;
+    if (Date.now() > deadline) throw new Error(`the engine logged no ${pattern} within ${timeoutMs / 1000} s`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** The corpus repository, built on first use and reused while its package list is unchanged. */
+async function ensureCorpus(context: BenchContext): Promise<Corpus> {
+  const base = path.join(context.root, '.bench', 'corpus');
+  const dir = path.join(base, 'repo');
+  const manifest = path.join(base, 'corpus.json');
+  const cached = await readFile(manifest, 'utf8').then((text) => JSON.parse(text) as Corpus, () => undefined);
+  if (cached && cached.packages.join(' ') === PACKAGES.join(' ') && existsSync(path.join(dir, '.git'))) return { ...cached, dir };
+
+  context.log(`building the search corpus once (npm install of ${PACKAGES.length} pinned packages, a git repository of up to ${MAX_FILES} files): a minute or two; later runs reuse .bench/corpus/`);
+  const source = path.join(context.root, '.bench', 'corpus-src');
+  await run('npm', ['install', '--prefix', source, '--no-save', '--no-audit', '--no-fund', '--ignore-scripts', ...PACKAGES], { cwd: context.root, maxBuffer: 16 * 2 ** 20 });
+  const modules = path.join(source, 'node_modules');
+  const files = (await sourceFiles(modules, '')).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)).slice(0, MAX_FILES);
+
+  await rm(base, { recursive: true, force: true });
+  await mkdir(dir, { recursive: true });
+  let bytes = 0;
+  for (const file of files) {
+    const target = path.join(dir, file);
+    await mkdir(path.dirname(target), { recursive: true });
+    await copyFile(path.join(modules, file), target);
+    bytes += (await stat(target)).size;
+  }
+  const env = {
+    ...process.env,
+    GIT_CONFIG_NOSYSTEM: '1',
+    GIT_AUTHOR_NAME: 'Bench',
+    GIT_AUTHOR_EMAIL: 'bench@example.com',
+    GIT_AUTHOR_DATE: '2024-01-01T00:00:00Z',
+    GIT_COMMITTER_NAME: 'Bench',
+    GIT_COMMITTER_EMAIL: 'bench@example.com',
+    GIT_COMMITTER_DATE: '2024-01-01T00:00:00Z',
+  };
+  const git = (...args: string[]) => run('git', ['-c', 'gc.auto=0', '-c', 'commit.gpgsign=false', '-c', 'core.autocrlf=false', ...args], { cwd: dir, env, maxBuffer: 64 * 2 ** 20 });
+  await git('init', '--quiet', '--initial-branch', 'main');
+  await git('add', '--all');
+  await git('commit', '--quiet', '-m', `Source files of ${PACKAGES.join(', ')}`);
+  // Packed, as a real repository is; git grep reads the pack.
+  await git('gc', '--quiet');
+  const corpus: Corpus = { dir, files: files.length, bytes, packages: PACKAGES };
+  await writeFile(manifest, `${JSON.stringify({ files: corpus.files, bytes, packages: PACKAGES }, null, 2)}\n`);
+  return corpus;
+}
+
+/** Relative paths of the text source files under `root` (regular files only, under 1 MB). */
+async function sourceFiles(root: string, relative: string): Promise<string[]> {
+  const found: string[] = [];
+  for (const entry of await readdir(path.join(root, relative), { withFileTypes: true })) {
+    const child = relative === '' ? entry.name : `${relative}/${entry.name}`;
+    if (entry.isDirectory()) found.push(...(await sourceFiles(root, child)));
+    else if (entry.isFile() && SOURCE_FILE.test(entry.name) && (await stat(path.join(root, child))).size < MAX_FILE_BYTES) found.push(child);
+  }
+  return found;
+}

@@ -1,0 +1,241 @@
+/**
+ * The search index's worker thread: it owns the indexed text and answers one grep at a time, so no
+ * scan ever blocks the engine's event loop. Each scan runs under a `vm` time limit, which stops even
+ * a catastrophically backtracking regular expression and leaves the worker (and its text) alive.
+ *
+ * The worker is plain JavaScript started with `eval`, so that it runs the same from TypeScript under
+ * tsx and from the esbuild bundles, which have no separate file for it.
+ */
+import type { LineMatcher } from './grepPatterns';
+
+/** What the worker is started with (`workerData`); `buffer` is transferred, not copied. */
+export interface WorkerInit {
+  /** The indexed files' bytes, one after another, each text ending with a newline. */
+  buffer: ArrayBuffer;
+  length: number;
+  /** Where each file starts in `buffer`, plus the end: files.length + 1 entries. */
+  fileStarts: Int32Array;
+  /** Byte length of each file's path as git prints it. */
+  pathBytes: Int32Array;
+  /** Bytes git prints before each path: `<commit>:`. */
+  prefixBytes: number;
+}
+
+export interface ScanRequest {
+  kind: 'scan';
+  id: number;
+  matcher: LineMatcher;
+  /** Which files the pathspecs allow (1) by index; null: every file. */
+  allowed: Uint8Array | null;
+  /** Lines kept per file (all are counted). */
+  keep: number;
+  /** The byte cap git's output would have. */
+  maxBytes: number;
+  timeoutMs: number;
+}
+
+export type ScanReply =
+  | {
+      id: number;
+      ok: true;
+      /** Per kept line: file index, 1-based line number and text (UTF-8 decoded as git's output would be). */
+      files: Int32Array;
+      lines: Int32Array;
+      texts: string[];
+      /** Pairs of file index and matching-line count, in file order. */
+      counts: Int32Array;
+      truncated: boolean;
+    }
+  | { id: number; ok: false; timedOut: boolean; message: string };
+
+/** One file's text (UTF-8 decoded), for showing a match without a git process. */
+export interface ReadRequest {
+  kind: 'read';
+  id: number;
+  file: number;
+  /** The blob's size: the index may have added a final newline. */
+  size: number;
+}
+
+export type WorkerMessage = { type: 'ready'; lines: number } | ({ type: 'scan' } & ScanReply) | { type: 'read'; id: number; text: string };
+
+export const SEARCH_WORKER_SOURCE = String.raw`
+'use strict';
+const { parentPort, workerData } = require('node:worker_threads');
+const vm = require('node:vm');
+
+const text = Buffer.from(workerData.buffer, 0, workerData.length).toString('latin1');
+workerData.buffer = undefined;
+const fileStarts = workerData.fileStarts;
+const pathBytes = workerData.pathBytes;
+const prefixBytes = workerData.prefixBytes;
+const fileCount = pathBytes.length;
+
+// Every line ends with a newline, so the newlines' offsets give each offset its line.
+let lineCount = 0;
+for (let at = text.indexOf('\n'); at !== -1; at = text.indexOf('\n', at + 1)) lineCount++;
+const lineEnds = new Int32Array(lineCount);
+for (let at = text.indexOf('\n'), index = 0; at !== -1; at = text.indexOf('\n', at + 1)) lineEnds[index++] = at;
+const firstLine = new Int32Array(fileCount);
+for (let file = 0; file < fileCount; file++) firstLine[file] = firstAtLeast(lineEnds, fileStarts[file]);
+
+/** Index of the first element >= value (array sorted ascending). */
+function firstAtLeast(array, value) {
+  let low = 0;
+  let high = array.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (array[middle] < value) low = middle + 1;
+    else high = middle;
+  }
+  return low;
+}
+
+/** The file holding offset 'at': the last start <= at (empty files share their start with the next). */
+function fileAt(at) {
+  let low = 0;
+  let high = fileCount;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (fileStarts[middle] <= at) low = middle + 1;
+    else high = middle;
+  }
+  return low - 1;
+}
+
+function isWordCode(code) {
+  return (code >= 48 && code <= 57) || (code >= 65 && code <= 90) || (code >= 97 && code <= 122) || code === 95;
+}
+
+/** git's -w: neither neighbour of the match is a word character (lines end with newlines, which are not). */
+function wordBounded(start, end) {
+  return end > start && (start === 0 || !isWordCode(text.charCodeAt(start - 1))) && (end >= text.length || !isWordCode(text.charCodeAt(end)));
+}
+
+function decode(latin1) {
+  return Buffer.from(latin1, 'latin1').toString('utf8');
+}
+
+function digits(number) {
+  return String(number).length;
+}
+
+function scan(request) {
+  const matcher = request.matcher;
+  const regex = matcher.kind === 'regex' ? new RegExp(matcher.source, matcher.flags) : undefined;
+  const needle = matcher.kind === 'literal' ? matcher.needle : '';
+  const allowed = request.allowed;
+  const keep = request.keep;
+  const maxBytes = request.maxBytes;
+  const files = [];
+  const lines = [];
+  const texts = [];
+  const counts = [];
+  let used = 0;
+  let truncated = false;
+  let currentFile = -1;
+  let currentCount = 0;
+  let currentKept = 0;
+  let file = 0;
+  scanning: while (file < fileCount) {
+    if (allowed !== null && allowed[file] === 0) {
+      file++;
+      continue;
+    }
+    // A run of consecutive allowed files is one slice of the text, scanned in one go.
+    let next = file + 1;
+    while (next < fileCount && (allowed === null || allowed[next] === 1)) next++;
+    const base = fileStarts[file];
+    const end = fileStarts[next];
+    file = next;
+    if (base === end) continue;
+    const part = base === 0 && end === text.length ? text : text.slice(base, end);
+    let position = 0;
+    while (position < part.length) {
+      let at;
+      let length;
+      if (regex !== undefined) {
+        regex.lastIndex = position;
+        const match = regex.exec(part);
+        if (match === null) break;
+        at = match.index;
+        length = match[0].length;
+      } else {
+        at = part.indexOf(needle, position);
+        if (at === -1) break;
+        length = needle.length;
+      }
+      if (at >= part.length) break;
+      const start = base + at;
+      if (matcher.wholeWord && !wordBounded(start, start + length)) {
+        position = at + 1;
+        continue;
+      }
+      const line = firstAtLeast(lineEnds, start);
+      const lineEnd = lineEnds[line];
+      const lineStart = line > 0 ? lineEnds[line - 1] + 1 : 0;
+      const matchFile = fileAt(start);
+      const number = line - firstLine[matchFile] + 1;
+      // git prints "<commit>:<path>\0<number>\0<line>\n"; its output is cut at maxBytes, and a cut
+      // record still counts when both NULs made it (grep.ts parses it with the text cut short).
+      const head = prefixBytes + pathBytes[matchFile] + 1 + digits(number) + 1;
+      const record = head + (lineEnd - lineStart) + 1;
+      let textEnd = lineEnd;
+      let last = false;
+      if (used + record > maxBytes) {
+        truncated = true;
+        const room = maxBytes - used;
+        if (room < head) break scanning;
+        textEnd = lineStart + Math.min(lineEnd - lineStart, room - head);
+        last = true;
+      } else {
+        used += record;
+      }
+      if (matchFile !== currentFile) {
+        if (currentFile >= 0) counts.push(currentFile, currentCount);
+        currentFile = matchFile;
+        currentCount = 0;
+        currentKept = 0;
+      }
+      currentCount++;
+      if (currentKept < keep) {
+        currentKept++;
+        files.push(matchFile);
+        lines.push(number);
+        texts.push(decode(text.slice(lineStart, textEnd)));
+      }
+      if (last) break scanning;
+      position = lineEnd + 1 - base;
+    }
+  }
+  if (currentFile >= 0) counts.push(currentFile, currentCount);
+  return { files: Int32Array.from(files), lines: Int32Array.from(lines), texts, counts: Int32Array.from(counts), truncated };
+}
+
+// The context only calls scan(); patterns reach nothing but the RegExp constructor.
+const sandbox = vm.createContext({ scan, request: undefined, result: undefined }, { codeGeneration: { strings: false, wasm: false } });
+const script = new vm.Script('result = scan(request)');
+
+parentPort.on('message', (request) => {
+  if (request.kind === 'read') {
+    const start = fileStarts[request.file];
+    parentPort.postMessage({ type: 'read', id: request.id, text: decode(text.slice(start, start + request.size)) });
+    return;
+  }
+  sandbox.request = request;
+  sandbox.result = undefined;
+  try {
+    script.runInContext(sandbox, { timeout: request.timeoutMs });
+    const result = sandbox.result;
+    parentPort.postMessage({ type: 'scan', id: request.id, ok: true, ...result }, [result.files.buffer, result.lines.buffer, result.counts.buffer]);
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    parentPort.postMessage({ type: 'scan', id: request.id, ok: false, timedOut: /timed out/i.test(message), message });
+  } finally {
+    sandbox.request = undefined;
+    sandbox.result = undefined;
+  }
+});
+
+parentPort.postMessage({ type: 'ready', lines: lineCount });
+`;

@@ -1,0 +1,386 @@
+/**
+ * The search index against git grep itself, on a real repository with the awkward cases (binary
+ * files, a -diff attribute, a NUL after the first 8000 bytes, CRLF and Latin-1 text, a file without
+ * a final newline, an empty file, a symbolic link, long lines): every grep the tools run must give
+ * the very same result from the index. Also: searches use git grep until the index is ready, the
+ * index follows HEAD, a catastrophic regular expression is stopped in bounded time, the size limit
+ * holds, and the engine builds and uses its index over HTTP.
+ */
+import assert from 'node:assert/strict';
+import { mkdir, rm, symlink, writeFile } from 'node:fs/promises';
+import * as path from 'node:path';
+import { readBlobText, readTargetText } from '../../../../src/engine/mcp/blocks';
+import type { ToolContext } from '../../../../src/engine/mcp/context';
+import { grepTarget, type GrepOptions, type SearchTarget } from '../../../../src/engine/mcp/grep';
+import { lineMatcher } from '../../../../src/engine/mcp/grepPatterns';
+import { NAVIGATION_LANGUAGES, pathspecsOf } from '../../../../src/engine/mcp/languages';
+import { SearchIndexes, type SearchIndex } from '../../../../src/engine/mcp/searchIndex';
+import { startTestEngine, waitFor } from '../../../support/engineHarness';
+import { createTestRepo, type TestRepo } from '../../../support/gitRepos';
+import { McpSession } from './fixture';
+
+const APP_TS = [
+  "import { readFileSync } from 'node:fs';",
+  '',
+  'export function parseConfig(text: string): Config {',
+  '  return JSON.parse(text) as Config; // parseConfig parses; ParseConfig and PARSECONFIG are other spellings',
+  '}',
+  '',
+  'export const parseConfigFile = (file: string) => parseConfig(readFileSync(file, "utf8"));',
+  'const my_parseConfig = parseConfig;',
+  'export class Config { port = 8080 }',
+  'parseConfig',
+  '',
+].join('\n');
+
+const UTIL_JS = [
+  'function readFileSync(path) { return path; }',
+  'export function fooSync(a, b) {',
+  '  return a+b;',
+  '}',
+  'async function barSync (x) {}',
+  'const alpha = 1',
+  '  + beta;',
+  'alpha beta',
+  '// spans lines: alpha',
+  'beta',
+  '',
+].join('\n');
+
+const RETRY_PY = 'import time\n\n\ndef retry_with_backoff(action, retries=3):\n    for attempt in range(retries):\n        return action()\n\nMAX_RETRIES = 5\n';
+
+/** 300 matching lines: over the default 200 kept per file. */
+const MANY_ROWS = Array.from({ length: 300 }, (_, index) => `row ${index + 1} of the table`).join('\n') + '\n';
+/** Lines of 500 characters: a few of them fill a small output cap. */
+const LONG_LINES = Array.from({ length: 40 }, (_, index) => `long ${index} ${'z'.repeat(490)}`).join('\n') + '\n';
+
+interface World {
+  repo: TestRepo;
+  target: SearchTarget;
+  indexes: SearchIndexes;
+  index: SearchIndex;
+  logs: string[];
+  plain: ToolContext;
+  indexed: ToolContext;
+}
+
+function toolContext(repo: TestRepo, searchIndexes?: SearchIndexes, name = 'github.com/acme/indexed'): ToolContext {
+  return {
+    repositories: [{ name, dir: repo.dir, bare: false }],
+    user: { id: 1, name: 'owner' },
+    instanceUrl: 'http://127.0.0.1:1',
+    signal: new AbortController().signal,
+    deepSearch: {
+      create: () => Promise.reject(new Error('not used')),
+      get: () => {
+        throw new Error('not used');
+      },
+    },
+    deepSearchWaitMs: 1000,
+    pcre: { available: true },
+    ...(searchIndexes ? { searchIndexes } : {}),
+  };
+}
+
+async function head(repo: TestRepo): Promise<string> {
+  return (await repo.git('rev-parse', 'HEAD')).trim();
+}
+
+/** A repository with every kind of file git grep treats specially. */
+async function createVariedRepo(): Promise<TestRepo> {
+  const repo = await createTestRepo({
+    name: 'indexed',
+    commits: [
+      {
+        message: 'Code, docs and data',
+        files: {
+          'src/app.ts': APP_TS,
+          'src/util.js': UTIL_JS,
+          'lib/retry.py': RETRY_PY,
+          'docs/README.md': '# Indexed\r\nparseConfig reads the settings.\r\nend\r\n',
+          'docs/unicode.md': 'ÉCOLE\nécole\nécOLE\nnaïve café\n',
+          'data/rows.txt': MANY_ROWS,
+          'data/long.txt': LONG_LINES,
+          'data/no-final-newline.txt': 'first needle\nlast needle',
+          'data/empty.txt': '',
+          'vendor/lock.json': '{ "needle": "hidden by the -diff attribute" }\n',
+          '.gitattributes': 'vendor/lock.json -diff\n',
+          'redos.txt': `${'a'.repeat(40)}!\n`,
+        },
+      },
+    ],
+  });
+  await mkdir(path.join(repo.dir, 'assets'));
+  await writeFile(path.join(repo.dir, 'assets', 'logo.png'), Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0x0d]), Buffer.from(' needle parseConfig\n')]));
+  // A NUL only after the first 8000 bytes: git -I still takes the file as text.
+  await writeFile(path.join(repo.dir, 'data', 'late-nul.txt'), Buffer.concat([Buffer.from(`${'x'.repeat(99)}\n`.repeat(81)), Buffer.from([0]), Buffer.from('\nneedle after the NUL\n')]));
+  // "café naïve needle" in Latin-1: not UTF-8.
+  await writeFile(path.join(repo.dir, 'docs', 'latin1.txt'), Buffer.from([0x63, 0x61, 0x66, 0xe9, 0x20, 0x6e, 0x61, 0xef, 0x76, 0x65, 0x20, 0x6e, 0x65, 0x65, 0x64, 0x6c, 0x65, 0x0a]));
+  await symlink('src/app.ts', path.join(repo.dir, 'link-to-app'));
+  await repo.commit({ message: 'Binary, Latin-1 and a link', files: {} });
+  return repo;
+}
+
+async function createWorld(): Promise<World> {
+  const repo = await createVariedRepo();
+  const logs: string[] = [];
+  const indexes = new SearchIndexes({ log: (line) => logs.push(line), scanTimeLimitMs: 500 });
+  const plain = toolContext(repo);
+  const indexed: ToolContext = { ...plain, searchIndexes: indexes };
+  const target: SearchTarget = { repo: plain.repositories[0] as SearchTarget['repo'], commit: await head(repo), revision: 'HEAD' };
+  const index = await readyIndex(indexes, target);
+  return { repo, target, indexes, index, logs, plain, indexed };
+}
+
+function readyIndex(indexes: SearchIndexes, target: SearchTarget): Promise<SearchIndex> {
+  return waitFor(
+    () => Promise.resolve(indexes.lookup(target)),
+    (index) => index !== undefined,
+    { description: `the index of ${target.commit}`, timeoutMs: 15_000 },
+  ) as Promise<SearchIndex>;
+}
+
+/** What the index answers on its own (it must answer: undefined fails the test). */
+async function fromIndex(world: World, options: GrepOptions) {
+  const syntax = options.syntax;
+  const matcher = lineMatcher(options.patterns, syntax, options.caseSensitive, options.wholeWord ?? false);
+  assert.ok(matcher, `the index takes ${JSON.stringify(options.patterns)}`);
+  const result = await world.index.grep(
+    { matcher, pathspecs: options.pathspecs ?? [], linesPerFile: options.linesPerFile ?? 200, maxOutputBytes: options.maxOutputBytes ?? 2 * 1024 * 1024, what: options.what },
+    world.plain.signal,
+  );
+  assert.ok(result, `the index answered ${JSON.stringify(options.patterns)} itself`);
+  return result;
+}
+
+const grep = (patterns: string[], syntax: GrepOptions['syntax'], more: Partial<GrepOptions> = {}): GrepOptions => ({
+  patterns,
+  syntax,
+  caseSensitive: true,
+  what: `The pattern ${JSON.stringify(patterns)}`,
+  ...more,
+});
+
+describe('search index', function () {
+  this.timeout(60_000);
+  let world: World;
+
+  before(async function () {
+    world = await createWorld();
+  });
+  after(async function () {
+    world?.indexes.close();
+    await world?.repo.remove();
+  });
+
+  it('says when it is ready: files, megabytes and seconds', function () {
+    assert.equal(world.logs.length, 1);
+    assert.match(world.logs[0] ?? '', /^search index of github\.com\/acme\/indexed at [0-9a-f]{12} ready: 13 text files, \d+(\.\d)? KB, \d+\.\d s$/);
+  });
+
+  describe('gives exactly what git grep gives', function () {
+    const cases: Array<[string, GrepOptions, (result: Awaited<ReturnType<typeof grepTarget>>) => void]> = [
+      ['a fixed string', grep(['parseConfig'], 'fixed'), (result) => assert.deepEqual([...result.files.keys()], ['docs/README.md', 'src/app.ts'])],
+      ['a fixed string, case-insensitive', grep(['PARSEconfig'], 'fixed', { caseSensitive: false }), (result) => assert.equal(result.counts.get('src/app.ts'), 5)],
+      ['non-ASCII, case folded in ASCII only', grep(['école'], 'fixed', { caseSensitive: false }), (result) => assert.deepEqual(result.files.get('docs/unicode.md')?.map((line) => line.line), [2, 3])],
+      ['whole words', grep(['parseConfig'], 'fixed', { wholeWord: true, linesPerFile: 100 }), (result) => assert.deepEqual(result.files.get('src/app.ts')?.map((line) => line.line), [3, 4, 7, 8, 10])],
+      ['whole words that need a second try on the line', grep(['needle'], 'fixed', { wholeWord: true, caseSensitive: false }), (result) => assert.ok(result.files.has('data/no-final-newline.txt'))],
+      ['a PCRE regular expression', grep(['function\\s+\\w+Sync\\s*\\('], 'perl'), (result) => assert.deepEqual(result.files.get('src/util.js')?.map((line) => line.line), [1, 2, 5])],
+      ['a case-insensitive one', grep(['^export (function|CONST)'], 'perl', { caseSensitive: false }), (result) => assert.equal(result.counts.get('src/app.ts'), 2)],
+      ['a regex that would span lines if it could', grep(['alpha\\s+beta', 'const alpha[^;]*beta'], 'perl'), (result) => assert.deepEqual(result.files.get('src/util.js'), [{ line: 8, text: 'alpha beta' }])],
+      ['$ before a carriage return', grep(['end$', 'settings\\.$'], 'perl'), (result) => assert.equal(result.files.size, 0)],
+      ['anchors and classes', grep(['^[^a-z]+$', '^$', 'x{y', 'a+?b'], 'perl'), (result) => assert.ok(result.files.has('src/app.ts'))],
+      ['a negated class, case-insensitive', grep(['^[^e]+$'], 'perl', { caseSensitive: false }), (result) => assert.ok(!result.files.get('src/app.ts')?.some((line) => /e/i.test(line.text)))],
+      ['POSIX ERE', grep(['^[[:space:]]*(async[[:space:]]+)?def[[:space:]]+retry_with_backoff[[:space:]]*\\(', 'x[\\.]y'], 'extended'), (result) => assert.deepEqual([...result.files.keys()], ['lib/retry.py'])],
+      ...NAVIGATION_LANGUAGES.map((language): [string, GrepOptions, (result: Awaited<ReturnType<typeof grepTarget>>) => void] => [
+        `the ${language.label} definition patterns, with their pathspecs`,
+        grep(language.definitions('parseConfig'), 'extended', { pathspecs: pathspecsOf(language), linesPerFile: 20 }),
+        (result) => assert.deepEqual([...result.files.keys()], language.id === 'typescript' ? ['src/app.ts'] : []),
+      ]),
+      ['two pathspecs', grep(['re'], 'fixed', { pathspecs: ['*.py', '*.md'] }), (result) => assert.deepEqual([...result.files.keys()], ['docs/README.md', 'lib/retry.py'])],
+      ['files that are not text to git', grep(['needle'], 'fixed'), (result) => assert.deepEqual([...result.files.keys()], ['data/late-nul.txt', 'data/no-final-newline.txt', 'docs/latin1.txt'])],
+      ['Latin-1 bytes', grep(['caf.'], 'perl'), (result) => assert.equal(result.files.get('docs/latin1.txt')?.[0]?.text, 'caf\uFFFD na\uFFFDve needle')],
+      ['the lines kept per file', grep(['row'], 'fixed'), (result) => {
+        assert.equal(result.files.get('data/rows.txt')?.length, 200);
+        assert.equal(result.counts.get('data/rows.txt'), 300);
+      }],
+      ['counts only', grep(['e'], 'fixed', { linesPerFile: 0 }), (result) => assert.deepEqual(result.files.get('src/app.ts'), [])],
+      ['the output cap, cut inside a line', grep(['long'], 'fixed', { maxOutputBytes: 2000 }), (result) => {
+        assert.equal(result.truncated, true);
+        assert.equal(result.counts.get('data/long.txt'), 4);
+      }],
+      // The first record ("<commit>:docs/README.md\0" "2\0" and 32 bytes of text) has a 58-byte head and 91 bytes in all.
+      ...[1, 57, 58, 59, 60, 90, 91, 92, 200, 600].map((maxOutputBytes): [string, GrepOptions, (result: Awaited<ReturnType<typeof grepTarget>>) => void] => [
+        `the output cap at ${maxOutputBytes} bytes`,
+        grep(['parseConfig'], 'fixed', { maxOutputBytes }),
+        (result) => assert.equal(result.truncated, true),
+      ]),
+    ];
+    for (const [name, options, check] of cases) {
+      it(name, async function () {
+        const expected = await grepTarget(world.plain, world.target, options);
+        const actual = await fromIndex(world, options);
+        assert.deepEqual(actual, expected);
+        check(actual);
+      });
+    }
+
+    it('through grepTarget, without git: a repository whose objects are gone still answers from the index', async function () {
+      const options = grep(['parseConfig'], 'fixed', { caseSensitive: false });
+      const expected = await grepTarget(world.plain, world.target, options);
+      const copy = await createVariedRepo();
+      try {
+        const indexes = new SearchIndexes({ log: () => undefined });
+        try {
+          const repository = { name: 'github.com/acme/indexed', dir: copy.dir, bare: false };
+          const target: SearchTarget = { repo: repository, commit: await head(copy), revision: 'HEAD' };
+          await readyIndex(indexes, target);
+          await rm(path.join(copy.dir, '.git', 'objects'), { recursive: true, force: true });
+          const context: ToolContext = { ...toolContext(copy, indexes), repositories: [repository] };
+          assert.deepEqual(await grepTarget(context, target, options), expected);
+          await assert.rejects(grepTarget(toolContext(copy), target, options));
+        } finally {
+          indexes.close();
+        }
+      } finally {
+        await copy.remove();
+      }
+    });
+  });
+
+  it('reads each text file exactly as git cat-file does, and leaves other files to git', async function () {
+    const listed = (await world.repo.git('ls-tree', '-r', '--name-only', '-z', 'HEAD')).split('\0').filter(Boolean);
+    const textFiles = ['.gitattributes', 'data/empty.txt', 'data/late-nul.txt', 'data/long.txt', 'data/no-final-newline.txt', 'data/rows.txt', 'docs/README.md', 'docs/latin1.txt', 'docs/unicode.md', 'lib/retry.py', 'redos.txt', 'src/app.ts', 'src/util.js'];
+    for (const file of listed) {
+      const indexed = await world.index.readText(file, 1 << 20, world.plain.signal);
+      if (!textFiles.includes(file)) {
+        assert.equal(indexed, undefined, `${file} is not text to git grep`);
+        continue;
+      }
+      const blob = await readBlobText(world.plain, world.target.repo, `${world.target.commit}:${file}`, undefined, 1 << 20);
+      assert.equal(indexed, blob.text, file);
+      assert.deepEqual(await readTargetText(world.indexed, world.target, file, 1 << 20), blob, file);
+    }
+    assert.equal(await world.index.readText('data/long.txt', 100, world.plain.signal), undefined, 'over the size asked for');
+  });
+
+  it('leaves to git grep what it cannot promise git’s answer for, and what git grep then says', async function () {
+    const lookahead = grep(['parse(?=Config)'], 'perl');
+    assert.equal(lineMatcher(lookahead.patterns, 'perl', true, false), undefined);
+    const result = await grepTarget(world.indexed, world.target, lookahead);
+    assert.deepEqual(result, await grepTarget(world.plain, world.target, lookahead));
+    assert.ok(result.files.has('src/app.ts'));
+    const other = await grepTarget(world.indexed, world.target, grep(['parseConfig'], 'fixed', { pathspecs: ['src/'] }));
+    assert.deepEqual([...other.files.keys()], ['src/app.ts'], 'a directory pathspec goes to git');
+  });
+
+  it('stops a catastrophic regular expression in bounded time, and git grep reports it as before', async function () {
+    const options = grep(['(a+)+$'], 'perl', { what: 'The regular expression /(a+)+$/' });
+    const started = Date.now();
+    const matcher = lineMatcher(options.patterns, 'perl', true, false);
+    assert.ok(matcher);
+    assert.equal(await world.index.grep({ matcher, pathspecs: [], linesPerFile: 200, maxOutputBytes: 1 << 20, what: options.what }, world.plain.signal), undefined);
+    assert.ok(Date.now() - started < 5_000, `the scan stopped after ${Date.now() - started} ms`);
+    assert.match(world.logs.at(-1) ?? '', /took over 500 ms; git grep answers instead/);
+    await assert.rejects(grepTarget(world.indexed, world.target, options), /The regular expression \/\(a\+\)\+\$\/ needs too much backtracking and was stopped: simplify it/);
+    assert.ok(Date.now() - started < 10_000);
+    // The worker survived: the index still answers.
+    assert.deepEqual(await fromIndex(world, grep(['parseConfig'], 'fixed')), await grepTarget(world.plain, world.target, grep(['parseConfig'], 'fixed')));
+  });
+
+  it('is used by no search until it is ready: the first search of a commit runs git grep and starts the build', async function () {
+    const repo = await createTestRepo({ name: 'fresh', commits: [{ message: 'One file', files: { 'a.ts': 'export const answer = 42;\n' } }] });
+    const indexes = new SearchIndexes({ log: () => undefined });
+    try {
+      const repository = { name: 'fresh', dir: repo.dir, bare: false };
+      const target: SearchTarget = { repo: repository, commit: await head(repo), revision: 'HEAD' };
+      assert.equal(indexes.lookup(target), undefined, 'not ready at once');
+      const context = { ...toolContext(repo, indexes), repositories: [repository] };
+      const result = await grepTarget(context, target, grep(['answer'], 'fixed'));
+      assert.deepEqual([...result.files.keys()], ['a.ts']);
+      await readyIndex(indexes, target);
+      const other: SearchTarget = { ...target, revision: 'main' };
+      assert.ok(indexes.lookup(other), 'any name of the indexed commit uses the index');
+    } finally {
+      indexes.close();
+      await repo.remove();
+    }
+  });
+
+  it('follows HEAD: a new commit gets its own index, which replaces the old one', async function () {
+    const repo = await createTestRepo({ name: 'moving', commits: [{ message: 'First', files: { 'a.ts': 'const before = 1;\n' } }] });
+    const logs: string[] = [];
+    const indexes = new SearchIndexes({ log: (line) => logs.push(line) });
+    try {
+      const repository = { name: 'moving', dir: repo.dir, bare: false };
+      const first: SearchTarget = { repo: repository, commit: await head(repo), revision: 'HEAD' };
+      const old = await readyIndex(indexes, first);
+      await repo.commit({ message: 'Second', files: { 'a.ts': 'const after = 2;\n', 'b.ts': 'const after = 3;\n' } });
+      const second: SearchTarget = { repo: repository, commit: await head(repo), revision: 'HEAD' };
+      assert.equal(indexes.lookup(second), undefined);
+      assert.equal(indexes.lookup(first), old, 'the old index serves its commit until the new one is ready');
+      const fresh = await readyIndex(indexes, second);
+      assert.notEqual(fresh, old);
+      assert.equal(old.alive, false, 'the old index is gone');
+      assert.equal(indexes.lookup(first), undefined);
+      assert.equal(logs.filter((line) => line.includes(' ready: ')).length, 2);
+      const context = { ...toolContext(repo, indexes), repositories: [repository] };
+      const result = await grepTarget(context, second, grep(['after'], 'fixed'));
+      assert.deepEqual([...result.counts], [['a.ts', 1], ['b.ts', 1]]);
+      const older: SearchTarget = { ...first, revision: first.commit };
+      assert.equal(indexes.lookup(older), undefined, 'an older revision is not indexed again');
+      assert.deepEqual([...(await grepTarget(context, older, grep(['before'], 'fixed'))).counts], [['a.ts', 1]]);
+    } finally {
+      indexes.close();
+      await repo.remove();
+    }
+  });
+
+  it('builds no index for a tree over its size limit, and says so', async function () {
+    const logs: string[] = [];
+    const indexes = new SearchIndexes({ log: (line) => logs.push(line), maxBytes: 1000 });
+    try {
+      assert.equal(indexes.lookup(world.target), undefined);
+      await waitFor(() => Promise.resolve(logs.length), (count) => count > 0, { description: 'the refusal' });
+      assert.match(logs[0] ?? '', /^no search index for github\.com\/acme\/indexed at [0-9a-f]{12}: its files add up to \d+(\.\d)? KB, over the 1000 bytes limit; its searches use git grep$/);
+      assert.equal(indexes.lookup(world.target), undefined);
+      assert.equal(logs.length, 1, 'it is not tried again');
+    } finally {
+      indexes.close();
+    }
+  });
+
+  it('is built by the engine on the first search, logged, and gives the same answers over MCP', async function () {
+    const logs: string[] = [];
+    const engine = await startTestEngine({ repos: [world.repo.dir], log: (line) => logs.push(line) });
+    const mcp = await McpSession.open(engine.url);
+    try {
+      const calls: Array<[string, Record<string, unknown>]> = [
+        ...['parseConfig', 'PARSECONFIG case:yes', '/function\\s+\\w+Sync/', 'needle', 'lang:python retries', '"alpha beta"'].map((query): [string, Record<string, unknown>] => ['sg_keyword_search', { query }]),
+        ['sg_nls_search', { query: 'parse the config file' }],
+        ['sg_go_to_definition', { repo: engine.engine.repoNames[0], path: 'src/app.ts', symbol: 'parseConfig' }],
+        ['sg_find_references', { repo: engine.engine.repoNames[0], path: 'src/app.ts', symbol: 'parseConfig' }],
+      ];
+      const answers = async (): Promise<unknown[]> => {
+        const all: unknown[] = [];
+        for (const [tool, args] of calls) all.push((await mcp.ok(tool, args)).structured);
+        return all;
+      };
+      const before = await answers();
+      const ready = await waitFor(
+        () => Promise.resolve(logs.find((line) => line.startsWith('search index of'))),
+        (line) => line !== undefined,
+        { description: 'the index to be ready' },
+      );
+      assert.match(ready ?? '', / ready: 13 text files, /);
+      const after = await answers();
+      assert.deepEqual(after, before);
+      assert.equal((after[8] as { fileBlocks: unknown[] }).fileBlocks.length, 1, 'the references are found');
+      const message = await mcp.fails('sg_keyword_search', { query: '/(a+)+$/' });
+      assert.match(message, /needs too much backtracking and was stopped: simplify it/);
+    } finally {
+      await mcp.close();
+      await engine.dispose();
+    }
+  });
+});
