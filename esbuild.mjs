@@ -3,7 +3,7 @@
 // the engine CLI. Type-checking is `npm run typecheck`, a separate step.
 //   node esbuild.mjs [--production] [--watch] [--only extension|network|webview|engineServer|engine]
 import * as esbuild from 'esbuild';
-import { copyFileSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
 const args = process.argv.slice(2);
@@ -128,6 +128,8 @@ const webviewAssets = [
   ['node_modules/@vscode/codicons/dist/codicon.css', 'dist/webview/codicon.css'],
   ['node_modules/@vscode/codicons/dist/codicon.ttf', 'dist/webview/codicon.ttf'],
 ];
+// A full production build starts clean: no source map or bundle of an earlier build is packaged.
+if (production && !only) rmSync('dist', { recursive: true, force: true });
 if (!only || only === 'webview') {
   mkdirSync('dist/webview', { recursive: true });
   for (const [from, to] of webviewAssets) if (existsSync(from)) copyFileSync(from, to);

@@ -11,7 +11,8 @@ export interface Row {
   /** The baseline measured in the same run, or `—` when the goal is absolute. */
   baseline: string;
   goal: string;
-  met: boolean;
+  /** Undefined for a row that informs without a goal of its own. */
+  met?: boolean;
   /** The raw numbers behind the row (written to the JSON only). */
   data?: Record<string, unknown>;
 }
@@ -56,7 +57,7 @@ export function table(rows: readonly Row[]): string {
   const header = ['figure', 'measured', 'baseline (same run)', 'goal', 'met'];
   const lines = [`| ${header.join(' | ')} |`, `|${header.map(() => '---').join('|')}|`];
   for (const row of rows) {
-    const cells = [row.figure, row.measured, row.baseline, row.goal, row.met ? 'yes' : '**no**'];
+    const cells = [row.figure, row.measured, row.baseline, row.goal, row.met === undefined ? '—' : row.met ? 'yes' : '**no**'];
     lines.push(`| ${cells.map((cell) => cell.replace(/\|/g, '\\|')).join(' | ')} |`);
   }
   return lines.join('\n');

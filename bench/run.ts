@@ -52,7 +52,7 @@ async function main(): Promise<number> {
   writeFileSync(path.join(out, `${stamp}.json`), json);
   writeFileSync(path.join(out, 'latest.json'), json);
   console.log(`Results: .bench/results/${stamp}.json`);
-  const missed = rows.filter((row) => !row.met);
+  const missed = rows.filter((row) => row.met === false);
   if (missed.length > 0) console.log(`${missed.length} figure(s) missed the goal.`);
   return missed.length > 0 ? 1 : 0;
 }

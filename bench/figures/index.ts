@@ -1,5 +1,9 @@
 /** Every figure, in the order the table shows them. */
 import type { Figure } from '../report';
+import { answersFigure } from './answers';
+import { engineSearchFigure } from './engineSearch';
 import { hostFigure } from './host';
+import { packageFigure } from './package';
+import { pollingFigure } from './polling';
 
-export const figures: Figure[] = [hostFigure];
+export const figures: Figure[] = [answersFigure, pollingFigure, hostFigure, packageFigure, engineSearchFigure];

@@ -28,6 +28,15 @@ interface ServerScripts {
 
 export const SCREENSHOTS = path.join(__dirname, '..', '..', 'test-results', 'ui');
 
+export interface LaunchOptions {
+  /** The engine's pace between answer steps. */
+  paceMs: number;
+  /** User settings on top of the harness's own (instance URL, no start page…). */
+  settings?: Record<string, unknown>;
+  /** The engine's log lines (one per request), for benchmarks that count requests. */
+  engineLog?: (line: string) => void;
+}
+
 export class VSCodeUi {
   private constructor(
     readonly page: Page,
@@ -35,11 +44,12 @@ export class VSCodeUi {
     readonly repoName: string,
     private readonly browser: Browser,
     private readonly server: VSCodeServer,
-    private readonly engine: RunningEngine,
+    readonly engine: RunningEngine,
+    private readonly changeSettings: (settings: Record<string, unknown>) => Promise<void>,
   ) {}
 
   /** Starts engine, VS Code and Chromium; resolves once the workbench has loaded its extensions. */
-  static async launch(options: { paceMs: number }): Promise<VSCodeUi> {
+  static async launch(options: LaunchOptions): Promise<VSCodeUi> {
     const scripts = (await import(path.join(__dirname, '..', '..', 'scripts', 'vscodeServer.mjs'))) as ServerScripts;
     const runDir = scripts.newRunFolder('ui');
     const workspace = path.join(runDir, 'workspace');
@@ -52,15 +62,18 @@ export class VSCodeUi {
       users: [{ token: HOST_TEST_TOKEN }],
       dataDir: await mkdtemp(path.join(runDir, 'engine-')),
       paceMs: options.paceMs,
+      log: options.engineLog,
     });
     const extensionsDir = path.join(runDir, 'extensions');
     await scripts.installExtensionUnpacked(extensionsDir);
-    await scripts.writeUserSettings(runDir, {
+    const baseSettings = {
       'deepSearch.instanceUrl': engine.url,
       'workbench.startupEditor': 'none',
       'workbench.secondarySideBar.defaultVisibility': 'hidden',
       'workbench.tips.enabled': false,
-    });
+    };
+    const changeSettings = (settings: Record<string, unknown>) => scripts.writeUserSettings(runDir, { ...baseSettings, ...settings });
+    await changeSettings(options.settings ?? {});
     const server = await scripts.startVSCodeServer({
       runDir,
       port: await scripts.freePort(),
@@ -72,7 +85,12 @@ export class VSCodeUi {
     await page.goto(`${server.url}/?folder=${encodeURIComponent(workspace)}`);
     await page.waitForFunction(() => performance.getEntriesByName('code/didLoadExtensions').length > 0, null, { timeout: 90_000 });
     await mkdir(SCREENSHOTS, { recursive: true });
-    return new VSCodeUi(page, workspace, SAMPLE_APP_NAME, browser, server, engine);
+    return new VSCodeUi(page, workspace, SAMPLE_APP_NAME, browser, server, engine, changeSettings);
+  }
+
+  /** Rewrites the user settings (the harness's own plus these); VS Code applies them as it notices. */
+  setSettings(settings: Record<string, unknown>): Promise<void> {
+    return this.changeSettings(settings);
   }
 
   async close(): Promise<void> {

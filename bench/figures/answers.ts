@@ -1,0 +1,114 @@
+/**
+ * How soon an answer shows once the server has it, in the real VS Code against the engine. Each
+ * question is created over HTTP, and the extension opens it after a random wait, so that its polls
+ * fall at a random phase to the moment the engine completes it (answer times are nearly constant).
+ * The engine records the completion (the question's `updated_at`); the webview records when the
+ * answer is in its DOM (a MutationObserver in the panel's frame). The baseline is a fixed 1 s poller:
+ * the same extension with both intervals set to 1000 ms.
+ */
+import type { Frame } from 'playwright-core';
+import { API_PATH, type WireConversation } from '../../src/api/wire';
+import { HOST_TEST_TOKEN } from '../../test/host/fixtures';
+import { VSCodeUi } from '../../test/ui/vscodeUi';
+import { ms, spread, type BenchContext, type Figure, type Row } from '../report';
+import { summarize } from '../stats';
+
+/** Long enough (about 6 s per answer) for VS Code to open the conversation before it completes. */
+const PACE_MS = 1000;
+const FIXED_POLLER = { 'deepSearch.pollInterval.visible': 1000, 'deepSearch.pollInterval.hidden': 1000 };
+
+async function run(context: BenchContext): Promise<Row[]> {
+  const questions = context.quick ? 5 : 20;
+  const ui = await VSCodeUi.launch({ paceMs: PACE_MS });
+  try {
+    const api = async <T>(path: string, init: RequestInit = {}): Promise<T> => {
+      const response = await fetch(`${ui.engine.url}${API_PATH}${path}`, {
+        ...init,
+        headers: { authorization: `token ${HOST_TEST_TOKEN}`, 'content-type': 'application/json', 'x-requested-with': 'deep-search-bench' },
+      });
+      if (!response.ok) throw new Error(`${init.method ?? 'GET'} ${path}: ${response.status} ${await response.text()}`);
+      return (await response.json()) as T;
+    };
+    const measure = async (label: string): Promise<number[]> => {
+      const latencies: number[] = [];
+      for (let index = 0; latencies.length < questions && index < questions * 2; index++) {
+        const text = `${label} ${index}: where is parseConfig defined and what does it check?`;
+        const created = await api<WireConversation>('', { method: 'POST', body: JSON.stringify({ question: text }) });
+        await ui.page.waitForTimeout(Math.random() * 1000);
+        await ui.runCommand('View: Close All Editors');
+        await ui.runCommand('Deep Search: Refresh');
+        await ui.runCommand('Deep Search: Open Conversation');
+        await ui.answerInputBox('Choose a conversation', text);
+        const visibleAt = await answerShownAt(await frameShowing(ui, text));
+        const finished = await api<WireConversation>(`/${created.id}`);
+        const question = finished.questions[0];
+        if (visibleAt === undefined || !question || question.status !== 'completed') {
+          context.log(`${label} ${index}: answered before the panel was watching; not counted`);
+          continue;
+        }
+        latencies.push(visibleAt - Date.parse(question.updated_at));
+      }
+      return latencies;
+    };
+    context.log(`${questions} questions with the shipped polling…`);
+    const adaptive = summarize(await measure('Adaptive'));
+    await ui.setSettings(FIXED_POLLER);
+    await ui.page.waitForTimeout(1500);
+    context.log(`${questions} questions with a fixed 1 s poller…`);
+    const fixed = summarize(await measure('Fixed'));
+    await ui.setSettings({});
+    const pair = (value: number, base: number) => `${ms(value)} vs ${ms(base)}`;
+    return [
+      {
+        figure: 'answer visible after the server completes, p50',
+        measured: spread(adaptive),
+        baseline: `fixed 1 s poller: ${spread(fixed)}`,
+        goal: '≤ 600 ms and ≤ baseline',
+        met: adaptive.median <= 600 && adaptive.median <= fixed.median,
+        data: { adaptive, fixed },
+      },
+      {
+        figure: 'answer visible after the server completes, p95',
+        measured: ms(adaptive.p95),
+        baseline: `fixed 1 s poller: ${ms(fixed.p95)}`,
+        goal: '≤ 1.2 s and ≤ baseline',
+        met: adaptive.p95 <= 1200 && adaptive.p95 <= fixed.p95,
+        data: { compared: pair(adaptive.p95, fixed.p95) },
+      },
+    ];
+  } finally {
+    await ui.close();
+  }
+}
+
+/** The webview frame whose conversation shows `text`. */
+async function frameShowing(ui: VSCodeUi, text: string): Promise<Frame> {
+  for (let attempt = 0; attempt < 200; attempt++) {
+    for (const frame of ui.page.frames()) {
+      if (frame.name() !== 'active-frame' && !frame.url().includes('fake.html')) continue;
+      const shows = await frame.evaluate(`document.body?.innerText.includes(${JSON.stringify(text)}) ?? false`).catch(() => false);
+      if (shows) return frame;
+    }
+    await ui.page.waitForTimeout(50);
+  }
+  throw new Error(`no panel shows "${text}"`);
+}
+
+/**
+ * When the answer entered the frame's DOM (Date.now() in the page), or undefined if it already had.
+ * A string, so that the TypeScript runner's helpers do not leak into the page.
+ */
+function answerShownAt(frame: Frame): Promise<number | undefined> {
+  return frame.evaluate(`new Promise((resolve) => {
+    const shown = () => document.querySelector('.question.is-completed .answer') !== null;
+    if (shown()) return resolve(undefined);
+    const observer = new MutationObserver(() => {
+      if (!shown()) return;
+      observer.disconnect();
+      resolve(Date.now());
+    });
+    observer.observe(document.body, { subtree: true, childList: true, attributes: true });
+  })`);
+}
+
+export const answersFigure: Figure = { id: 'answers', title: 'Answer latency in the real VS Code', run };

@@ -1,0 +1,109 @@
+/**
+ * Requests per minute that one running question costs the server, counted at the engine: the
+ * ConversationStore (the extension's one poller) with the intervals the extension ships, a panel
+ * visible, a panel hidden, and nothing running; the baseline is a fixed 1 s poller. Each scenario
+ * has its own engine, so every request it receives is that scenario's.
+ */
+import { readFileSync } from 'node:fs';
+import { mkdtemp } from 'node:fs/promises';
+import path from 'node:path';
+import { DeepSearchClient } from '../../src/api/client';
+import { ConversationStore, type ConversationStoreOptions } from '../../src/api/conversationStore';
+import { createDispatcher } from '../../src/api/http';
+import type { RunningEngine } from '../../src/engine/options';
+import { startEngine } from '../../src/engine/server';
+import { createSampleAppRepo } from '../../test/support/gitRepos';
+import type { BenchContext, Figure, Row } from '../report';
+
+const TOKEN = 'dse_bench_polling_token';
+/** Slow enough that the question runs for the whole window. */
+const PACE_MS = 60_000;
+
+interface Scenario {
+  name: string;
+  intervals: ConversationStoreOptions;
+  watched: boolean;
+  asks: boolean;
+}
+
+/** The defaults the extension contributes (package.json), so the figure follows what ships. */
+function shippedIntervals(root: string): ConversationStoreOptions {
+  const manifest = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as {
+    contributes: { configuration: { properties: Record<string, { default: number }> } };
+  };
+  const properties = manifest.contributes.configuration.properties;
+  return {
+    watchedIntervalMs: properties['deepSearch.pollInterval.visible']!.default,
+    hiddenIntervalMs: properties['deepSearch.pollInterval.hidden']!.default,
+  };
+}
+
+async function run(context: BenchContext): Promise<Row[]> {
+  const windowMs = context.quick ? 30_000 : 60_000;
+  const shipped = shippedIntervals(context.root);
+  const scenarios: Scenario[] = [
+    { name: 'panel visible', intervals: shipped, watched: true, asks: true },
+    { name: 'panel hidden', intervals: shipped, watched: false, asks: true },
+    { name: 'nothing running', intervals: shipped, watched: false, asks: false },
+    { name: 'fixed 1 s poller', intervals: { watchedIntervalMs: 1000, hiddenIntervalMs: 1000 }, watched: false, asks: true },
+  ];
+  const repo = await createSampleAppRepo();
+  const engines: RunningEngine[] = [];
+  const stores: ConversationStore[] = [];
+  const dispatcher = createDispatcher();
+  try {
+    const counts = await Promise.all(
+      scenarios.map(async (scenario) => {
+        let counting = false;
+        let requests = 0;
+        const engine = await startEngine({
+          repos: [repo.dir],
+          users: [{ token: TOKEN }],
+          dataDir: await mkdtemp(path.join(context.scratch, 'polling-')),
+          paceMs: PACE_MS,
+          faults: {
+            request: () => {
+              if (counting) requests++;
+              return undefined;
+            },
+          },
+        });
+        engines.push(engine);
+        const store = new ConversationStore(scenario.intervals);
+        stores.push(store);
+        store.setClient(new DeepSearchClient({ instanceUrl: engine.url, token: TOKEN, dispatcher }));
+        await store.refreshList();
+        if (scenario.asks) {
+          const conversation = await store.ask('Where is parseConfig defined and what does it check?');
+          store.setWatched(conversation.id, scenario.watched);
+        }
+        counting = true;
+        await new Promise((resolve) => setTimeout(resolve, windowMs));
+        counting = false;
+        return (requests * 60_000) / windowMs;
+      }),
+    );
+    const [visible, hidden, nothing, fixed] = counts as [number, number, number, number];
+    const perMinute = (value: number) => `${value.toFixed(1)}/min`;
+    const basis = `${(windowMs / 1000).toFixed(0)} s window; intervals ${shipped.watchedIntervalMs} ms visible, ${shipped.hiddenIntervalMs} ms hidden`;
+    return [
+      { figure: 'requests for one running question, panel visible', measured: perMinute(visible), baseline: `fixed 1 s poller: ${perMinute(fixed)}`, goal: '— (answers show fast)', data: { basis } },
+      {
+        figure: 'requests for one running question, panel hidden',
+        measured: `${perMinute(hidden)} (${(hidden / fixed).toFixed(2)} of baseline)`,
+        baseline: `fixed 1 s poller: ${perMinute(fixed)}`,
+        goal: '≤ 1/10 of baseline',
+        met: hidden <= fixed / 10,
+        data: { basis, hidden, fixed },
+      },
+      { figure: 'requests with nothing running', measured: perMinute(nothing), baseline: '—', goal: '0', met: nothing === 0, data: { basis } },
+    ];
+  } finally {
+    for (const store of stores) store.dispose();
+    await Promise.all(engines.map((engine) => engine.close()));
+    await dispatcher.close();
+    await repo.remove();
+  }
+}
+
+export const pollingFigure: Figure = { id: 'polling', title: 'Polling cost at the engine', run };
