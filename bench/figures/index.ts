@@ -5,5 +5,6 @@ import { engineSearchFigure } from './engineSearch';
 import { hostFigure } from './host';
 import { packageFigure } from './package';
 import { pollingFigure } from './polling';
+import { renderingFigure } from './rendering';
 
-export const figures: Figure[] = [answersFigure, pollingFigure, hostFigure, packageFigure, engineSearchFigure];
+export const figures: Figure[] = [answersFigure, pollingFigure, hostFigure, packageFigure, renderingFigure, engineSearchFigure];

@@ -9,7 +9,6 @@ import { ConversationHeader } from './conversationHeader';
 import { codicon, element } from './dom';
 import { FollowupBox } from './followupBox';
 import { conversationTitle } from '../format';
-import { AnswerCache } from './markdown';
 import { isLive, QuestionView, type ControlState, type QuestionContext } from './questionView';
 import { strings } from './strings';
 import type { HostBridge } from './vscodeApi';
@@ -27,8 +26,7 @@ export class ConversationPanel {
   private readonly questionList: HTMLElement;
   private readonly footer: HTMLElement;
   private readonly announcer: HTMLElement;
-  private readonly answers = new AnswerCache();
-  private readonly views = new Map<number, QuestionView>();
+  private views = new Map<number, QuestionView>();
   private readonly questions = new Map<number, Question>();
   private readonly questionContext: QuestionContext;
   private box?: FollowupBox;
@@ -40,6 +38,7 @@ export class ConversationPanel {
   private clockOffset = 0;
   private ticker?: number;
   private scrollSaveTimer?: number;
+  private scrollFrame?: number;
   /** Restored draft until the first snapshot shows the box. */
   private savedState?: PanelViewState;
 
@@ -51,7 +50,6 @@ export class ConversationPanel {
   ) {
     this.savedState = savedState;
     this.questionContext = {
-      answers: this.answers,
       hostNow: () => Date.now() + this.clockOffset,
       onCancel: (questionId) => this.host.postMessage({ type: 'cancel', questionId }),
       onAskFollowup: (text) => this.askFollowup(text, 'suggestion'),
@@ -69,19 +67,28 @@ export class ConversationPanel {
     window.addEventListener('scroll', () => this.scheduleScrollSave(), { passive: true });
   }
 
-  /** A full snapshot: (re)builds everything, restoring draft and scroll the first time. */
+  /**
+   * A full snapshot: shows exactly its questions, restoring draft and scroll the first time. Views
+   * of questions already shown are updated in place, so their answers are not rendered again.
+   */
   showSnapshot(conversation: Conversation, canEdit: boolean, now: number): void {
     const firstSnapshot = this.conversationId === undefined;
+    const shown = conversation.id === this.conversationId ? this.views : new Map<number, QuestionView>();
     const keptDraft = this.box?.draft;
     this.clockOffset = now - Date.now();
     this.conversationId = conversation.id;
     this.canEdit = canEdit;
     this.removed = false;
     this.sending = undefined;
-    this.views.clear();
+    this.views = new Map();
     this.questions.clear();
-    this.questionList.replaceChildren();
-    for (const question of sortById(conversation.questions)) this.addQuestion(question);
+    for (const question of sortById(conversation.questions)) {
+      const view = shown.get(question.id);
+      if (view) view.update(question);
+      this.views.set(question.id, view ?? new QuestionView(question, this.questionContext, this.controls()));
+      this.questions.set(question.id, question);
+    }
+    this.questionList.replaceChildren(...Array.from(this.views.values(), (view) => view.element));
 
     this.header.setCanEdit(canEdit);
     this.header.setRemoved(false);
@@ -122,7 +129,7 @@ export class ConversationPanel {
       if (view.update(question) !== 'unchanged' && before !== question.state) this.announceOutcome(question);
     }
     this.refresh();
-    if (followBottom) scrollToBottom();
+    if (followBottom) this.scrollToBottomSoon();
   }
 
   followupSent(text: string): void {
@@ -240,6 +247,19 @@ export class ConversationPanel {
     window.setTimeout(() => {
       this.announcer.textContent = text;
     }, 50);
+  }
+
+  /**
+   * Follows new content in the next frame: reading the page's height right after an answer went in
+   * would force the browser to lay it out inside the message handler, and again for every message
+   * that arrives before the frame; it lays out once per frame anyway.
+   */
+  private scrollToBottomSoon(): void {
+    if (this.scrollFrame !== undefined) return;
+    this.scrollFrame = window.requestAnimationFrame(() => {
+      this.scrollFrame = undefined;
+      scrollToBottom();
+    });
   }
 
   private scheduleScrollSave(): void {

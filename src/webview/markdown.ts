@@ -1,61 +1,40 @@
 /**
- * Answers are Markdown from the server: marked turns them into HTML, DOMPurify removes everything
- * that could run, load or restyle (scripts, handlers, `javascript:`/`data:` links, SVG, MathML,
- * forms, frames, `style`). The output is the only HTML string the panel ever puts in the DOM.
+ * Answers are Markdown from the server. marked parses them; an answer without raw HTML is built
+ * into DOM directly from marked's tokens (`markdownDom.ts`: server text only as text nodes, every
+ * attribute through the sanitiser's rules), and any other answer is rendered to HTML by marked and
+ * sanitised by DOMPurify (`sanitiser.ts`). Either way the panel receives DOM, never HTML to parse.
  */
-import DOMPurify, { type Config } from 'dompurify';
-import { Marked } from 'marked';
+import { Marked, type Token } from 'marked';
+import { markdownFragment, taskMarker } from './markdownDom';
+import { SAFE_URI, sanitisedFragment } from './sanitiser';
 
 const marked = new Marked({ gfm: true, breaks: false, async: false });
 marked.use({
   renderer: {
     // Task-list checkboxes would be <input>s, which the sanitiser drops: show them as text instead.
     checkbox({ checked }) {
-      return checked ? '☑ ' : '☐ ';
+      return taskMarker(checked);
     },
   },
 });
 
-/** http(s), mailto and relative links (instance paths such as `/github.com/org/repo`); nothing else. */
-const SAFE_URI = /^(?:(?:https?|mailto):|[^a-z]|[a-z+.-]+(?:[^a-z+.:-]|$))/i;
+/** Markdown → sanitised DOM. Never throws: unreadable Markdown is shown as its text. */
+export function renderMarkdown(markdown: string): DocumentFragment {
+  const tokens = lex(markdown);
+  if (!tokens) return preformatted(markdown);
+  // NUL is the one character an HTML parser drops from text, so only the sanitiser's path shows
+  // such an answer exactly as before.
+  const built = markdown.includes('\0') ? undefined : markdownFragment(tokens);
+  return built ?? sanitised(tokens, markdown);
+}
 
-const PURIFY_CONFIG: Config = {
-  USE_PROFILES: { html: true },
-  FORBID_TAGS: [
-    'style', 'link', 'meta', 'base', 'form', 'input', 'button', 'textarea', 'select', 'option', 'iframe',
-    'frame', 'frameset', 'object', 'embed', 'template', 'dialog', 'audio', 'video', 'source', 'track',
-    'picture', 'map', 'area',
-  ],
-  FORBID_ATTR: ['style', 'srcset', 'action', 'formaction', 'target', 'ping', 'background', 'usemap'],
-  ALLOWED_URI_REGEXP: SAFE_URI,
-  ALLOW_DATA_ATTR: false,
-  SANITIZE_NAMED_PROPS: true,
-};
-
-// Server classes could imitate the panel's own UI; keep only a code block's `language-…` class.
-DOMPurify.addHook('uponSanitizeAttribute', (node, data) => {
-  if (data.attrName === 'class') {
-    data.keepAttr = node.nodeName === 'CODE' && /^language-[\w+#.-]{1,40}$/.test(data.attrValue);
-  }
-});
-
-// Images show only as inline raster data (what the CSP allows): a remote image would tell its host
-// that the answer was read, and its URL could carry quoted code away. Without a src, the browser
-// shows the alt text.
-const SAFE_IMAGE_SRC = /^data:image\/(?:png|gif|jpeg|webp);/i;
-DOMPurify.addHook('afterSanitizeAttributes', (node) => {
-  if (node.nodeName === 'IMG' && !SAFE_IMAGE_SRC.test(node.getAttribute('src') ?? '')) node.removeAttribute('src');
-});
-
-/** Markdown → sanitised HTML. Never throws: unreadable Markdown is shown as escaped text. */
-export function renderMarkdown(markdown: string): string {
-  let html: string;
-  try {
-    html = marked.parse(markdown, { async: false });
-  } catch {
-    html = `<pre>${escapeHtml(markdown)}</pre>`;
-  }
-  return DOMPurify.sanitize(html, PURIFY_CONFIG);
+/**
+ * Always marked's HTML through the sanitiser, the way every answer used to be rendered: what
+ * `renderMarkdown` must equal (the webview tests compare the two).
+ */
+export function renderMarkdownSanitised(markdown: string): DocumentFragment {
+  const tokens = lex(markdown);
+  return tokens ? sanitised(tokens, markdown) : preformatted(markdown);
 }
 
 /** True for an href the panel may show as a link (the host still validates what it opens). */
@@ -65,23 +44,28 @@ export function isSafeHref(href: string): boolean {
   return trimmed.length > 0 && SAFE_URI.test(trimmed);
 }
 
-/** Rendered answers by question id; a question's HTML is rebuilt only when its answer text changes. */
-export class AnswerCache {
-  private readonly entries = new Map<number, { markdown: string; html: string }>();
-
-  html(questionId: number, markdown: string): string {
-    const cached = this.entries.get(questionId);
-    if (cached && cached.markdown === markdown) return cached.html;
-    const html = renderMarkdown(markdown);
-    this.entries.set(questionId, { markdown, html });
-    return html;
-  }
-
-  forget(questionId: number): void {
-    this.entries.delete(questionId);
+function lex(markdown: string): Token[] | undefined {
+  try {
+    return marked.lexer(markdown);
+  } catch {
+    return undefined;
   }
 }
 
-function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
+function sanitised(tokens: Token[], markdown: string): DocumentFragment {
+  let html: string;
+  try {
+    html = marked.parser(tokens);
+  } catch {
+    return preformatted(markdown);
+  }
+  return sanitisedFragment(html);
+}
+
+function preformatted(markdown: string): DocumentFragment {
+  const fragment = document.createDocumentFragment();
+  const pre = document.createElement('pre');
+  pre.textContent = markdown;
+  fragment.append(pre);
+  return fragment;
 }

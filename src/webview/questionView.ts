@@ -7,11 +7,11 @@
 import type { Question, Source, Turn } from '../api/model';
 import { button, codicon, element, hasFocusWithin, hiddenLabel } from './dom';
 import { elapsedSince, formatDuration, statsParts } from '../format';
-import { isSafeHref, type AnswerCache } from './markdown';
+import { isSafeHref, renderMarkdown } from './markdown';
 import { strings } from './strings';
+import { ANSWER_RENDERED } from './timings';
 
 export interface QuestionContext {
-  readonly answers: AnswerCache;
   /** The host's clock now, estimated from the last `now` it sent. */
   hostNow(): number;
   onCancel(questionId: number): void;
@@ -53,6 +53,12 @@ export class QuestionView {
   private turnList?: HTMLOListElement;
   private renderedTurns: Turn[] = [];
   private followupButtons: HTMLButtonElement[] = [];
+  /**
+   * The answer as rendered, kept while the question stays completed: rebuilding the question for
+   * any other change (title, stats, follow-ups) moves this very element instead of rendering the
+   * Markdown again.
+   */
+  private renderedAnswer?: { markdown: string; element: HTMLElement };
   private controls: ControlState;
 
   constructor(question: Question, private readonly context: QuestionContext, controls: ControlState) {
@@ -107,7 +113,6 @@ export class QuestionView {
       this.tick();
       return 'turnsAppended';
     }
-    if (next.answer !== previous.answer) this.context.answers.forget(previous.id);
     const hadFocus = hasFocusWithin(this.statusElement) || hasFocusWithin(this.bodyElement);
     this.build();
     if (hadFocus) this.element.focus();
@@ -133,6 +138,7 @@ export class QuestionView {
     this.turnList = undefined;
     this.renderedTurns = [];
     this.followupButtons = [];
+    if (this.question.state !== 'completed') this.renderedAnswer = undefined;
     this.buildStatus();
     this.bodyElement.replaceChildren();
     switch (this.question.state) {
@@ -214,21 +220,33 @@ export class QuestionView {
   private buildCompleted(): void {
     const question = this.question;
     const answer = element('section', 'answer');
+    this.bodyElement.append(answer);
     if (question.title?.trim()) answer.append(element('h3', 'answer-title', question.title));
     if (question.answer?.trim()) {
-      const markdown = element('div', 'markdown');
-      // The only HTML from the server that reaches the DOM, and only after DOMPurify (markdown.ts).
-      markdown.innerHTML = this.context.answers.html(question.id, question.answer);
-      decorateCodeBlocks(markdown, this.context.onCopy);
-      answer.append(markdown);
+      this.showAnswer(answer, question.answer);
     } else {
       answer.append(element('p', 'empty-answer', strings.noAnswer));
     }
-    this.bodyElement.append(answer);
     this.appendFinishedTurns();
     if (question.sources.length > 0) this.bodyElement.append(sourceList(question.sources));
     this.appendStats();
     if (question.suggestedFollowups.length > 0) this.bodyElement.append(this.followupList());
+  }
+
+  /** Puts the answer in `section` (already in the question), rendering it only if it is new. */
+  private showAnswer(section: HTMLElement, markdown: string): void {
+    if (this.renderedAnswer?.markdown === markdown) {
+      section.append(this.renderedAnswer.element);
+      return;
+    }
+    const started = performance.now();
+    const container = element('div', 'markdown');
+    // The only markup from the server that reaches the DOM, and only sanitised (markdown.ts).
+    container.append(renderMarkdown(markdown));
+    decorateCodeBlocks(container, this.context.onCopy);
+    section.append(container);
+    this.renderedAnswer = { markdown, element: container };
+    performance.measure(ANSWER_RENDERED, { start: started, detail: { questionId: this.question.id, length: markdown.length } });
   }
 
   private buildFailed(): void {

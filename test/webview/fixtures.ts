@@ -143,3 +143,29 @@ export function questionsUpdate(
   void _all;
   return { type: 'questions', summary, questions, now };
 }
+
+/**
+ * Hostile Markdown with no raw HTML in it, so the panel builds its DOM itself instead of handing
+ * marked's HTML to the sanitiser: every trick is in links, images, code, entities and escapes.
+ * Each one that runs pushes its name to `window.__hostile`.
+ */
+export const HOSTILE_MARKDOWN = [
+  '[md js](javascript:window.__hostile.push("md-js")) [cased](JaVaScRiPt:window.__hostile.push("cased"))',
+  "[entity js](java&#x73;cript:window.__hostile.push('entity')) [control](&#1;javascript:window.__hostile.push('control'))",
+  "<javascript:window.__hostile.push('autolink')> [data](data:text/html;base64,PHNjcmlwdD5hbGVydCgxKTwvc2NyaXB0Pg==)",
+  '[safe title](https://example.com/ok "\\" onmouseover=\\"window.__hostile.push(\'title\')")',
+  '![remote](https://evil.example/pixel.png) ![svg](data:image/svg+xml;base64,PHN2ZyBvbmxvYWQ9YWxlcnQoMSk+)',
+  "![quote](x\"onerror=\"window.__hostile.push('img')) ![inline png](data:image/png;base64,iVBORw0KGgo=)",
+  '',
+  '&lt;img src=x onerror="window.__hostile.push(\'entity-text\')"&gt; \\<script>window.__hostile.push("escaped")\\</script>',
+  '',
+  "`</code><img src=x onerror=window.__hostile.push('codespan')>`",
+  '',
+  "```x\"onmouseover=\"window.__hostile.push('lang')",
+  '</code></pre><img src=x onerror=window.__hostile.push("fence")>',
+  '```',
+  '',
+  '| cell |',
+  '| --- |',
+  "| &lt;script&gt;window.__hostile.push('cell')&lt;/script&gt; |",
+].join('\n');

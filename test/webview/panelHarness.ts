@@ -4,10 +4,11 @@
  * VS Code extension host that records what the page posts and keeps its `setState` state.
  */
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
+import { buildSync } from 'esbuild';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import type { HostMessage, PanelViewState, WebviewMessage } from '../../src/protocol';
 import { createNonce, panelHtml } from '../../src/vscode/panelHtml';
@@ -35,10 +36,30 @@ export function buildWebviewBundle(): void {
   built = true;
 }
 
-export async function launchChromium(): Promise<Browser> {
+/**
+ * Builds a page-side probe (`entry`, TypeScript) into a script of its own for `probeScript`: test
+ * and benchmark code reaches the page this way, never through the shipped bundle.
+ */
+export function buildProbeBundle(entry: string, outfile: string): string {
+  mkdirSync(path.dirname(outfile), { recursive: true });
+  buildSync({
+    entryPoints: [entry],
+    outfile,
+    bundle: true,
+    platform: 'browser',
+    format: 'iife',
+    target: 'chrome120',
+    logLevel: 'warning',
+  });
+  return outfile;
+}
+
+/** `extraArgs`: more Chromium switches, e.g. the benchmark's `--js-flags=--expose-gc`. */
+export async function launchChromium(extraArgs: readonly string[] = []): Promise<Browser> {
   return chromium.launch({
     executablePath: CHROMIUM,
     args: [
+      ...extraArgs,
       '--headless',
       '--no-sandbox',
       '--disable-gpu',
@@ -74,8 +95,16 @@ const STATIC_FILES: Record<string, { file: string; type: string }> = {
   '/codicons/codicon.ttf': { file: 'node_modules/@vscode/codicons/dist/codicon.ttf', type: 'font/ttf' },
 };
 
+export interface PanelServerOptions {
+  /**
+   * A script file every page loads, with the page's nonce, just before the panel's own bundle: a
+   * test's or the benchmark's probe (see `buildProbeBundle`), which the shipped bundle must not carry.
+   */
+  probeScript?: string;
+}
+
 /** Serves the panel page the way a webview does: every resource from one origin, the cspSource. */
-export async function startPanelServer(): Promise<PanelServer> {
+export async function startPanelServer(options: PanelServerOptions = {}): Promise<PanelServer> {
   const requests: string[] = [];
   let origin = '';
   const server: Server = createServer((request, response) => {
@@ -84,14 +113,20 @@ export async function startPanelServer(): Promise<PanelServer> {
     if (url.pathname === '/panel.html') {
       const theme = (url.searchParams.get('theme') ?? 'dark') as Theme;
       const bundle = url.searchParams.get('l10n');
+      const nonce = createNonce();
       let html = panelHtml({
         cspSource: origin,
-        nonce: createNonce(),
+        nonce,
         scriptUri: `${origin}/dist/webview.js`,
         styleUris: [`${origin}/codicons/codicon.css`, `${origin}/theme/${theme}.css`, `${origin}/media/panel.css`],
         title: 'Deep Search',
         l10nBundle: bundle === null ? undefined : (JSON.parse(bundle) as Record<string, string>),
       });
+      if (options.probeScript) {
+        const bundleTag = `<script nonce="${nonce}" src="${origin}/dist/webview.js">`;
+        if (!html.includes(bundleTag)) throw new Error('panelHtml changed: cannot place the probe script');
+        html = html.replace(bundleTag, `<script nonce="${nonce}" src="${origin}/probe.js"></script>\n    ${bundleTag}`);
+      }
       if (url.searchParams.has('inject')) {
         html = html.replace('</body>', '<script>window.__inlineScriptRan = true;</script>\n</body>');
       }
@@ -103,6 +138,11 @@ export async function startPanelServer(): Promise<PanelServer> {
     if (themeMatch && themeMatch[1]! in THEMES) {
       response.writeHead(200, { 'content-type': 'text/css' });
       response.end(themeStylesheet(themeMatch[1] as Theme));
+      return;
+    }
+    if (url.pathname === '/probe.js' && options.probeScript) {
+      response.writeHead(200, { 'content-type': 'text/javascript', 'cache-control': 'no-store' });
+      response.end(readFileSync(options.probeScript));
       return;
     }
     const file = STATIC_FILES[url.pathname];
@@ -409,16 +449,22 @@ export interface PanelEnvironment {
   open(options?: OpenOptions): Promise<PanelPage>;
 }
 
-/** Mocha hooks for a test file: build once, one Chromium and one server per file, pages per test. */
-export function usePanelEnvironment(): PanelEnvironment {
+/**
+ * Mocha hooks for a test file: build once, one Chromium and one server per file, pages per test.
+ * `probeEntry`: a page-side script (TypeScript) every page of this file loads before the panel.
+ */
+export function usePanelEnvironment(options: { probeEntry?: string } = {}): PanelEnvironment {
   let browser: Browser | undefined;
   let server: PanelServer | undefined;
   const opened: PanelPage[] = [];
   before(async function () {
     this.timeout(120_000);
     buildWebviewBundle();
+    const probeScript = options.probeEntry
+      ? buildProbeBundle(options.probeEntry, path.join(REPO_ROOT, 'test-results', 'probes', `${path.basename(options.probeEntry, '.ts')}.js`))
+      : undefined;
     browser = await launchChromium();
-    server = await startPanelServer();
+    server = await startPanelServer({ probeScript });
   });
   afterEach(async () => {
     for (const panel of opened.splice(0)) await panel.close();

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
-import { completedQuestion, conversation, failedQuestion, processingQuestion, snapshot, turn } from './fixtures';
+import { completedQuestion, conversation, failedQuestion, HOSTILE_MARKDOWN, processingQuestion, snapshot, turn } from './fixtures';
 import { usePanelEnvironment } from './panelHarness';
 
 /** Every trick a hostile answer could try; each one that runs pushes its name to `window.__hostile`. */
@@ -96,6 +96,58 @@ describe('conversation panel: security', function () {
     // DOMPurify parses in an inert document that shares the page's CSP, so Chromium reports the
     // hostile inline handlers and styles it met there: all blocked, none from the rendered DOM.
     for (const violation of await panel.cspViolations()) assert.equal(violation.blockedURI, 'inline');
+  });
+
+  it('keeps a hostile answer without raw HTML harmless: unsafe links and images dropped, markup shown as text', async () => {
+    const panel = await env.open();
+    const page = panel.page;
+    const requested: string[] = [];
+    page.on('request', (request) => requested.push(request.url()));
+    await page.evaluate(() => {
+      window.__hostile = [];
+    });
+    await panel.send(snapshot(conversation([completedQuestion(1, { answer: HOSTILE_MARKDOWN })])));
+    await settle(page);
+    // Activate and hover everything a handler could hide behind.
+    for (const link of await page.locator('.answer .markdown a').all()) await link.click();
+    for (const node of await page.locator('.answer .markdown a, .answer .markdown img, .answer .markdown code').all()) await node.hover();
+    await settle(page);
+
+    assert.deepEqual(await page.evaluate(() => window.__hostile), [], 'no hostile script ran');
+    const markdown = page.locator('.answer .markdown');
+    assert.equal(await markdown.locator('script, iframe, object, embed, svg, style').count(), 0);
+    const findings = await page.evaluate(() => {
+      const all = Array.from(document.querySelectorAll('.answer .markdown *'));
+      return {
+        attributes: Array.from(new Set(all.flatMap((node) => node.getAttributeNames()))).sort(),
+        hrefs: all.filter((node) => node.hasAttribute('href')).map((node) => node.getAttribute('href')),
+        sources: all.filter((node) => node.hasAttribute('src')).map((node) => node.getAttribute('src')),
+        classes: Array.from(new Set(all.map((node) => node.getAttribute('class')).filter((value) => value !== null))).sort(),
+      };
+    });
+    assert.deepEqual(findings.attributes, ['alt', 'aria-hidden', 'aria-label', 'class', 'href', 'src', 'title', 'type']);
+    assert.deepEqual(findings.hrefs, ['https://example.com/ok']);
+    assert.deepEqual(findings.sources, ['data:image/png;base64,iVBORw0KGgo=']);
+    // The panel's own code-block header; nothing from the answer (its language is refused).
+    assert.deepEqual(findings.classes, ['code-block', 'code-header', 'code-language', 'codicon codicon-copy', 'icon-button copy-code']);
+    assert.equal(await markdown.locator('a[title]').getAttribute('title'), '" onmouseover="window.__hostile.push(\'title\')');
+    const text = (await markdown.textContent())!;
+    for (const shown of [
+      '<img src=x onerror="window.__hostile.push(\'entity-text\')">',
+      '<script>window.__hostile.push("escaped")</script>',
+      "</code><img src=x onerror=window.__hostile.push('codespan')>",
+      '</code></pre><img src=x onerror=window.__hostile.push("fence")>',
+      "<script>window.__hostile.push('cell')</script>",
+    ]) {
+      assert.ok(text.includes(shown), `shown as text: ${shown}`);
+    }
+    assert.deepEqual(requested.filter((url) => url.includes('evil.example')), [], 'nothing hostile was fetched');
+    assert.deepEqual(await panel.cspViolations(), [], 'nothing even tried to run');
+    assert.deepEqual(
+      (await panel.postedOfType('openLink')).map((message) => message.href),
+      ['https://example.com/ok'],
+      'only the safe link reaches the host',
+    );
   });
 
   it('shows hostile titles, questions, turns, errors and source labels as plain text', async () => {

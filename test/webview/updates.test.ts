@@ -29,6 +29,10 @@ async function surviving(page: Page, marks: Record<string, string>): Promise<Rec
   );
 }
 
+async function nextFrame(page: Page): Promise<void> {
+  await page.evaluate(() => new Promise<void>((resolve) => requestAnimationFrame(() => requestAnimationFrame(() => resolve()))));
+}
+
 function longAnswer(id: number): Question {
   const paragraphs = Array.from({ length: 30 }, (_, index) => `Paragraph ${index + 1} of a long answer.`).join('\n\n');
   return completedQuestion(id, { answer: paragraphs });
@@ -130,6 +134,8 @@ describe('conversation panel: incremental updates and view state', function () {
     const more = processingQuestion(2);
     more.turns = [...more.turns, ...Array.from({ length: 6 }, (_, index) => turn(`Extra step ${index}.`, 30 + index))];
     await panel.send(questionsUpdate(value, [more]));
+    // The panel follows in the next frame, once the browser lays the new content out anyway.
+    await nextFrame(panel.page);
     const gap = await panel.page.evaluate(() => {
       const page = document.scrollingElement!;
       return page.scrollHeight - page.scrollTop - page.clientHeight;
@@ -146,6 +152,7 @@ describe('conversation panel: incremental updates and view state', function () {
     const more = processingQuestion(2);
     more.turns = [...more.turns, turn('Another step.', 40)];
     await panel.send(questionsUpdate(value, [more]));
+    await nextFrame(panel.page);
     assert.equal(await panel.page.evaluate(() => document.scrollingElement!.scrollTop), 200);
   });
 
@@ -184,6 +191,61 @@ describe('conversation panel: incremental updates and view state', function () {
     await panel.send(questionsUpdate(value, [completedQuestion(1, { updatedAt: '2025-06-01T12:05:00.000Z' })]));
     assert.equal(await panel.page.locator('[data-question-id="1"] .markdown').innerHTML(), before);
     await panel.send(questionsUpdate(value, [completedQuestion(1, { answer: 'A **new** answer.' })]));
-    assert.equal(await panel.page.locator('[data-question-id="1"] .markdown').innerHTML(), '<p>A <strong>new</strong> answer.</p>\n');
+    assert.equal(await panel.page.locator('[data-question-id="1"] .markdown').innerHTML(), '<p>A <strong>new</strong> answer.</p>');
+  });
+
+  it('poll updates leave finished answers’ nodes alone, yet show a new title, turn and finished question', async () => {
+    const panel = await env.open();
+    const finished = [1, 2, 3].map((id) => completedQuestion(id, { answer: `Answer ${id} with \`code\`.\n\n\`\`\`ts\nconst x = ${id};\n\`\`\`` }));
+    const value = conversation([...finished, processingQuestion(4)]);
+    await panel.send(snapshot(value));
+    const answers = {
+      answer1: '.question[data-question-id="1"] .markdown',
+      answer2: '.question[data-question-id="2"] .markdown',
+      answer3: '.question[data-question-id="3"] .markdown',
+      code2: '.question[data-question-id="2"] .markdown .code-block',
+    };
+    await mark(panel.page, answers);
+
+    // One poll: a reasoning turn for the running question, and a new title for a finished one.
+    const running = processingQuestion(4);
+    running.turns = [...running.turns, turn('Reading the scheduler.', 30)];
+    await panel.send(questionsUpdate(value, [completedQuestion(2, { answer: finished[1]!.answer, title: 'Renamed answer' }), running]));
+    assert.deepEqual(await surviving(panel.page, answers), { answer1: true, answer2: true, answer3: true, code2: true });
+    assert.equal(await panel.page.locator('[data-question-id="2"] .answer-title').textContent(), 'Renamed answer');
+    assert.equal(await panel.page.locator('[data-question-id="4"] .turn').count(), 3);
+
+    // The next: the running question finishes.
+    await panel.send(questionsUpdate(value, [completedQuestion(4, { answer: 'The **fourth** answer.' })]));
+    assert.deepEqual(await surviving(panel.page, answers), { answer1: true, answer2: true, answer3: true, code2: true });
+    assert.equal(await panel.page.locator('[data-question-id="4"] .markdown').innerHTML(), '<p>The <strong>fourth</strong> answer.</p>');
+    assert.equal(await panel.page.locator('[data-question-id="4"] .cancel-button').count(), 0);
+
+    // A copy button of an answer that stayed keeps working.
+    await panel.page.locator('[data-question-id="2"] .copy-code').click();
+    assert.deepEqual(await panel.postedOfType('copyText'), [{ type: 'copyText', text: 'const x = 2;\n' }]);
+    assert.deepEqual(panel.pageErrors, []);
+  });
+
+  it('a new snapshot of the same conversation keeps unchanged questions’ nodes and shows what changed', async () => {
+    const panel = await env.open();
+    const value = conversation([completedQuestion(1), completedQuestion(2), processingQuestion(3)]);
+    await panel.send(snapshot(value));
+    await mark(panel.page, { first: MARKS.first, firstAnswer: MARKS.firstAnswer, secondAnswer: '.question[data-question-id="2"] .markdown' });
+
+    // As after a change of edit rights: the whole conversation again, read-only now, one question
+    // gone, one finished, one with another answer.
+    const next = conversation([completedQuestion(1), completedQuestion(3, { answer: 'Third, finished.' })], { isOwner: false });
+    await panel.send(snapshot(next, { canEdit: false }));
+    assert.deepEqual(await surviving(panel.page, { first: MARKS.first, firstAnswer: MARKS.firstAnswer }), { first: true, firstAnswer: true });
+    assert.deepEqual(await panel.page.locator('.question').evaluateAll((nodes) => nodes.map((node) => node.getAttribute('data-question-id'))), ['1', '3']);
+    assert.equal(await panel.page.locator('[data-question-id="3"] .markdown').innerHTML(), '<p>Third, finished.</p>');
+    assert.ok(await panel.page.locator('.readonly-note').isVisible());
+    assert.equal(await panel.page.locator('.followup-suggestion:visible').count(), 0, 'suggestions hidden in a read-only view');
+
+    // Another conversation's snapshot replaces everything.
+    await panel.send(snapshot(conversation([completedQuestion(1)], { id: 999 })));
+    assert.deepEqual(await surviving(panel.page, { first: MARKS.first, firstAnswer: MARKS.firstAnswer }), { first: false, firstAnswer: false });
+    assert.equal(await panel.page.locator('.question').count(), 1);
   });
 });
