@@ -30,6 +30,11 @@ export interface Figure {
   /** Short name used by `--only`. */
   id: string;
   title: string;
+  /**
+   * Counts rather than times (so other figures' load cannot change it): runs alongside the
+   * others instead of adding its own minute to the run.
+   */
+  alongside?: boolean;
   run(context: BenchContext): Promise<Row[]>;
 }
 

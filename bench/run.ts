@@ -7,7 +7,7 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import path from 'node:path';
 import { figures } from './figures';
-import { table, type BenchContext, type Row } from './report';
+import { table, type BenchContext, type Figure, type Row } from './report';
 
 async function main(): Promise<number> {
   const args = process.argv.slice(2);
@@ -26,8 +26,7 @@ async function main(): Promise<number> {
   const context: BenchContext = { quick, root, scratch, log: (line) => console.error(`  ${line}`) };
 
   const started = Date.now();
-  const results: { id: string; title: string; seconds: number; rows: Row[] }[] = [];
-  for (const figure of figures.filter((candidate) => !only || only.includes(candidate.id))) {
+  const measure = async (figure: Figure) => {
     console.error(`${figure.title}…`);
     const figureStarted = Date.now();
     let rows: Row[];
@@ -38,8 +37,14 @@ async function main(): Promise<number> {
       console.error(message);
       rows = [{ figure: figure.title, measured: `failed: ${message.split('\n')[0]}`, baseline: '—', goal: '—', met: false }];
     }
-    results.push({ id: figure.id, title: figure.title, seconds: (Date.now() - figureStarted) / 1000, rows });
-  }
+    return { id: figure.id, title: figure.title, seconds: (Date.now() - figureStarted) / 1000, rows };
+  };
+  const selected = figures.filter((candidate) => !only || only.includes(candidate.id));
+  const alongside = selected.filter((figure) => figure.alongside).map(measure);
+  const results: Awaited<ReturnType<typeof measure>>[] = [];
+  for (const figure of selected.filter((candidate) => !candidate.alongside)) results.push(await measure(figure));
+  results.push(...(await Promise.all(alongside)));
+  results.sort((a, b) => selected.findIndex((figure) => figure.id === a.id) - selected.findIndex((figure) => figure.id === b.id));
   const rows = results.flatMap((result) => result.rows);
   const seconds = (Date.now() - started) / 1000;
   console.log(`\n${table(rows)}\n`);

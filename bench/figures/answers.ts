@@ -18,7 +18,7 @@ const PACE_MS = 1000;
 const FIXED_POLLER = { 'deepSearch.pollInterval.visible': 1000, 'deepSearch.pollInterval.hidden': 1000 };
 
 async function run(context: BenchContext): Promise<Row[]> {
-  const questions = context.quick ? 5 : 20;
+  const questions = context.quick ? 3 : 20;
   const ui = await VSCodeUi.launch({ paceMs: PACE_MS });
   try {
     const api = async <T>(path: string, init: RequestInit = {}): Promise<T> => {

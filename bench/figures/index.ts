@@ -1,10 +1,11 @@
 /** Every figure, in the order the table shows them. */
 import type { Figure } from '../report';
 import { answersFigure } from './answers';
+import { engineApiFigure } from './engineApi';
 import { engineSearchFigure } from './engineSearch';
 import { hostFigure } from './host';
 import { packageFigure } from './package';
 import { pollingFigure } from './polling';
 import { renderingFigure } from './rendering';
 
-export const figures: Figure[] = [answersFigure, pollingFigure, hostFigure, packageFigure, renderingFigure, engineSearchFigure];
+export const figures: Figure[] = [answersFigure, pollingFigure, hostFigure, packageFigure, renderingFigure, engineSearchFigure, engineApiFigure];

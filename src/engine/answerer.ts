@@ -1,6 +1,9 @@
 /**
  * Answers a question from the served repositories: finds the terms, greps every repository at HEAD,
  * reads the best files and writes an answer, reporting each step as a turn. Cancellable throughout.
+ * Starting a git process blocks the event loop that also serves HTTP, so every answer takes its
+ * turn to start one (`spawnTurns.ts`), answers waiting together share one HEAD resolution
+ * (`headCommits.ts`), and the files quoted from a repository are read with one process (`fileBatch.ts`).
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { WireSource, WireStats } from '../api/wire';
@@ -15,10 +18,13 @@ import {
   type FileMatch,
   type GitCallOptions,
 } from './codeSearch';
+import { readTextFiles } from './fileBatch';
 import { GitError } from './git';
+import { HeadCommits } from './headCommits';
 import { zeroStats } from './records';
 import type { ServedRepository } from './repos';
 import { extractSearchTerms } from './searchTerms';
+import { SpawnTurns } from './spawnTurns';
 
 export interface AnswerRequest {
   question: string;
@@ -45,16 +51,25 @@ export interface AnswererOptions {
   gitTimeoutMs?: number;
 }
 
+const GIT_TIMEOUT_MS = 20_000;
 const FILES_QUOTED = 3;
 const FILES_LISTED = 7;
 const CHARS_PER_TOKEN = 4;
 
 export class Answerer {
-  constructor(private readonly options: AnswererOptions) {}
+  /** Shared by every answer in progress: their git processes start one per event-loop turn. */
+  private readonly spawnTurns = new SpawnTurns();
+  private readonly heads: HeadCommits;
+
+  constructor(private readonly options: AnswererOptions) {
+    // A shared resolution is not cancelled with one of its askers: it is short and bounded by the timeout.
+    const git = { signal: new AbortController().signal, timeoutMs: options.gitTimeoutMs ?? GIT_TIMEOUT_MS };
+    this.heads = new HeadCommits(this.spawnTurns, (repo) => resolveHead(repo, git));
+  }
 
   async answer(request: AnswerRequest): Promise<Answer> {
     const started = Date.now();
-    const run = new AnswerRun(this.options, request);
+    const run = new AnswerRun(this.options, request, this.spawnTurns, this.heads);
     const findings = await run.investigate();
     await run.step('Writing the answer');
     const answer = writeAnswer(findings);
@@ -88,8 +103,10 @@ class AnswerRun {
   constructor(
     private readonly options: AnswererOptions,
     private readonly request: AnswerRequest,
+    private readonly spawnTurns: SpawnTurns,
+    private readonly heads: HeadCommits,
   ) {
-    this.git = { signal: request.signal, timeoutMs: options.gitTimeoutMs ?? 20_000 };
+    this.git = { signal: request.signal, timeoutMs: options.gitTimeoutMs ?? GIT_TIMEOUT_MS };
   }
 
   /** Pauses for the configured pace, then records a turn; throws once the question is cancelled. */
@@ -131,8 +148,9 @@ class AnswerRun {
     const toRead = ranked.slice(0, FILES_QUOTED);
     const best = toRead.length === ranked.length ? (toRead.length === 1 ? 'it' : 'them') : `the top ${toRead.length}`;
     await this.step(`Found matches in ${plural(ranked.length, 'file')}; reading ${best}`);
+    const texts = await this.readFiles(toRead);
     for (const match of toRead) {
-      const excerpt = await this.readExcerpt(match);
+      const excerpt = await this.readExcerpt(match, texts.get(match));
       if (excerpt) findings.excerpts.push(excerpt);
     }
     findings.otherFiles = ranked.slice(FILES_QUOTED, FILES_QUOTED + FILES_LISTED);
@@ -152,12 +170,13 @@ class AnswerRun {
   private async searchRepository(repo: ServedRepository, terms: readonly string[], notes: string[]): Promise<FileMatch[]> {
     try {
       this.toolCalls++;
-      const commit = await resolveHead(repo, this.git);
+      const commit = await this.heads.resolve(repo, this.request.signal);
       if (!commit) {
         notes.push(`${repo.name} has no commits yet, so it was not searched`);
         return [];
       }
       this.toolCalls++;
+      await this.spawnTurns.take(this.request.signal);
       const outcome = await grepRepository(repo, commit, terms, this.git);
       this.charsRead += outcome.bytesRead;
       if (outcome.truncated) notes.push(`the search of ${repo.name} stopped early because it matched too much`);
@@ -170,12 +189,45 @@ class AnswerRun {
     }
   }
 
-  private async readExcerpt(match: FileMatch): Promise<ReadExcerpt | undefined> {
+  /**
+   * The lines of the files to quote, with one git process per repository; a file missing from the
+   * result (not text, too long for the batch, or the batch failed) is read on its own.
+   */
+  private async readFiles(matches: readonly FileMatch[]): Promise<Map<FileMatch, string[]>> {
+    const texts = new Map<FileMatch, string[]>();
+    const byCommit = new Map<string, FileMatch[]>();
+    for (const match of matches) {
+      const key = `${match.repo.dir}\0${match.commit}`;
+      byCommit.set(key, [...(byCommit.get(key) ?? []), match]);
+    }
+    for (const group of byCommit.values()) {
+      const first = group[0] as FileMatch;
+      try {
+        this.toolCalls++;
+        await this.spawnTurns.take(this.request.signal);
+        const files = await readTextFiles(first.repo, first.commit, group.map((match) => match.path), this.git);
+        for (const match of group) {
+          const lines = files.get(match.path);
+          if (lines) texts.set(match, lines);
+        }
+      } catch (error) {
+        if (!(error instanceof GitError) || error.kind === 'aborted') throw error;
+      }
+    }
+    return texts;
+  }
+
+  private async readExcerpt(match: FileMatch, prefetched: string[] | undefined): Promise<ReadExcerpt | undefined> {
     const firstLine = match.lines[0]?.line ?? 1;
     const lastLine = match.lines[match.lines.length - 1]?.line ?? firstLine;
     await this.step(`Reading ${match.path} lines ${firstLine}–${lastLine} in ${match.repo.name}`);
+    if (prefetched) {
+      this.charsRead += prefetched.reduce((sum, line) => sum + line.length + 1, 0);
+      return { match, windows: excerptWindows(match, prefetched.length), fileLines: prefetched };
+    }
     try {
       this.toolCalls++;
+      await this.spawnTurns.take(this.request.signal);
       const text = await readBlob(match, this.git);
       this.charsRead += text.length;
       const fileLines = splitLines(text);

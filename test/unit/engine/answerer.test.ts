@@ -87,6 +87,36 @@ describe('answerer', function () {
     assert.equal(turns[turns.length - 1], 'Writing the answer');
   });
 
+  it('quotes several files read with one git process, line for line', async function () {
+    const answer = await answerer().answer({
+      question: 'Where is `parseConfig` used?',
+      earlierQuestions: [],
+      signal: new AbortController().signal,
+      report: async () => undefined,
+    });
+    assert.equal(answer.stats.tool_calls, 3, 'rev-parse, grep, one read for all three files');
+    assert.match(answer.answer, /### 1\. `src\/config\.ts`[\s\S]*\[Lines 8–19\][^\n]*\n\n```typescript\nexport class ConfigError extends Error \{\}\n/);
+    assert.match(answer.answer, /### 2\. `README\.md`[\s\S]*Settings are read by parseConfig from app\.json\.\n```/);
+    assert.match(answer.answer, /### 3\. `src\/server\.ts`[\s\S]*\[Lines 1–6\][^\n]*\n\n```typescript\nimport \{ loadConfig \} from '\.\/config';\n/);
+  });
+
+  it('reads on its own a file too long for the shared read, and quotes it', async function () {
+    const lines = Array.from({ length: 300_000 }, (_, index) => (index === 149_999 ? 'const marker = fetchWidgets();' : 'x'));
+    const long = await createTestRepo({ name: 'long', commits: [{ files: { 'gen/long.ts': `${lines.join('\n')}\n` }, message: 'long' }] });
+    try {
+      const answer = await new Answerer({ repositories: await discoverRepositories([long.dir]), instanceUrl: 'http://x', paceMs: 0 }).answer({
+        question: 'Where is `fetchWidgets` called?',
+        earlierQuestions: [],
+        signal: new AbortController().signal,
+        report: async () => undefined,
+      });
+      assert.equal(answer.stats.tool_calls, 4, 'rev-parse, grep, the shared read, then the file alone');
+      assert.match(answer.answer, /\[Lines 149997–150003\][^\n]*\n\n```typescript\nx\nx\nx\nconst marker = fetchWidgets\(\);\nx\nx\nx\n```/);
+    } finally {
+      await long.remove();
+    }
+  });
+
   it('uses the earlier question\'s terms when a follow-up names nothing', async function () {
     const answer = await answerer().answer({
       question: 'And why is that?',
