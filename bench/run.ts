@@ -3,6 +3,7 @@
  * goals on this machine, prints one Markdown table and writes the same rows as JSON to
  * `.bench/results/` (git-ignored). Exits 1 when a figure misses its goal.
  */
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import path from 'node:path';
@@ -26,6 +27,8 @@ async function main(): Promise<number> {
   const context: BenchContext = { quick, root, scratch, log: (line) => console.error(`  ${line}`) };
 
   const started = Date.now();
+  // Every figure measures what ships: minified bundles, no source maps.
+  execFileSync(process.execPath, ['esbuild.mjs', '--production'], { cwd: root, stdio: 'inherit' });
   const measure = async (figure: Figure) => {
     console.error(`${figure.title}…`);
     const figureStarted = Date.now();

@@ -2,7 +2,7 @@
 // builds the extension and the tests, creates the workspace, opens VS Code with the development
 // payload and exits with the tests' exit code. Usage: node scripts/test-host.mjs [--grep <text>]
 // `--suite <folder>` runs another suite laid out the same way (index.ts, fixtures.ts): the host
-// benchmarks in bench/host; `--results <file>` is passed on to it as `results` in its options.
+// benchmarks in bench/host; `--results <file>` and `--quick` are passed on to it in its options.
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -18,7 +18,8 @@ const suite = join(root, argument('--suite') ?? join('test', 'host'));
 const results = argument('--results');
 
 run(spawnSync('bash', [join(root, 'scripts', 'setup-vscode.sh')], { stdio: 'inherit' }), 'setting up VS Code');
-run(spawnSync(process.execPath, [join(root, 'esbuild.mjs'), ...(process.argv.includes('--production') ? ['--production'] : [])], { cwd: root, stdio: 'inherit' }), 'building');
+// `--no-build`: test the bundles already in dist/ (the benchmarks build production ones first).
+if (!process.argv.includes('--no-build')) run(spawnSync(process.execPath, [join(root, 'esbuild.mjs')], { cwd: root, stdio: 'inherit' }), 'building');
 
 const outDir = join(root, 'out', relative(root, suite).replace(/[\\/]/g, '-'));
 await esbuild.build({
@@ -40,7 +41,7 @@ mkdirSync(workspace, { recursive: true });
 await fixtures.prepareWorkspace(workspace);
 // The engines run here, outside VS Code, so that they outlive the window reload under test.
 const { engines, options } = await fixtures.startHostTestEngines(runDir, workspace);
-writeFileSync(join(runDir, 'test-options.json'), JSON.stringify({ ...options, grep, results }));
+writeFileSync(join(runDir, 'test-options.json'), JSON.stringify({ ...options, grep, results, quick: process.argv.includes('--quick') }));
 
 const port = await freePort();
 const server = await startVSCodeServer({

@@ -33,7 +33,7 @@ const MAX_POLL_UPDATE_MS = 5;
 const SIZES = [
   { bytes: 10 * 1024, runs: 40, quickRuns: 20 },
   { bytes: 100 * 1024, runs: 20, quickRuns: 12 },
-  { bytes: 1024 * 1024, runs: 10, quickRuns: 4 },
+  { bytes: 1024 * 1024, runs: 10, quickRuns: 6 },
 ];
 const POLL_UPDATES = { runs: 60, quickRuns: 20 };
 const FINISHED_ANSWERS = 20;

@@ -22,6 +22,8 @@ export interface HostBenchOptions {
   seeded: number;
   /** Where the suite writes its measurements (from `--results`). */
   results?: string;
+  /** `--quick`: leave out the baseline walk. */
+  quick?: boolean;
 }
 
 export async function startHostTestEngines(runDir: string, workspace: string): Promise<{ engines: RunningEngine[]; options: HostBenchOptions }> {
