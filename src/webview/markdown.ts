@@ -5,7 +5,7 @@
  * sanitised by DOMPurify (`sanitiser.ts`). Either way the panel receives DOM, never HTML to parse.
  */
 import { Marked, type Token } from 'marked';
-import { markdownFragment, taskMarker } from './markdownDom';
+import { buildMarkdown, taskMarker, type CodeBlockWrapper } from './markdownDom';
 import { SAFE_URI, sanitisedFragment } from './sanitiser';
 
 const marked = new Marked({ gfm: true, breaks: false, async: false });
@@ -21,11 +21,23 @@ marked.use({
 /** Markdown → sanitised DOM. Never throws: unreadable Markdown is shown as its text. */
 export function renderMarkdown(markdown: string): DocumentFragment {
   const tokens = lex(markdown);
-  if (!tokens) return preformatted(markdown);
-  // NUL is the one character an HTML parser drops from text, so only the sanitiser's path shows
-  // such an answer exactly as before.
-  const built = markdown.includes('\0') ? undefined : markdownFragment(tokens);
-  return built ?? sanitised(tokens, markdown);
+  const fragment = document.createDocumentFragment();
+  if (tokens && buildable(markdown) && buildMarkdown(tokens, fragment)) return fragment;
+  return notBuilt(tokens, markdown);
+}
+
+/**
+ * `renderMarkdown` into `container` (empty), as the panel shows an answer: built in place when it
+ * can be, with no fragment to move over after; with `wrapCodeBlock`, every code block (`<pre>`) is
+ * put in the node it returns, on either path.
+ */
+export function renderMarkdownInto(container: Element, markdown: string, wrapCodeBlock?: CodeBlockWrapper): void {
+  const tokens = lex(markdown);
+  if (tokens && buildable(markdown) && buildMarkdown(tokens, container, wrapCodeBlock)) return;
+  // The sanitiser's fragment belongs to its inert document until it is taken into the page's.
+  const fragment = document.adoptNode(notBuilt(tokens, markdown));
+  if (wrapCodeBlock) wrapCodeBlocks(fragment, wrapCodeBlock);
+  container.append(fragment);
 }
 
 /**
@@ -33,8 +45,7 @@ export function renderMarkdown(markdown: string): DocumentFragment {
  * `renderMarkdown` must equal (the webview tests compare the two).
  */
 export function renderMarkdownSanitised(markdown: string): DocumentFragment {
-  const tokens = lex(markdown);
-  return tokens ? sanitised(tokens, markdown) : preformatted(markdown);
+  return notBuilt(lex(markdown), markdown);
 }
 
 /** True for an href the panel may show as a link (the host still validates what it opens). */
@@ -52,6 +63,19 @@ function lex(markdown: string): Token[] | undefined {
   }
 }
 
+/**
+ * NUL is the one character an HTML parser drops from text, so only the sanitiser's path shows such
+ * an answer exactly as before.
+ */
+function buildable(markdown: string): boolean {
+  return !markdown.includes('\0');
+}
+
+/** The sanitiser's DOM of `tokens`, or the text as it is when marked could not read it. */
+function notBuilt(tokens: Token[] | undefined, markdown: string): DocumentFragment {
+  return tokens ? sanitised(tokens, markdown) : preformatted(markdown);
+}
+
 function sanitised(tokens: Token[], markdown: string): DocumentFragment {
   let html: string;
   try {
@@ -60,6 +84,16 @@ function sanitised(tokens: Token[], markdown: string): DocumentFragment {
     return preformatted(markdown);
   }
   return sanitisedFragment(html);
+}
+
+/** The sanitiser's code blocks, wrapped as the builder wraps its own. */
+function wrapCodeBlocks(fragment: DocumentFragment, wrap: CodeBlockWrapper): void {
+  for (const pre of Array.from(fragment.querySelectorAll('pre'))) {
+    const language = /(?:^|\s)language-([\w+#.-]+)/.exec(pre.querySelector('code')?.className ?? '')?.[1] ?? '';
+    const parent = pre.parentNode!;
+    const next = pre.nextSibling;
+    parent.insertBefore(wrap(pre, language), next);
+  }
 }
 
 function preformatted(markdown: string): DocumentFragment {

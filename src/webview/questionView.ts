@@ -7,7 +7,7 @@
 import type { Question, Source, Turn } from '../api/model';
 import { button, codicon, element, hasFocusWithin, hiddenLabel } from './dom';
 import { elapsedSince, formatDuration, statsParts } from '../format';
-import { isSafeHref, renderMarkdown } from './markdown';
+import { isSafeHref, renderMarkdownInto } from './markdown';
 import { strings } from './strings';
 import { ANSWER_RENDERED } from './timings';
 
@@ -242,8 +242,9 @@ export class QuestionView {
     const started = performance.now();
     const container = element('div', 'markdown');
     // The only markup from the server that reaches the DOM, and only sanitised (markdown.ts).
-    container.append(renderMarkdown(markdown));
-    decorateCodeBlocks(container, this.context.onCopy);
+    // Built apart, with its code-block headers, and put in the page at once.
+    renderMarkdownInto(container, markdown, wrapCodeBlock);
+    container.addEventListener('click', (event) => onCopyClick(event, this.context.onCopy));
     section.append(container);
     this.renderedAnswer = { markdown, element: container };
     performance.measure(ANSWER_RENDERED, { start: started, detail: { questionId: this.question.id, length: markdown.length } });
@@ -390,27 +391,44 @@ function sourceIcon(source: Source): string {
   return 'link';
 }
 
-/** Gives every code block a header with its language and a copy button. */
-function decorateCodeBlocks(container: HTMLElement, onCopy: (text: string) => void): void {
-  for (const pre of Array.from(container.querySelectorAll('pre'))) {
-    const code = pre.querySelector('code');
-    const language = code && /(?:^|\s)language-([\w+#.-]+)/.exec(code.className)?.[1];
-    const block = element('div', 'code-block');
-    const header = element('div', 'code-header');
-    header.append(element('span', 'code-language', language ?? ''));
-    const copy = button({
-      className: 'icon-button copy-code',
-      icon: 'copy',
-      ariaLabel: strings.copyCode,
-      onClick: () => {
-        onCopy((code ?? pre).textContent ?? '');
-        showCopied(copy);
-      },
-    });
-    header.append(copy);
-    pre.replaceWith(block);
-    block.append(header, pre);
-  }
+/**
+ * Gives a code block a header with its language and a copy button: a clone of one prepared header
+ * (an answer may hold hundreds of blocks), its buttons served by one listener per answer
+ * (`onCopyClick`). Prepared on first use, once `main.ts` has loaded the panel's translations.
+ */
+function wrapCodeBlock(pre: HTMLPreElement, language: string): HTMLElement {
+  codeBlockTemplate ??= codeBlockHeader();
+  const block = codeBlockTemplate.cloneNode(true) as HTMLElement;
+  if (language) block.firstChild!.firstChild!.textContent = language;
+  block.appendChild(pre);
+  return block;
+}
+
+let codeBlockTemplate: HTMLElement | undefined;
+
+function codeBlockHeader(): HTMLElement {
+  const block = element('div', 'code-block');
+  const header = element('div', 'code-header');
+  const copy = element('button', 'icon-button copy-code');
+  copy.type = 'button';
+  copy.append(codicon('copy'));
+  copy.setAttribute('aria-label', strings.copyCode);
+  copy.title = strings.copyCode;
+  header.append(element('span', 'code-language'), copy);
+  block.append(header);
+  return block;
+}
+
+/** A click on a code block's copy button (see `wrapCodeBlock`): copies the block's code. */
+function onCopyClick(event: MouseEvent, onCopy: (text: string) => void): void {
+  const copy = event.target instanceof Element ? event.target.closest<HTMLButtonElement>('button.copy-code') : null;
+  // Only the panel's own buttons: the sanitiser leaves answer markup no class but a code's language.
+  const block = copy?.parentElement?.parentElement;
+  if (!copy || !block?.classList.contains('code-block')) return;
+  const pre = block.lastElementChild;
+  if (!(pre instanceof HTMLPreElement)) return;
+  onCopy((pre.querySelector('code') ?? pre).textContent ?? '');
+  showCopied(copy);
 }
 
 function showCopied(copy: HTMLButtonElement): void {

@@ -163,6 +163,20 @@ describe('answer Markdown: the DOM builder and the sanitiser agree', function ()
     assert.equal(hostile.html, '<p><img> <a>x</a></p>\n');
   });
 
+  it('renders into the panel’s container exactly what it renders on its own, also when raw HTML comes late', async () => {
+    const panel = await env.open();
+    const late = `${answerMarkdown(20_000, 5)}\n\nAnd finally <kbd>raw</kbd> HTML.`;
+    const inputs = { ...CONSTRUCTS, ...Object.fromEntries(Object.entries(RAW_HTML).map(([name, markdown]) => [`raw ${name}`, markdown])), late };
+    for (const [name, markdown] of Object.entries(inputs)) {
+      const [into, alone] = await panel.page.evaluate(
+        (input) => [window.__markdownProbe.renderInto(input), window.__markdownProbe.render(input)] as const,
+        markdown,
+      );
+      assert.deepEqual(into, { html: alone.html, textNodes: alone.textNodes }, name);
+    }
+    assert.deepEqual(panel.pageErrors, []);
+  });
+
   it('keeps only safe links and inline raster images when it builds the DOM itself', async () => {
     const panel = await env.open();
     const unsafe = await domRender(panel.page, CONSTRUCTS.unsafeLinks!);

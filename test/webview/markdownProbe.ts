@@ -3,7 +3,7 @@
  * panelHarness.ts), so the shipped bundle exposes nothing. It renders Markdown with the panel's own
  * modules in the real page, both ways.
  */
-import { renderMarkdown, renderMarkdownSanitised } from '../../src/webview/markdown';
+import { renderMarkdown, renderMarkdownInto, renderMarkdownSanitised } from '../../src/webview/markdown';
 
 export interface MarkdownDom {
   html: string;
@@ -19,6 +19,8 @@ export interface MarkdownRendering extends MarkdownDom {
 export interface MarkdownProbe {
   /** What the panel shows: `renderMarkdown`. */
   render(markdown: string): MarkdownRendering;
+  /** What the panel puts in an answer's container: `renderMarkdownInto`, without code-block headers. */
+  renderInto(markdown: string): MarkdownDom;
   /** marked's HTML through the sanitiser, as every answer was rendered before the DOM builder. */
   sanitised(markdown: string): MarkdownDom;
   /** The same less the newlines marked writes between blocks: they render as nothing, and the builder leaves them out. */
@@ -67,6 +69,13 @@ window.__markdownProbe = {
     // The DOM builder works in the page's document; the sanitiser parses in an inert one.
     const built = fragment.ownerDocument === document;
     return { ...serialise(fragment), built };
+  },
+  renderInto(markdown) {
+    const container = document.createElement('div');
+    renderMarkdownInto(container, markdown);
+    const fragment = document.createDocumentFragment();
+    fragment.append(...Array.from(container.childNodes));
+    return serialise(fragment);
   },
   sanitised(markdown) {
     return serialise(renderMarkdownSanitised(markdown));
