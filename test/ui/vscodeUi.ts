@@ -3,7 +3,7 @@
  * does: the extension is installed as a user would have it, pointed at a local engine serving a
  * workspace that is a real git repository. Screenshots go to test-results/ui/.
  */
-import { mkdir, mkdtemp } from 'node:fs/promises';
+import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { chromium, type Browser, type Frame, type Locator, type Page } from 'playwright-core';
 import type { RunningEngine } from '../../src/engine/options';
@@ -88,9 +88,18 @@ export class VSCodeUi {
     return new VSCodeUi(page, workspace, SAMPLE_APP_NAME, browser, server, engine, changeSettings);
   }
 
-  /** Rewrites the user settings (the harness's own plus these); VS Code applies them as it notices. */
+  /** Rewrites the user settings (the harness's own plus these), for the next window. */
   setSettings(settings: Record<string, unknown>): Promise<void> {
     return this.changeSettings(settings);
+  }
+
+  /**
+   * Writes the workspace's `.vscode/settings.json`, which VS Code watches (a running window applies
+   * it at once; the user settings file is only read at start here).
+   */
+  async setWorkspaceSettings(settings: Record<string, unknown>): Promise<void> {
+    await mkdir(path.join(this.workspace, '.vscode'), { recursive: true });
+    await writeFile(path.join(this.workspace, '.vscode', 'settings.json'), JSON.stringify(settings, null, 2));
   }
 
   async close(): Promise<void> {
