@@ -1,7 +1,8 @@
 /**
- * Everything that talks to an instance (undici, the HTTP client, the MCP SDK), bundled on its own
- * as `dist/network.js` and loaded on the first connection, not at activation. Only this module may
- * be imported for its values from the code that activates; elsewhere import types.
+ * Everything that talks to an instance (undici, the HTTP client, the tool client), bundled on its
+ * own as `dist/network.js` and loaded on the first connection, not at activation; the MCP SDK the
+ * tool client drives is `dist/mcp.js`, loaded on the first tool call. The code that activates may
+ * import only this module for its values (with `import()`); elsewhere it imports types.
  */
 import type { Dispatcher } from 'undici';
 import { DeepSearchClient } from './client';
