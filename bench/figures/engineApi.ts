@@ -1,6 +1,6 @@
 /**
  * Figure "engine API under load": 50 simulated clients (10 users, 5 windows each) create, poll and
- * list conversations on a real engine over loopback for 30 s (10 s quick), while the engine answers
+ * list conversations on a real engine over loopback for 30 s (6 s quick), while the engine answers
  * from a real git repository (the tests' sample application) at its default pace of 150 ms a step,
  * as `npm start` and the extension run it. Then the load stops, every question is let finish, and
  * every conversation the engine acknowledged is checked: there, complete, answered and listed,
@@ -42,7 +42,7 @@ const START_STOP_MS = 30_000;
 export const engineApiFigure: Figure = { id: 'api', title: 'Engine API under load', run };
 
 async function run(context: BenchContext): Promise<Row[]> {
-  const durationMs = context.quick ? 10_000 : 30_000;
+  const durationMs = context.quick ? 6_000 : 30_000;
   const dataDir = path.join(context.scratch, 'engine-api', 'data');
   await rm(dataDir, { recursive: true, force: true });
   await mkdir(dataDir, { recursive: true });
