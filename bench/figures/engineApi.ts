@@ -27,8 +27,8 @@ import { findLosses, waitUntilAllFinished, type LossReport, type VerifyTarget } 
 
 const CLIENTS = 50;
 const USERS = 10;
-/** The extension polls a conversation someone is looking at once a second. */
-const POLL_INTERVAL_MS = 1_000;
+/** The extension polls a conversation someone is looking at twice a second. */
+const POLL_INTERVAL_MS = 500;
 /** The extension's list page size. */
 const PAGE_SIZE = 50;
 const REQUEST_TIMEOUT_MS = 10_000;
