@@ -1,6 +1,6 @@
 /**
  * Simulated Deep Search users for the engine API figure: each client loops over what the extension
- * does (ask, poll every second until answered, list the first page and sometimes the next, now and
+ * does (ask, poll at the given interval until answered, list the first page and sometimes the next, now and
  * then a follow-up) over real HTTP, recording every call's latency and outcome and every question
  * the engine acknowledged. Runs in a worker thread (see `engineApiWorker.ts`) so the load generator
  * does not share the engine's event loop.
