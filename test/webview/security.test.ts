@@ -50,7 +50,8 @@ describe('conversation panel: security', function () {
   this.timeout(30_000);
   const env = usePanelEnvironment();
 
-  it('sanitises a hostile answer: nothing runs and nothing dangerous reaches the DOM', async () => {
+  /** A panel showing `answer` as a finished question, with every URL the page requests recorded. */
+  async function showAnswer(answer: string) {
     const panel = await env.open();
     const page = panel.page;
     const requested: string[] = [];
@@ -58,8 +59,13 @@ describe('conversation panel: security', function () {
     await page.evaluate(() => {
       window.__hostile = [];
     });
-    await panel.send(snapshot(conversation([completedQuestion(1, { answer: HOSTILE_ANSWER })])));
+    await panel.send(snapshot(conversation([completedQuestion(1, { answer })])));
     await settle(page);
+    return { panel, page, requested };
+  }
+
+  it('sanitises a hostile answer: nothing runs and nothing dangerous reaches the DOM', async () => {
+    const { panel, page, requested } = await showAnswer(HOSTILE_ANSWER);
 
     assert.deepEqual(await page.evaluate(() => window.__hostile), [], 'no hostile script ran');
     const markdown = page.locator('.answer .markdown');
@@ -99,15 +105,7 @@ describe('conversation panel: security', function () {
   });
 
   it('keeps a hostile answer without raw HTML harmless: unsafe links and images dropped, markup shown as text', async () => {
-    const panel = await env.open();
-    const page = panel.page;
-    const requested: string[] = [];
-    page.on('request', (request) => requested.push(request.url()));
-    await page.evaluate(() => {
-      window.__hostile = [];
-    });
-    await panel.send(snapshot(conversation([completedQuestion(1, { answer: HOSTILE_MARKDOWN })])));
-    await settle(page);
+    const { panel, page, requested } = await showAnswer(HOSTILE_MARKDOWN);
     // Activate and hover everything a handler could hide behind.
     for (const link of await page.locator('.answer .markdown a').all()) await link.click();
     for (const node of await page.locator('.answer .markdown a, .answer .markdown img, .answer .markdown code').all()) await node.hover();
