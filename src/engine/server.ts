@@ -8,6 +8,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import * as path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { TOOL_SERVER_PATHS } from '../api/tools/toolServer';
 import { API_PATH, MCP_PATH } from '../api/wire';
 import { Answerer } from './answerer';
 import { lockDataDir } from './dataDirLock';
@@ -77,7 +78,7 @@ export async function startEngine(options: EngineOptions): Promise<RunningEngine
   const mcpOptions = { repositories, deepSearch: service, instanceUrl: url, shuttingDown: shuttingDown.signal, log };
   const toolServers = new Map<string, ReturnType<typeof createMcpHandler>>([
     ...(variant.toolServer === 'both' || variant.toolServer === 'v1' ? [[MCP_PATH, createMcpHandler({ ...mcpOptions, toolNames: 'sg' })] as const] : []),
-    ...(variant.toolServer === 'both' || variant.toolServer === 'current' ? [['/.api/mcp', createMcpHandler({ ...mcpOptions, toolNames: 'plain' })] as const] : []),
+    ...(variant.toolServer === 'both' || variant.toolServer === 'current' ? [[TOOL_SERVER_PATHS[1], createMcpHandler({ ...mcpOptions, toolNames: 'plain' })] as const] : []),
   ]);
 
   const route = async (request: IncomingMessage, path: string, query: URLSearchParams): Promise<Reply> => {

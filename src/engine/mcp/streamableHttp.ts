@@ -7,7 +7,7 @@
  * streams: they would only carry progress messages, and no tool sends any.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { HttpError, readBody } from '../http';
+import { HttpError, jsonReply, readBody, sendReply } from '../http';
 import {
   errorMessage,
   INTERNAL_ERROR,
@@ -143,8 +143,7 @@ function sendError(response: ServerResponse, status: number, code: number, messa
   sendJson(response, status, errorMessage(null, code, message), headers);
 }
 
+/** Through the engine's one reply path, so MCP replies carry the same no-store and nosniff headers. */
 function sendJson(response: ServerResponse, status: number, value: unknown, headers: Readonly<Record<string, string>> = {}): void {
-  const body = JSON.stringify(value);
-  response.writeHead(status, { ...headers, 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) });
-  response.end(body);
+  sendReply(response, { ...jsonReply(status, value), headers });
 }

@@ -54,15 +54,23 @@ describe('MCP tool server: Streamable HTTP transport', function () {
     const answer = await send({ jsonrpc: '2.0', id, method, ...(params === undefined ? {} : { params }) }, { headers });
     assert.equal(answer.status, 200, answer.text);
     assert.match(answer.headers.get('content-type') ?? '', /^application\/json/);
+    assertNotStoredOrSniffed(answer);
     const reply = answer.body as RpcReply;
     assert.equal(reply.jsonrpc, '2.0');
     assert.equal(reply.id, id, 'the reply carries the request id');
     return reply;
   }
 
+  /** Every reply, as the conversation API's: never cached, never content-sniffed. */
+  function assertNotStoredOrSniffed(answer: Answer): void {
+    assert.equal(answer.headers.get('cache-control'), 'no-store');
+    assert.equal(answer.headers.get('x-content-type-options'), 'nosniff');
+  }
+
   /** Asserts a whole-POST rejection: the HTTP status and a JSON-RPC error without an id. */
   function assertRejected(answer: Answer, status: number, code: number): string {
     assert.equal(answer.status, status, answer.text);
+    assertNotStoredOrSniffed(answer);
     const reply = answer.body as RpcReply;
     assert.equal(reply.id, null);
     assert.equal(reply.error?.code, code);
