@@ -5,6 +5,7 @@
 import { markdownFence } from '../api/markdownFence';
 import type { FileMatch, LineWindow } from './codeSearch';
 import type { ServedRepository } from './repos';
+import { plural } from './plural';
 
 export interface ReadExcerpt {
   match: FileMatch;
@@ -192,17 +193,11 @@ function withNotes(parts: string[], notes: readonly string[]): string {
   return parts.join('\n\n');
 }
 
-function plural(count: number, singular: string, pluralForm = `${singular}s`): string {
-  return `${count} ${count === 1 ? singular : pluralForm}`;
-}
-
 function inlineCode(text: string): string {
   const longestRun = Math.max(0, ...(text.match(/`+/g) ?? []).map((run) => run.length));
   const ticks = '`'.repeat(longestRun + 1);
   return longestRun > 0 ? `${ticks} ${text} ${ticks}` : `${ticks}${text}${ticks}`;
 }
-
-/** A fence longer than any backtick run in the code, so quoted Markdown cannot close it. */
 
 function escapeLinkText(text: string): string {
   return text.replace(/([\\[\]*_`<>])/g, '\\$1');

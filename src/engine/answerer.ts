@@ -25,6 +25,7 @@ import { zeroStats } from './records';
 import type { ServedRepository } from './repos';
 import { extractSearchTerms } from './searchTerms';
 import { SpawnTurns } from './spawnTurns';
+import { plural } from './plural';
 
 export interface AnswerRequest {
   question: string;
@@ -238,8 +239,4 @@ class AnswerRun {
       return undefined;
     }
   }
-}
-
-function plural(count: number, singular: string, pluralForm = `${singular}s`): string {
-  return `${count} ${count === 1 ? singular : pluralForm}`;
 }

@@ -86,9 +86,7 @@ export function integerArgument(name: string, value: number | undefined, fallbac
   return Math.min(value, max);
 }
 
-export function plural(count: number, singular: string, pluralForm = `${singular}s`): string {
-  return `${count} ${count === 1 ? singular : pluralForm}`;
-}
+export { plural } from '../plural';
 
 /** `1.5 KB`, `300 KB`, `2.1 MB`: sizes as the limits are stated. */
 export function formatSize(bytes: number): string {

@@ -146,8 +146,3 @@ export async function listTree(context: ToolContext, target: SearchTarget, max =
   }
   return { paths, sizes, truncated: result.truncated };
 }
-
-/** The blob id of `path` in the target (for reading a file a search found). */
-export function blobSpec(target: SearchTarget, path: string): string {
-  return `${target.commit}:${path}`;
-}
