@@ -1,15 +1,15 @@
 /**
  * Requests per minute that one running question costs the server, counted at the engine: the
- * ConversationStore (the extension's one poller) with the intervals the extension ships, a panel
- * visible, a panel hidden, and nothing running; the baseline is a fixed 1 s poller. Each scenario
+ * ConversationStore (the extension's one poller) with its default intervals (also the settings'
+ * defaults), a panel visible, a panel hidden, and nothing running; the baseline is a fixed 1 s poller. Each scenario
  * has its own engine, so every request it receives is that scenario's.
  */
-import { readFileSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
 import path from 'node:path';
 import { DeepSearchClient } from '../../src/api/client';
 import { ConversationStore, type ConversationStoreOptions } from '../../src/api/conversationStore';
 import { createDispatcher } from '../../src/api/http';
+import { DEFAULT_POLL_INTERVALS } from '../../src/api/poller';
 import type { RunningEngine } from '../../src/engine/options';
 import { startEngine } from '../../src/engine/server';
 import { createSampleAppRepo } from '../../test/support/gitRepos';
@@ -26,21 +26,9 @@ interface Scenario {
   asks: boolean;
 }
 
-/** The defaults the extension contributes (package.json), so the figure follows what ships. */
-function shippedIntervals(root: string): ConversationStoreOptions {
-  const manifest = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as {
-    contributes: { configuration: { properties: Record<string, { default: number }> } };
-  };
-  const properties = manifest.contributes.configuration.properties;
-  return {
-    watchedIntervalMs: properties['deepSearch.pollInterval.visible']!.default,
-    hiddenIntervalMs: properties['deepSearch.pollInterval.hidden']!.default,
-  };
-}
-
 async function run(context: BenchContext): Promise<Row[]> {
   const windowMs = context.quick ? 30_000 : 60_000;
-  const shipped = shippedIntervals(context.root);
+  const shipped: ConversationStoreOptions = DEFAULT_POLL_INTERVALS;
   const scenarios: Scenario[] = [
     { name: 'panel visible', intervals: shipped, watched: true, asks: true },
     { name: 'panel hidden', intervals: shipped, watched: false, asks: true },

@@ -10,6 +10,12 @@ export interface PollerClock {
   clearTimeout(handle: unknown): void;
 }
 
+/**
+ * Twice a second while someone is waiting for the answer, every 15 s otherwise. The settings
+ * `deepSearch.pollInterval.*` contribute the same defaults (a unit test holds package.json to them).
+ */
+export const DEFAULT_POLL_INTERVALS = { watchedIntervalMs: 500, hiddenIntervalMs: 15_000 } as const;
+
 export const systemClock: PollerClock = {
   now: () => Date.now(),
   setTimeout: (callback, ms) => setTimeout(callback, ms),
@@ -27,9 +33,9 @@ export interface ConversationPollerOptions {
   /** Called after each failed refresh; polling continues with backoff. */
   onError?(id: number, error: unknown, consecutiveFailures: number): void;
   clock?: PollerClock;
-  /** Default 500 ms: someone is waiting for the answer. */
+  /** Default `DEFAULT_POLL_INTERVALS`. */
   watchedIntervalMs?: number;
-  /** Default 15000 ms. */
+  /** Default `DEFAULT_POLL_INTERVALS`. */
   hiddenIntervalMs?: number;
   /** Longest wait after repeated failures. Default 60000 ms. */
   maxBackoffMs?: number;
@@ -60,8 +66,8 @@ export class ConversationPoller {
 
   constructor(private readonly options: ConversationPollerOptions) {
     this.clock = options.clock ?? systemClock;
-    this.watchedIntervalMs = options.watchedIntervalMs ?? 500;
-    this.hiddenIntervalMs = options.hiddenIntervalMs ?? 15_000;
+    this.watchedIntervalMs = options.watchedIntervalMs ?? DEFAULT_POLL_INTERVALS.watchedIntervalMs;
+    this.hiddenIntervalMs = options.hiddenIntervalMs ?? DEFAULT_POLL_INTERVALS.hiddenIntervalMs;
     this.maxBackoffMs = options.maxBackoffMs ?? 60_000;
   }
 

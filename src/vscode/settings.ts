@@ -2,6 +2,7 @@
  * The extension's settings and the VS Code settings it honours (proxy), read in one place.
  */
 import * as vscode from 'vscode';
+import { DEFAULT_POLL_INTERVALS } from '../api/poller';
 
 export const SECTION = 'deepSearch';
 
@@ -36,8 +37,8 @@ export function networkSettings(): NetworkSettings {
 export function pollSettings(): PollSettings {
   const config = vscode.workspace.getConfiguration(SECTION);
   return {
-    watchedIntervalMs: config.get<number>('pollInterval.visible', 500),
-    hiddenIntervalMs: config.get<number>('pollInterval.hidden', 15_000),
+    watchedIntervalMs: config.get<number>('pollInterval.visible', DEFAULT_POLL_INTERVALS.watchedIntervalMs),
+    hiddenIntervalMs: config.get<number>('pollInterval.hidden', DEFAULT_POLL_INTERVALS.hiddenIntervalMs),
   };
 }
 

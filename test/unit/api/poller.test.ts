@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
-import { ConversationPoller, type ConversationPollerOptions, type PollerClock, type RefreshOutcome } from '../../../src/api/poller';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { ConversationPoller, DEFAULT_POLL_INTERVALS, type ConversationPollerOptions, type PollerClock, type RefreshOutcome } from '../../../src/api/poller';
 
 /** A clock whose time moves only when the test says so; timers fire in order, promises settle between. */
 class FakeClock implements PollerClock {
@@ -88,6 +90,17 @@ describe('ConversationPoller', () => {
   }
 
   const times = (id = 1) => calls.filter((call) => call.id === id).map((call) => call.at);
+
+  it('contributes the same defaults as settings (package.json) as it uses itself', () => {
+    const manifest = JSON.parse(readFileSync(path.join(__dirname, '..', '..', '..', 'package.json'), 'utf8')) as {
+      contributes: { configuration: { properties: Record<string, { default?: unknown }> } };
+    };
+    const properties = manifest.contributes.configuration.properties;
+    assert.deepEqual(
+      { watchedIntervalMs: properties['deepSearch.pollInterval.visible']?.default, hiddenIntervalMs: properties['deepSearch.pollInterval.hidden']?.default },
+      DEFAULT_POLL_INTERVALS,
+    );
+  });
 
   it('defaults to twice a second while watched and every fifteen seconds while hidden', async () => {
     poller = new ConversationPoller({
