@@ -1,7 +1,9 @@
 import * as assert from 'node:assert/strict';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { ConversationStore } from '../../src/api/conversationStore';
 import { latestQuestion } from '../../src/api/model';
+import { ConversationTree } from '../../src/vscode/conversationTree';
 import { eventually, hostTestOptions, signInTo as signInToEngine } from './extensionApi';
 
 // Against the slow engine: a question stays running long enough to be seen running and cancelled.
@@ -55,6 +57,30 @@ describe('conversations', () => {
     assert.ok(text.includes('`src/config.ts` (lines 11-15)'), text);
     assert.ok(text.includes(`repository \`${name}\``), text);
     await api.store.cancel(id, api.store.get(id)!.questions[0]!.id).catch(() => undefined);
+  });
+
+  it('lets the newest conversations go while paging on, and shows a row that brings them back', async () => {
+    const api = await signInTo();
+    // A window of one conversation, so that two pages already move it.
+    const store = new ConversationStore({ pageSize: 1, maxListed: 1 });
+    store.setClient(api.session.current!.client);
+    const tree = new ConversationTree(store);
+    try {
+      await store.refreshList();
+      const newest = store.listed[0]!.id;
+      assert.ok(store.hasMore, 'the engine holds two conversations or more by now');
+      await store.loadMore();
+      const [first, second] = tree.getChildren();
+      assert.equal(first?.kind, 'showNewest');
+      assert.ok(second?.kind === 'conversation' && second.id !== newest, 'the next conversation replaced the newest');
+      assert.equal(tree.getTreeItem(first!).command?.command, 'deepSearch.refresh');
+
+      await tree.reload();
+      assert.deepEqual(tree.getChildren()[0], tree.nodeFor(newest), 'back at the newest, without the row');
+    } finally {
+      tree.dispose();
+      store.dispose();
+    }
   });
 
   it('cancels a running question from the tree', async () => {

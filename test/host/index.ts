@@ -29,6 +29,7 @@ export async function run(): Promise<void> {
   }
   await runSuites(() => {
     /* eslint-disable @typescript-eslint/no-require-imports -- evaluated after mocha's globals exist */
+    require('./bundles.test');
     require('./contributions.test');
     require('./signIn.test');
     require('./conversations.test');
