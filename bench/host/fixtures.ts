@@ -3,14 +3,11 @@
  * tests' workspace, and an engine whose data folder holds 10,000 finished conversations written
  * in the engine's own storage format before it starts.
  */
-import { randomBytes } from 'node:crypto';
-import { mkdir, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import type { RunningEngine } from '../../src/engine/options';
-import type { ConversationRecord } from '../../src/engine/records';
-import { zeroStats } from '../../src/engine/records';
 import { startEngine } from '../../src/engine/server';
 import { HOST_TEST_TOKEN } from '../../test/host/fixtures';
+import { answeredConversation, storeConversations } from '../../test/support/storedConversations';
 
 export { prepareWorkspace } from '../../test/host/fixtures';
 
@@ -35,36 +32,17 @@ export async function startHostTestEngines(runDir: string, workspace: string): P
 
 /** Finished one-question conversations of user 1, one minute apart, with answers of about 1 KB. */
 async function seedConversations(dataDir: string, count: number): Promise<void> {
-  const folder = path.join(dataDir, 'conversations');
-  await mkdir(folder, { recursive: true });
   const start = Date.parse('2026-01-01T00:00:00Z');
   const answer = `The configuration is parsed in \`src/config.ts\` by \`parseConfig\`, which checks every field. ${'It validates ports, hosts and retry limits, and reports the first problem it finds. '.repeat(12)}`;
-  for (let id = 1; id <= count; id++) {
-    const at = new Date(start + id * 60_000).toISOString();
-    const record: ConversationRecord = {
-      id,
-      user_id: 1,
-      read_token: randomBytes(16).toString('hex'),
-      created_at: at,
-      updated_at: at,
-      starred: false,
-      questions: [
-        {
-          id,
-          conversation_id: id,
-          question: `Question ${id}: where is parseConfig defined and what does it check?`,
-          created_at: at,
-          updated_at: at,
-          status: 'completed',
-          title: `Where parseConfig is defined (${id})`,
-          answer,
-          sources: [],
-          turns: [],
-          stats: zeroStats(),
-          suggested_followups: ['What calls parseConfig?'],
-        },
-      ],
-    };
-    await writeFile(path.join(folder, `${id}.json`), JSON.stringify({ version: 1, conversation: record }));
-  }
+  const records = Array.from({ length: count }, (_, index) =>
+    answeredConversation({
+      id: index + 1,
+      question: `Question ${index + 1}: where is parseConfig defined and what does it check?`,
+      title: `Where parseConfig is defined (${index + 1})`,
+      answer,
+      followups: ['What calls parseConfig?'],
+      at: new Date(start + (index + 1) * 60_000).toISOString(),
+    }),
+  );
+  await storeConversations(dataDir, records);
 }

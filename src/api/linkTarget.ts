@@ -8,7 +8,7 @@ export type LinkTarget =
   /** A file of a repository on the instance: open the workspace's own copy when there is one. */
   | { kind: 'file'; repoName: string; revision?: string; path: string; startLine?: number; endLine?: number; url: string }
   /**
-   * Any other http(s) page, on the instance or elsewhere. `repoName` when it may be a repository's
+   * Any other http(s) page, on the instance or elsewhere, or a mail address (the system opens it). `repoName` when it may be a repository's
    * page (what `Repository` sources link to): a local checkout of it can be shown instead.
    */
   | { kind: 'browser'; url: string; repoName?: string }
@@ -25,6 +25,8 @@ export function linkTarget(href: string, instanceUrl: string): LinkTarget {
   } catch {
     return { kind: 'refused', reason: `"${shorten(trimmed)}" is not a link that can be opened.` };
   }
+  // A mail address goes to the mail client, as in any editor.
+  if (url.protocol === 'mailto:') return { kind: 'browser', url: url.href };
   if (url.protocol !== 'https:' && url.protocol !== 'http:') {
     return { kind: 'refused', reason: `Links of the kind "${url.protocol}" are not opened from answers.` };
   }

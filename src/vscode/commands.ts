@@ -12,9 +12,10 @@ import { latestQuestion, type Conversation } from '../api/model';
 import { readTokenFromInput } from '../api/readToken';
 import { selectionQuestion } from '../api/selectionQuestion';
 import type { ConversationPanels } from './conversationPanels';
-import type { ConversationTree, TreeNode } from './conversationTree';
+import { conversationIdArgument, textArgument, textFields, uriArgument } from './commandArguments';
+import type { ConversationTree } from './conversationTree';
 import type { Session } from './session';
-import { signIn, type SignInArguments } from './signIn';
+import { signIn } from './signIn';
 import type { SourceLinkOpener, WorkspaceRepositories } from './sourceLinks';
 import type { CodeLocations } from './tools/codeLocations';
 import type { HistoryCommands } from './tools/history';
@@ -39,8 +40,6 @@ export interface CommandDependencies {
   history: HistoryCommands;
 }
 
-type ConversationArgument = number | TreeNode | undefined;
-
 const SHARE_WARNING_KEY = 'deepSearch.shareWarningAcknowledged';
 
 /** A question that could not be sent, offered again by the next Ask so it is never lost. */
@@ -48,42 +47,43 @@ let unsentQuestion: string | undefined;
 
 export function registerCommands(deps: CommandDependencies): vscode.Disposable[] {
   const { session, store, panels, tree } = deps;
-  const handlers: Record<string, (...args: never[]) => unknown> = {
-    'deepSearch.ask': (question?: string) => ask(deps, question),
-    'deepSearch.askAboutSelection': (prompt?: string) => askAboutSelection(deps, prompt),
-    'deepSearch.signIn': (given?: Partial<SignInArguments>) => signIn(session, given),
+  // Handlers take `unknown`: each entry point passes arguments of its own (see commandArguments.ts).
+  const handlers: Record<string, (...args: unknown[]) => unknown> = {
+    'deepSearch.ask': (question) => ask(deps, textArgument(question)),
+    'deepSearch.askAboutSelection': (first) => askAboutSelection(deps, textArgument(first), uriArgument(first)),
+    'deepSearch.signIn': (given) => signIn(session, textFields(given, ['instanceUrl', 'token'])),
     'deepSearch.signOut': () => session.signOut(),
     'deepSearch.useLocalEngine': () =>
       vscode.window.withProgress(
         { location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Starting the local Deep Search engine…') },
         () => session.useLocalEngine(),
       ),
-    'deepSearch.openConversation': async (arg?: ConversationArgument) => {
+    'deepSearch.openConversation': async (arg) => {
       const id = await conversationId(deps, arg);
       if (id !== undefined) panels.open(id);
     },
-    'deepSearch.openSharedConversation': (input?: string) => openShared(deps, input),
-    'deepSearch.cancelQuestion': (arg?: ConversationArgument) => cancel(deps, arg),
-    'deepSearch.deleteConversation': (arg?: ConversationArgument) => deleteConversation(deps, arg),
+    'deepSearch.openSharedConversation': (input) => openShared(deps, textArgument(input)),
+    'deepSearch.cancelQuestion': (arg) => cancel(deps, arg),
+    'deepSearch.deleteConversation': (arg) => deleteConversation(deps, arg),
     'deepSearch.refresh': () => tree.reload(),
-    'deepSearch.copyShareLink': (arg?: ConversationArgument) => copyShareLink(deps, arg),
-    'deepSearch.openInBrowser': (arg?: ConversationArgument) => openInBrowser(deps, arg),
-    'deepSearch.exportMarkdown': (arg?: ConversationArgument) => exportMarkdown(deps, arg),
+    'deepSearch.copyShareLink': (arg) => copyShareLink(deps, arg),
+    'deepSearch.openInBrowser': (arg) => openInBrowser(deps, arg),
+    'deepSearch.exportMarkdown': (arg) => exportMarkdown(deps, arg),
     'deepSearch.showStarredOnly': () => setStarredOnly(deps, true),
     'deepSearch.showAll': () => setStarredOnly(deps, false),
     'deepSearch.loadMore': () => store.loadMore(),
     // The tools in the editor; each returns what it found or opened, for callers and tests.
-    'deepSearch.openRemoteFile': signedIn(deps, (file?: Partial<RemoteFile>) => openRemoteFile(deps.toolAccess, file)),
+    'deepSearch.openRemoteFile': signedIn(deps, (file) => openRemoteFile(deps.toolAccess, remoteFileArgument(file))),
     'deepSearch.goToDefinitionInAllRepositories': signedIn(deps, () => deps.navigation.show('definition')),
     'deepSearch.findReferencesInAllRepositories': signedIn(deps, () => deps.navigation.show('references')),
-    'deepSearch.searchCode': signedIn(deps, (given?: SearchCodeArguments) => searchCode(deps.toolAccess, deps.locations, given)),
-    'deepSearch.searchCommits': signedIn(deps, (query?: string) => deps.history.searchCommits(query)),
-    'deepSearch.searchDiffs': signedIn(deps, (query?: string) => deps.history.searchDiffs(query)),
-    'deepSearch.compareRevisions': signedIn(deps, (given?: { repo?: string; base?: string; head?: string }) => deps.history.compareRevisions(given)),
-    'deepSearch.findContributorRepositories': signedIn(deps, (author?: string) => deps.history.contributorRepositories(author)),
+    'deepSearch.searchCode': signedIn(deps, (given) => searchCode(deps.toolAccess, deps.locations, searchCodeArgument(given))),
+    'deepSearch.searchCommits': signedIn(deps, (query) => deps.history.searchCommits(textArgument(query))),
+    'deepSearch.searchDiffs': signedIn(deps, (query) => deps.history.searchDiffs(textArgument(query))),
+    'deepSearch.compareRevisions': signedIn(deps, (given) => deps.history.compareRevisions(textFields(given, ['repo', 'base', 'head']))),
+    'deepSearch.findContributorRepositories': signedIn(deps, (author) => deps.history.contributorRepositories(textArgument(author))),
   };
   return Object.entries(handlers).map(([id, handler]) =>
-    vscode.commands.registerCommand(id, async (...args: never[]) => {
+    vscode.commands.registerCommand(id, async (...args: unknown[]) => {
       try {
         return await handler(...args);
       } catch (error) {
@@ -143,13 +143,14 @@ async function send(deps: CommandDependencies, question: string): Promise<number
   }
 }
 
-async function askAboutSelection(deps: CommandDependencies, givenPrompt?: string): Promise<number | undefined> {
-  const editor = vscode.window.activeTextEditor;
+/** `resource`: the file the editor's context menu was opened on (the active editor otherwise). */
+async function askAboutSelection(deps: CommandDependencies, givenPrompt?: string, resource?: vscode.Uri): Promise<number | undefined> {
+  const editor = selectionEditor(resource);
   if (!editor || editor.selection.isEmpty) {
     throw new Error(vscode.l10n.t('Select some code in an editor first, then ask about it.'));
   }
   if (!(await ensureSignedIn(deps))) return undefined;
-  const { document, selection } = editor;
+  const { selection } = editor;
   const prompt =
     givenPrompt ??
     (await vscode.window.showInputBox({
@@ -159,6 +160,7 @@ async function askAboutSelection(deps: CommandDependencies, givenPrompt?: string
       ignoreFocusOut: true,
     }));
   if (prompt === undefined) return undefined;
+  const { document } = editor;
   const repo = await deps.repositories.holding(document.uri);
   const base = repo?.root ?? vscode.workspace.getWorkspaceFolder(document.uri)?.uri.fsPath;
   const relativePath = base && document.uri.scheme === 'file' ? path.relative(base, document.uri.fsPath) : vscode.workspace.asRelativePath(document.uri);
@@ -173,6 +175,23 @@ async function askAboutSelection(deps: CommandDependencies, givenPrompt?: string
     prompt,
   });
   return send(deps, question);
+}
+
+/** The editor showing `document` (the active one first), or the active editor when none is named. */
+function selectionEditor(document: vscode.Uri | undefined): vscode.TextEditor | undefined {
+  const active = vscode.window.activeTextEditor;
+  if (!document || active?.document.uri.toString() === document.toString()) return active;
+  return vscode.window.visibleTextEditors.find((editor) => editor.document.uri.toString() === document.toString()) ?? active;
+}
+
+function remoteFileArgument(value: unknown): Partial<RemoteFile> | undefined {
+  const file = textFields(value, ['repo', 'revision', 'path']);
+  return Object.keys(file).length ? file : undefined;
+}
+
+function searchCodeArgument(value: unknown): SearchCodeArguments {
+  const { query, mode } = textFields(value, ['query', 'mode']);
+  return { query, mode: mode === 'keyword' || mode === 'natural' ? mode : undefined };
 }
 
 async function openShared(deps: CommandDependencies, given?: string): Promise<number | undefined> {
@@ -195,7 +214,7 @@ async function openShared(deps: CommandDependencies, given?: string): Promise<nu
   return conversation.id;
 }
 
-async function cancel(deps: CommandDependencies, arg: ConversationArgument): Promise<void> {
+async function cancel(deps: CommandDependencies, arg: unknown): Promise<void> {
   const id = await conversationId(deps, arg, (conversation) => latestQuestion(conversation)?.state === 'processing');
   if (id === undefined) return;
   const conversation = await deps.store.load(id);
@@ -207,7 +226,7 @@ async function cancel(deps: CommandDependencies, arg: ConversationArgument): Pro
   for (const question of running) await deps.store.cancel(id, question.id);
 }
 
-async function deleteConversation(deps: CommandDependencies, arg: ConversationArgument): Promise<boolean> {
+async function deleteConversation(deps: CommandDependencies, arg: unknown): Promise<boolean> {
   const id = await conversationId(deps, arg);
   if (id === undefined) return false;
   const conversation = await deps.store.load(id);
@@ -223,7 +242,7 @@ async function deleteConversation(deps: CommandDependencies, arg: ConversationAr
   return true;
 }
 
-async function copyShareLink(deps: CommandDependencies, arg: ConversationArgument): Promise<void> {
+async function copyShareLink(deps: CommandDependencies, arg: unknown): Promise<void> {
   const conversation = await requireConversation(deps, arg);
   if (!conversation) return;
   const url = webUrl(deps, conversation);
@@ -248,12 +267,12 @@ async function copyShareLink(deps: CommandDependencies, arg: ConversationArgumen
   void vscode.window.showInformationMessage(vscode.l10n.t('Share link copied.'));
 }
 
-async function openInBrowser(deps: CommandDependencies, arg: ConversationArgument): Promise<void> {
+async function openInBrowser(deps: CommandDependencies, arg: unknown): Promise<void> {
   const conversation = await requireConversation(deps, arg);
   if (conversation) await vscode.env.openExternal(vscode.Uri.parse(webUrl(deps, conversation), true));
 }
 
-async function exportMarkdown(deps: CommandDependencies, arg: ConversationArgument): Promise<void> {
+async function exportMarkdown(deps: CommandDependencies, arg: unknown): Promise<void> {
   const conversation = await requireConversation(deps, arg);
   if (!conversation) return;
   const content = conversationMarkdown(conversation, deps.store.instanceUrl ?? '');
@@ -272,7 +291,7 @@ function webUrl(deps: CommandDependencies, conversation: Conversation): string {
   return url;
 }
 
-async function requireConversation(deps: CommandDependencies, arg: ConversationArgument): Promise<Conversation | undefined> {
+async function requireConversation(deps: CommandDependencies, arg: unknown): Promise<Conversation | undefined> {
   const id = await conversationId(deps, arg);
   return id === undefined ? undefined : deps.store.load(id);
 }
@@ -280,11 +299,11 @@ async function requireConversation(deps: CommandDependencies, arg: ConversationA
 /** The conversation a command is about: its argument, else one the user picks. */
 async function conversationId(
   deps: CommandDependencies,
-  arg: ConversationArgument,
+  arg: unknown,
   eligible: (conversation: Conversation) => boolean = () => true,
 ): Promise<number | undefined> {
-  if (typeof arg === 'number') return arg;
-  if (arg?.kind === 'conversation') return arg.id;
+  const given = conversationIdArgument(arg);
+  if (given !== undefined) return given;
   if (!(await ensureSignedIn(deps))) return undefined;
   if (!deps.store.isListLoaded) await deps.store.refreshList();
   const items = deps.store.listed.filter(eligible).map((conversation) => ({

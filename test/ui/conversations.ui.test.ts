@@ -43,14 +43,14 @@ describe('Deep Search in a real VS Code (UI)', function () {
     await row.waitFor();
     assert.match((await row.getAttribute('aria-label')) ?? '', /running/);
 
-    await openContextMenuItem(ui, row, 'Cancel Question');
+    await ui.contextMenuItem(row, 'Cancel Question');
     await ui.page.waitForFunction(
       (label) => [...document.querySelectorAll('.monaco-list-row[role="treeitem"]')].some((node) => (node.getAttribute('aria-label') ?? '').startsWith(label) && /cancelled/.test(node.getAttribute('aria-label') ?? '')),
       question,
     );
     await ui.screenshot('tree-cancelled');
 
-    await openContextMenuItem(ui, row, 'Delete Conversation');
+    await ui.contextMenuItem(row, 'Delete Conversation');
     const dialog = ui.page.locator('.monaco-dialog-box');
     await dialog.waitFor();
     assert.match(await dialog.innerText(), /Delete the conversation/);
@@ -60,13 +60,3 @@ describe('Deep Search in a real VS Code (UI)', function () {
     await ui.screenshot('tree-deleted');
   });
 });
-
-/** Right-click, let the menu settle (a click right after it opens can be ignored), then click the item. */
-async function openContextMenuItem(ui: VSCodeUi, row: import('playwright-core').Locator, label: string): Promise<void> {
-  await row.click({ button: 'right' });
-  const item = ui.page.locator('.context-view .action-item .action-label', { hasText: label }).first();
-  await item.waitFor();
-  await item.hover();
-  await ui.page.waitForTimeout(150);
-  await item.click();
-}

@@ -8,8 +8,11 @@ import * as path from 'node:path';
 import { chromium, type Browser, type Frame, type Locator, type Page } from 'playwright-core';
 import type { RunningEngine } from '../../src/engine/options';
 import { startEngine } from '../../src/engine/server';
+import type { ConversationRecord } from '../../src/engine/records';
+import { BILLING_NAME } from '../host/billingRepo';
 import { createBillingRepo, HOST_TEST_TOKEN, prepareWorkspace } from '../host/fixtures';
 import { SAMPLE_APP_NAME } from '../support/gitRepos';
+import { storeConversations } from '../support/storedConversations';
 
 interface VSCodeServer {
   url: string;
@@ -35,13 +38,20 @@ export interface LaunchOptions {
   settings?: Record<string, unknown>;
   /** The engine's log lines (one per request), for benchmarks that count requests. */
   engineLog?: (line: string) => void;
+  /** Conversations in the engine's data folder before it starts (answers no repository would give). */
+  storedConversations?: ConversationRecord[];
 }
 
 export class VSCodeUi {
+  /** The browser tabs VS Code opened, in order. */
+  readonly openedTabs: Page[] = [];
+
   private constructor(
     readonly page: Page,
     readonly workspace: string,
     readonly repoName: string,
+    /** A repository the engine serves that the workspace does not hold. */
+    readonly remoteRepoName: string,
     private readonly browser: Browser,
     private readonly server: VSCodeServer,
     readonly engine: RunningEngine,
@@ -57,10 +67,12 @@ export class VSCodeUi {
     await prepareWorkspace(workspace);
     // A repository the workspace does not hold: its files open as remote documents.
     const billing = await createBillingRepo();
+    const dataDir = await mkdtemp(path.join(runDir, 'engine-'));
+    await storeConversations(dataDir, options.storedConversations ?? []);
     const engine = await startEngine({
       repos: [workspace, billing.dir],
       users: [{ token: HOST_TEST_TOKEN }],
-      dataDir: await mkdtemp(path.join(runDir, 'engine-')),
+      dataDir,
       paceMs: options.paceMs,
       log: options.engineLog,
     });
@@ -81,11 +93,15 @@ export class VSCodeUi {
       env: { DEEP_SEARCH_LAUNCH_INSTANCE_URL: engine.url, DEEP_SEARCH_LAUNCH_TOKEN: HOST_TEST_TOKEN },
     });
     const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: scripts.chromiumArgs });
-    const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+    const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
+    const page = await context.newPage();
+    const ui = new VSCodeUi(page, workspace, SAMPLE_APP_NAME, BILLING_NAME, browser, server, engine, changeSettings);
+    // Every browser tab VS Code opens (links, Open in Browser) is counted.
+    context.on('page', (opened) => ui.openedTabs.push(opened));
     await page.goto(`${server.url}/?folder=${encodeURIComponent(workspace)}`);
     await page.waitForFunction(() => performance.getEntriesByName('code/didLoadExtensions').length > 0, null, { timeout: 90_000 });
     await mkdir(SCREENSHOTS, { recursive: true });
-    return new VSCodeUi(page, workspace, SAMPLE_APP_NAME, browser, server, engine, changeSettings);
+    return ui;
   }
 
   /** Rewrites the user settings (the harness's own plus these), for the next window. */
@@ -161,6 +177,33 @@ export class VSCodeUi {
   /** The Conversations view's row for a label. */
   treeRow(label: string | RegExp): Locator {
     return this.page.locator('.monaco-list-row[role="treeitem"]', { hasText: label });
+  }
+
+  /** The URLs of the browser tabs opened since tab `from` (once each has left about:blank). */
+  async tabUrls(from = 0): Promise<string[]> {
+    const tabs = this.openedTabs.slice(from);
+    await Promise.all(tabs.map((tab) => tab.waitForURL((url) => url.href !== 'about:blank', { timeout: 5000, waitUntil: 'commit' }).catch(() => undefined)));
+    return tabs.map((tab) => tab.url());
+  }
+
+  /** Right-click, let the menu settle (a click right after it opens can be ignored), then click the item. */
+  async contextMenuItem(target: Locator, label: string, position?: { x: number; y: number }): Promise<void> {
+    await target.click({ button: 'right', position });
+    await this.menuItem(label);
+  }
+
+  /** Clicks the item `label` of the context menu that is open. */
+  async menuItem(label: string): Promise<void> {
+    const item = this.page.locator('.context-view .action-item .action-label', { hasText: exactly(label) }).first();
+    await item.waitFor();
+    await item.hover();
+    await this.page.waitForTimeout(150);
+    await item.click();
+  }
+
+  /** The notification toast whose message matches. */
+  toast(message: string | RegExp): Locator {
+    return this.page.locator('.notification-toast', { hasText: message });
   }
 
   async screenshot(name: string): Promise<void> {

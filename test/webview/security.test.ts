@@ -245,13 +245,25 @@ describe('conversation panel: security', function () {
     assert.ok(applied.codiconLoaded, 'the codicon font loaded under font-src');
   });
 
-  it('hands every link click to the host as openLink with the raw href and never navigates', async () => {
+  it('hands every link click to the host as openLink with the raw href, and stops it before the webview host sees it', async () => {
     const panel = await env.open();
     const page = panel.page;
     await panel.send(snapshot(conversation([completedQuestion(1)])));
     await page.evaluate(() => document.fonts.ready.then(() => undefined));
     const startUrl = page.url();
     const requestsBefore = env.server.requests.length;
+    // VS Code's webview host listens on the page's window in the bubble phase and opens every
+    // <a href> a click reaches it with, whatever preventDefault said: none may reach it.
+    await page.evaluate(() => {
+      const reached: string[] = [];
+      (window as unknown as { __reachedHost: string[] }).__reachedHost = reached;
+      for (const type of ['click', 'auxclick']) {
+        window.addEventListener(type, (event) => {
+          const anchor = event.composedPath().find((node): node is HTMLAnchorElement => node instanceof HTMLAnchorElement);
+          if (anchor) reached.push(`${type} ${anchor.getAttribute('href')}`);
+        });
+      }
+    });
 
     await page.locator('.markdown a', { hasText: 'poller.ts' }).click();
     await page.locator('.markdown a', { hasText: 'store' }).click();
@@ -270,6 +282,7 @@ describe('conversation panel: security', function () {
         '/github.com/org/repo',
       ],
     );
+    assert.deepEqual(await page.evaluate(() => (window as unknown as { __reachedHost: string[] }).__reachedHost), [], 'no link click reached the window');
     assert.equal(page.url(), startUrl);
     assert.equal(page.context().pages().length, 1, 'no new window either');
     assert.deepEqual(env.server.requests.slice(requestsBefore), [], 'the page fetched nothing a link points to');

@@ -115,6 +115,10 @@ describe('linkTarget', () => {
       });
     });
 
+    it('hands a mail address to the system (the mail client), like a browser link', () => {
+      assert.deepEqual(linkTarget('mailto:owner@example.com?subject=Retry', INSTANCE), { kind: 'browser', url: 'mailto:owner@example.com?subject=Retry' });
+    });
+
     it('does not treat another port or scheme of the instance host as the instance', () => {
       assert.equal(linkTarget('https://sourcegraph.example.com:8443/github.com/acme/app/-/blob/a.ts', INSTANCE).kind, 'browser');
       assert.equal(linkTarget('http://sourcegraph.example.com/github.com/acme/app/-/blob/a.ts', INSTANCE).kind, 'browser');
