@@ -3,7 +3,7 @@
  * the engine then serves them over HTTP like any answer it gave. For answers no repository would
  * produce (links of every kind, hostile Markdown) and for large lists.
  */
-import { randomBytes } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { zeroStats, type ConversationRecord } from '../../src/engine/records';
@@ -26,7 +26,7 @@ export function answeredConversation(stored: StoredAnswer): ConversationRecord {
   return {
     id: stored.id,
     user_id: stored.userId ?? 1,
-    read_token: randomBytes(16).toString('hex'),
+    read_token: randomUUID(),
     created_at: stored.at,
     updated_at: stored.at,
     starred: false,

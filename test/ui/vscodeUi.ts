@@ -187,8 +187,8 @@ export class VSCodeUi {
   }
 
   /** Right-click, let the menu settle (a click right after it opens can be ignored), then click the item. */
-  async contextMenuItem(target: Locator, label: string, position?: { x: number; y: number }): Promise<void> {
-    await target.click({ button: 'right', position });
+  async contextMenuItem(target: Locator, label: string): Promise<void> {
+    await target.click({ button: 'right' });
     await this.menuItem(label);
   }
 
