@@ -87,6 +87,8 @@ export class ConversationStore {
   setClient(client: DeepSearchClient | undefined, options: { sameAccount?: boolean } = {}): void {
     if (client && this.client && options.sameAccount) {
       this.client = client;
+      // Signed in again (after a 401, say): what failed under the old client is tried at once.
+      this.poller.retryFailed();
       return;
     }
     const hadClient = this.client !== undefined;
@@ -438,9 +440,16 @@ function subscribe<T>(listeners: Set<Listener<T>>, listener: Listener<T>): { dis
   return { dispose: () => listeners.delete(listener) };
 }
 
-/** The question a conversation is known by: its title once answered, else its text. */
+/** How long a label may be: lists, pickers and dialogs show one line. */
+export const MAX_LABEL_LENGTH = 120;
+
+/**
+ * The question a conversation is known by: its title once answered, else its text, on one line
+ * (a question asked about a selection holds its code) and cut to `MAX_LABEL_LENGTH`.
+ */
 export function conversationLabel(conversation: Conversation): string {
   const first = conversation.questions[0];
-  return first?.title || first?.text || `Conversation ${conversation.id}`;
+  const label = (first?.title || first?.text || '').replace(/\s+/g, ' ').trim() || `Conversation ${conversation.id}`;
+  return label.length > MAX_LABEL_LENGTH ? `${label.slice(0, MAX_LABEL_LENGTH - 1).trimEnd()}…` : label;
 }
 

@@ -39,7 +39,7 @@ export interface Stats {
 }
 
 export interface QuestionError {
-  /** e.g. `TokenLimitExceeded`, `Cancelled`, `RateLimitExceeded`, `InternalError`; `Unknown` if unsent. */
+  /** e.g. `TokenLimitExceeded`, `Cancelled`, `RateLimitExceeded`, `InternalError`; '' when the server named none (nothing is invented). */
   kind: string;
   title: string;
   message: string;

@@ -79,7 +79,7 @@ export function normalizeQuestion(value: unknown, conversationId?: number): Ques
   if (error) {
     question.error = error;
   } else if (question.state === 'failed') {
-    question.error = { kind: 'Unknown', title: 'The question failed', message: '' };
+    question.error = { kind: '', title: 'The question failed', message: '' };
   }
   return question;
 }
@@ -186,7 +186,7 @@ const DEFAULT_ERROR_TITLES: Record<string, string> = {
 
 function normalizeQuestionError(value: unknown): QuestionError | undefined {
   if (typeof value === 'string' && value.trim()) {
-    return { kind: 'Unknown', title: value.trim(), message: value.trim() };
+    return { kind: '', title: value.trim(), message: value.trim() };
   }
   if (!isRecord(value)) {
     return undefined;
@@ -199,7 +199,7 @@ function normalizeQuestionError(value: unknown): QuestionError | undefined {
     return undefined;
   }
   const error: QuestionError = {
-    kind: kind ?? 'Unknown',
+    kind: kind ?? '',
     title: title ?? DEFAULT_ERROR_TITLES[kind ?? ''] ?? message ?? 'The question failed',
     message: message ?? '',
   };

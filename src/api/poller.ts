@@ -154,6 +154,18 @@ export class ConversationPoller {
     }
   }
 
+  /**
+   * What made refreshes fail may be mended (the user signed in again, the network is back): every
+   * conversation in backoff is refreshed now, and its backoff forgotten.
+   */
+  retryFailed(): void {
+    for (const [id, entry] of this.tracked) {
+      if (entry.failures === 0) continue;
+      entry.failures = 0;
+      this.refreshSoon(id);
+    }
+  }
+
   dispose(): void {
     this.disposed = true;
     for (const entry of this.tracked.values()) {

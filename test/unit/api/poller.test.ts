@@ -184,6 +184,31 @@ describe('ConversationPoller', () => {
     assert.deepEqual(failures, [1, 2, 3, 4]);
   });
 
+  it('retries a conversation in backoff at once when told the cause may be mended, then polls at its interval', async () => {
+    const failing = { now: true };
+    const started = start(() => (failing.now ? Promise.reject(new Error('401')) : 'unfinished'), { isWatched: () => false, maxBackoffMs: 60_000 });
+    started.track(1);
+    started.track(2);
+    await clock.advance(30_000);
+    // Hidden: 10 s, then 20 s after the first failure: the next try would be at 70 s.
+    assert.deepEqual(times(1), [10_000, 30_000]);
+    failing.now = false;
+    started.retryFailed();
+    await clock.advance(0);
+    assert.deepEqual(times(1), [10_000, 30_000, 30_000]);
+    assert.deepEqual(times(2), [10_000, 30_000, 30_000]);
+    await clock.advance(10_000);
+    assert.deepEqual(times(1), [10_000, 30_000, 30_000, 40_000], 'back to the plain interval');
+  });
+
+  it('leaves conversations that are not failing on their schedule when failures are retried', async () => {
+    start(() => 'unfinished', { isWatched: () => false }).track(1);
+    await clock.advance(5000);
+    poller!.retryFailed();
+    await clock.advance(5000);
+    assert.deepEqual(times(), [10_000]);
+  });
+
   it('keeps polling when the error listener itself throws', async () => {
     start(() => Promise.reject(new Error('down')), {
       isWatched: () => true,

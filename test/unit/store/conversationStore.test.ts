@@ -8,9 +8,9 @@ import { readFile, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import type { Dispatcher } from 'undici';
 import { DeepSearchClient } from '../../../src/api/client';
-import { ConversationStore, type ConversationStoreOptions, type RunningIdsMemento, type StoreChange } from '../../../src/api/conversationStore';
+import { ConversationStore, conversationLabel, MAX_LABEL_LENGTH, type ConversationStoreOptions, type RunningIdsMemento, type StoreChange } from '../../../src/api/conversationStore';
 import { createDispatcher } from '../../../src/api/http';
-import { isUnfinished, type Conversation } from '../../../src/api/model';
+import { isUnfinished, type Conversation, type Question } from '../../../src/api/model';
 import { API_PATH } from '../../../src/api/wire';
 import { startTestEngine, TEST_TOKENS, TEST_USERS, waitFor, type TestEngine } from '../../support/engineHarness';
 
@@ -597,5 +597,30 @@ describe('ConversationStore against the local engine', () => {
       assert.equal(store.starredOnly, false);
       assert.equal(store.listed.length, 3);
     });
+  });
+});
+
+describe('conversationLabel', () => {
+  const at = '2026-01-01T00:00:00Z';
+  const withQuestion = (text: string, title?: string): Conversation => ({
+    id: 7,
+    createdAt: at,
+    updatedAt: at,
+    questions: [{ id: 1, text, title, state: 'processing', createdAt: at, updatedAt: at, turns: [], sources: [], suggestedFollowups: [] } as unknown as Question],
+  });
+
+  it('puts a multi-line question on one line', () => {
+    assert.equal(conversationLabel(withQuestion('Explain this:\n\n```ts\nconst a = 1;\n```\n')), 'Explain this: ```ts const a = 1; ```');
+  });
+
+  it('cuts a long question with an ellipsis', () => {
+    const label = conversationLabel(withQuestion('why '.repeat(100)));
+    assert.equal(label.length, MAX_LABEL_LENGTH);
+    assert.ok(label.endsWith('…'));
+  });
+
+  it('prefers the title, and names the conversation when there is neither title nor text', () => {
+    assert.equal(conversationLabel(withQuestion('the text', 'The title')), 'The title');
+    assert.equal(conversationLabel(withQuestion('  \n ')), 'Conversation 7');
   });
 });
