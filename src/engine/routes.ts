@@ -6,6 +6,7 @@ import type { AuthenticatedUser } from './auth';
 import type { ConversationService, ResolvedVariant } from './conversations';
 import { HttpError, jsonReply, noContentReply, type Reply } from './http';
 import { parseListQuery } from './listing';
+import { echo } from './echo';
 
 export const MAX_QUESTION_LENGTH = 20_000;
 
@@ -73,7 +74,7 @@ const ROUTES: Route[] = [
         if (body.conversation_id !== id) {
           throw new HttpError(
             400,
-            `The body's conversation_id (${JSON.stringify(body.conversation_id ?? null)}) must equal the conversation id in the path (${id}).`,
+            `The body's conversation_id (${echo(body.conversation_id ?? null)}) must equal the conversation id in the path (${id}).`,
           );
         }
         const question = requireQuestion(body);

@@ -8,6 +8,7 @@ import type { AuthenticatedUser } from '../auth';
 import { GitError, runGit, type GitResult, type GitRunOptions } from '../git';
 import type { ServedRepository } from '../repos';
 import type { SearchIndexes } from './searchIndex';
+import { echo } from '../echo';
 
 /** What `sg_deepsearch` needs from the conversation service (the real one fits). */
 export interface DeepSearchBackend {
@@ -101,7 +102,7 @@ export function encodeCursor(value: Record<string, string | number>): string {
 }
 
 export function decodeCursor(cursor: string, what: string): Record<string, unknown> {
-  const invalid = new ToolError(`${JSON.stringify(cursor.slice(0, 80))} is not a cursor of ${what}: pass the cursor value from a previous response unchanged, or leave it out to start at the beginning.`);
+  const invalid = new ToolError(`${echo(cursor)} is not a cursor of ${what}: pass the cursor value from a previous response unchanged, or leave it out to start at the beginning.`);
   if (!/^[A-Za-z0-9_-]{1,400}$/.test(cursor)) throw invalid;
   try {
     const value: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));

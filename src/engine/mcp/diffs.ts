@@ -11,6 +11,7 @@ import { hunkHeader, parsePatch, type Hunk } from './patches';
 import { resolveRevision, selectRepositories } from './paths';
 import { fromPosix, literalRanges, matchRangesEach } from './regex';
 import type { DiffQuery } from '../../api/tools/toolWire';
+import { echo } from '../echo';
 
 const RESULTS_DEFAULT = 50;
 const RESULTS_MAX = 200;
@@ -75,7 +76,7 @@ export async function diffSearch(
       ],
       { maxOutputBytes: 8 * 1024 * 1024, onOutputLimit: 'truncate', timeoutMs: 20_000 },
     ).catch((error: unknown) => {
-      throw explainLogError(error, repo, `pattern ${JSON.stringify(pattern.slice(0, 100))}`);
+      throw explainLogError(error, repo, `pattern ${echo(pattern)}`);
     });
     if (result.truncated) limitHit = true;
     const records = result.stdout.split('\x1e').filter((record) => record !== '');

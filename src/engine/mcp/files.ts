@@ -7,6 +7,7 @@ import { readBlobText, splitLines } from './blocks';
 import { decodeCursor, encodeCursor, formatSize, git, integerArgument, plural, ToolError, type ToolContext, type ToolOutput } from './context';
 import { findRepository, normalizeRepoPath, resolveEntry, resolveRevision } from './paths';
 import type { RepositoryEntry } from '../../api/tools/toolWire';
+import { echo } from '../echo';
 
 export const READ_LIMIT_BYTES = 128 * 1024;
 /** Largest file whose ranges can be read (the rest of it is out of reach). */
@@ -174,7 +175,7 @@ export async function listRepos(context: ToolContext, args: ListReposArgs): Prom
   const lines = repositories.map((repo) => `- ${repo.name}${repo.description ? ` — ${repo.description}` : ''}`);
   const heading =
     matching.length === 0
-      ? `No served repository name contains ${JSON.stringify(args.query)}: try a shorter part of the name, or an empty query to list all ${context.repositories.length}.`
+      ? `No served repository name contains ${echo(args.query)}: try a shorter part of the name, or an empty query to list all ${context.repositories.length}.`
       : `${plural(matching.length, 'repository', 'repositories')} match; showing ${start + 1}–${end}:`;
   const notes = pagination.hasNextPage ? [`More results: call again with after = "${pagination.endCursor}".`] : [];
   return { text: [heading, ...lines].join('\n'), structured: { repositories, pagination }, notes };

@@ -9,6 +9,7 @@ import { dateArguments } from './dates';
 import { GitError } from '../git';
 import { checkPathPattern, resolveRevision, selectRepositories } from './paths';
 import type { CommitMatch, CommitQuery } from '../../api/tools/toolWire';
+import { echo } from '../echo';
 
 const COMMITS_DEFAULT = 50;
 const COMMITS_MAX = 200;
@@ -31,7 +32,7 @@ export function checkTerms(values: readonly string[] | undefined, argument: stri
 export function checkAuthor(value: string, argument: string): string {
   const [author] = checkTerms([value], argument);
   if (author === undefined) throw new ToolError(`${argument} is empty: pass a name or e-mail address, or part of one.`);
-  if (author.startsWith('-')) throw new ToolError(`${argument} ${JSON.stringify(author.slice(0, 80))} starts with "-": pass a name or e-mail address, not an option.`);
+  if (author.startsWith('-')) throw new ToolError(`${argument} ${echo(author)} starts with "-": pass a name or e-mail address, not an option.`);
   return author;
 }
 
@@ -181,7 +182,7 @@ export async function contributorRepos(context: ToolContext, args: ContributorAr
   const lines = repositories.map((repo) => `- ${repo.repoName}: ${plural(repo.repoCommitCount, 'commit')}, latest ${repo.repoMostRecentCommitDate}`);
   const heading =
     repositories.length === 0
-      ? `No served repository has ${minCommits > 1 ? `${minCommits} or more commits` : 'commits'} by an author matching ${JSON.stringify(author)}. Try part of the name or the e-mail address.`
-      : `${JSON.stringify(author)} committed to ${plural(repositories.length, 'repository', 'repositories')}:`;
+      ? `No served repository has ${minCommits > 1 ? `${minCommits} or more commits` : 'commits'} by an author matching ${echo(author)}. Try part of the name or the e-mail address.`
+      : `${echo(author)} committed to ${plural(repositories.length, 'repository', 'repositories')}:`;
   return { text: [heading, ...lines].join('\n'), structured: { repositories }, notes };
 }

@@ -6,6 +6,7 @@
  * The subset: string, integer, number, boolean, array (with items), object (with properties,
  * required and additionalProperties: false), enum, minimum and maximum, and `{}` for any value.
  */
+import { echo } from '../echo';
 
 /** A JSON Schema of the subset above. */
 export interface JsonSchema {
@@ -174,6 +175,5 @@ function describe(value: unknown): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'an array';
   if (typeof value === 'object') return 'an object';
-  const shown = typeof value === 'number' ? String(value) : JSON.stringify(value);
-  return `${article(typeof value)} (${shown.length > 40 ? `${shown.slice(0, 40)}…` : shown})`;
+  return `${article(typeof value)} (${echo(value)})`;
 }

@@ -9,6 +9,7 @@ import { plural, ToolError, type ToolContext, type ToolOutput } from './context'
 import { grepTarget, type GrepLine, type SearchTarget } from './grep';
 import { definitionEnd, escapeIdentifier, NAVIGATION_LANGUAGES, navigationLanguageOf, pathspecsOf, type NavigationLanguage } from './languages';
 import { findRepository, normalizeRepoPath, resolveEntry, resolveRevision } from './paths';
+import { echo } from '../echo';
 
 const MAX_DEFINITIONS = 10;
 const MAX_REFERENCE_FILES = 50;
@@ -34,7 +35,7 @@ function checkSymbol(symbol: string): string {
   const cleaned = symbol.trim().replace(/\(\s*\)$/, '');
   const last = cleaned.split(/\.|::|#|->/).pop() ?? '';
   if (!/^[A-Za-z_$][A-Za-z0-9_$]*$/.test(last) || last.length > 200) {
-    throw new ToolError(`symbol ${JSON.stringify(symbol.slice(0, 100))} is not an identifier: pass a single name such as handleSearch or MyClass (for a method, just the method name).`);
+    throw new ToolError(`symbol ${echo(symbol)} is not an identifier: pass a single name such as handleSearch or MyClass (for a method, just the method name).`);
   }
   return last;
 }

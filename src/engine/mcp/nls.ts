@@ -9,6 +9,7 @@ import { grepTarget, listTree, type SearchTarget } from './grep';
 import { evaluate, parseQuery, type FilterNode, type ParsedQuery } from './query';
 import { bm25, lineScores, queryTerms, type CorpusStats, type Document, type SearchTermSpec } from './ranking';
 import { checkFilters, evaluateKnown, filterVerdicts, selectTargets } from './targets';
+import { echo } from '../echo';
 
 const MAX_FILES = 15;
 const CHUNKS_PER_FILE = 3;
@@ -71,7 +72,7 @@ async function documentsOf(
 ): Promise<Map<string, Document>> {
   const documents = new Map<string, Document>();
   for (const term of terms) {
-    const result = await grepTarget(context, target, { patterns: [term.text], syntax: 'fixed', caseSensitive: false, linesPerFile: 0, what: `The term ${JSON.stringify(term.text)}` });
+    const result = await grepTarget(context, target, { patterns: [term.text], syntax: 'fixed', caseSensitive: false, linesPerFile: 0, what: `The term ${echo(term.text)}` });
     if (result.truncated) notes.push(`"${term.text}" matches too much in ${target.repo.name}; not every file was counted.`);
     for (const [path, count] of result.counts) {
       let document = documents.get(path);

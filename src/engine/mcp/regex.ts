@@ -5,6 +5,7 @@
  */
 import * as vm from 'node:vm';
 import { ToolError } from './context';
+import { echo } from '../echo';
 
 const DEFAULT_TIMEOUT_MS = 1_000;
 const MAX_PATTERN_LENGTH = 1_000;
@@ -42,7 +43,7 @@ export function checkRegex(pattern: string, flags: string, what: string): void {
     new RegExp(pattern, flags);
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
-    throw new ToolError(`${what} ${JSON.stringify(pattern)} is not a valid regular expression (${reason}): fix it, or escape special characters such as ( [ . * + ?.`);
+    throw new ToolError(`${what} ${echo(pattern)} is not a valid regular expression (${reason}): fix it, or escape special characters such as ( [ . * + ?.`);
   }
 }
 
@@ -54,9 +55,9 @@ function run(script: vm.Script, sandbox: Record<string, unknown>, what: string, 
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     if (/timed out/i.test(message)) {
-      throw new ToolError(`${what} ${JSON.stringify(pattern.slice(0, 100))} takes too long to match and was stopped: simplify it (avoid nested repetition such as (a+)+).`);
+      throw new ToolError(`${what} ${echo(pattern)} takes too long to match and was stopped: simplify it (avoid nested repetition such as (a+)+).`);
     }
-    throw new ToolError(`${what} ${JSON.stringify(pattern.slice(0, 100))} could not be used: ${message}`);
+    throw new ToolError(`${what} ${echo(pattern)} could not be used: ${message}`);
   }
 }
 

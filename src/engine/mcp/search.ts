@@ -8,6 +8,7 @@ import { plural, ToolError, type ToolContext, type ToolOutput } from './context'
 import { grepTarget, listTree, type GrepLine, type SearchTarget } from './grep';
 import { evaluate, parseQuery, positivePatterns, type ParsedQuery, type PatternNode } from './query';
 import { checkFilters, filterVerdicts, matchesWithoutPatterns, selectTargets } from './targets';
+import { echo } from '../echo';
 
 const DEFAULT_FILES = 15;
 const MAX_FILES = 100;
@@ -41,8 +42,8 @@ export async function keywordSearch(context: ToolContext, args: { query: string 
   if (hits.length > shown.length) notes.push(`${hits.length - shown.length} more matching files are not shown: narrow the query with repo: or file: filters, or raise count: (up to ${MAX_FILES}).`);
   const heading =
     hits.length === 0
-      ? `No file matches ${JSON.stringify(args.query)}. Try fewer terms, OR between alternatives, or sg_nls_search for a broader search.`
-      : `${plural(hits.length, 'file')} match ${JSON.stringify(args.query)}${hits.length > shown.length ? `; the best ${shown.length} are shown` : ''}:`;
+      ? `No file matches ${echo(args.query)}. Try fewer terms, OR between alternatives, or sg_nls_search for a broader search.`
+      : `${plural(hits.length, 'file')} match ${echo(args.query)}${hits.length > shown.length ? `; the best ${shown.length} are shown` : ''}:`;
   return { text: blocks.length > 0 ? `${heading}\n\n${renderBlocks(blocks)}` : heading, structured: { blocks }, notes };
 }
 
@@ -54,9 +55,9 @@ async function searchTarget(context: ToolContext, target: SearchTarget, query: P
       patterns: [pattern.value],
       syntax: pattern.regex ? 'perl' : 'fixed',
       caseSensitive: query.caseSensitive,
-      what: pattern.regex ? `The regular expression /${pattern.value}/` : `The term ${JSON.stringify(pattern.value)}`,
+      what: pattern.regex ? `The regular expression /${pattern.value}/` : `The term ${echo(pattern.value)}`,
     });
-    if (result.truncated) notes.push(`${JSON.stringify(pattern.value)} matches too much in ${target.repo.name}; not every match was considered.`);
+    if (result.truncated) notes.push(`${echo(pattern.value)} matches too much in ${target.repo.name}; not every match was considered.`);
     byPattern.set(pattern.id, result.files);
     counts.set(pattern.id, result.counts);
   }

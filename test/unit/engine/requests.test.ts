@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import type { WireConversation, WireErrorBody } from '../../../src/api/wire';
+import { ECHO_LIMIT } from '../../../src/engine/echo';
 import { MAX_QUESTION_LENGTH } from '../../../src/engine/routes';
 import { startTestEngine, TEST_TOKENS, type TestEngine } from '../../support/engineHarness';
 
@@ -121,6 +122,20 @@ describe('engine: authentication and request validation', function () {
       const response = await engine.api<WireErrorBody>('/', { method: 'POST', body: { question: 'z'.repeat(1024 * 1024 + 10) } });
       assert.equal(response.status, 413);
       assert.match(response.json.error, /larger than the limit/);
+    });
+
+    it('repeats no more than a short piece of a value it rejects, however large or deep', async function () {
+      const created = await engine.ask('Where is parseConfig defined?');
+      await engine.waitUntilFinished(created.id);
+      // 200,000 nested arrays: stringifying it for the message overflowed the stack (a 500).
+      const deep = `{"conversation_id": ${'['.repeat(200_000)}${']'.repeat(200_000)}, "question": "Why?"}`;
+      const nested = await engine.api<WireErrorBody>(`/${created.id}/questions`, { method: 'POST', body: deep });
+      assert.equal(nested.status, 400);
+      assert.match(nested.json.error, /conversation_id \(an array\) must equal/);
+      const long = await engine.api<WireErrorBody>(`/${created.id}/questions`, { method: 'POST', body: { conversation_id: 'x'.repeat(900_000), question: 'Why?' } });
+      assert.equal(long.status, 400);
+      assert.ok(long.text.length < 400, `the 400 body is ${long.text.length} characters`);
+      assert.match(long.json.error, new RegExp(`"${'x'.repeat(ECHO_LIMIT)}"… \\(900000 characters\\)`));
     });
 
     it('does not create anything for a rejected body', async function () {

@@ -196,6 +196,12 @@ describe('MCP tools: files and repositories', function () {
       assert.match(none.text, /No served repository name contains "kubernetes"/);
     });
 
+    it('repeats only the start of a long query it found nothing for', async function () {
+      const none = await mcp.ok<Repos>('sg_list_repos', { query: 'q'.repeat(50_000) });
+      assert.ok(none.text.length < 400, `the reply is ${none.text.length} characters`);
+      assert.match(none.text, /No served repository name contains "q{100}"… \(50000 characters\)/);
+    });
+
     it('pages forward with after and back with before', async function () {
       const first = await mcp.ok<Repos>('sg_list_repos', { query: '', limit: 1 });
       assert.deepEqual(first.structured.repositories.map((repo) => repo.name), [EMPTY]);
