@@ -20,10 +20,14 @@ marked.use({
 
 /** Markdown → sanitised DOM. Never throws: unreadable Markdown is shown as its text. */
 export function renderMarkdown(markdown: string): DocumentFragment {
-  const tokens = lex(markdown);
-  const fragment = document.createDocumentFragment();
-  if (tokens && buildable(markdown) && buildMarkdown(tokens, fragment)) return fragment;
-  return notBuilt(tokens, markdown);
+  try {
+    const tokens = lex(markdown);
+    const fragment = document.createDocumentFragment();
+    if (tokens && buildable(markdown) && buildMarkdown(tokens, fragment)) return fragment;
+    return notBuilt(tokens, markdown);
+  } catch {
+    return preformatted(markdown);
+  }
 }
 
 /**
@@ -32,12 +36,17 @@ export function renderMarkdown(markdown: string): DocumentFragment {
  * put in the node it returns, on either path.
  */
 export function renderMarkdownInto(container: Element, markdown: string, wrapCodeBlock?: CodeBlockWrapper): void {
-  const tokens = lex(markdown);
-  if (tokens && buildable(markdown) && buildMarkdown(tokens, container, wrapCodeBlock)) return;
-  // The sanitiser's fragment belongs to its inert document until it is taken into the page's.
-  const fragment = document.adoptNode(notBuilt(tokens, markdown));
-  if (wrapCodeBlock) wrapCodeBlocks(fragment, wrapCodeBlock);
-  container.append(fragment);
+  try {
+    const tokens = lex(markdown);
+    if (tokens && buildable(markdown) && buildMarkdown(tokens, container, wrapCodeBlock)) return;
+    // The sanitiser's fragment belongs to its inert document until it is taken into the page's.
+    const fragment = document.adoptNode(notBuilt(tokens, markdown));
+    if (wrapCodeBlock) wrapCodeBlocks(fragment, wrapCodeBlock);
+    container.append(fragment);
+  } catch {
+    // Whatever the parser, the builder or the sanitiser did, this answer shows as its text.
+    container.replaceChildren(preformatted(markdown));
+  }
 }
 
 /**
@@ -83,7 +92,8 @@ function sanitised(tokens: Token[], markdown: string): DocumentFragment {
   } catch {
     return preformatted(markdown);
   }
-  return sanitisedFragment(html);
+  // DOMPurify returns no fragment for some documents (one that opens with <frameset> has no body).
+  return sanitisedFragment(html) ?? preformatted(markdown);
 }
 
 /** The sanitiser's code blocks, wrapped as the builder wraps its own. */

@@ -49,9 +49,13 @@ DOMPurify.addHook('afterSanitizeAttributes', (node) => {
   if (node.nodeName === 'IMG' && !SAFE_IMAGE_SRC.test(node.getAttribute('src') ?? '')) node.removeAttribute('src');
 });
 
-/** Sanitised DOM of untrusted HTML, owned by an inert document until it is inserted. */
-export function sanitisedFragment(html: string): DocumentFragment {
-  return DOMPurify.sanitize(html, PURIFY_CONFIG);
+/**
+ * Sanitised DOM of untrusted HTML, owned by an inert document until it is inserted; undefined when
+ * DOMPurify gives no fragment (HTML that parses to a document without a body, such as a frameset).
+ */
+export function sanitisedFragment(html: string): DocumentFragment | undefined {
+  const fragment: unknown = DOMPurify.sanitize(html, PURIFY_CONFIG);
+  return fragment instanceof Node && fragment.nodeType === Node.DOCUMENT_FRAGMENT_NODE ? (fragment as DocumentFragment) : undefined;
 }
 
 /**

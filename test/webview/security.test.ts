@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
-import { completedQuestion, conversation, failedQuestion, HOSTILE_MARKDOWN, processingQuestion, snapshot, turn } from './fixtures';
+import { completedQuestion, conversation, failedQuestion, HOSTILE_MARKDOWN, processingQuestion, questionsUpdate, snapshot, turn } from './fixtures';
 import { usePanelEnvironment } from './panelHarness';
 
 /** Every trick a hostile answer could try; each one that runs pushes its name to `window.__hostile`. */
@@ -201,6 +201,29 @@ describe('conversation panel: security', function () {
     assert.equal(await panel.page.locator('.sources a').count(), 0);
     assert.deepEqual(await panel.page.locator('.source-label').allTextContents(), ['script source', 'data source']);
   });
+
+  for (const answer of ['<frameset><frame src="https://evil.example/"></frameset>', '  \n<!-- first a comment -->\n<frameset cols="50%">', '<FRAMESET>\n\nThe rest.']) {
+    it(`shows an answer the sanitiser gives no DOM for as text, and the rest of the conversation (${JSON.stringify(answer.slice(0, 24))})`, async () => {
+      const panel = await env.open();
+      const page = panel.page;
+      const first = completedQuestion(1, { answer: 'First **answer**.' });
+      const third = completedQuestion(3, { answer: 'Third answer.' });
+      await panel.send(snapshot(conversation([first, completedQuestion(2, { answer }), third])));
+      await page.locator('.question .markdown strong', { hasText: 'answer' }).waitFor();
+      const answers = await page.locator('.question .markdown').allInnerTexts();
+      assert.equal(answers.length, 3, 'every answer is shown');
+      assert.equal(answers[1]!.trim(), answer.trim(), 'the bad one as its text');
+      assert.match(answers[2]!, /Third answer/);
+      assert.equal(await page.locator('frameset, frame').count(), 0);
+
+      // The update path: a follow-up whose answer arrives in a poll update.
+      const followup = completedQuestion(4, { answer });
+      await panel.send(questionsUpdate(conversation([first, completedQuestion(2, { answer }), third, followup]), [followup]));
+      await page.locator('.question .markdown').nth(3).waitFor();
+      assert.equal((await page.locator('.question .markdown').nth(3).innerText()).trim(), answer.trim());
+      assert.deepEqual(panel.pageErrors, []);
+    });
+  }
 
   it('the CSP blocks inline script, whether served in the page or injected later', async () => {
     const panel = await env.open({ injectInlineScript: true });
