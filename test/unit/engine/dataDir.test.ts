@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import type { WireConversation } from '../../../src/api/wire';
+import { DataDirLockedError, lockDataDir } from '../../../src/engine/dataDirLock';
 import { startEngine } from '../../../src/engine/server';
 import { callApi, startTestEngine, TEST_USERS, type TestEngine } from '../../support/engineHarness';
 import { createTempDir, removeDir } from '../../support/gitRepos';
@@ -31,6 +32,38 @@ describe('engine: its data folder', function () {
     await writeFile(path.join(engine.dataDir, 'engine.lock'), '2147483646\n');
     await engine.restart();
     assert.equal((await engine.api('/')).status, 200);
+  });
+
+  it('lets exactly one of several engines starting at once take over a stale lock, every time', async function () {
+    this.timeout(60_000);
+    await engine.stop();
+    const lock = path.join(engine.dataDir, 'engine.lock');
+    for (let round = 0; round < 40; round++) {
+      await writeFile(lock, '2147483646\n');
+      const attempts = await Promise.allSettled(Array.from({ length: 6 }, () => lockDataDir(engine.dataDir)));
+      const held = attempts.filter((attempt) => attempt.status === 'fulfilled');
+      assert.equal(held.length, 1, `round ${round}: ${held.length} engines hold the lock`);
+      for (const attempt of attempts) {
+        if (attempt.status === 'rejected') assert.ok(attempt.reason instanceof DataDirLockedError, String(attempt.reason));
+      }
+      assert.equal(await readFile(lock, 'utf8'), `${process.pid}\n`);
+      await held[0]!.value.release();
+    }
+  });
+
+  it('starts one engine of several started at once on a folder with a stale lock, the others refused', async function () {
+    this.timeout(60_000);
+    await engine.stop();
+    await writeFile(path.join(engine.dataDir, 'engine.lock'), '2147483646\n');
+    const started = await Promise.allSettled(Array.from({ length: 4 }, () => startEngine({ ...engine.options, port: 0 })));
+    const running = started.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []));
+    try {
+      assert.equal(running.length, 1);
+      const created = await callApi<WireConversation>(`${running[0]!.url}/.api/deepsearch/v1/`, TEST_USERS, { method: 'POST', body: { question: 'Where is parseConfig?' } });
+      assert.equal(created.status, 200);
+    } finally {
+      await Promise.all(running.map((one) => one.close()));
+    }
   });
 
   it('listens on the same port after a restart, so links in stored answers keep working', async function () {
