@@ -3,6 +3,7 @@
  * cancellation. Callers put anything that came from a user after `-e` or `--`, never as an option.
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { accessSync, constants } from 'node:fs';
 
 export interface GitRunOptions {
   /** Working directory: a work tree or a bare repository. */
@@ -26,7 +27,8 @@ export interface GitResult {
   truncated: boolean;
 }
 
-export type GitErrorKind = 'not-found' | 'exit' | 'timeout' | 'output-limit' | 'aborted';
+/** `unavailable`: the repository's folder is gone or cannot be read (git itself is there). */
+export type GitErrorKind = 'not-found' | 'unavailable' | 'exit' | 'timeout' | 'output-limit' | 'aborted';
 
 export class GitError extends Error {
   constructor(
@@ -121,13 +123,7 @@ export function runGit(args: readonly string[], options: GitRunOptions): Promise
     child.stderr.on('data', (chunk: Buffer) => {
       if (stderr.length < STDERR_KEPT_BYTES) stderr += chunk.toString('utf8');
     });
-    child.on('error', (error: NodeJS.ErrnoException) => {
-      const message =
-        error.code === 'ENOENT'
-          ? 'git was not found: install git and make sure it is on PATH'
-          : `could not start ${command}: ${error.message}`;
-      settle(() => reject(new GitError(message, 'not-found')));
-    });
+    child.on('error', (error: NodeJS.ErrnoException) => settle(() => reject(startError(error, command, options.cwd))));
     child.on('close', (code) => {
       settle(() => {
         const output = Buffer.concat(stdout).toString('utf8');
@@ -151,6 +147,20 @@ export function runGit(args: readonly string[], options: GitRunOptions): Promise
  */
 export function spawnGit(args: readonly string[], cwd: string): ChildProcessWithoutNullStreams {
   return spawn('git', [...SAFE_CONFIG, ...args], { cwd, env: gitEnvironment(), stdio: ['pipe', 'pipe', 'pipe'], windowsHide: true });
+}
+
+/**
+ * Why git could not start. A working folder that is gone fails the same way as a missing git
+ * (ENOENT), so the folder is checked first: a deleted repository is never reported as a missing git.
+ */
+function startError(error: NodeJS.ErrnoException, command: string, cwd: string): GitError {
+  try {
+    accessSync(cwd, constants.R_OK | constants.X_OK);
+  } catch {
+    return new GitError(`the repository folder ${cwd} is gone or cannot be read (moved, deleted, or its permissions changed)`, 'unavailable');
+  }
+  if (error.code === 'ENOENT') return new GitError('git was not found: install git and make sure it is on PATH', 'not-found');
+  return new GitError(`could not start ${command}: ${error.message}`, 'not-found');
 }
 
 /** `git grep` etc.: names the subcommand in errors without repeating user-supplied patterns. */

@@ -75,7 +75,15 @@ export function explainGitError(error: unknown, repo: ServedRepository): unknown
     return new ToolError(`The result from ${repo.name} was too large: narrow the request (a smaller range, a path, or a filter).`);
   }
   if (error.kind === 'aborted') return new ToolError('The request was cancelled.');
+  if (error.kind === 'unavailable') return new RepositoryUnavailableError(repo);
   return error;
+}
+
+/** A served repository whose folder is gone or unreadable: searches over several skip it. */
+export class RepositoryUnavailableError extends ToolError {
+  constructor(readonly repo: ServedRepository) {
+    super(`The repository ${repo.name} is not available: its folder is gone or cannot be read. Restore it, or restart the engine without it.`);
+  }
 }
 
 /** Integer argument check with a message that names the argument and the allowed range. */

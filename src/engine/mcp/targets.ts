@@ -3,7 +3,7 @@
  * (three-valued evaluation, so OR and NOT are honoured), revisions resolved per repository, and the
  * filter verdicts for a set of paths (regexes run time-bounded).
  */
-import { ToolError, type ToolContext } from './context';
+import { RepositoryUnavailableError, ToolError, type ToolContext } from './context';
 import type { SearchTarget } from './grep';
 import { extensionOf, extensionsOf, knownLanguages } from './languages';
 import { checkRevision, resolveRevision } from './paths';
@@ -62,6 +62,7 @@ export async function selectTargets(context: ToolContext, query: ParsedQuery, no
   if (query.revision !== undefined) checkRevision(query.revision, 'rev:');
   const targets: SearchTarget[] = [];
   const missing: string[] = [];
+  const unavailable: string[] = [];
   for (const repo of candidates.slice(0, MAX_REPOSITORIES)) {
     try {
       const { revision, commit } = await resolveRevision(context, repo, query.revision, 'rev:');
@@ -69,8 +70,12 @@ export async function selectTargets(context: ToolContext, query: ParsedQuery, no
     } catch (error) {
       if (!(error instanceof ToolError)) throw error;
       if (candidates.length === 1) throw error;
-      missing.push(repo.name);
+      (error instanceof RepositoryUnavailableError ? unavailable : missing).push(repo.name);
     }
+  }
+  if (unavailable.length > 0) notes.push(`Skipped (folder gone or unreadable on the engine's machine): ${unavailable.join(', ')}.`);
+  if (targets.length === 0 && unavailable.length > 0 && missing.length === 0) {
+    throw new ToolError(`None of the selected repositories is available: the folders of ${unavailable.join(', ')} are gone or cannot be read.`);
   }
   if (targets.length === 0) {
     throw new ToolError(
