@@ -12,7 +12,8 @@ import { TOOL_SERVER_PATHS } from '../api/tools/toolServer';
 import { API_PATH, MCP_PATH } from '../api/wire';
 import { Answerer } from './answerer';
 import { lockDataDir } from './dataDirLock';
-import { UserDirectory } from './auth';
+import { UserDirectory, type AuthenticatedUser } from './auth';
+import { echo } from './echo';
 import { ConversationService, type ResolvedVariant } from './conversations';
 import { errorReply, HttpError, parseJsonObject, readBody, sendReply, type Reply } from './http';
 import type { EngineFault, EngineOptions, EngineVariant, RunningEngine } from './options';
@@ -143,7 +144,8 @@ export async function startEngine(options: EngineOptions): Promise<RunningEngine
       const mcp = toolServers.get(path);
       if (mcp) {
         // The tool server: same token as the conversation API; no X-Requested-With needed.
-        await mcp(request, response, users.authenticate(request.headers.authorization));
+        checkToolServerOrigin(request.headers.origin, url);
+        await mcp(request, response, toolServerUser(users, request.headers.authorization));
         log(`${method} ${path} ${response.statusCode} ${Date.now() - started}ms`);
         return;
       }
@@ -235,4 +237,35 @@ function asHttpError(error: unknown, shuttingDown: AbortSignal, log: (line: stri
 /** Share links carry a read token: keep it out of logs. */
 function redact(path: string): string {
   return path.startsWith(SHARE_PATH) ? `${SHARE_PATH}<read token>` : path;
+}
+
+/**
+ * MCP's Streamable HTTP transport asks servers to check `Origin` (a web page must not reach a local
+ * tool server through the user's browser): only the engine's own origin and loopback ones pass.
+ */
+export function checkToolServerOrigin(origin: string | undefined, engineUrl: string): void {
+  if (origin === undefined) return;
+  let parsed: URL | undefined;
+  try {
+    parsed = new URL(origin);
+  } catch {
+    parsed = undefined;
+  }
+  const loopback = parsed !== undefined && /^https?:$/.test(parsed.protocol) && ['127.0.0.1', 'localhost', '[::1]'].includes(parsed.hostname);
+  if (parsed?.origin === new URL(engineUrl).origin || loopback) return;
+  throw new HttpError(403, `Requests from the web origin ${echo(origin)} are not accepted: the tool server answers clients on this machine only.`);
+}
+
+/**
+ * The tool server's user. Its 401 is a Bearer challenge that carries the engine's words and no
+ * OAuth metadata, so MCP clients show the message instead of starting an OAuth flow it has not.
+ */
+function toolServerUser(users: UserDirectory, authorization: string | undefined): AuthenticatedUser {
+  try {
+    return users.authenticate(authorization);
+  } catch (error) {
+    if (!(error instanceof HttpError) || error.status !== 401) throw error;
+    const description = error.message.replace(/["\\]/g, "'");
+    throw new HttpError(401, error.message, { 'WWW-Authenticate': `Bearer realm="Deep Search local engine", error="invalid_token", error_description="${description}"` });
+  }
 }

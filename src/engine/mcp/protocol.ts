@@ -18,8 +18,8 @@ export function negotiateProtocolVersion(requested: string): string {
   return PROTOCOL_VERSIONS.includes(requested) ? requested : LATEST_PROTOCOL_VERSION;
 }
 
-/** The schemas say which JSON Schema dialect they are written in, as they always have here. */
-const SCHEMA_DIALECT = 'http://json-schema.org/draft-07/schema#';
+/** The schemas say their dialect: JSON Schema 2020-12, MCP's default and what real servers publish. */
+export const SCHEMA_DIALECT = 'https://json-schema.org/draft/2020-12/schema';
 
 export interface ListedTool {
   name: string;

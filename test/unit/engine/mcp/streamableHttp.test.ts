@@ -7,6 +7,7 @@
 import assert from 'node:assert/strict';
 import { MCP_PATH } from '../../../../src/api/wire';
 import { startTestEngine, TEST_TOKENS, type TestEngine } from '../../../support/engineHarness';
+import Ajv2020 from 'ajv/dist/2020';
 
 interface RpcReply {
   jsonrpc: string;
@@ -147,7 +148,7 @@ describe('MCP tool server: Streamable HTTP transport', function () {
         type: 'integer',
         description: 'First line to return (1-based). Default 1.',
       });
-      assert.equal(readFile.inputSchema.$schema, 'http://json-schema.org/draft-07/schema#');
+      assert.equal(readFile.inputSchema.$schema, 'https://json-schema.org/draft/2020-12/schema');
       assert.equal(readFile.outputSchema.additionalProperties, false);
       assert.deepEqual(readFile.annotations, { title: 'Read a file', readOnlyHint: true, openWorldHint: false });
       assert.equal(tools.find((tool) => tool.name === 'sg_deepsearch')?.annotations.readOnlyHint, false);
@@ -155,6 +156,22 @@ describe('MCP tool server: Streamable HTTP transport', function () {
       const names = (plain.body as { result: { tools: Array<{ name: string }> } }).result.tools.map((tool) => tool.name);
       assert.deepEqual(names, tools.map((tool) => tool.name.replace(/^sg_/, '')));
     });
+  });
+
+  it('publishes every schema as JSON Schema 2020-12 that a strict 2020-12 validator accepts', async function () {
+    const reply = await rpc('tools/list', {});
+    const tools = (reply.result as { tools: Array<{ name: string; inputSchema: object; outputSchema: object }> }).tools;
+    assert.equal(tools.length, 12);
+    const ajv = new Ajv2020({ strict: true, allErrors: true });
+    for (const tool of tools) {
+      for (const schema of [tool.inputSchema, tool.outputSchema]) {
+        assert.doesNotThrow(() => ajv.compile(schema), tool.name);
+      }
+    }
+    const readFile = ajv.compile(tools.find((tool) => tool.name === 'sg_read_file')!.inputSchema);
+    assert.equal(readFile({ repo: 'github.com/acme/app', path: 'README.md', startLine: 2 }), true);
+    assert.equal(readFile({ repo: 'github.com/acme/app' }), false, 'path is required');
+    assert.equal(readFile({ repo: 'github.com/acme/app', path: 'README.md', startLine: 1.5 }), false, 'lines are integers');
   });
 
   describe('versions', function () {
@@ -222,6 +239,34 @@ describe('MCP tool server: Streamable HTTP transport', function () {
       const anonymous = await fetch(engine.url + MCP_PATH, { headers: { Accept: 'text/event-stream' } });
       assert.equal(anonymous.status, 401);
       await anonymous.text();
+    });
+
+    it('refuses a request from a web origin other than its own or loopback with 403, before anything else', async function () {
+      for (const origin of ['https://evil.example', 'http://127.0.0.1.evil.example', 'null', 'http://192.168.1.5:8080']) {
+        const answer = await send({ jsonrpc: '2.0', id: 1, method: 'ping' }, { headers: { Origin: origin } });
+        assert.equal(answer.status, 403, origin);
+        assert.match(answer.text, /are not accepted: the tool server answers clients on this machine only/);
+      }
+      for (const origin of [engine.url, 'http://localhost:8123', 'http://127.0.0.1:3000', 'http://[::1]:5000']) {
+        const answer = await send({ jsonrpc: '2.0', id: 1, method: 'ping' }, { headers: { Origin: origin } });
+        assert.equal(answer.status, 200, origin);
+      }
+    });
+
+    it('answers 401 with a Bearer challenge that carries its message and no OAuth metadata', async function () {
+      for (const authorization of [undefined, 'token not-a-valid-token']) {
+        const response = await fetch(engine.url + MCP_PATH, {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json', Accept: ACCEPT, ...(authorization ? { Authorization: authorization } : {}) },
+          body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }),
+        });
+        assert.equal(response.status, 401);
+        const challenge = response.headers.get('www-authenticate') ?? '';
+        assert.match(challenge, /^Bearer realm="Deep Search local engine", error="invalid_token", error_description="[^"]+"$/);
+        assert.doesNotMatch(challenge, /resource_metadata/);
+        assert.doesNotMatch(challenge, /not-a-valid-token/, 'the token is never repeated');
+        await response.text();
+      }
     });
 
     it('asks for the Accept and Content-Type headers the transport prescribes', async function () {
