@@ -126,7 +126,10 @@ export class QuestionView {
   }
 
   setControls(controls: ControlState): void {
+    const removedNow = controls.removed !== this.controls.removed;
     this.controls = controls;
+    // A question of a conversation that is gone no longer runs: no spinner, clock or Cancel.
+    if (removedNow && this.live) this.buildStatus();
     this.applyControls();
   }
 
@@ -163,6 +166,12 @@ export class QuestionView {
     const question = this.question;
     this.element.classList.remove('is-pending', 'is-processing');
     this.element.classList.add(`is-${question.state}`);
+    if (isLive(question) && this.controls.removed) {
+      this.statusElement.replaceChildren(codicon('circle-slash'), element('span', 'status-label', strings.state.gone));
+      this.elapsedElement = undefined;
+      this.cancelButton = undefined;
+      return;
+    }
     const icon = codicon(STATUS_ICONS[question.state], question.state === 'processing' ? 'codicon-modifier-spin' : undefined);
     const label = element('span', 'status-label', strings.state[question.state]);
     this.statusElement.replaceChildren(icon, label);

@@ -26,6 +26,8 @@ export const strings = {
   state: {
     get pending() { return l10n.t('Waiting to start'); },
     get processing() { return l10n.t('Searching'); },
+    /** A question that was running when its conversation was deleted. */
+    get gone() { return l10n.t('No longer available'); },
     get completed() { return l10n.t('Answered'); },
     get failed() { return l10n.t('Failed'); },
     get canceled() { return l10n.t('Canceled'); },

@@ -189,7 +189,7 @@ describe('conversation panel: interaction', function () {
     assert.equal(await region.textContent(), 'Answer ready: How the poller backs off');
   });
 
-  it('on removed shows a notice and disables every input', async () => {
+  it('on removed shows a notice, disables every input and stops showing the running question as running', async () => {
     const panel = await env.open();
     await panel.send(snapshot(conversation([completedQuestion(1), processingQuestion(2)])));
     await panel.send({ type: 'removed', message: 'This conversation was deleted on the server.' });
@@ -198,7 +198,12 @@ describe('conversation panel: interaction', function () {
     assert.equal(await page.locator('.notice').getAttribute('role'), 'alert');
     assert.ok(await page.locator('textarea').isDisabled());
     assert.ok(await page.getByRole('button', { name: 'Send' }).isDisabled());
-    assert.ok(await page.locator('.cancel-button').isDisabled());
+    // The question that was running no longer runs: no spinner, no ticking clock, no Cancel.
+    const running = page.locator('.question').nth(1);
+    assert.equal((await running.locator('.question-status').innerText()).trim(), 'No longer available');
+    assert.equal(await page.locator('.codicon-modifier-spin').count(), 0);
+    assert.equal(await page.locator('.elapsed').count(), 0);
+    assert.equal(await page.locator('.cancel-button').count(), 0);
     for (const suggestion of await page.locator('.followup-suggestion').all()) assert.ok(await suggestion.isDisabled());
     for (const action of await page.locator('.conversation-actions button').all()) assert.ok(await action.isDisabled());
     assert.equal(await page.locator('.followup-note').textContent(), 'This conversation no longer exists.');

@@ -143,6 +143,30 @@ describe('conversation panel: incremental updates and view state', function () {
     assert.ok(gap <= 1, `still at the bottom (gap ${gap}px)`);
   });
 
+  it('keeps the header in view when it opens at the latest question and when it follows new content', async () => {
+    const panel = await env.open({ viewport: { width: 700, height: 420 } });
+    const value = conversation([longAnswer(1), longAnswer(2), processingQuestion(3)]);
+    await panel.send(snapshot(value));
+    const layout = () =>
+      panel.page.evaluate(() => {
+        const header = document.querySelector('.conversation-header')!.getBoundingClientRect();
+        const latest = [...document.querySelectorAll('.question')].pop()!.getBoundingClientRect();
+        return { scrolled: document.scrollingElement!.scrollTop, headerTop: header.top, headerBottom: header.bottom, latestTop: latest.top };
+      });
+    const opened = await layout();
+    assert.ok(opened.scrolled > 0, 'opened scrolled to the latest question');
+    assert.equal(opened.headerTop, 0, 'the header is at the top, whole');
+    assert.ok(opened.latestTop >= opened.headerBottom - 1, `the latest question starts below the header (${opened.latestTop} < ${opened.headerBottom})`);
+
+    const more = processingQuestion(3);
+    more.turns = [...more.turns, ...Array.from({ length: 12 }, (_, index) => turn(`Extra step ${index}.`, 30 + index))];
+    await panel.page.evaluate(() => window.scrollTo(0, document.documentElement.scrollHeight));
+    await panel.send(questionsUpdate(value, [more]));
+    await nextFrame(panel.page);
+    assert.equal((await layout()).headerTop, 0, 'after following new content too');
+    await panel.page.getByRole('button', { name: 'Export as Markdown' }).click({ trial: true });
+  });
+
   it('keeps the scroll position when the reader has scrolled up', async () => {
     const panel = await env.open({ viewport: { width: 700, height: 420 } });
     const value = conversation([longAnswer(1), processingQuestion(2)]);
