@@ -293,12 +293,25 @@ export function networkError(cause: unknown, origin: string, secrets: readonly s
     );
   }
   const suffix = code ? ` (${code})` : '';
+  const neverConnected = (code !== undefined && NEVER_CONNECTED_CODE.test(code)) || PROXY_REFUSED.test(sanitized.message);
+  if (!neverConnected) {
+    // The connection was made and then broke: the instance may well have the request.
+    return new DeepSearchError(
+      'network',
+      `The connection to ${origin} broke before its answer arrived${suffix} — the instance may have received the request. Check your network or proxy settings.`,
+      { code, cause: sanitized },
+    );
+  }
   return new DeepSearchError(
     'network',
     `Could not reach ${origin} — check the instance URL, your network or proxy settings.${suffix}`,
     { code, cause: sanitized },
   );
 }
+
+/** Failures before any byte of the request could reach the instance (no connection was made). */
+const PROXY_REFUSED = /Proxy response \(\d+\)/;
+const NEVER_CONNECTED_CODE = /^(?:ECONNREFUSED|ENOTFOUND|EAI_AGAIN|EAI_NONAME|EHOSTUNREACH|ENETUNREACH|EHOSTDOWN|EADDRNOTAVAIL|UND_ERR_CONNECT_TIMEOUT|ERR_INVALID_URL)$/;
 
 export function timeoutError(origin: string, timeoutMs: number): DeepSearchError {
   return new DeepSearchError(

@@ -145,10 +145,12 @@ describe('client transport over real HTTP', () => {
       assert.deepEqual(delays, []);
     });
 
-    it('does not retry creating a conversation after a connection reset', async () => {
+    it('does not retry creating a conversation after a connection reset, and says it may have arrived', async () => {
       const server = await serve(() => ({ reset: true }));
-      await expectError(client().createConversation('q'), 'network');
+      const error = await expectError(client().createConversation('q'), 'network');
       assert.equal(server.requests.length, 1);
+      assert.match(error.message, /broke before its answer arrived .*— the instance may have received the request/);
+      assert.doesNotMatch(error.message, /Could not reach|check the instance URL/, 'the instance was reached');
     });
 
     it('does not retry a follow-up, a cancel or a delete on 500', async () => {
