@@ -46,25 +46,7 @@ describe('Links in an answer, clicked in the real VS Code (UI)', function () {
     await ui?.close();
   });
 
-  /** Clicks the link in the panel; resolves with the tabs VS Code opened in the browser meanwhile. */
-  async function click(text: string, scope = '.answer .markdown'): Promise<string[]> {
-    await ui.page.locator('.tabs-container .tab', { hasText: TITLE }).click();
-    const webview = await ui.webview();
-    const before = ui.openedTabs.length;
-    await webview.locator(`${scope} a`, { hasText: text }).first().click();
-    // Whatever opens does so within a moment; give a second open (the bug) time to show as well.
-    // VS Code asks before it opens a web page outside its trusted domains: the user says Open.
-    const trust = ui.page.locator('.monaco-dialog-box', { hasText: 'open the external website' });
-    for (let waited = 0; waited < 2000; waited += 250) {
-      if (await trust.isVisible()) {
-        await trust.locator('.monaco-button', { hasText: /^Open$/ }).click();
-        await trust.waitFor({ state: 'hidden' });
-        waited = 0;
-      }
-      await ui.page.waitForTimeout(250);
-    }
-    return ui.tabUrls(before);
-  }
+  const click = (text: string, scope?: string) => clickLink(ui, text, scope);
 
   async function activeTab(): Promise<{ title: string; line: string }> {
     const tab = ui.page.locator('.tabs-container .tab.active');
@@ -124,5 +106,57 @@ describe('Links in an answer, clicked in the real VS Code (UI)', function () {
     assert.deepEqual(await click('refused'), []);
     await ui.toast(/Links that carry credentials are not opened/).waitFor();
     await ui.screenshot('links-refused');
+  });
+});
+
+/** Clicks the link in the panel; resolves with the tabs VS Code opened in the browser meanwhile. */
+async function clickLink(ui: VSCodeUi, text: string, scope = '.answer .markdown'): Promise<string[]> {
+  await ui.page.locator('.tabs-container .tab', { hasText: TITLE }).click();
+  const webview = await ui.webview();
+  const before = ui.openedTabs.length;
+  await webview.locator(`${scope} a`, { hasText: text }).first().click();
+  // Whatever opens does so within a moment; give a second open (the bug) time to show as well.
+  // VS Code asks before it opens a web page outside its trusted domains: the user says Open.
+  const trust = ui.page.locator('.monaco-dialog-box', { hasText: 'open the external website' });
+  for (let waited = 0; waited < 2000; waited += 250) {
+    if (await trust.isVisible()) {
+      await trust.locator('.monaco-button', { hasText: /^Open$/ }).click();
+      await trust.waitFor({ state: 'hidden' });
+      waited = 0;
+    }
+    await ui.page.waitForTimeout(250);
+  }
+  return ui.tabUrls(before);
+}
+
+describe('Links in an answer from an instance without a tool server (UI)', function () {
+  this.timeout(180_000);
+  let ui: VSCodeUi;
+
+  before(async () => {
+    ui = await VSCodeUi.launch({ paceMs: 100, storedConversations: [LINKS], variant: { toolServer: 'none' } });
+    await ui.runCommand('Deep Search: Focus on Conversations View');
+    await ui.treeRow(TITLE).click();
+    await (await ui.webview()).locator('.question.is-completed .answer .markdown a').first().waitFor();
+  });
+
+  afterEach(async function () {
+    if (this.currentTest?.state === 'failed') await ui.screenshot(`failed-links-no-tools-${this.currentTest.title.slice(0, 40).replace(/\W+/g, '-')}`);
+  });
+
+  after(async () => {
+    await ui?.close();
+  });
+
+  it('opens a remote file in the browser and says once why', async () => {
+    const first = await clickLink(ui, 'remote file');
+    assert.equal(first.length, 1, first.join(', '));
+    assert.match(first[0]!, /\/github\.com\/acme\/billing\/-\/blob\/src\/price\.ts\?L2$/);
+    const notice = ui.toast(/has no tool server .* conversations work as before/);
+    await notice.waitFor();
+    await ui.screenshot('links-no-tool-server');
+    assert.equal(await notice.count(), 1);
+    assert.equal((await clickLink(ui, 'remote file')).length, 1, 'the second click opens the browser too');
+    assert.equal(await notice.count(), 1, 'said once');
   });
 });

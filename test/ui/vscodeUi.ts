@@ -6,7 +6,7 @@
 import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { chromium, type Browser, type Frame, type Locator, type Page } from 'playwright-core';
-import type { RunningEngine } from '../../src/engine/options';
+import type { EngineVariant, RunningEngine } from '../../src/engine/options';
 import { startEngine } from '../../src/engine/server';
 import type { ConversationRecord } from '../../src/engine/records';
 import { BILLING_NAME } from '../host/billingRepo';
@@ -40,6 +40,8 @@ export interface LaunchOptions {
   engineLog?: (line: string) => void;
   /** Conversations in the engine's data folder before it starts (answers no repository would give). */
   storedConversations?: ConversationRecord[];
+  /** A server generation other than the engine's default (e.g. one without a tool server). */
+  variant?: EngineVariant;
 }
 
 export class VSCodeUi {
@@ -74,6 +76,7 @@ export class VSCodeUi {
       users: [{ token: HOST_TEST_TOKEN }],
       dataDir,
       paceMs: options.paceMs,
+      variant: options.variant,
       log: options.engineLog,
     });
     const extensionsDir = path.join(runDir, 'extensions');

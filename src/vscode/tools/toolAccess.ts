@@ -1,7 +1,8 @@
 /**
  * The current connection's tools for every editor feature, and the one place that tells the user
- * about tool failures: an instance without a tool server is announced once per connection, its
- * commands leave the palette, and the features fall back (links to the browser) without a word.
+ * about tool failures: an instance without a tool server is announced once per connection (the
+ * first time any feature needs it), its commands leave the palette, and the features fall back
+ * (links to the browser).
  */
 import * as vscode from 'vscode';
 import { DeepSearchError, isDeepSearchError } from '../../api/errors';
@@ -44,14 +45,17 @@ export class ToolAccess implements vscode.Disposable {
     return this.tools;
   }
 
-  /** Whether the current connection offers a tool, without telling the user anything either way. */
+  /**
+   * Whether the current connection offers a tool. An instance without a tool server is announced
+   * (once per connection): the feature asking falls back, and this is where the user learns why.
+   */
   async has(tool: ToolName): Promise<boolean> {
     const tools = this.session.current?.tools;
     if (!tools) return false;
     try {
       return (await tools.client.server()).names.has(tool);
     } catch (error) {
-      if (isToolServerMissing(error)) void vscode.commands.executeCommand('setContext', MISSING_CONTEXT, true);
+      if (isToolServerMissing(error)) this.announceMissing(tools, error.message);
       else this.log.warn(`Tool server check failed: ${error instanceof Error ? error.message : String(error)}`);
       return false;
     }
