@@ -44,7 +44,14 @@ export function noContentReply(): Reply {
   return { status: 204 };
 }
 
-/** Reads the whole request body; rejects with 413 past `MAX_BODY_BYTES`. */
+/** The client closed the connection before its request was read whole; no reply can reach it. */
+export class ClientGoneError extends HttpError {
+  constructor() {
+    super(400, 'The client closed the connection before sending the whole request body.');
+  }
+}
+
+/** Reads the whole request body; rejects with 413 past `MAX_BODY_BYTES`, `ClientGoneError` if the client leaves. */
 export function readBody(request: IncomingMessage): Promise<string> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
@@ -68,7 +75,8 @@ export function readBody(request: IncomingMessage): Promise<string> {
     };
     request.on('data', onData);
     request.on('end', onEnd);
-    request.once('error', reject);
+    // The client went away mid-body ("aborted"): nothing to answer, and nothing went wrong here.
+    request.once('error', (error) => reject(request.destroyed || (error as NodeJS.ErrnoException).code === 'ECONNRESET' ? new ClientGoneError() : error));
   });
 }
 

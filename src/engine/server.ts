@@ -15,7 +15,7 @@ import { lockDataDir } from './dataDirLock';
 import { UserDirectory, type AuthenticatedUser } from './auth';
 import { echo } from './echo';
 import { ConversationService, type ResolvedVariant } from './conversations';
-import { errorReply, HttpError, parseJsonObject, readBody, sendReply, type Reply } from './http';
+import { ClientGoneError, errorReply, HttpError, parseJsonObject, readBody, sendReply, type Reply } from './http';
 import type { EngineFault, EngineOptions, EngineVariant, RunningEngine } from './options';
 import { createMcpHandler } from './mcp/server';
 import { discoverRepositories } from './repos';
@@ -151,6 +151,10 @@ export async function startEngine(options: EngineOptions): Promise<RunningEngine
       }
       sendReply(response, await route(request, path, target.searchParams), truncate);
     } catch (error) {
+      if (error instanceof ClientGoneError) {
+        log(`${method} ${redact(path)} client closed the connection mid-request ${Date.now() - started}ms`);
+        return;
+      }
       sendReply(response, errorReply(asHttpError(error, shuttingDown.signal, log)), truncate);
     }
     log(`${method} ${redact(path)} ${response.statusCode}${truncate ? ' truncated (injected fault)' : ''} ${Date.now() - started}ms`);

@@ -7,7 +7,7 @@
  * streams: they would only carry progress messages, and no tool sends any.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { HttpError, jsonReply, readBody, sendReply } from '../http';
+import { ClientGoneError, HttpError, jsonReply, readBody, sendReply } from '../http';
 import {
   errorMessage,
   INTERNAL_ERROR,
@@ -54,7 +54,8 @@ export async function serveStreamableHttp(request: IncomingMessage, response: Se
   try {
     text = await readBody(request);
   } catch (error) {
-    if (!(error instanceof HttpError)) throw error;
+    // A client that left gets no reply; the server logs it as such.
+    if (!(error instanceof HttpError) || error instanceof ClientGoneError) throw error;
     sendError(response, error.status, SERVER_ERROR, error.message, error.headers);
     return;
   }

@@ -1,8 +1,10 @@
 import assert from 'node:assert/strict';
+import { once } from 'node:events';
+import { connect } from 'node:net';
 import type { WireConversation, WireErrorBody } from '../../../src/api/wire';
 import { ECHO_LIMIT } from '../../../src/engine/echo';
 import { MAX_QUESTION_LENGTH } from '../../../src/engine/routes';
-import { startTestEngine, TEST_TOKENS, type TestEngine } from '../../support/engineHarness';
+import { startTestEngine, TEST_TOKENS, waitFor, type TestEngine } from '../../support/engineHarness';
 
 describe('engine: authentication and request validation', function () {
   let engine: TestEngine;
@@ -136,6 +138,34 @@ describe('engine: authentication and request validation', function () {
       assert.equal(long.status, 400);
       assert.ok(long.text.length < 400, `the 400 body is ${long.text.length} characters`);
       assert.match(long.json.error, new RegExp(`"${'x'.repeat(ECHO_LIMIT)}"… \\(900000 characters\\)`));
+    });
+
+    it('logs a client that leaves in the middle of its body as such, not as an internal error, and serves on', async function () {
+      const lines: string[] = [];
+      const logged = await startTestEngine({ log: (line) => lines.push(line) });
+      try {
+        const port = Number(new URL(logged.url).port);
+        for (const [path, headers] of [
+          ['/.api/deepsearch/v1/', 'X-Requested-With: tests 1.0\r\n'],
+          ['/.api/mcp/v1', 'Accept: application/json, text/event-stream\r\n'],
+        ] as const) {
+          const socket = connect(port, '127.0.0.1');
+          await once(socket, 'connect');
+          socket.write(`POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: token ${TEST_TOKENS[0]}\r\n${headers}Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"question": "Where`);
+          // The engine is reading the body when the client goes.
+          await new Promise((resolve) => setTimeout(resolve, 100));
+          socket.destroy();
+          await waitFor(
+            async () => lines.filter((line) => line.startsWith(`POST ${path} client closed the connection mid-request`)).length,
+            (count) => count === 1,
+            { description: `the log line for ${path}` },
+          );
+        }
+        assert.deepEqual(lines.filter((line) => /internal error|Error: aborted/.test(line)), []);
+        assert.equal((await logged.api('/')).status, 200, 'still serving');
+      } finally {
+        await logged.dispose();
+      }
     });
 
     it('does not create anything for a rejected body', async function () {
