@@ -92,7 +92,7 @@ export async function diffSearch(
       }
     }
   }
-  const matched = locateMatches(candidates, pattern, regex, addedOnly, removedOnly);
+  const matched = await locateMatches(candidates, pattern, regex, addedOnly, removedOnly);
   matched.sort((a, b) => Date.parse(b.candidate.date) - Date.parse(a.candidate.date));
   if (matched.length > count) limitHit = true;
   const results = matched.slice(0, count).map(({ candidate, ranges, text }) => ({
@@ -124,19 +124,19 @@ export async function diffSearch(
 }
 
 /** The hunks with a matching added/removed line, as text with the match positions in it. */
-function locateMatches(
+async function locateMatches(
   candidates: readonly Candidate[],
   pattern: string,
   regex: boolean,
   addedOnly: boolean,
   removedOnly: boolean,
-): Array<{ candidate: Candidate; ranges: MatchRange[]; text: string }> {
+): Promise<Array<{ candidate: Candidate; ranges: MatchRange[]; text: string }>> {
   const eligible = (line: string): boolean => (line.startsWith('+') && !removedOnly) || (line.startsWith('-') && !addedOnly);
   // Every eligible line of every hunk, matched in one time-bounded pass.
   const lines: string[] = [];
   for (const candidate of candidates) for (const line of candidate.hunk.lines.slice(0, HUNK_LINES_MAX)) if (eligible(line)) lines.push(line.slice(1));
   const found = regex
-    ? matchRangesEach(fromPosix(pattern), 'i', lines, 'The pattern', 20, 2_000)
+    ? await matchRangesEach(fromPosix(pattern), 'i', lines, 'The pattern', 20, 2_000)
     : lines.map((line) => literalRanges(line, pattern, false));
   let next = 0;
   const results: Array<{ candidate: Candidate; ranges: MatchRange[]; text: string }> = [];

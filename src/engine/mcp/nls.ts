@@ -39,7 +39,7 @@ export async function nlsSearch(context: ToolContext, args: { query: string }): 
     for (const size of tree.sizes.values()) totalLength += size;
     const documents = await documentsOf(context, target, terms, tree.sizes, notes);
     const paths = [...documents.keys()];
-    const verdicts = filterVerdicts(query, target.repo.name, paths);
+    const verdicts = await filterVerdicts(query, target.repo.name, paths);
     paths.forEach((path, index) => {
       const document = documents.get(path);
       if (!document || !passesFilters(query, (filter) => verdicts.get(filter.id)?.(index) ?? false)) return;

@@ -1,17 +1,17 @@
 /**
  * Runs caller-supplied JavaScript regular expressions (filters on names and paths, match ranges in
- * diffs) in a separate V8 context with a time limit, so a catastrophic pattern is stopped instead of
- * freezing the engine.
+ * diffs) in a worker thread, in a separate V8 context with a time limit: a catastrophic pattern is
+ * stopped there after its time, and the engine's event loop never waits for it meanwhile.
  */
-import * as vm from 'node:vm';
+import { Worker } from 'node:worker_threads';
 import { ToolError } from './context';
 import { echo } from '../echo';
 
 const DEFAULT_TIMEOUT_MS = 1_000;
 const MAX_PATTERN_LENGTH = 1_000;
 
-const TEST_SCRIPT = new vm.Script('const re = new RegExp(pattern, flags); result = inputs.map((input) => re.test(input));');
-const RANGES_SCRIPT = new vm.Script(`
+const TEST_SCRIPT = 'const re = new RegExp(pattern, flags); result = inputs.map((input) => re.test(input));';
+const RANGES_SCRIPT = `
   const re = new RegExp(pattern, flags.includes('g') ? flags : flags + 'g');
   result = inputs.map((input) => {
     const found = [];
@@ -23,7 +23,73 @@ const RANGES_SCRIPT = new vm.Script(`
     }
     return found;
   });
-`);
+`;
+
+/**
+ * The worker: runs one script at a time in a fresh context under the time limit and posts back the
+ * result or what went wrong. Source text, so that it runs the same from the bundles and from tsx.
+ */
+const WORKER_SOURCE = `
+const { parentPort } = require('node:worker_threads');
+const vm = require('node:vm');
+const scripts = { test: new vm.Script(${JSON.stringify(TEST_SCRIPT)}), ranges: new vm.Script(${JSON.stringify(RANGES_SCRIPT)}) };
+parentPort.on('message', ({ id, script, sandbox, timeoutMs }) => {
+  try {
+    const context = vm.createContext(sandbox, { codeGeneration: { strings: false, wasm: false } });
+    scripts[script].runInContext(context, { timeout: timeoutMs });
+    parentPort.postMessage({ id, result: sandbox.result });
+  } catch (error) {
+    const message = error && error.message ? String(error.message) : String(error);
+    parentPort.postMessage({ id, error: message, timedOut: /timed out/i.test(message) });
+  }
+});
+`;
+
+interface WorkerReply {
+  id: number;
+  result?: unknown;
+  error?: string;
+  timedOut?: boolean;
+}
+
+/** One worker for the engine process, started on first use; it keeps nothing alive when idle. */
+class RegexWorker {
+  private worker: Worker | undefined;
+  private nextId = 1;
+  private readonly pending = new Map<number, (reply: WorkerReply) => void>();
+
+  run(script: 'test' | 'ranges', sandbox: Record<string, unknown>, timeoutMs: number): Promise<WorkerReply> {
+    const worker = this.start();
+    const id = this.nextId++;
+    worker.ref();
+    return new Promise((resolve) => {
+      this.pending.set(id, resolve);
+      worker.postMessage({ id, script, sandbox, timeoutMs });
+    });
+  }
+
+  private start(): Worker {
+    if (this.worker) return this.worker;
+    const worker = new Worker(WORKER_SOURCE, { eval: true });
+    worker.on('message', (reply: WorkerReply) => {
+      this.pending.get(reply.id)?.(reply);
+      this.pending.delete(reply.id);
+      if (this.pending.size === 0) worker.unref();
+    });
+    const fail = (message: string): void => {
+      this.worker = undefined;
+      for (const [id, resolve] of this.pending) resolve({ id, error: message });
+      this.pending.clear();
+    };
+    worker.on('error', (error) => fail(error.message));
+    worker.on('exit', () => fail('the regular expression worker stopped'));
+    worker.unref();
+    this.worker = worker;
+    return worker;
+  }
+}
+
+const regexWorker = new RegexWorker();
 
 /** POSIX bracket classes (`[[:digit:]]`), which git's regular expressions know, in JavaScript terms. */
 const POSIX_CLASSES: Readonly<Record<string, string>> = {
@@ -47,40 +113,35 @@ export function checkRegex(pattern: string, flags: string, what: string): void {
   }
 }
 
-function run(script: vm.Script, sandbox: Record<string, unknown>, what: string, pattern: string, timeoutMs: number): unknown {
-  try {
-    const context = vm.createContext(sandbox, { codeGeneration: { strings: false, wasm: false } });
-    script.runInContext(context, { timeout: timeoutMs });
-    return sandbox.result;
-  } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
-    if (/timed out/i.test(message)) {
-      throw new ToolError(`${what} ${echo(pattern)} takes too long to match and was stopped: simplify it (avoid nested repetition such as (a+)+).`);
-    }
-    throw new ToolError(`${what} ${echo(pattern)} could not be used: ${message}`);
+async function run(script: 'test' | 'ranges', sandbox: Record<string, unknown>, what: string, pattern: string, timeoutMs: number): Promise<unknown> {
+  const reply = await regexWorker.run(script, sandbox, timeoutMs);
+  if (reply.timedOut) {
+    throw new ToolError(`${what} ${echo(pattern)} takes too long to match and was stopped: simplify it (avoid nested repetition such as (a+)+).`);
   }
+  if (reply.error !== undefined) throw new ToolError(`${what} ${echo(pattern)} could not be used: ${reply.error}`);
+  return reply.result;
 }
 
 /** Which of `inputs` the pattern matches, bounded in time. */
-export function testEach(pattern: string, flags: string, inputs: readonly string[], what: string, timeoutMs = DEFAULT_TIMEOUT_MS): boolean[] {
+export async function testEach(pattern: string, flags: string, inputs: readonly string[], what: string, timeoutMs = DEFAULT_TIMEOUT_MS): Promise<boolean[]> {
   checkRegex(pattern, flags, what);
   if (inputs.length === 0) return [];
-  const result = run(TEST_SCRIPT, { pattern, flags, inputs: [...inputs], result: undefined }, what, pattern, timeoutMs);
+  const result = await run('test', { pattern, flags, inputs: [...inputs], result: undefined }, what, pattern, timeoutMs);
   return Array.isArray(result) ? result.map((value) => value === true) : inputs.map(() => false);
 }
 
 /** Where the pattern matches in each input: `[start, end)` character offsets, at most `limit` each. */
-export function matchRangesEach(
+export async function matchRangesEach(
   pattern: string,
   flags: string,
   inputs: readonly string[],
   what: string,
   limit = 20,
   timeoutMs = DEFAULT_TIMEOUT_MS,
-): Array<Array<[number, number]>> {
+): Promise<Array<Array<[number, number]>>> {
   checkRegex(pattern, flags, what);
   if (inputs.length === 0) return [];
-  const result = run(RANGES_SCRIPT, { pattern, flags, inputs: [...inputs], limit, result: undefined }, what, pattern, timeoutMs);
+  const result = await run('ranges', { pattern, flags, inputs: [...inputs], limit, result: undefined }, what, pattern, timeoutMs);
   if (!Array.isArray(result)) return inputs.map(() => []);
   return result.map((ranges: unknown) =>
     Array.isArray(ranges)

@@ -69,7 +69,7 @@ async function searchTarget(context: ToolContext, target: SearchTarget, query: P
     for (const path of tree.paths) universe.add(path);
   }
   const paths = [...universe];
-  const verdicts = filterVerdicts(query, target.repo.name, paths);
+  const verdicts = await filterVerdicts(query, target.repo.name, paths);
   const found: FileHit[] = [];
   paths.forEach((path, index) => {
     const matches = evaluate(query.root, (leaf) =>

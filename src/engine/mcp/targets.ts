@@ -51,7 +51,8 @@ export function checkFilters(query: ParsedQuery): void {
 export async function selectTargets(context: ToolContext, query: ParsedQuery, notes: string[]): Promise<SearchTarget[]> {
   const repoFilters = query.filters.filter((filter) => filter.field === 'repo');
   const names = context.repositories.map((repo) => repo.name);
-  const verdicts = new Map<number, boolean[]>(repoFilters.map((filter) => [filter.id, testEach(filter.value, 'i', names, `The repo: filter`)]));
+  const verdicts = new Map<number, boolean[]>();
+  for (const filter of repoFilters) verdicts.set(filter.id, await testEach(filter.value, 'i', names, 'The repo: filter'));
   const candidates = context.repositories.filter(
     (_repo, index) => evaluateKnown(query.root, (leaf) => (leaf.kind === 'filter' && leaf.field === 'repo' ? verdicts.get(leaf.id)?.[index] : undefined)) !== false,
   );
@@ -91,17 +92,17 @@ export async function selectTargets(context: ToolContext, query: ParsedQuery, no
 }
 
 /** For each file/lang filter, whether each of `paths` passes it; repo filters for the one repository. */
-export function filterVerdicts(query: ParsedQuery, repoName: string, paths: readonly string[]): Map<number, (index: number) => boolean> {
+export async function filterVerdicts(query: ParsedQuery, repoName: string, paths: readonly string[]): Promise<Map<number, (index: number) => boolean>> {
   const verdicts = new Map<number, (index: number) => boolean>();
   for (const filter of query.filters) {
     if (filter.field === 'repo') {
-      const [passes] = testEach(filter.value, 'i', [repoName], 'The repo: filter');
+      const [passes] = await testEach(filter.value, 'i', [repoName], 'The repo: filter');
       verdicts.set(filter.id, () => passes === true);
     } else if (filter.field === 'lang') {
       const extensions = extensionsOf(filter.value) ?? [];
       verdicts.set(filter.id, (index) => extensions.includes(extensionOf(paths[index] ?? '')));
     } else {
-      const results = testEach(filter.value, 'i', paths, 'The file: filter');
+      const results = await testEach(filter.value, 'i', paths, 'The file: filter');
       verdicts.set(filter.id, (index) => results[index] === true);
     }
   }
