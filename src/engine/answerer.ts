@@ -26,6 +26,7 @@ import type { ServedRepository } from './repos';
 import { extractSearchTerms } from './searchTerms';
 import { SpawnTurns } from './spawnTurns';
 import { plural } from './plural';
+import { Slots } from './slots';
 
 export interface AnswerRequest {
   question: string;
@@ -50,7 +51,12 @@ export interface AnswererOptions {
   instanceUrl: string;
   paceMs: number;
   gitTimeoutMs?: number;
+  /** Answers worked on at once; the rest wait, saying so in a turn. Default `DEFAULT_ANSWER_SLOTS`. */
+  maxConcurrentAnswers?: number;
 }
+
+/** Enough to keep two cores busy with git while the others wait in order. */
+export const DEFAULT_ANSWER_SLOTS = 4;
 
 const GIT_TIMEOUT_MS = 20_000;
 const FILES_QUOTED = 3;
@@ -61,14 +67,24 @@ export class Answerer {
   /** Shared by every answer in progress: their git processes start one per event-loop turn. */
   private readonly spawnTurns = new SpawnTurns();
   private readonly heads: HeadCommits;
+  private readonly slots: Slots;
 
   constructor(private readonly options: AnswererOptions) {
+    this.slots = new Slots(options.maxConcurrentAnswers ?? DEFAULT_ANSWER_SLOTS);
     // A shared resolution is not cancelled with one of its askers: it is short and bounded by the timeout.
     const git = { signal: new AbortController().signal, timeoutMs: options.gitTimeoutMs ?? GIT_TIMEOUT_MS };
     this.heads = new HeadCommits(this.spawnTurns, (repo) => resolveHead(repo, git));
   }
 
   async answer(request: AnswerRequest): Promise<Answer> {
+    const queued = (ahead: number): void => {
+      const place = ahead === 0 ? 'next to start' : `behind ${plural(ahead, 'other question')}`;
+      request.report(`Queued ${place}: at most ${plural(this.slots.limit, 'answer')} ${this.slots.limit === 1 ? 'is' : 'are'} worked on at once`).catch(() => undefined);
+    };
+    return this.slots.run(() => this.work(request), request.signal, queued);
+  }
+
+  private async work(request: AnswerRequest): Promise<Answer> {
     const started = Date.now();
     const run = new AnswerRun(this.options, request, this.spawnTurns, this.heads);
     const findings = await run.investigate();

@@ -68,6 +68,11 @@ export interface EngineOptions {
   paceMs?: number;
   variant?: EngineVariant;
   faults?: EngineFaults;
+  /**
+   * Work done at once; the rest waits its turn. `answers`: questions being answered (default 4; the
+   * others show a "Queued" turn). `toolCalls`: tool calls across both tool endpoints (default 4).
+   */
+  limits?: { answers?: number; toolCalls?: number };
   /** Where log lines go (never tokens). Default: nowhere. */
   log?: (line: string) => void;
 }

@@ -17,10 +17,11 @@ import { echo } from './echo';
 import { ConversationService, type ResolvedVariant } from './conversations';
 import { ClientGoneError, errorReply, HttpError, parseJsonObject, readBody, sendReply, type Reply } from './http';
 import type { EngineFault, EngineOptions, EngineVariant, RunningEngine } from './options';
-import { createMcpHandler } from './mcp/server';
+import { createMcpHandler, DEFAULT_TOOL_SLOTS } from './mcp/server';
 import { discoverRepositories } from './repos';
 import { handleApiRequest } from './routes';
 import { renderSharePage, SHARE_PAGE_CSP } from './sharePage';
+import { Slots } from './slots';
 import { ConversationStorage } from './storage';
 
 export const DEFAULT_PACE_MS = 150;
@@ -61,7 +62,7 @@ export async function startEngine(options: EngineOptions): Promise<RunningEngine
   const { storage, records, counters } = loaded;
   const url = `http://127.0.0.1:${port}`;
   const variant = resolveVariant(options.variant);
-  const answerer = new Answerer({ repositories, instanceUrl: url, paceMs });
+  const answerer = new Answerer({ repositories, instanceUrl: url, paceMs, maxConcurrentAnswers: options.limits?.answers });
   const service = new ConversationService({
     storage,
     records,
@@ -76,7 +77,9 @@ export async function startEngine(options: EngineOptions): Promise<RunningEngine
   });
   const shuttingDown = new AbortController();
   const inFlight = new Set<Promise<void>>();
-  const mcpOptions = { repositories, deepSearch: service, instanceUrl: url, shuttingDown: shuttingDown.signal, log };
+  // One bound for both endpoints: a batch of calls on one must not starve the engine either.
+  const toolSlots = new Slots(options.limits?.toolCalls ?? DEFAULT_TOOL_SLOTS);
+  const mcpOptions = { repositories, deepSearch: service, instanceUrl: url, shuttingDown: shuttingDown.signal, log, toolSlots };
   const toolServers = new Map<string, ReturnType<typeof createMcpHandler>>([
     ...(variant.toolServer === 'both' || variant.toolServer === 'v1' ? [[MCP_PATH, createMcpHandler({ ...mcpOptions, toolNames: 'sg' })] as const] : []),
     ...(variant.toolServer === 'both' || variant.toolServer === 'current' ? [[TOOL_SERVER_PATHS[1], createMcpHandler({ ...mcpOptions, toolNames: 'plain' })] as const] : []),

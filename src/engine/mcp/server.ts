@@ -16,6 +16,7 @@ import { mcpMethods, type CallToolResult, type ListedTool, type ToolCatalogue } 
 import { searchIndexesFor } from './searchIndex';
 import { serveStreamableHttp } from './streamableHttp';
 import { TOOLS, type ToolDefinition } from './tools';
+import type { Slots } from '../slots';
 
 export const MCP_SERVER_NAME = 'deep-search-local-engine';
 export const MCP_SERVER_VERSION = '0.1.0';
@@ -30,11 +31,16 @@ export interface McpHandlerOptions {
   log: (line: string) => void;
   /** How long `sg_deepsearch` waits for an answer before it returns a link instead. Default 5 min. */
   deepSearchWaitMs?: number;
+  /** Tool calls run at once across the engine; the rest wait in order. */
+  toolSlots: Slots;
   /** `sg`: the tools as `/.api/mcp/v1` names them (`sg_read_file`); `plain`: as `/.api/mcp` does (`read_file`). Default `sg`. */
   toolNames?: 'sg' | 'plain';
 }
 
 export type McpHandler = (request: IncomingMessage, response: ServerResponse, user: AuthenticatedUser) => Promise<void>;
+
+/** Tool calls at once, engine-wide: enough for an agent's parallel calls, few enough to keep GETs quick. */
+export const DEFAULT_TOOL_SLOTS = 4;
 
 export function createMcpHandler(options: McpHandlerOptions): McpHandler {
   const pcre = { available: undefined as boolean | undefined };
@@ -64,7 +70,13 @@ export function createMcpHandler(options: McpHandlerOptions): McpHandler {
         const tool = tools.get(name);
         // A tool error rather than a protocol error, as the SDK's server reported it, so that an agent reads it.
         if (!tool) return toolError(`MCP error -32602: Tool ${name} not found`);
-        return tool.call(args, { ...shared, user, signal: callSignal });
+        try {
+          return await options.toolSlots.run(() => tool.call(args, { ...shared, user, signal: callSignal }), callSignal);
+        } catch (error) {
+          // Cancelled while waiting for its turn.
+          if (callSignal.aborted) return toolError('The request was cancelled.');
+          throw error;
+        }
       },
     };
     const answer = mcpMethods(server, catalogue);

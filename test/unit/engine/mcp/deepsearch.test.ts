@@ -8,10 +8,11 @@ import type { AddressInfo } from 'node:net';
 import type { WireConversation } from '../../../../src/api/wire';
 import { HttpError } from '../../../../src/engine/http';
 import type { DeepSearchResult } from '../../../../src/engine/mcp/deepsearch';
-import { createMcpHandler } from '../../../../src/engine/mcp/server';
+import { createMcpHandler, DEFAULT_TOOL_SLOTS } from '../../../../src/engine/mcp/server';
 import { MAX_QUESTION_LENGTH } from '../../../../src/engine/routes';
 import { TEST_TOKENS } from '../../../support/engineHarness';
 import { McpSession, useMcpWorld, type McpWorld } from './fixture';
+import { Slots } from '../../../../src/engine/slots';
 
 describe('MCP tools: sg_deepsearch', function () {
   let world: McpWorld;
@@ -80,6 +81,7 @@ describe('MCP tools: sg_deepsearch', function () {
         instanceUrl: 'http://example.invalid',
         shuttingDown: stopping.signal,
         log: () => undefined,
+        toolSlots: new Slots(DEFAULT_TOOL_SLOTS),
         deepSearchWaitMs: 300,
         deepSearch: {
           create: async (_user, question) => {

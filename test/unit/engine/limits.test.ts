@@ -1,0 +1,68 @@
+/**
+ * The engine bounds the work it does at once: answers past the limit wait their turn (saying so in
+ * a "Queued" turn), and tool calls past theirs wait too, across both tool endpoints.
+ */
+import assert from 'node:assert/strict';
+import type { WireConversation } from '../../../src/api/wire';
+import { startTestEngine, type TestEngine } from '../../support/engineHarness';
+import { McpSession } from './mcp/fixture';
+
+describe('engine: limits on work done at once', function () {
+  this.timeout(60_000);
+  let engine: TestEngine;
+
+  before(async function () {
+    engine = await startTestEngine({ paceMs: 150, limits: { answers: 1, toolCalls: 1 } });
+  });
+
+  after(async function () {
+    await engine?.dispose();
+  });
+
+  it('answers one question at a time past the limit; the others say they are queued, then answer', async function () {
+    const asked = await Promise.all(['Where is parseConfig defined?', 'What does loadConfig do?', 'Where is the port checked?'].map((question) => engine.ask(question)));
+    const done: WireConversation[] = await Promise.all(asked.map((conversation) => engine.waitUntilFinished(conversation.id)));
+    const firstTurns = done.map((conversation) => (conversation.questions[0]?.turns ?? []).map((turn) => turn.reasoning ?? ''));
+    for (const conversation of done) assert.equal(conversation.questions[0]?.status, 'completed');
+    const queued = firstTurns.map((turns) => turns.find((text) => text.startsWith('Queued')));
+    assert.deepEqual(
+      queued.map((text) => text !== undefined),
+      [false, true, true],
+      `queued turns: ${JSON.stringify(queued)}`,
+    );
+    assert.match(queued[1]!, /^Queued next to start: at most 1 answer is worked on at once$/);
+    assert.match(queued[2]!, /^Queued behind 1 other question/);
+    // One at a time: each answer's work began after the one before it had finished.
+    const times = done.map((conversation) => ({
+      asked: Date.parse(conversation.questions[0]!.created_at),
+      finished: Date.parse(conversation.questions[0]!.updated_at),
+    }));
+    assert.ok(times[1]!.finished > times[0]!.finished && times[2]!.finished > times[1]!.finished);
+  });
+
+  it('runs one tool call at a time across both endpoints, in arrival order', async function () {
+    const v1 = await McpSession.open(engine.url);
+    const plain = await McpSession.open(engine.url, undefined, '/.api/mcp');
+    try {
+      const finished: string[] = [];
+      // Deep Search waits for its answer (a second or two at this pace), holding the one slot.
+      const deep = v1.call('sg_deepsearch', { question: 'Where is parseConfig defined?' }).then((reply) => {
+        finished.push('deepsearch');
+        return reply;
+      });
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const list = plain.call('list_repos', { query: '' }).then((reply) => {
+        finished.push('list_repos');
+        return reply;
+      });
+      const [deepReply, listReply] = await Promise.all([deep, list]);
+      assert.equal(deepReply.isError, false, deepReply.text);
+      assert.equal(listReply.isError, false, listReply.text);
+      // Listing repositories takes microseconds: only waiting for the slot puts it second.
+      assert.deepEqual(finished, ['deepsearch', 'list_repos']);
+    } finally {
+      await v1.close();
+      await plain.close();
+    }
+  });
+});
