@@ -5,8 +5,10 @@
  * sanitised by DOMPurify (`sanitiser.ts`). Either way the panel receives DOM, never HTML to parse.
  */
 import { Marked, type Token } from 'marked';
+import { markdownVerdict } from './markdownBudget';
 import { buildMarkdown, taskMarker, type CodeBlockWrapper } from './markdownDom';
 import { SAFE_URI, sanitisedFragment } from './sanitiser';
+import { strings } from './strings';
 
 const marked = new Marked({ gfm: true, breaks: false, async: false });
 marked.use({
@@ -20,6 +22,8 @@ marked.use({
 
 /** Markdown → sanitised DOM. Never throws: unreadable Markdown is shown as its text. */
 export function renderMarkdown(markdown: string): DocumentFragment {
+  const verdict = markdownVerdict(markdown);
+  if (!verdict.render) return overBudget(markdown, verdict.reason);
   try {
     const tokens = lex(markdown);
     const fragment = document.createDocumentFragment();
@@ -36,6 +40,11 @@ export function renderMarkdown(markdown: string): DocumentFragment {
  * put in the node it returns, on either path.
  */
 export function renderMarkdownInto(container: Element, markdown: string, wrapCodeBlock?: CodeBlockWrapper): void {
+  const verdict = markdownVerdict(markdown);
+  if (!verdict.render) {
+    container.append(overBudget(markdown, verdict.reason));
+    return;
+  }
   try {
     const tokens = lex(markdown);
     if (tokens && buildable(markdown) && buildMarkdown(tokens, container, wrapCodeBlock)) return;
@@ -104,6 +113,16 @@ function wrapCodeBlocks(fragment: DocumentFragment, wrap: CodeBlockWrapper): voi
     const next = pre.nextSibling;
     parent.insertBefore(wrap(pre, language), next);
   }
+}
+
+/** The text as it is, after a line that says why it is not rendered. */
+function overBudget(markdown: string, reason: 'size' | 'emphasis' | 'nesting'): DocumentFragment {
+  const fragment = preformatted(markdown);
+  const note = document.createElement('p');
+  note.className = 'markdown-plain-note';
+  note.textContent = strings.plainTextAnswer[reason];
+  fragment.prepend(note);
+  return fragment;
 }
 
 function preformatted(markdown: string): DocumentFragment {

@@ -65,6 +65,12 @@ export const strings = {
   sendHint: (mac: boolean) => (mac ? l10n.t('⌘+Enter to send') : l10n.t('Ctrl+Enter to send')),
   get busyNote() { return l10n.t('You can ask a follow-up once the current question has finished or been canceled.'); },
   get sending() { return l10n.t('Sending…'); },
+  /** Why an answer shows as plain text (see markdownBudget.ts). */
+  plainTextAnswer: {
+    get size() { return l10n.t('Shown as plain text: this answer is too long to render as Markdown.'); },
+    get emphasis() { return l10n.t('Shown as plain text: this answer has too many emphasis markers to render as Markdown in reasonable time.'); },
+    get nesting() { return l10n.t('Shown as plain text: this answer nests lists or quotes too deeply to render as Markdown.'); },
+  },
   get removedNote() { return l10n.t('This conversation no longer exists.'); },
   announce: {
     completed: (title: string) => l10n.t('Answer ready: {0}', title),

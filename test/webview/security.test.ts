@@ -225,6 +225,25 @@ describe('conversation panel: security', function () {
     });
   }
 
+  it('shows an answer too costly to parse as its text with a note, and renders the next one', async () => {
+    const panel = await env.open();
+    const page = panel.page;
+    // Each of these took marked from seconds to minutes: quadratic emphasis, deep list nesting.
+    const costly = ['_a'.repeat(100_000), '*a'.repeat(100_000), Array.from({ length: 400 }, (_, level) => `${' '.repeat(level * 2)}- a`).join('\n')];
+    const questions = [...costly.map((answer, index) => completedQuestion(index + 1, { answer })), completedQuestion(9, { answer: 'The **last** answer.' })];
+    await panel.send(snapshot(conversation(questions)));
+    await page.locator('.question .markdown strong', { hasText: 'last' }).waitFor();
+    const notes = await page.locator('.question .markdown .markdown-plain-note').allInnerTexts();
+    assert.deepEqual(notes, [
+      'Shown as plain text: this answer has too many emphasis markers to render as Markdown in reasonable time.',
+      'Shown as plain text: this answer has too many emphasis markers to render as Markdown in reasonable time.',
+      'Shown as plain text: this answer nests lists or quotes too deeply to render as Markdown.',
+    ]);
+    const shown = await page.locator('.question .markdown pre').evaluateAll((nodes) => nodes.map((node) => node.textContent?.length ?? 0));
+    assert.deepEqual(shown, costly.map((answer) => answer.length), 'the whole text of each is there');
+    assert.deepEqual(panel.pageErrors, []);
+  });
+
   it('the CSP blocks inline script, whether served in the page or injected later', async () => {
     const panel = await env.open({ injectInlineScript: true });
     const page = panel.page;
