@@ -55,6 +55,7 @@ async function run(config: CliConfig, repos: string[]): Promise<void> {
       port: config.port,
       sharing: config.sharing,
       paceMs: config.paceMs,
+      limits: config.limits,
       log: (line) => process.stderr.write(`${line}\n`),
     });
   } catch (error) {

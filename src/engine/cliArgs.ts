@@ -14,6 +14,8 @@ export interface CliConfig {
   dataDir: string;
   paceMs?: number;
   sharing: boolean;
+  /** Work done at once (`--max-answers`, `--max-tool-calls`); undefined: the engine's defaults. */
+  limits: { answers?: number; toolCalls?: number };
 }
 
 export type CliCommand = { kind: 'run'; config: CliConfig } | { kind: 'help' } | { kind: 'error'; message: string };
@@ -31,15 +33,17 @@ Options:
   --token <t>      an access token; each one is a separate user (repeatable; default: one generated token)
   --data <dir>     where conversations are stored (default: ./${DEFAULT_DATA_DIR})
   --pace <ms>      pause between the answerer's steps, in milliseconds (default: 150)
+  --max-answers <n>     questions answered at once; the rest wait their turn (default: 4)
+  --max-tool-calls <n>  tool calls run at once; the rest wait their turn (default: 4)
   --no-sharing     read tokens open only the owner's own conversations
   -h, --help       show this help
 
 Clients send "Authorization: token <t>" and "X-Requested-With: <client> <version>".`;
 
-const VALUE_FLAGS = new Set(['--repo', '--port', '--token', '--data', '--pace']);
+const VALUE_FLAGS = new Set(['--repo', '--port', '--token', '--data', '--pace', '--max-answers', '--max-tool-calls']);
 
 export function parseArgs(argv: readonly string[]): CliCommand {
-  const config: CliConfig = { repos: [], tokens: [], dataDir: DEFAULT_DATA_DIR, sharing: true };
+  const config: CliConfig = { repos: [], tokens: [], dataDir: DEFAULT_DATA_DIR, sharing: true, limits: {} };
   for (let index = 0; index < argv.length; index++) {
     const arg = argv[index] ?? '';
     if (arg === '-h' || arg === '--help') return { kind: 'help' };
@@ -91,6 +95,14 @@ function apply(config: CliConfig, flag: string, value: string): string | undefin
       const pace = wholeNumber(value);
       if (pace === undefined) return `--pace must be a whole number of milliseconds, not "${value}".`;
       config.paceMs = pace;
+      return undefined;
+    }
+    case '--max-answers':
+    case '--max-tool-calls': {
+      const limit = wholeNumber(value);
+      if (limit === undefined || limit < 1 || limit > 1000) return `${flag} must be a whole number from 1 to 1000, not "${value}".`;
+      if (flag === '--max-answers') config.limits.answers = limit;
+      else config.limits.toolCalls = limit;
       return undefined;
     }
     default:

@@ -16,15 +16,15 @@ describe('engine CLI arguments', function () {
   it('uses defaults when given nothing', function () {
     assert.deepEqual(parseArgs([]), {
       kind: 'run',
-      config: { repos: [], tokens: [], dataDir: DEFAULT_DATA_DIR, sharing: true },
+      config: { repos: [], tokens: [], dataDir: DEFAULT_DATA_DIR, sharing: true, limits: {} },
     });
   });
 
   it('reads every option, repeatable ones repeated, in both "--flag value" and "--flag=value" forms', function () {
-    const command = parseArgs(['--repo', 'a', '--repo=b', '--port', '3370', '--token', 't1', '--token=t2', '--data', 'd', '--pace=5', '--no-sharing']);
+    const command = parseArgs(['--repo', 'a', '--repo=b', '--port', '3370', '--token', 't1', '--token=t2', '--data', 'd', '--pace=5', '--no-sharing', '--max-answers', '2', '--max-tool-calls=8']);
     assert.deepEqual(command, {
       kind: 'run',
-      config: { repos: ['a', 'b'], port: 3370, tokens: ['t1', 't2'], dataDir: 'd', paceMs: 5, sharing: false },
+      config: { repos: ['a', 'b'], port: 3370, tokens: ['t1', 't2'], dataDir: 'd', paceMs: 5, sharing: false, limits: { answers: 2, toolCalls: 8 } },
     });
   });
 
@@ -39,6 +39,8 @@ describe('engine CLI arguments', function () {
       [['--port', 'http'], /--port must be a whole number/],
       [['--pace', '-1'], /^--pace needs a value\.$/],
       [['--pace', '1.5'], /--pace must be a whole number of milliseconds/],
+      [['--max-answers', '0'], /--max-answers must be a whole number from 1 to 1000, not "0"/],
+      [['--max-tool-calls', 'many'], /--max-tool-calls must be a whole number from 1 to 1000/],
       [['--token', 'a', '--token', 'a'], /given twice/],
       [['--token', 'has space'], /must not contain spaces/],
     ];
