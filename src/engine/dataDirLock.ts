@@ -29,24 +29,24 @@ export async function lockDataDir(dataDir: string): Promise<DataDirLock> {
   const file = path.join(dataDir, LOCK_FILE);
   const takeover = path.join(dataDir, TAKEOVER_FILE);
   for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
-    if (await createExclusive(file)) return { release: () => unlink(file).catch(() => undefined) };
+    if (await createExclusive(file)) return heldLock(file);
     const holder = await holderOf(file);
     refuseIfHeld(holder, dataDir);
     // A lock without a pid yet may be one another engine is writing this moment.
-    if (Number.isNaN(holder) && (await isYoungerThan(file, BEING_WRITTEN_MS))) {
+    if (Number.isNaN(holder) && (await ageOf(file)) < BEING_WRITTEN_MS) {
       await delay(10);
       continue;
     }
     // The holder is gone: take the lock over, one engine at a time.
     if (!(await createExclusive(takeover))) {
-      await removeIfOlder(takeover, TAKEOVER_STALE_MS);
+      if ((await ageOf(takeover)) > TAKEOVER_STALE_MS) await unlink(takeover).catch(ignoreMissing);
       await delay(10 + Math.random() * 20);
       continue;
     }
     try {
       refuseIfHeld(await holderOf(file), dataDir);
       await unlink(file).catch(ignoreMissing);
-      if (await createExclusive(file)) return { release: () => unlink(file).catch(() => undefined) };
+      if (await createExclusive(file)) return heldLock(file);
     } finally {
       await unlink(takeover).catch(ignoreMissing);
     }
@@ -77,14 +77,14 @@ function refuseIfHeld(holder: number, dataDir: string): void {
   }
 }
 
-async function isYoungerThan(file: string, ageMs: number): Promise<boolean> {
+/** Milliseconds since `file` was last written; NaN when it is gone (so no comparison holds). */
+async function ageOf(file: string): Promise<number> {
   const info = await stat(file).catch(() => undefined);
-  return info !== undefined && Date.now() - info.mtimeMs < ageMs;
+  return info ? Date.now() - info.mtimeMs : Number.NaN;
 }
 
-async function removeIfOlder(file: string, ageMs: number): Promise<void> {
-  const info = await stat(file).catch(() => undefined);
-  if (info && Date.now() - info.mtimeMs > ageMs) await unlink(file).catch(ignoreMissing);
+function heldLock(file: string): DataDirLock {
+  return { release: () => unlink(file).catch(() => undefined) };
 }
 
 function ignoreMissing(error: unknown): void {

@@ -250,7 +250,7 @@ function redact(path: string): string {
  * MCP's Streamable HTTP transport asks servers to check `Origin` (a web page must not reach a local
  * tool server through the user's browser): only the engine's own origin and loopback ones pass.
  */
-export function checkToolServerOrigin(origin: string | undefined, engineUrl: string): void {
+function checkToolServerOrigin(origin: string | undefined, engineUrl: string): void {
   if (origin === undefined) return;
   let parsed: URL | undefined;
   try {
