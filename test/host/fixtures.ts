@@ -23,8 +23,10 @@ export interface HostTestOptions {
   otherToken: string;
   /** Answers in a second or two. */
   engineUrl: string;
-  /** Answers slowly enough for a question to outlive a window reload. */
+  /** Answers in ten seconds or more: questions stay running while the tests look at them. */
   slowEngineUrl: string;
+  /** Answers slowly enough (half a minute or more) for a question to outlive a window reload. */
+  slowerEngineUrl: string;
   /** A second repository the engines serve but the workspace does not hold (remote documents). */
   billingRepoName: string;
 }
@@ -59,8 +61,9 @@ export async function startHostTestEngines(runDir: string, workspace: string): P
     startEngine({ repos: [workspace, billing.dir], users: [{ token: HOST_TEST_TOKEN }, { token: OTHER_USER_TOKEN }], dataDir: path.join(runDir, name), paceMs });
   const fast = await start('engine-data', 100);
   const slow = await start('slow-engine-data', 2500);
+  const slower = await start('slower-engine-data', 6000);
   return {
-    engines: [fast, slow],
-    options: { runDir, workspace, repoName: SAMPLE_APP_NAME, token: HOST_TEST_TOKEN, otherToken: OTHER_USER_TOKEN, engineUrl: fast.url, slowEngineUrl: slow.url, billingRepoName: BILLING_NAME },
+    engines: [fast, slow, slower],
+    options: { runDir, workspace, repoName: SAMPLE_APP_NAME, token: HOST_TEST_TOKEN, otherToken: OTHER_USER_TOKEN, engineUrl: fast.url, slowEngineUrl: slow.url, slowerEngineUrl: slower.url, billingRepoName: BILLING_NAME },
   };
 }
