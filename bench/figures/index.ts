@@ -2,10 +2,11 @@
 import type { Figure } from '../report';
 import { answersFigure } from './answers';
 import { engineApiFigure } from './engineApi';
+import { engineBurstFigure } from './engineBurst';
 import { engineSearchFigure } from './engineSearch';
 import { hostFigure } from './host';
 import { packageFigure } from './package';
 import { pollingFigure } from './polling';
 import { renderingFigure } from './rendering';
 
-export const figures: Figure[] = [answersFigure, pollingFigure, hostFigure, packageFigure, renderingFigure, engineSearchFigure, engineApiFigure];
+export const figures: Figure[] = [answersFigure, pollingFigure, hostFigure, packageFigure, renderingFigure, engineSearchFigure, engineApiFigure, engineBurstFigure];

@@ -1,0 +1,248 @@
+/**
+ * Figure "engine under a burst": the engine, as its own process (the shipped CLI bundle), serves
+ * a generated repository of 100,000 files (10,000 quick) and takes at once 50 questions and one
+ * MCP batch of 100 keyword searches, while a prober asks for the first page of the conversation
+ * list every 100 ms. Measured: the engine process's peak resident memory (the kernel's VmHWM)
+ * and the prober's p95. Baseline, in the same run: the same burst on an engine whose limits on
+ * concurrent answers and tool calls are lifted (`--max-answers 1000 --max-tool-calls 1000`), which
+ * is how the engine behaved before it had them.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { mkdir, rm } from 'node:fs/promises';
+import * as path from 'node:path';
+import { createInterface } from 'node:readline';
+import { API_PATH, MCP_PATH, type WireConversation } from '../../src/api/wire';
+import { createTempDir, git, removeDir } from '../../test/support/gitRepos';
+import { ms, type BenchContext, type Figure, type Row } from '../report';
+import { summarize, type Summary } from '../stats';
+
+const QUESTIONS = 50;
+const BATCH_CALLS = 100;
+const PROBE_EVERY_MS = 100;
+const PEAK_GOAL_MB = 600;
+const PROBE_P95_GOAL_MS = 50;
+const ANSWERED_WITHIN_MS = 300_000;
+const LIFTED = ['--max-answers', '1000', '--max-tool-calls', '1000'];
+/** Words the generated files are made of, and the questions and searches ask about. */
+const WORDS = ['config', 'retry', 'poller', 'session', 'invoice', 'render', 'parse', 'token', 'cache', 'queue', 'stream', 'schema'];
+
+export const engineBurstFigure: Figure = { id: 'burst', title: 'Engine under a burst', run };
+
+interface BurstResult {
+  peakMb: number;
+  probe: Summary;
+  probeErrors: number;
+  answered: number;
+  batchMs: number;
+}
+
+async function run(context: BenchContext): Promise<Row[]> {
+  const files = context.quick ? 10_000 : 100_000;
+  const repo = await createTempDir('dse-bench-burst-');
+  try {
+    const generatedMb = await generateRepository(repo, files);
+    context.log(`generated a repository of ${files} files (${generatedMb.toFixed(0)} MB of text)`);
+    const scratch = path.join(context.scratch, 'engine-burst');
+    const bounded = await burst(context, { repo, dataDir: path.join(scratch, 'bounded'), extraArgs: [] });
+    context.log(`bounded: peak ${bounded.peakMb.toFixed(0)} MB, probe p95 ${ms(bounded.probe.p95)}`);
+    const lifted = await burst(context, { repo, dataDir: path.join(scratch, 'lifted'), extraArgs: LIFTED });
+    context.log(`limits lifted: peak ${lifted.peakMb.toFixed(0)} MB, probe p95 ${ms(lifted.probe.p95)}`);
+    const label = `engine, ${QUESTIONS} questions + a batch of ${BATCH_CALLS} searches at once, ${files.toLocaleString('en')} files`;
+    const complete = bounded.answered === QUESTIONS && bounded.probeErrors === 0;
+    return [
+      {
+        figure: `${label}: engine peak memory (RSS)`,
+        measured: `${bounded.peakMb.toFixed(0)} MB`,
+        baseline: `${lifted.peakMb.toFixed(0)} MB without limits`,
+        goal: `≤ ${PEAK_GOAL_MB} MB`,
+        met: complete && bounded.peakMb <= PEAK_GOAL_MB,
+        data: { bounded, lifted, files, generatedMb },
+      },
+      {
+        figure: `${label}: cheap GET (list) p95 meanwhile`,
+        measured: `${ms(bounded.probe.p95)} (median ${ms(bounded.probe.median)}, n=${bounded.probe.n}, ${bounded.probeErrors} errors)`,
+        baseline: `${ms(lifted.probe.p95)} without limits`,
+        goal: `≤ ${PROBE_P95_GOAL_MS} ms`,
+        met: complete && bounded.probe.p95 <= PROBE_P95_GOAL_MS,
+      },
+      {
+        figure: `${label}: all answered, batch replied`,
+        measured: `${bounded.answered} of ${QUESTIONS} answered; batch in ${ms(bounded.batchMs)}`,
+        baseline: `${lifted.answered} of ${QUESTIONS}; batch in ${ms(lifted.batchMs)} without limits`,
+        goal: `${QUESTIONS} of ${QUESTIONS}`,
+        met: bounded.answered === QUESTIONS,
+      },
+    ];
+  } finally {
+    await removeDir(repo);
+  }
+}
+
+/** One commit of `count` TypeScript-like files of about 1 KB, written with `git fast-import`. */
+export async function generateRepository(dir: string, count: number): Promise<number> {
+  await git(dir, ['init', '--quiet', '--initial-branch', 'main']);
+  const importer = spawn('git', ['fast-import', '--quiet'], { cwd: dir, stdio: ['pipe', 'ignore', 'inherit'] });
+  const done = new Promise<void>((resolve, reject) => {
+    importer.once('error', reject);
+    importer.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`git fast-import exited with ${code}`))));
+  });
+  let bytes = 0;
+  const write = (chunk: string | Buffer): Promise<void> =>
+    importer.stdin.write(chunk) ? Promise.resolve() : new Promise((resolve) => importer.stdin.once('drain', resolve));
+  await write('commit refs/heads/main\ncommitter Bench <bench@example.com> 1700000000 +0000\ndata 10\nGenerated\n');
+  for (let index = 0; index < count; index++) {
+    const content = Buffer.from(sourceFile(index));
+    bytes += content.length;
+    const folder = `src/${WORDS[index % WORDS.length]}/${Math.floor(index / 1000)}`;
+    await write(`M 100644 inline ${folder}/module${index}.ts\ndata ${content.length}\n`);
+    await write(content);
+    await write('\n');
+  }
+  importer.stdin.end();
+  await done;
+  await git(dir, ['reset', '--quiet', '--hard', 'main']);
+  return bytes / 2 ** 20;
+}
+
+function sourceFile(index: number): string {
+  const word = (offset: number) => WORDS[(index * 7 + offset) % WORDS.length] as string;
+  const name = `${word(0)}${word(3).replace(/^./, (c) => c.toUpperCase())}${index}`;
+  return [
+    `// ${word(1)} handling for the ${word(2)} module ${index}.`,
+    `import { ${word(4)}Options } from '../${word(4)}/options';`,
+    '',
+    `export interface ${name.replace(/^./, (c) => c.toUpperCase())}State {`,
+    `  ${word(5)}: string;`,
+    `  attempts: number;`,
+    '}',
+    '',
+    `/** Applies the ${word(6)} rules, then retries with backoff when the ${word(1)} fails. */`,
+    `export function ${name}(options: ${word(4)}Options, input: string): string {`,
+    `  let attempts = 0;`,
+    `  while (attempts < options.maxAttempts) {`,
+    `    attempts++;`,
+    `    const value = input.split('${word(7)}').join('${word(8)}');`,
+    `    if (value.length > ${index % 97}) return value.trim();`,
+    `  }`,
+    `  throw new Error('${word(9)} failed after ' + attempts + ' attempts');`,
+    '}',
+    '',
+  ].join('\n');
+}
+
+async function burst(context: BenchContext, options: { repo: string; dataDir: string; extraArgs: string[] }): Promise<BurstResult> {
+  await rm(options.dataDir, { recursive: true, force: true });
+  await mkdir(options.dataDir, { recursive: true });
+  const token = `bench_burst_${randomBytes(12).toString('hex')}`;
+  const engine = await startEngineProcess(context, [
+    path.join(context.root, 'dist', 'engine.js'),
+    '--repo', options.repo, '--data', options.dataDir, '--port', '0', '--token', token, ...options.extraArgs,
+  ]);
+  const headers = { Authorization: `token ${token}`, 'Content-Type': 'application/json', 'X-Requested-With': 'deep-search-bench 0.1.0' };
+  const samples: number[] = [];
+  let probeErrors = 0;
+  let probing = true;
+  const prober = (async () => {
+    while (probing) {
+      const started = performance.now();
+      try {
+        const response = await fetch(`${engine.url}${API_PATH}/?page_first=1`, { headers });
+        await response.arrayBuffer();
+        if (response.ok) samples.push(performance.now() - started);
+        else probeErrors++;
+      } catch {
+        probeErrors++;
+      }
+      await new Promise((resolve) => setTimeout(resolve, PROBE_EVERY_MS));
+    }
+  })();
+  try {
+    const batchStarted = performance.now();
+    const batch = fetch(`${engine.url}${MCP_PATH}`, {
+      method: 'POST',
+      headers: { ...headers, Accept: 'application/json, text/event-stream', 'MCP-Protocol-Version': '2025-03-26' },
+      body: JSON.stringify(
+        Array.from({ length: BATCH_CALLS }, (_, id) => ({
+          jsonrpc: '2.0',
+          id,
+          method: 'tools/call',
+          params: { name: 'sg_keyword_search', arguments: { query: `${WORDS[id % WORDS.length]} attempts` } },
+        })),
+      ),
+    }).then(async (response) => {
+      await response.arrayBuffer();
+      if (!response.ok) throw new Error(`the batch got HTTP ${response.status}`);
+      return performance.now() - batchStarted;
+    });
+    const created = await Promise.all(
+      Array.from({ length: QUESTIONS }, async (_, index) => {
+        const question = `How does the ${WORDS[index % WORDS.length]} module retry after ${WORDS[(index + 5) % WORDS.length]} failures (${index})?`;
+        const response = await fetch(`${engine.url}${API_PATH}/`, { method: 'POST', headers, body: JSON.stringify({ question }) });
+        if (!response.ok) throw new Error(`creating a conversation got HTTP ${response.status}: ${await response.text()}`);
+        return ((await response.json()) as { id: number }).id;
+      }),
+    );
+    const answered = await waitForAnswers(engine.url, headers, created);
+    const batchMs = await batch;
+    return { peakMb: peakResidentMb(engine.child), probe: summarize(samples), probeErrors, answered, batchMs };
+  } finally {
+    probing = false;
+    await prober;
+    await stopEngineProcess(engine.child);
+  }
+}
+
+async function waitForAnswers(url: string, headers: Record<string, string>, ids: number[]): Promise<number> {
+  const deadline = Date.now() + ANSWERED_WITHIN_MS;
+  const finished = new Set<number>();
+  while (finished.size < ids.length && Date.now() < deadline) {
+    for (const id of ids) {
+      if (finished.has(id)) continue;
+      const response = await fetch(`${url}${API_PATH}/${id}`, { headers });
+      const question = ((await response.json()) as WireConversation).questions.at(-1);
+      if (!question || question.status === 'pending' || question.status === 'processing') continue;
+      finished.add(question.status === 'completed' && !question.error && question.answer ? id : -id);
+      if (process.env.BURST_DEBUG && finished.has(-id)) console.error(JSON.stringify(question).slice(0, 600));
+    }
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+  return [...finished].filter((id) => id > 0).length;
+}
+
+/** The kernel's high-water mark of the process's resident memory (Linux). */
+function peakResidentMb(child: ChildProcess): number {
+  const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
+  const kilobytes = Number(/^VmHWM:\s+(\d+) kB/m.exec(status)?.[1]);
+  return kilobytes / 1024;
+}
+
+async function startEngineProcess(context: BenchContext, args: string[]): Promise<{ child: ChildProcess; url: string }> {
+  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  child.stderr?.on('data', (chunk: Buffer) => {
+    for (const line of chunk.toString().trim().split('\n')) if (/error|fail/i.test(line)) context.log(`engine: ${line}`);
+  });
+  const lines = createInterface({ input: child.stdout! });
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error('the engine did not say where it listens within 60 s')), 60_000);
+    child.once('exit', (code) => reject(new Error(`the engine exited (code ${code}) before listening`)));
+    lines.on('line', (line) => {
+      const match = /listening on (http:\/\/\S+)/.exec(line);
+      if (match?.[1]) {
+        clearTimeout(timer);
+        resolve(match[1]);
+      }
+    });
+  });
+  return { child, url };
+}
+
+async function stopEngineProcess(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+  await exited;
+  clearTimeout(timer);
+}
