@@ -5,14 +5,14 @@ export function percentile(samples: readonly number[], p: number): number {
   if (samples.length === 0) return Number.NaN;
   const sorted = [...samples].sort((a, b) => a - b);
   const rank = Math.min(sorted.length, Math.max(1, Math.ceil(p * sorted.length)));
-  return sorted[rank - 1] as number;
+  return sorted[rank - 1];
 }
 
 export function median(samples: readonly number[]): number {
   if (samples.length === 0) return Number.NaN;
   const sorted = [...samples].sort((a, b) => a - b);
   const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? (sorted[middle] as number) : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
+  return sorted.length % 2 === 1 ? (sorted[middle]) : ((sorted[middle - 1]) + (sorted[middle])) / 2;
 }
 
 export interface Summary {
@@ -34,7 +34,7 @@ export function summarize(samples: readonly number[]): Summary {
 }
 
 /** Runs `body` `runs` times after `warmup` unmeasured runs and returns the times in milliseconds. */
-export async function timeRuns(runs: number, body: () => Promise<unknown> | unknown, warmup = 1): Promise<number[]> {
+export async function timeRuns(runs: number, body: () => unknown, warmup = 1): Promise<number[]> {
   for (let i = 0; i < warmup; i++) await body();
   const times: number[] = [];
   for (let i = 0; i < runs; i++) {

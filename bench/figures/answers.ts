@@ -64,7 +64,7 @@ async function run(context: BenchContext): Promise<Row[]> {
           continue;
         }
         latencies.push(visibleAt - Date.parse(question.updated_at));
-        for (let poll = 1; poll < served.length; poll++) pollGaps.push(served[poll]! - served[poll - 1]!);
+        for (let poll = 1; poll < served.length; poll++) pollGaps.push(served[poll] - served[poll - 1]);
       }
       return { latencies, pollGaps };
     };

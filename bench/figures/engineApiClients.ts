@@ -142,7 +142,7 @@ class SimulatedClient {
     private readonly created: CreatedConversation[],
   ) {
     this.user = index % options.tokens.length;
-    this.token = options.tokens[this.user] as string;
+    this.token = options.tokens[this.user];
   }
 
   async run(): Promise<void> {

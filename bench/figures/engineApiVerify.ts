@@ -139,7 +139,7 @@ async function forEachLimited<T>(items: readonly T[], limit: number, body: (item
   let next = 0;
   const lane = async (): Promise<void> => {
     while (next < items.length) {
-      const item = items[next++] as T;
+      const item = items[next++];
       await body(item);
     }
   };

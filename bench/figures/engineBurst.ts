@@ -107,7 +107,7 @@ export async function generateRepository(dir: string, count: number): Promise<nu
 }
 
 function sourceFile(index: number): string {
-  const word = (offset: number) => WORDS[(index * 7 + offset) % WORDS.length] as string;
+  const word = (offset: number) => WORDS[(index * 7 + offset) % WORDS.length];
   const name = `${word(0)}${word(3).replace(/^./, (c) => c.toUpperCase())}${index}`;
   return [
     `// ${word(1)} handling for the ${word(2)} module ${index}.`,
@@ -223,7 +223,7 @@ async function startEngineProcess(context: BenchContext, args: string[]): Promis
   child.stderr?.on('data', (chunk: Buffer) => {
     for (const line of chunk.toString().trim().split('\n')) if (/error|fail/i.test(line)) context.log(`engine: ${line}`);
   });
-  const lines = createInterface({ input: child.stdout! });
+  const lines = createInterface({ input: child.stdout });
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error('the engine did not say where it listens within 60 s')), 60_000);
     child.once('exit', (code) => reject(new Error(`the engine exited (code ${code}) before listening`)));

@@ -28,7 +28,7 @@ async function run(context: BenchContext): Promise<Row[]> {
   }
 
   const activation = summarize(runs.map((result) => result.activation.ms));
-  const first = runs[0]!;
+  const first = runs[0];
   const pathBytes = first.activation.loaded.reduce((sum, file) => sum + file.bytes, 0);
   const loadedNames = first.activation.loaded.map((file) => file.file);
   const onlyActivation = loadedNames.length === 1 && loadedNames[0] === path.join('dist', 'extension.js');

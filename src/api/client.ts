@@ -147,7 +147,7 @@ export class DeepSearchClient {
     // or the single answer of a server that does not send read tokens.
     const conversation =
       page.conversations.find((candidate) => candidate.readToken?.toLowerCase() === readToken.toLowerCase()) ??
-      (page.conversations.length === 1 && !page.conversations[0]!.readToken ? page.conversations[0] : undefined);
+      (page.conversations.length === 1 && !page.conversations[0].readToken ? page.conversations[0] : undefined);
     if (!conversation) {
       throw new DeepSearchError(
         'notFound',

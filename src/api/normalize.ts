@@ -104,7 +104,7 @@ export function normalizeConversationPage(value: unknown, pageFirst?: number): C
   if (typeof cursor === 'string' && cursor !== '') {
     page.nextCursor = cursor;
   } else if (cursor === undefined && pageFirst !== undefined && pageFirst > 0 && conversations.length >= pageFirst) {
-    page.nextCursor = String(conversations[conversations.length - 1]!.id);
+    page.nextCursor = String(conversations[conversations.length - 1].id);
   }
   return page;
 }

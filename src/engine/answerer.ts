@@ -218,7 +218,7 @@ class AnswerRun {
       byCommit.set(key, [...(byCommit.get(key) ?? []), match]);
     }
     for (const group of byCommit.values()) {
-      const first = group[0] as FileMatch;
+      const first = group[0];
       try {
         this.toolCalls++;
         await this.spawnTurns.take(this.request.signal);

@@ -79,7 +79,7 @@ export async function startEngine(options: EngineOptions): Promise<RunningEngine
   const inFlight = new Set<Promise<void>>();
   // One bound for both endpoints: a batch of calls on one must not starve the engine either.
   const toolSlots = new Slots(options.limits?.toolCalls ?? DEFAULT_TOOL_SLOTS);
-  const mcpOptions = { repositories, deepSearch: service, instanceUrl: url, shuttingDown: shuttingDown.signal, log, toolSlots };
+  const mcpOptions = { repositories, deepSearch: service, instanceUrl: url, shuttingDown: shuttingDown.signal, log, toolSlots, ripgrepPath: options.ripgrepPath };
   const toolServers = new Map<string, ReturnType<typeof createMcpHandler>>([
     ...(variant.toolServer === 'both' || variant.toolServer === 'v1' ? [[MCP_PATH, createMcpHandler({ ...mcpOptions, toolNames: 'sg' })] as const] : []),
     ...(variant.toolServer === 'both' || variant.toolServer === 'current' ? [[TOOL_SERVER_PATHS[1], createMcpHandler({ ...mcpOptions, toolNames: 'plain' })] as const] : []),

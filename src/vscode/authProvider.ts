@@ -40,7 +40,7 @@ export class DeepSearchAuthProvider implements vscode.AuthenticationProvider, vs
   }
 
   dispose(): void {
-    this.disposables.forEach((disposable) => disposable.dispose());
+    for (const disposable of this.disposables) disposable.dispose();
     this.changeEmitter.dispose();
   }
 

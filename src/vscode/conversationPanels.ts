@@ -95,7 +95,7 @@ export class ConversationPanels implements vscode.Disposable {
   dispose(): void {
     for (const panel of [...this.panels.values()]) panel.detach();
     this.panels.clear();
-    this.registrations.forEach((registration) => registration.dispose());
+    for (const registration of this.registrations) registration.dispose();
   }
 
   private adopt(id: number, webviewPanel: vscode.WebviewPanel): void {
@@ -247,7 +247,7 @@ class ConversationPanel {
     if (this.disposed) return;
     this.disposed = true;
     this.store.setWatched(this.id, false);
-    this.disposables.forEach((disposable) => disposable.dispose());
+    for (const disposable of this.disposables) disposable.dispose();
   }
 
   private visibilityChanged(): void {

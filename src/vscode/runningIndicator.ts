@@ -18,7 +18,7 @@ export class RunningIndicator implements vscode.Disposable {
   ) {
     this.item.name = vscode.l10n.t('Deep Search: running questions');
     this.item.command = `${VIEW_ID}.focus`;
-    this.subscriptions = [store.onDidChange(() => this.render()), store.onDidFinish((conversation) => this.finished(conversation))];
+    this.subscriptions = [store.onDidChange(() => this.render()), store.onDidFinish((conversation) => void this.finished(conversation))];
     this.render();
   }
 

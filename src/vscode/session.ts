@@ -187,7 +187,7 @@ export class Session implements vscode.Disposable {
   private setConnection(connection: Connection | undefined): void {
     // Requests under way finish first; then its sockets close.
     const previous = this.connection;
-    void previous?.tools.client.close().finally(() => previous.dispatcher.close().catch(() => undefined));
+    void previous?.tools.client.close().finally(() => void previous.dispatcher.close().catch(() => undefined));
     this.connection = connection;
     void vscode.commands.executeCommand('setContext', 'deepSearch.signedIn', connection !== undefined);
     this.changeEmitter.fire(connection);

@@ -21,4 +21,4 @@ export const BILLING_FILES: Readonly<Record<string, string>> = {
 };
 
 /** The second commit of the billing repository: prices are rounded (compare revisions). */
-export const PRICE_ROUNDED = BILLING_FILES['src/price.ts']!.replace('(cents / 100).toFixed(2)', '(Math.round(cents) / 100).toFixed(2)');
+export const PRICE_ROUNDED = BILLING_FILES['src/price.ts'].replace('(cents / 100).toFixed(2)', '(Math.round(cents) / 100).toFixed(2)');

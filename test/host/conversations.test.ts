@@ -50,13 +50,13 @@ describe('conversations', () => {
     const editor = await vscode.window.showTextDocument(document);
     editor.selection = new vscode.Selection(10, 0, 14, 1);
     const id = await vscode.commands.executeCommand<number>('deepSearch.askAboutSelection', 'What does this validate?');
-    const text = api.store.get(id)!.questions[0]!.text;
+    const text = api.store.get(id)!.questions[0].text;
     assert.match(text, /^What does this validate\?/);
     assert.ok(text.includes('export function parseConfig(text: string): AppConfig {'), text);
     assert.ok(text.includes('```typescript\n'), 'fenced with the language');
     assert.ok(text.includes('`src/config.ts` (lines 11-15)'), text);
     assert.ok(text.includes(`repository \`${name}\``), text);
-    await api.store.cancel(id, api.store.get(id)!.questions[0]!.id).catch(() => undefined);
+    await api.store.cancel(id, api.store.get(id)!.questions[0].id).catch(() => undefined);
   });
 
   it('lets the newest conversations go while paging on, and shows a row that brings them back', async () => {
@@ -67,13 +67,13 @@ describe('conversations', () => {
     const tree = new ConversationTree(store);
     try {
       await store.refreshList();
-      const newest = store.listed[0]!.id;
+      const newest = store.listed[0].id;
       assert.ok(store.hasMore, 'the engine holds two conversations or more by now');
       await store.loadMore();
       const [first, second] = tree.getChildren();
       assert.equal(first?.kind, 'showNewest');
       assert.ok(second?.kind === 'conversation' && second.id !== newest, 'the next conversation replaced the newest');
-      assert.equal(tree.getTreeItem(first!).command?.command, 'deepSearch.refresh');
+      assert.equal(tree.getTreeItem(first).command?.command, 'deepSearch.refresh');
 
       await tree.reload();
       assert.deepEqual(tree.getChildren()[0], tree.nodeFor(newest), 'back at the newest, without the row');
@@ -141,7 +141,7 @@ describe('conversations', () => {
     assert.match(warned, /do not check repository permissions/);
     const readToken = api.store.get(id)!.readToken!;
     assert.equal(await vscode.env.clipboard.readText(), `${hostTestOptions().slowEngineUrl}/deepsearch/${readToken}`);
-    await api.store.cancel(id, api.store.get(id)!.questions[0]!.id);
+    await api.store.cancel(id, api.store.get(id)!.questions[0].id);
   });
 
   it('opens another user\'s conversation from its share link, read-only', async () => {

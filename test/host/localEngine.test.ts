@@ -15,7 +15,7 @@ describe('Use Local Engine', () => {
     await vscode.commands.executeCommand('deepSearch.useLocalEngine');
     const connection = api.session.current;
     assert.equal(connection?.kind, 'local');
-    assert.match(connection!.instanceUrl, /^http:\/\/127\.0\.0\.1:\d+$/);
+    assert.match(connection.instanceUrl, /^http:\/\/127\.0\.0\.1:\d+$/);
     const token = await api.session.currentToken();
     assert.match(token ?? '', /^dse_[0-9a-f]{64}$/);
     assert.notEqual(token, hostTestOptions().token);

@@ -127,7 +127,7 @@ describe('tools in the editor', () => {
     const diffs = await pickFirst<{ commit: string }[]>('deepSearch.searchDiffs', `Math.round is:added repo:${billingRepoName}`);
     assert.equal(diffs.length, 1);
     const hunkTab = await diffTab();
-    assert.equal(hunkTab.modified.path, `/${billingRepoName}@${diffs[0]!.commit}/src/price.ts`);
+    assert.equal(hunkTab.modified.path, `/${billingRepoName}@${diffs[0].commit}/src/price.ts`);
   });
 
   it('gives VS Code an MCP server without the token, resolves it with the header, and the agent can list the tools', async () => {

@@ -82,7 +82,7 @@ describe('Links in an answer, clicked in the real VS Code (UI)', function () {
     assert.equal(opened.length, 1, opened.join(', '));
     // code-server reaches loopback servers through its own port proxy (VS Code's asExternalUri).
     const proxied = new RegExp(`^http://127\\.0\\.0\\.1:\\d+/proxy/${ui.engine.port}/search\\?q=parseConfig$`);
-    assert.ok(opened[0] === `${ui.engine.url}/search?q=parseConfig` || proxied.test(opened[0]!), opened[0]);
+    assert.ok(opened[0] === `${ui.engine.url}/search?q=parseConfig` || proxied.test(opened[0]), opened[0]);
   });
 
   it('opens an external page in one browser tab', async () => {
@@ -151,7 +151,7 @@ describe('Links in an answer from an instance without a tool server (UI)', funct
   it('opens a remote file in the browser and says once why', async () => {
     const first = await clickLink(ui, 'remote file');
     assert.equal(first.length, 1, first.join(', '));
-    assert.match(first[0]!, /\/github\.com\/acme\/billing\/-\/blob\/src\/price\.ts\?L2$/);
+    assert.match(first[0], /\/github\.com\/acme\/billing\/-\/blob\/src\/price\.ts\?L2$/);
     const notice = ui.toast(/has no tool server .* conversations work as before/);
     await notice.waitFor();
     await ui.screenshot('links-no-tool-server');

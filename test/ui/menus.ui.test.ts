@@ -166,7 +166,7 @@ describe('Contributed menus and keybindings in a real VS Code (UI)', function ()
   it('opens, exports, shares and opens in the browser from a conversation\'s context menu', async () => {
     const row = ui.treeRow(STORED_TITLE);
     await ui.contextMenuItem(row, 'Open Conversation');
-    await panelShows(STORED.questions[0]!.question);
+    await panelShows(STORED.questions[0].question);
 
     await ui.contextMenuItem(row, 'Export Conversation as Markdown');
     await ui.page.locator('.tabs-container .tab.active', { hasText: /Untitled/ }).waitFor();
@@ -183,7 +183,7 @@ describe('Contributed menus and keybindings in a real VS Code (UI)', function ()
     for (let waited = 0; ui.openedTabs.length === before && waited < 10_000; waited += 100) await ui.page.waitForTimeout(100);
     const opened = await ui.tabUrls(before);
     assert.equal(opened.length, 1, opened.join(', '));
-    assert.match(opened[0]!, new RegExp(`/deepsearch/${STORED.read_token}$`));
+    assert.match(opened[0], new RegExp(`/deepsearch/${STORED.read_token}$`));
   });
 
   it('filters starred conversations and refreshes from the title bar', async () => {
@@ -200,7 +200,7 @@ describe('Contributed menus and keybindings in a real VS Code (UI)', function ()
     await ui.page.locator('.part.sidebar .title-actions .action-label[aria-label$="More Actions..."]').first().click();
     await ui.menuItem('Open Shared Conversation');
     await ui.answerInputBox('Open Shared Conversation', `${ui.engine.url}/deepsearch/${STORED.read_token}`);
-    await panelShows(STORED.questions[0]!.question);
+    await panelShows(STORED.questions[0].question);
   });
 
   it('deletes with the inline button after the confirmation', async () => {

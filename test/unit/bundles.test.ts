@@ -15,7 +15,7 @@ interface Metafile {
   outputs: Record<string, { inputs: Record<string, { bytesInOutput: number }>; imports: { path: string; external?: boolean }[] }>;
 }
 
-let metas: Record<string, Metafile> = {};
+const metas: Record<string, Metafile> = {};
 
 function bundle(name: string): { inputs: string[]; externals: string[] } {
   const meta = metas[name];

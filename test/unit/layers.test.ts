@@ -19,7 +19,7 @@ function sourcesOf(layer: string): string[] {
 function importsOf(file: string): string[] {
   const text = readFileSync(file, 'utf8');
   const pattern = /(?:\bfrom\s*|\bimport\s*\(\s*|\brequire\s*\(\s*|^\s*import\s+)['"]([^'"]+)['"]/gm;
-  return [...text.matchAll(pattern)].map((match) => match[1]!);
+  return [...text.matchAll(pattern)].map((match) => match[1]);
 }
 
 function violations(layer: string, forbidden: (specifier: string) => boolean): string[] {
@@ -28,6 +28,44 @@ function violations(layer: string, forbidden: (specifier: string) => boolean): s
       .filter(forbidden)
       .map((specifier) => `${path.relative(SRC, file)} imports ${specifier}`),
   );
+}
+
+function allSources(): string[] {
+  return readdirSync(SRC, { recursive: true, encoding: 'utf8' })
+    .filter((file) => file.endsWith('.ts'))
+    .map((file) => path.join(SRC, file));
+}
+
+/** The file a relative specifier names (`./x` → `x.ts` or `x/index.ts`), or undefined. */
+function resolveRelative(from: string, specifier: string, files: ReadonlySet<string>): string | undefined {
+  if (!specifier.startsWith('.')) return undefined;
+  const base = path.resolve(path.dirname(from), specifier);
+  return [`${base}.ts`, path.join(base, 'index.ts'), base].find((candidate) => files.has(candidate));
+}
+
+function importCycles(files: string[]): string[] {
+  const known = new Set(files);
+  const graph = new Map(files.map((file) => [file, importsOf(file).flatMap((specifier) => resolveRelative(file, specifier, known) ?? [])]));
+  return cyclesIn(graph).map((cycle) => cycle.map((file) => path.relative(SRC, file)).join(' → '));
+}
+
+/** The cycle each back edge of a depth-first walk closes, from the file it starts at back to it. */
+function cyclesIn(graph: ReadonlyMap<string, readonly string[]>): string[][] {
+  const cycles: string[][] = [];
+  const state = new Map<string, 'open' | 'done'>();
+  const stack: string[] = [];
+  const visit = (file: string): void => {
+    state.set(file, 'open');
+    stack.push(file);
+    for (const next of graph.get(file) ?? []) {
+      if (state.get(next) === 'open') cycles.push([...stack.slice(stack.indexOf(next)), next]);
+      else if (!state.has(next)) visit(next);
+    }
+    stack.pop();
+    state.set(file, 'done');
+  };
+  for (const file of [...graph.keys()].sort()) if (!state.has(file)) visit(file);
+  return cycles;
 }
 
 const isNodeBuiltin = (specifier: string) => specifier.startsWith('node:') || builtinModules.includes(specifier);
@@ -47,6 +85,18 @@ describe('layers', () => {
       violations('webview', (s) => s === 'vscode' || isNodeBuiltin(s) || s === 'undici' || reaches('vscode')(s) || reaches('engine')(s)),
       [],
     );
+  });
+
+  it('has no import cycle anywhere in src (type-only imports included)', () => {
+    assert.deepEqual(importCycles(allSources()), []);
+  });
+
+  it('finds an import cycle when there is one (so the check above can fail)', () => {
+    const a = path.join(SRC, 'a.ts');
+    const b = path.join(SRC, 'b.ts');
+    const c = path.join(SRC, 'c.ts');
+    const graph = new Map([[a, [b]], [b, [c]], [c, [a]]]);
+    assert.deepEqual(cyclesIn(graph).map((cycle) => cycle.map((file) => path.basename(file))), [['a.ts', 'b.ts', 'c.ts', 'a.ts']]);
   });
 
   it('finds imports at all (so the checks above cannot pass on an empty reading)', () => {

@@ -24,10 +24,10 @@ export function formatRemotePath(file: RemoteFile): string {
 export function parseRemotePath(remotePath: string): RemoteFile | undefined {
   const match = /^\/+([^@]+)@([^/]+)(?:\/(.*))?$/.exec(remotePath);
   if (!match) return undefined;
-  const repo = match[1]!.replace(/\/+$/, '');
+  const repo = match[1].replace(/\/+$/, '');
   let revision: string;
   try {
-    revision = decodeURIComponent(match[2]!);
+    revision = decodeURIComponent(match[2]);
   } catch {
     return undefined;
   }

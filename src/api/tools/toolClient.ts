@@ -203,7 +203,7 @@ export class ToolClient {
       if (signal?.aborted) throw canceledError();
       if (isDeepSearchError(error)) throw error;
       const sdk = this.sdk;
-      if (sdk && error instanceof sdk.McpError && error.code === sdk.ErrorCode.RequestTimeout) throw timeoutError(new URL(this.instanceUrl).origin, this.timeoutMs);
+      if (sdk && error instanceof sdk.McpError && error.code === (sdk.ErrorCode.RequestTimeout as number)) throw timeoutError(new URL(this.instanceUrl).origin, this.timeoutMs);
       const message = redact(error instanceof Error ? error.message : String(error), this.secrets);
       throw new DeepSearchError('invalidResponse', `The tool server answered in a way this extension does not understand (${message}).`, { detail: message });
     }

@@ -94,7 +94,7 @@ export function parseNumberedLines(content: string, firstLine = 1): NumberedLine
     const match = NUMBERED.exec(row);
     const line = match ? Number(match[1]) : next;
     next = line + 1;
-    return { line, text: match ? match[2]! : row };
+    return { line, text: match ? match[2] : row };
   });
 }
 

@@ -8,7 +8,7 @@ import { isDeepSearchError } from '../../api/errors';
 import type { CodeTools } from '../../api/tools/codeTools';
 import { parseHistoryQuery, type HistoryQuery } from '../../api/tools/historyQuery';
 import { hunkLocation, type ChangedFile, type CommitMatch, type DiffMatch, type RevisionComparison } from '../../api/tools/toolResults';
-import type { WorkspaceRepositories } from '../sourceLinks';
+import type { WorkspaceRepositories } from '../workspaceRepositories';
 import { pickRepository } from './remoteBrowser';
 import { remoteUri } from './remoteFiles';
 import type { ToolAccess } from './toolAccess';
@@ -57,7 +57,7 @@ export class HistoryCommands {
     if (!repos) return undefined;
     // Several terms: any of them, as one regular expression.
     const useRegex = query.useRegex || query.terms.length > 1;
-    const pattern = query.terms.length > 1 ? query.terms.map((term) => (query.useRegex ? `(${term})` : escapeRegex(term))).join('|') : query.terms[0]!;
+    const pattern = query.terms.length > 1 ? query.terms.map((term) => (query.useRegex ? `(${term})` : escapeRegex(term))).join('|') : query.terms[0];
     const found = await this.access.run(vscode.l10n.t('Searching diffs…'), (tools, signal) =>
       tools.searchDiffs(
         { repos, pattern, useRegex, added: query.added, removed: query.removed, author: query.authors[0], after: query.after, before: query.before, count: query.count },
@@ -163,7 +163,7 @@ export class HistoryCommands {
     if (files.length === 0) {
       void vscode.window.showInformationMessage(vscode.l10n.t('{0} and {1} have the same files in {2}.', base, head, repo));
     } else if (files.length === 1) {
-      await openFileDiff(repo, result.base, head, files[0]!.path);
+      await openFileDiff(repo, result.base, head, files[0].path);
     } else {
       await vscode.commands.executeCommand('vscode.changes', `${title} (+${comparison.totalAdded} −${comparison.totalDeleted})`, files.map((file) => changeOf(repo, result.base, head, file)));
     }

@@ -52,7 +52,7 @@ export class CrossRepositoryNavigation {
     }
     if (lookup === 'definition' && found.length === 1) {
       const [only] = found;
-      await vscode.window.showTextDocument(only!.uri, { selection: only!.range, preview: true });
+      await vscode.window.showTextDocument(only.uri, { selection: only.range, preview: true });
     } else if (lookup === 'definition') {
       await vscode.commands.executeCommand('editor.action.goToLocations', document.uri, position, found, 'peek', '');
     } else {

@@ -47,7 +47,7 @@ describe('engine: its data folder', function () {
         if (attempt.status === 'rejected') assert.ok(attempt.reason instanceof DataDirLockedError, String(attempt.reason));
       }
       assert.equal(await readFile(lock, 'utf8'), `${process.pid}\n`);
-      await held[0]!.value.release();
+      await held[0].value.release();
     }
   });
 
@@ -59,7 +59,7 @@ describe('engine: its data folder', function () {
     const running = started.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []));
     try {
       assert.equal(running.length, 1);
-      const created = await callApi<WireConversation>(`${running[0]!.url}/.api/deepsearch/v1/`, TEST_USERS, { method: 'POST', body: { question: 'Where is parseConfig?' } });
+      const created = await callApi<WireConversation>(`${running[0].url}/.api/deepsearch/v1/`, TEST_USERS, { method: 'POST', body: { question: 'Where is parseConfig?' } });
       assert.equal(created.status, 200);
     } finally {
       await Promise.all(running.map((one) => one.close()));
@@ -126,7 +126,7 @@ describe('engine: a kill in the middle of writing', function () {
       for (const id of acknowledged) {
         const response = await callApi<WireConversation>(`${restarted.url}/.api/deepsearch/v1/${id}`, TEST_USERS, {});
         assert.equal(response.status, 200, `conversation ${id} was acknowledged but is gone`);
-        assert.match(response.json.questions[0]!.question, /Where is parseConfig used\?/);
+        assert.match(response.json.questions[0].question, /Where is parseConfig used\?/);
       }
     } finally {
       await restarted.close();

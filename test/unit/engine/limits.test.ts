@@ -34,10 +34,10 @@ describe('engine: limits on work done at once', function () {
     assert.match(queued[2]!, /^Queued behind 1 other question/);
     // One at a time: each answer's work began after the one before it had finished.
     const times = done.map((conversation) => ({
-      asked: Date.parse(conversation.questions[0]!.created_at),
-      finished: Date.parse(conversation.questions[0]!.updated_at),
+      asked: Date.parse(conversation.questions[0].created_at),
+      finished: Date.parse(conversation.questions[0].updated_at),
     }));
-    assert.ok(times[1]!.finished > times[0]!.finished && times[2]!.finished > times[1]!.finished);
+    assert.ok(times[1].finished > times[0].finished && times[2].finished > times[1].finished);
   });
 
   it('runs one tool call at a time across both endpoints, in arrival order', async function () {

@@ -119,7 +119,7 @@ describe('storage', function () {
     const live = record(1);
     const saves = [storage.save(live)];
     for (let index = 0; index < 10; index++) {
-      live.questions[0]!.question = `edit ${index}`;
+      live.questions[0].question = `edit ${index}`;
       saves.push(storage.save(live));
     }
     await Promise.all(saves);

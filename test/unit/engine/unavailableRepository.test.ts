@@ -53,7 +53,7 @@ describe('engine: a repository whose folder disappears', function () {
   it('answers a question from the others, and its turns name the folder that is gone', async function () {
     const created = await engine.ask('Where is retryWithBackoff defined?');
     const done: WireConversation = await engine.waitUntilFinished(created.id);
-    const question = done.questions[0]!;
+    const question = done.questions[0];
     assert.equal(question.status, 'completed');
     assert.match(question.answer ?? '', /github\.com\/acme\/kept/);
     const turns = (question.turns ?? []).map((turn) => turn.reasoning ?? '').join('\n');

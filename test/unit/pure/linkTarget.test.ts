@@ -10,12 +10,12 @@ const PREFIXED = 'https://example.com/sourcegraph';
 
 function expectFile(target: LinkTarget): Extract<LinkTarget, { kind: 'file' }> {
   assert.equal(target.kind, 'file', `expected a file, got ${JSON.stringify(target)}`);
-  return target as Extract<LinkTarget, { kind: 'file' }>;
+  return target;
 }
 
 function expectRefused(target: LinkTarget): string {
   assert.equal(target.kind, 'refused', `expected a refusal, got ${JSON.stringify(target)}`);
-  return (target as Extract<LinkTarget, { kind: 'refused' }>).reason;
+  return (target).reason;
 }
 
 describe('linkTarget', () => {

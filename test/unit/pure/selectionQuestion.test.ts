@@ -34,7 +34,7 @@ function context(overrides: Partial<SelectionContext> = {}): SelectionContext {
 function fencedBlock(question: string): { fence: string; language: string; body: string } {
   const match = /^(`{3,})(\S*)\n([\s\S]*?)\n\1$/m.exec(question);
   assert.ok(match, `no fenced block in:\n${question}`);
-  return { fence: match[1]!, language: match[2]!, body: match[3]! };
+  return { fence: match[1], language: match[2], body: match[3] };
 }
 
 describe('selectionQuestion', () => {

@@ -234,13 +234,13 @@ describe('ConversationStore against the local engine', () => {
       await store.refreshList();
       assert.equal(store.hasNewer, false);
       // Opened (fetched on its own): it must survive being paged past, a panel may show it.
-      await store.fetch(second!);
+      await store.fetch(second);
 
       await store.loadMore();
       assert.deepEqual(store.listed.map((conversation) => conversation.id), serverOrder.slice(2, 4));
       assert.equal(store.hasNewer, true);
-      assert.equal(store.get(newest!), undefined, 'a conversation known from the list only is let go');
-      assert.equal(store.get(second!)?.id, second, 'an opened conversation stays');
+      assert.equal(store.get(newest), undefined, 'a conversation known from the list only is let go');
+      assert.equal(store.get(second)?.id, second, 'an opened conversation stays');
 
       // The last page has one: the window still shows maxListed, the oldest ones.
       await store.loadMore();
@@ -272,7 +272,7 @@ describe('ConversationStore against the local engine', () => {
       const extra = await pager.createConversation('Paging question to delete');
       await waitFor(() => pager.getConversation(extra.id), (conversation) => !isUnfinished(conversation), { timeoutMs: 15_000 });
       await store.refreshList();
-      const cursorId = store.listed[1]!.id;
+      const cursorId = store.listed[1].id;
       await pager.deleteConversation(cursorId);
       await store.loadMore();
       assert.equal(store.listed.length, 2, 'the first page again');
@@ -353,7 +353,7 @@ describe('ConversationStore against the local engine', () => {
         it('cancels a processing question: it ends canceled and nothing is running', async () => {
       const store = storeFor(TEST_TOKENS[0]);
       const asked = await store.ask(QUESTION);
-      const canceled = await store.cancel(asked.id, asked.questions[0]!.id);
+      const canceled = await store.cancel(asked.id, asked.questions[0].id);
       assert.equal(canceled.questions[0]?.state, 'canceled');
       // A refresh that was already in flight may briefly bring back "processing"; it settles.
       const settled = await untilFinishedInStore(store, asked.id);

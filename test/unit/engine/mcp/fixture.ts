@@ -28,7 +28,7 @@ export const BIG_FILE = Array.from({ length: BIG_LINES }, (_, index) => `row ${S
 /** "café naïve" in Latin-1: not valid UTF-8. */
 export const LATIN1_BYTES = Buffer.from([0x63, 0x61, 0x66, 0xe9, 0x20, 0x6e, 0x61, 0xef, 0x76, 0x65, 0x0a]);
 
-const CONFIG_TS = SAMPLE_APP_FILES['src/config.ts']!;
+const CONFIG_TS = SAMPLE_APP_FILES['src/config.ts'];
 
 const SERVER_TS = (logLine: string): string =>
   [

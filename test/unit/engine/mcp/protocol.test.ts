@@ -125,7 +125,7 @@ describe('MCP tool server: protocol', function () {
     for (const tool of tools) {
       const expected = EXPECTED[tool.name];
       assert.ok(expected);
-      const input = summary(tool.inputSchema as JsonSchema);
+      const input = summary(tool.inputSchema);
       assert.deepEqual(input.required, expected.required, `${tool.name} required arguments`);
       assert.deepEqual(input.properties, expected.properties, `${tool.name} arguments and their types`);
       assert.equal((tool.inputSchema as JsonSchema).additionalProperties, false, `${tool.name} takes no other arguments`);

@@ -127,7 +127,7 @@ async function createWorld(): Promise<World> {
   const indexes = new SearchIndexes({ log: (line) => logs.push(line), scanTimeLimitMs: 500 });
   const plain = toolContext(repo);
   const indexed: ToolContext = { ...plain, searchIndexes: indexes };
-  const target: SearchTarget = { repo: plain.repositories[0] as SearchTarget['repo'], commit: await head(repo), revision: 'HEAD' };
+  const target: SearchTarget = { repo: plain.repositories[0], commit: await head(repo), revision: 'HEAD' };
   const index = await readyIndex(indexes, target);
   return { repo, target, indexes, index, logs, plain, indexed };
 }
