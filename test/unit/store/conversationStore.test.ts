@@ -11,6 +11,7 @@ import { DeepSearchClient } from '../../../src/api/client';
 import { ConversationStore, conversationLabel, MAX_LABEL_LENGTH, type ConversationStoreOptions, type RunningIdsMemento, type StoreChange } from '../../../src/api/conversationStore';
 import { createDispatcher } from '../../../src/api/http';
 import { isUnfinished, type Conversation, type Question } from '../../../src/api/model';
+import type { PollerClock } from '../../../src/api/poller';
 import { API_PATH } from '../../../src/api/wire';
 import { startTestEngine, TEST_TOKENS, TEST_USERS, waitFor, type TestEngine } from '../../support/engineHarness';
 
@@ -32,6 +33,37 @@ class RecordingMemento implements RunningIdsMemento {
   }
   get current(): number[] {
     return [...this.stored];
+  }
+}
+
+/**
+ * Real timers, except that while `parking` is on, timers set for later than now are kept and never
+ * fire: what a poller in a long backoff looks like, without waiting for it.
+ */
+class ParkingClock implements PollerClock {
+  parking = false;
+  private readonly kept = new Set<object>();
+
+  get parked(): number {
+    return this.kept.size;
+  }
+
+  now(): number {
+    return Date.now();
+  }
+
+  setTimeout(callback: () => void, ms: number): unknown {
+    if (this.parking && ms > 0) {
+      const handle = {};
+      this.kept.add(handle);
+      return handle;
+    }
+    return setTimeout(callback, ms);
+  }
+
+  clearTimeout(handle: unknown): void {
+    if (this.kept.delete(handle as object)) return;
+    clearTimeout(handle as NodeJS.Timeout);
   }
 }
 
@@ -456,6 +488,25 @@ describe('ConversationStore against the local engine', () => {
       assert.equal(store.get(asked.id)?.id, asked.id);
       assert.deepEqual(store.listed.map((conversation) => conversation.id), listedBefore);
       assert.equal(store.isListLoaded, true);
+      assert.equal((await untilFinishedInStore(store, asked.id))?.questions[0]?.state, 'completed');
+    });
+
+    it('refreshes at once, on a new client of the same account, a question left in backoff by failed polls', async () => {
+      const clock = new ParkingClock();
+      const store = storeFor(TEST_TOKENS[0], { ...FAST, clock });
+      const asked = await store.ask(QUESTION);
+      failingGets.add(`/${asked.id}`);
+      try {
+        // From now on, the poller's next (backoff) refresh after a failure never comes by itself.
+        clock.parking = true;
+        await waitFor(async () => clock.parked, (parked) => parked > 0, { description: 'a refresh left for later after a failed poll' });
+      } finally {
+        failingGets.delete(`/${asked.id}`);
+      }
+      await engine.waitUntilFinished(asked.id);
+      assert.ok(isUnfinished(store.get(asked.id)!), 'the store has not seen it finish: its next refresh is parked');
+
+      store.setClient(clientFor(TEST_TOKENS[0]), { sameAccount: true });
       assert.equal((await untilFinishedInStore(store, asked.id))?.questions[0]?.state, 'completed');
     });
 
