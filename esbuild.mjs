@@ -1,7 +1,7 @@
 // Builds the bundles: the extension's activation code (Node, cjs, `vscode` external), its network
 // code (loaded on the first connection), the webview script (browser), the engine as a library and
 // the engine CLI. Type-checking is `npm run typecheck`, a separate step.
-//   node esbuild.mjs [--production] [--watch] [--only extension|network|webview|engineServer|engine]
+//   node esbuild.mjs [--production] [--watch] [--only extension|network|webview|engineServer|engine|engineHosted]
 import * as esbuild from 'esbuild';
 import { copyFileSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -94,7 +94,7 @@ const bundles = {
     format: 'iife',
     target: 'chrome120',
   },
-  // The engine as a library, loaded by "Use Local Engine" only when chosen.
+  // The engine as a library, shared by the CLI and the engine the extension starts.
   engineServer: {
     ...common,
     entryPoints: ['src/engine/server.ts'],
@@ -111,6 +111,15 @@ const bundles = {
     format: 'cjs',
     target: 'node20',
     banner: { js: '#!/usr/bin/env node' },
+  },
+  // The engine "Use Local Engine" runs as a child process of the extension host.
+  engineHosted: {
+    ...common,
+    entryPoints: ['src/engine/hosted.ts'],
+    outfile: 'dist/engineHosted.js',
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
   },
 };
 

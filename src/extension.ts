@@ -31,6 +31,7 @@ export interface DeepSearchExtensionApi {
   tree: ConversationTree;
   links: SourceLinkOpener;
   mcpServers: DeepSearchMcpServers;
+  localEngine: LocalEngineLauncher;
   /** Milliseconds spent in `activate()` (also in the output channel). */
   activationMs: number;
 }
@@ -41,7 +42,7 @@ export function activate(context: vscode.ExtensionContext): DeepSearchExtensionA
   if (vscode.l10n.bundle) l10n.config({ contents: vscode.l10n.bundle });
   // Messages only: the client's errors never carry the token, and nothing else is logged.
   const log = vscode.window.createOutputChannel(vscode.l10n.t('Deep Search'), { log: true });
-  const localEngine = new LocalEngineLauncher(context);
+  const localEngine = new LocalEngineLauncher(context, log);
   stopLocalEngine = () => localEngine.stop();
   const session = new Session(context, localEngine);
   /** What identifies the current connection's conversations (ids are unique per instance only). */
@@ -125,7 +126,7 @@ export function activate(context: vscode.ExtensionContext): DeepSearchExtensionA
   void session.restore();
   const activationMs = performance.now() - started;
   log.info(`Activated in ${activationMs.toFixed(1)} ms.`);
-  return { store, session, panels, tree, links, mcpServers, activationMs };
+  return { store, session, panels, tree, links, mcpServers, localEngine, activationMs };
 }
 
 let askingToSignIn = false;

@@ -2,17 +2,19 @@
  * The little git the extension needs about the workspace: where a folder's repository starts and
  * what the instance calls it (from its `origin` remote), so links and questions name the same repo.
  */
+import { execFile } from 'node:child_process';
 import * as path from 'node:path';
 import { repoNameFromRemote } from '../api/repoNames';
-import { runGit } from '../engine/git';
 
 /** stdout of a quick git question, or undefined when git says no (not a repository, no remote…). */
-async function git(cwd: string, args: string[]): Promise<string | undefined> {
-  try {
-    return (await runGit(args, { cwd, timeoutMs: 5000, maxOutputBytes: 64 * 1024 })).stdout.trim();
-  } catch {
-    return undefined;
-  }
+function git(cwd: string, args: string[]): Promise<string | undefined> {
+  return new Promise((resolve) => {
+    // Read-only questions: no prompt, no optional locks, no fsmonitor program from the repository's config.
+    const env = { ...process.env, GIT_TERMINAL_PROMPT: '0', GIT_OPTIONAL_LOCKS: '0' };
+    execFile('git', ['-c', 'core.fsmonitor=false', ...args], { cwd, env, timeout: 5000, maxBuffer: 64 * 1024, windowsHide: true }, (error, stdout) =>
+      resolve(error ? undefined : stdout.trim()),
+    );
+  });
 }
 
 /** The top folder of the git repository holding `dir`, or undefined when there is none. */

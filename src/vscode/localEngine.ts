@@ -1,18 +1,25 @@
 /**
- * "Use Local Engine": runs the project's engine inside the extension host, on 127.0.0.1, over the
- * workspace's git repositories. It lives and dies with the extension host, so it stops when VS
- * Code closes. The engine bundle is loaded only when a user chooses it.
+ * "Use Local Engine": runs the project's engine as a child process of the extension host, on
+ * 127.0.0.1, over the workspace's git repositories. Its log lines go to the Deep Search output
+ * channel; if it dies, the user is told and it is started once more (on the same port, so the
+ * connection stays); it stops, its writes finished, with the window.
  */
 import * as vscode from 'vscode';
-import type { RunningEngine } from '../engine/options';
+import type { HostedEngineOptions } from '../contract/engineProcess';
+import { EngineProcess, EngineProcessError } from './engineProcess';
+import { ripgrepInVSCode } from '../engine/mcp/ripgrepPath';
 import { gitTopLevel } from './git';
 
-type EngineModule = typeof import('../engine/server');
-
 export class LocalEngineLauncher implements vscode.Disposable {
-  private running: Promise<RunningEngine> | undefined;
+  private running: Promise<EngineProcess> | undefined;
+  private readonly restartEmitter = new vscode.EventEmitter<string>();
+  /** The engine died and was started again, listening at this URL. */
+  readonly onDidRestart = this.restartEmitter.event;
 
-  constructor(private readonly context: vscode.ExtensionContext) {}
+  constructor(
+    private readonly context: vscode.ExtensionContext,
+    private readonly log: vscode.LogOutputChannel,
+  ) {}
 
   /** Starts the engine (once) and resolves to its URL. */
   async start(token: string): Promise<string> {
@@ -23,29 +30,84 @@ export class LocalEngineLauncher implements vscode.Disposable {
     return (await this.running).url;
   }
 
+  /** The engine's process id while it runs (for tests and diagnostics). */
+  async pid(): Promise<number | undefined> {
+    return (await this.running?.catch(() => undefined))?.pid;
+  }
+
   async stop(): Promise<void> {
     const running = this.running;
     this.running = undefined;
-    await (await running?.catch(() => undefined))?.close();
+    await (await running?.catch(() => undefined))?.stop();
   }
 
   dispose(): void {
     void this.stop();
+    this.restartEmitter.dispose();
   }
 
-  private async launch(token: string): Promise<RunningEngine> {
+  private async launch(token: string): Promise<EngineProcess> {
     const repos = await workspaceRepositories();
     if (repos.length === 0) {
       throw new Error(
         vscode.l10n.t('The local engine answers from git repositories: open a folder that is (or contains) a git repository, then try again.'),
       );
     }
-    // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on demand, outside the activation bundle
-    const { startEngine } = require(this.context.asAbsolutePath('dist/engineServer.js')) as EngineModule;
     // Per workspace: its conversations are about its repositories (the engine locks the folder).
     const storage = this.context.storageUri ?? this.context.globalStorageUri;
     const dataDir = vscode.Uri.joinPath(storage, 'local-engine').fsPath;
-    return startEngine({ repos, users: [{ token }], dataDir });
+    // VS Code's own ripgrep answers the first searches while the engine's index builds (if it is there).
+    const ripgrepPath = ripgrepInVSCode(vscode.env.appRoot);
+    const options: HostedEngineOptions = { repos, token, dataDir, ...(ripgrepPath ? { ripgrepPath } : {}) };
+    const engine = await this.startProcess(options);
+    this.log.info(`Local engine started (process ${engine.pid ?? '?'}) at ${engine.url}, serving ${engine.repoNames.join(', ')}`);
+    this.watch(engine, options, 1);
+    return engine;
+  }
+
+  private startProcess(options: HostedEngineOptions): Promise<EngineProcess> {
+    return EngineProcess.start({
+      script: this.context.asAbsolutePath('dist/engineHosted.js'),
+      engine: options,
+      log: (line, level) => (level === 'warn' ? this.log.warn(`[engine] ${line}`) : this.log.info(`[engine] ${line}`)),
+    }).catch((error: unknown) => {
+      throw error instanceof EngineProcessError ? new Error(error.message) : error;
+    });
+  }
+
+  /** On an unexpected end: say so, and start it again while `restarts` remain. */
+  private watch(engine: EngineProcess, options: HostedEngineOptions, restarts: number): void {
+    engine.onUnexpectedExit((reason) => {
+      this.log.error(`The local engine ${reason}.`);
+      if (restarts === 0) {
+        this.running = undefined;
+        void vscode.window.showErrorMessage(
+          vscode.l10n.t('The local engine stopped again ({0}). Run "Use Local Engine" to start it once more; the Deep Search output has its log.', reason),
+        );
+        return;
+      }
+      const restarted = this.startProcess(options);
+      this.running = restarted;
+      void vscode.window.showWarningMessage(vscode.l10n.t('The local engine stopped unexpectedly ({0}). It is being started again.', reason));
+      restarted.then(
+        (next) => {
+          // Stopped (signed out) while it restarted: leave it stopped.
+          if (this.running !== restarted) {
+            void next.stop();
+            return;
+          }
+          this.log.info(`Local engine started again (process ${next.pid ?? '?'}) at ${next.url}`);
+          this.watch(next, options, restarts - 1);
+          this.restartEmitter.fire(next.url);
+        },
+        (error: unknown) => {
+          if (this.running === restarted) this.running = undefined;
+          const message = error instanceof Error ? error.message : String(error);
+          this.log.error(`The local engine could not be started again: ${message}`);
+          void vscode.window.showErrorMessage(vscode.l10n.t('The local engine could not be started again: {0}', message));
+        },
+      );
+    });
   }
 }
 

@@ -41,13 +41,18 @@ export class Session implements vscode.Disposable {
   private connection: Connection | undefined;
   private restoring: Promise<void> = Promise.resolve();
   private readonly changeEmitter = new vscode.EventEmitter<Connection | undefined>();
+  private readonly restartSubscription: vscode.Disposable;
   /** Fires after every sign-in, sign-out, switch or client rebuild. */
   readonly onDidChange = this.changeEmitter.event;
 
   constructor(
     private readonly context: vscode.ExtensionContext,
     private readonly localEngine: LocalEngineLauncher,
-  ) {}
+  ) {
+    // The engine died and was started again: connect to it (the same URL keeps every conversation,
+    // and what failed meanwhile is refreshed at once).
+    this.restartSubscription = localEngine.onDidRestart((url) => void this.reconnectLocal(url));
+  }
 
   get current(): Connection | undefined {
     return this.connection;
@@ -172,7 +177,13 @@ export class Session implements vscode.Disposable {
   }
 
   dispose(): void {
+    this.restartSubscription.dispose();
     this.changeEmitter.dispose();
+  }
+
+  private async reconnectLocal(url: string): Promise<void> {
+    const token = await this.context.secrets.get(LOCAL_TOKEN_KEY);
+    if (this.connection?.kind === 'local' && token) await this.connect('local', url, token);
   }
 
   /** Whatever path leads here (restore, sign-in, settings), the same account keeps its state. */

@@ -35,7 +35,7 @@ describe('bundles', function () {
 
   before(() => {
     execFileSync(process.execPath, ['esbuild.mjs'], { cwd: ROOT, stdio: 'pipe' });
-    for (const name of ['extension', 'network', 'mcp', 'webview', 'engineServer', 'engine']) {
+    for (const name of ['extension', 'network', 'mcp', 'webview', 'engineServer', 'engine', 'engineHosted']) {
       metas[name] = JSON.parse(readFileSync(path.join(ROOT, 'out', 'meta', `${name}.json`), 'utf8')) as Metafile;
     }
   });
@@ -61,9 +61,15 @@ describe('bundles', function () {
     assert.deepEqual(from(inputs, 'undici'), []);
   });
 
-  it('links the engine CLI to the engine library', () => {
-    assert.ok(bundle('engine').externals.includes('./engineServer.js'));
-    assert.ok(!bundle('engine').inputs.includes('src/engine/server.ts'));
+  it('links the engine CLI and the engine the extension starts to the engine library', () => {
+    for (const name of ['engine', 'engineHosted']) {
+      assert.ok(bundle(name).externals.includes('./engineServer.js'), name);
+      assert.ok(!bundle(name).inputs.includes('src/engine/server.ts'), name);
+    }
+  });
+
+  it('keeps the engine out of the extension host: the extension bundle holds none of its code', () => {
+    assert.deepEqual(bundle('extension').inputs.filter((input) => input.startsWith('src/engine/')), []);
   });
 
   it('keeps Markdown in the webview bundle only', () => {
