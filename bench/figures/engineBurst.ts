@@ -106,7 +106,8 @@ export async function generateRepository(dir: string, count: number): Promise<nu
   return bytes / 2 ** 20;
 }
 
-function sourceFile(index: number): string {
+/** A generated TypeScript-like file of about 1 KB (also the host bench's workspace files). */
+export function sourceFile(index: number): string {
   const word = (offset: number) => WORDS[(index * 7 + offset) % WORDS.length];
   const name = `${word(0)}${word(3).replace(/^./, (c) => c.toUpperCase())}${index}`;
   return [

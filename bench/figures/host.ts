@@ -5,8 +5,8 @@
 import { spawnSync } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import type { HostBenchResults } from '../host/index';
-import { kb, spread, type BenchContext, type Figure, type Row } from '../report';
+import type { EngineLoad, HostBenchResults } from '../host/index';
+import { kb, ms, spread, type BenchContext, type Figure, type Row } from '../report';
 import { median, summarize } from '../stats';
 
 const MB = 1024 * 1024;
@@ -41,7 +41,22 @@ async function run(context: BenchContext): Promise<Row[]> {
   const unbounded = runs.flatMap((result) => (result.tree.unboundedHeapAfter === undefined ? [] : [result.tree.unboundedHeapAfter - result.tree.heapAfter]));
   const mb = (bytes: number) => `${(bytes / MB).toFixed(2)} MB`;
 
+  const own = runs.map((result) => result.engineLoad.ownProcess);
+  const inHost = runs.map((result) => result.engineLoad.inExtensionHost);
+  const loadLabel = 'local engine answering 6 questions and 24 searches over 20,000 files (index built meanwhile)';
+  const allAnswered = [...own, ...inHost].every((load) => load.answered === 6);
+  const describeLoad = (loads: EngineLoad[]) =>
+    `+${median(loads.map((load) => load.peakRssGrowthMb)).toFixed(0)} MB RSS, event-loop delay p99 ${ms(median(loads.map((load) => load.eventLoopDelayP99Ms)))} (max ${ms(median(loads.map((load) => load.eventLoopDelayMaxMs)))})`;
+
   return [
+    {
+      figure: `extension host while the ${loadLabel}`,
+      measured: `engine in its own process: ${describeLoad(own)}`,
+      baseline: `engine in the extension host (as before): ${describeLoad(inHost)}`,
+      goal: '≤ 50 MB growth, delay p99 ≤ 50 ms; all answered',
+      met: allAnswered && median(own.map((load) => load.peakRssGrowthMb)) <= 50 && median(own.map((load) => load.eventLoopDelayP99Ms)) <= 50,
+      data: { ownProcess: own, inExtensionHost: inHost },
+    },
     {
       figure: 'activation: time in activate()',
       measured: spread(activation),

@@ -3,13 +3,29 @@
  * tests' workspace, and an engine whose data folder holds 10,000 finished conversations written
  * in the engine's own storage format before it starts.
  */
+import { mkdir, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import type { RunningEngine } from '../../src/engine/options';
 import { startEngine } from '../../src/engine/server';
-import { HOST_TEST_TOKEN } from '../../test/host/fixtures';
+import { HOST_TEST_TOKEN, prepareWorkspace as prepareTestWorkspace } from '../../test/host/fixtures';
+import { git } from '../../test/support/gitRepos';
 import { answeredConversation, storeConversations } from '../../test/support/storedConversations';
+import { sourceFile } from '../figures/engineBurst';
 
-export { prepareWorkspace } from '../../test/host/fixtures';
+/** Generated files committed into the workspace: what the local engine indexes and searches. */
+export const WORKSPACE_GENERATED_FILES = 20_000;
+
+/** The host tests' workspace, with a second commit of generated source files. */
+export async function prepareWorkspace(dir: string): Promise<void> {
+  await prepareTestWorkspace(dir);
+  for (let index = 0; index < WORKSPACE_GENERATED_FILES; index++) {
+    const folder = path.join(dir, 'generated', String(Math.floor(index / 1000)));
+    if (index % 1000 === 0) await mkdir(folder, { recursive: true });
+    await writeFile(path.join(folder, `module${index}.ts`), sourceFile(index));
+  }
+  await git(dir, ['add', 'generated']);
+  await git(dir, ['-c', 'user.name=Bench', '-c', 'user.email=bench@example.com', 'commit', '--quiet', '-m', 'Generated modules']);
+}
 
 export const SEEDED_CONVERSATIONS = 10_000;
 

@@ -5,6 +5,7 @@
  * its measurements as JSON to the `results` file; bench/figures/host.ts turns them into rows.
  */
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import * as path from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
@@ -17,6 +18,8 @@ const EXTENSION_ID = 'deepsearch-team.deep-search-vscode';
 
 export interface HostBenchResults {
   activation: { ms: number; activeBeforeSuite: boolean; loaded: { file: string; bytes: number }[]; afterSignIn: string[]; afterToolCall: string[] };
+  /** The local engine answering and indexing, seen from the extension host. */
+  engineLoad: { ownProcess: EngineLoad; inExtensionHost: EngineLoad };
   tree: {
     seeded: number;
     pages: number;
@@ -29,6 +32,19 @@ export interface HostBenchResults {
     listedAtEnd: number;
   };
 }
+
+export interface EngineLoad {
+  /** Highest extension-host RSS above its level when the load began. */
+  peakRssGrowthMb: number;
+  eventLoopDelayP99Ms: number;
+  eventLoopDelayMaxMs: number;
+  seconds: number;
+  answered: number;
+}
+
+/** Questions asked at once, and keyword searches made meanwhile, in each engine-load run. */
+const LOAD_QUESTIONS = 6;
+const LOAD_SEARCHES = 24;
 
 function options(): HostBenchOptions {
   const file = process.env.DEEP_SEARCH_TEST_OPTIONS;
@@ -115,10 +131,80 @@ async function measure(): Promise<void> {
     unbounded.dispose();
   }
 
+  const engineLoad = await measureEngineLoad(api, extension.extensionPath, token);
+
   const measured: HostBenchResults = {
     activation: { ms: api.activationMs, activeBeforeSuite, loaded, afterSignIn, afterToolCall },
+    engineLoad,
     tree: { seeded, pages, firstPageMs, heapBefore, heapMiddle, heapAfter, unboundedHeapAfter, listedAtEnd },
   };
   if (results) writeFileSync(results, JSON.stringify(measured, null, 2));
   console.log(JSON.stringify(measured));
+}
+
+/**
+ * The same load on the local engine twice: as "Use Local Engine" runs it now (a process of its own)
+ * and as it ran before (the engine library loaded into this extension host), both over the
+ * workspace's 20,000 generated files, the index built during the load.
+ */
+async function measureEngineLoad(api: DeepSearchExtensionApi, extensionPath: string, token: string): Promise<HostBenchResults['engineLoad']> {
+  await vscode.commands.executeCommand('deepSearch.useLocalEngine');
+  const ownProcess = await underLoad(api);
+  await api.session.signOut();
+
+  type EngineModule = typeof import('../../src/engine/server');
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- the engine library, loaded the way the extension once did
+  const { startEngine } = require(path.join(extensionPath, 'dist', 'engineServer.js')) as EngineModule;
+  const workspace = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
+  if (!workspace) throw new Error('no workspace folder');
+  const storage = path.join(path.dirname(options().results ?? workspace), 'in-host-engine');
+  const engine = await startEngine({ repos: [workspace], users: [{ token }], dataDir: storage });
+  try {
+    if (!(await vscode.commands.executeCommand<boolean>('deepSearch.signIn', { instanceUrl: engine.url, token }))) throw new Error('sign-in to the in-host engine failed');
+    const inExtensionHost = await underLoad(api);
+    await api.session.signOut();
+    return { ownProcess, inExtensionHost };
+  } finally {
+    await engine.close();
+  }
+}
+
+async function underLoad(api: DeepSearchExtensionApi): Promise<EngineLoad> {
+  const tools = () => {
+    // Looked up for each call: a settings change may rebuild the connection meanwhile.
+    const connection = api.session.current;
+    if (!connection) throw new Error('not connected');
+    return connection.tools;
+  };
+  const baseline = process.memoryUsage().rss;
+  let peak = baseline;
+  const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 50);
+  const delay = monitorEventLoopDelay({ resolution: 10 });
+  delay.enable();
+  const started = performance.now();
+  const asked = await Promise.all(
+    Array.from({ length: LOAD_QUESTIONS }, (_, index) => api.store.ask(`How does the ${['config', 'retry', 'cache'][index % 3]} module handle failures (${index})?`)),
+  );
+  const words = ['config', 'retry', 'poller', 'session', 'invoice', 'render', 'parse', 'token'];
+  for (let index = 0; index < LOAD_SEARCHES; index += 4) {
+    const batch = [0, 1, 2, 3].map((offset) => words[(index + offset) % words.length] as string);
+    await Promise.all(batch.map((word) => tools().keywordSearch(`${word} attempts`)));
+  }
+  const deadline = Date.now() + 180_000;
+  let answered = 0;
+  while (Date.now() < deadline) {
+    answered = asked.filter((conversation) => api.store.get(conversation.id)?.questions.at(-1)?.state === 'completed').length;
+    if (answered === asked.length) break;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  const seconds = (performance.now() - started) / 1000;
+  delay.disable();
+  clearInterval(sampler);
+  return {
+    peakRssGrowthMb: (peak - baseline) / 2 ** 20,
+    eventLoopDelayP99Ms: delay.percentile(99) / 1e6,
+    eventLoopDelayMaxMs: delay.max / 1e6,
+    seconds,
+    answered,
+  };
 }
