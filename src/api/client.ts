@@ -1,11 +1,15 @@
 /**
- * The Deep Search conversation API client (`/.api/deepsearch/v1`). Plain Node, no `vscode`: the
- * extension feeds it an instance URL, a token and a dispatcher, and gets domain objects back.
+ * The Deep Search conversation API client. Plain Node, no `vscode`: the extension feeds it an
+ * instance URL, a token and a dispatcher, and gets domain objects back, whichever API the instance
+ * speaks: the 7.x API (`/api/deepsearch.v1.Service`, preferred where it exists) or the legacy one
+ * (`/.api/deepsearch/v1`, 6.7 on, and still what read tokens and share links need). Which one an
+ * instance has is found once, with one cheap call, and remembered for that instance.
  */
 import { name as packageName, version as packageVersion } from '../../package.json';
-import { DeepSearchError, invalidResponseError } from './errors';
+import { DeepSearchError, invalidResponseError, isDeepSearchError } from './errors';
 import { HttpTransport, type HttpMethod, type RetryPolicy, type RetryTimers } from './http';
 import { apiUrl, normalizeInstanceUrl } from './instance';
+import { ConnectConversationApi } from './connectApi';
 import type { Conversation, ConversationPage, ListOptions } from './model';
 import { normalizeConversation, normalizeConversationPage, normalizeFollowupResponse, type FollowupResponse } from './normalize';
 import type { WireCreateRequest, WireFollowupRequest } from './wire';
@@ -26,16 +30,28 @@ export interface DeepSearchClientOptions {
   clientVersion?: string;
   retry?: Partial<RetryPolicy>;
   timers?: Partial<RetryTimers>;
+  /**
+   * `detect` (default): the 7.x API where the instance has it, else the legacy one. `legacy`: the
+   * legacy API only, without asking (a server known to be 6.x; tests of that API's wire).
+   */
+  conversationApi?: 'detect' | 'legacy';
 }
 
 /** Safety stop for `listAllConversations` against a server whose cursor never ends. */
 const MAX_PAGES = 1000;
+
+/** Which conversation API each instance serves, as found by a client of this process. */
+export type ConversationApiGeneration = 'connect' | 'legacy';
+const knownGenerations = new Map<string, ConversationApiGeneration>();
 
 export class DeepSearchClient {
   /** Canonical instance URL (no trailing slash; a path prefix kept). */
   readonly instanceUrl: string;
   private readonly headers: Record<string, string>;
   private readonly transport: HttpTransport;
+  private readonly connect: ConnectConversationApi;
+  private detecting: Promise<ConversationApiGeneration> | undefined;
+  private readonly pinned: ConversationApiGeneration | undefined;
 
   constructor(options: DeepSearchClientOptions) {
     this.instanceUrl = normalizeInstanceUrl(options.instanceUrl);
@@ -56,19 +72,56 @@ export class DeepSearchClient {
       timers: options.timers,
       secrets: [token],
     });
+    this.connect = new ConnectConversationApi(this.instanceUrl, this.headers, this.transport);
+    this.pinned = options.conversationApi === 'legacy' ? 'legacy' : undefined;
+  }
+
+  /**
+   * The API this client speaks to the instance: the 7.x one where it is served, else the legacy
+   * one. Found with one call the first time, then remembered for the instance (not when the token
+   * was refused by the new API: another token may be allowed it).
+   */
+  async generation(signal?: AbortSignal): Promise<ConversationApiGeneration> {
+    const known = this.pinned ?? knownGenerations.get(this.instanceUrl);
+    if (known) return known;
+    this.detecting ??= this.connect.probe(signal).then(
+      (probe) => {
+        this.detecting = undefined;
+        const found: ConversationApiGeneration = probe === 'served' ? 'connect' : 'legacy';
+        if (probe !== 'refused') knownGenerations.set(this.instanceUrl, found);
+        return found;
+      },
+      (error: unknown) => {
+        this.detecting = undefined;
+        throw error;
+      },
+    );
+    return this.detecting;
+  }
+
+  /** Forgets what was found about every instance (for tests of detection). */
+  static forgetGenerations(): void {
+    knownGenerations.clear();
   }
 
   /** Asks a question; the conversation comes back at once with the question `processing`. */
   async createConversation(question: string, signal?: AbortSignal): Promise<Conversation> {
+    if ((await this.generation(signal)) === 'connect') return this.connect.createConversation(question, signal);
     const body: WireCreateRequest = { question };
     return normalizeConversation(await this.call('POST', [], { body, signal }));
   }
 
   async getConversation(id: number, signal?: AbortSignal): Promise<Conversation> {
+    if ((await this.generation(signal)) === 'connect') return this.connect.getConversation(id, signal);
     return normalizeConversation(await this.call('GET', [id], { signal }));
   }
 
   async listConversations(options: ListOptions = {}, signal?: AbortSignal): Promise<ConversationPage> {
+    // Read tokens exist in the legacy API only.
+    if (options.filterReadToken === undefined && (await this.generation(signal)) === 'connect') return this.connect.listConversations(options, signal);
+    if (options.contentQuery) {
+      throw new DeepSearchError('unsupported', 'This instance cannot search the text of conversations: that needs Sourcegraph 7.0 or later.');
+    }
     const query = {
       filter_id: options.filterId,
       filter_user_id: options.filterUserId,
@@ -107,12 +160,14 @@ export class DeepSearchClient {
    * Conversation). Once this resolves the question exists: callers must not send it again.
    */
   async postFollowup(conversationId: number, question: string, signal?: AbortSignal): Promise<FollowupResponse> {
+    if ((await this.generation(signal)) === 'connect') return this.connect.postFollowup(conversationId, question, signal);
     const body: WireFollowupRequest = { conversation_id: conversationId, question };
     return normalizeFollowupResponse(await this.call('POST', [conversationId, 'questions'], { body, signal }), conversationId);
   }
 
   /** Asks to stop a processing question (any 2xx is success); the state to show comes from a later fetch. */
   async postCancel(conversationId: number, questionId: number, signal?: AbortSignal): Promise<void> {
+    if ((await this.generation(signal)) === 'connect') return this.connect.cancel(conversationId, signal);
     await this.call('POST', [conversationId, 'questions', questionId, 'cancel'], { signal, expectBody: false });
   }
 
@@ -137,7 +192,27 @@ export class DeepSearchClient {
 
   /** Any 2xx (200 with a body, 204 without) is success. */
   async deleteConversation(id: number, signal?: AbortSignal): Promise<void> {
+    if ((await this.generation(signal)) === 'connect') return this.connect.deleteConversation(id, signal);
     await this.call('DELETE', [id], { signal, expectBody: false });
+  }
+
+  /**
+   * The conversation as the legacy API has it, with its read token: share links exist only there,
+   * also on 7.x servers. A server without the legacy API cannot give one.
+   */
+  async getShareableConversation(id: number, signal?: AbortSignal): Promise<Conversation> {
+    try {
+      return normalizeConversation(await this.call('GET', [id], { signal }));
+    } catch (error) {
+      if (isDeepSearchError(error) && error.kind === 'notFound' && (await this.generation(signal)) === 'connect') {
+        throw new DeepSearchError(
+          'unsupported',
+          'No share link for this conversation: this instance keeps read tokens in its older conversation API (/.api/deepsearch/v1), which it does not serve — or the conversation was deleted.',
+          { status: error.status },
+        );
+      }
+      throw error;
+    }
   }
 
   /** Opens a (possibly someone else's) conversation through its read token. */

@@ -5,6 +5,7 @@
  */
 import type { DeepSearchClient } from './client';
 import { DeepSearchError, isDeepSearchError } from './errors';
+import { conversationWebUrl } from './instance';
 import { isUnfinished, type Conversation, type ConversationPage, type SortOrder } from './model';
 import { ConversationPoller, type PollerClock } from './poller';
 
@@ -258,7 +259,9 @@ export class ConversationStore {
 
   /** The conversation from the store, or fetched from the server when the store lacks it. */
   async load(id: number): Promise<Conversation> {
-    return this.conversations.get(id) ?? (await this.fetch(id));
+    const known = this.conversations.get(id);
+    // A list summary (7.x) does not hold the questions: fetch the conversation itself.
+    return known && !known.summaryOnly ? known : await this.fetch(id);
   }
 
   /** Fetches the current state from the server and publishes it. */
@@ -268,6 +271,14 @@ export class ConversationStore {
     if (generation !== this.generation) throw staleAccountError();
     this.put(conversation, false);
     return conversation;
+  }
+
+  /** The conversation's share link (`<instance>/deepsearch/<read token>`), asking the legacy API for the token when the store lacks it. */
+  async shareLink(id: number): Promise<string | undefined> {
+    const instanceUrl = this.instanceUrl ?? '';
+    const known = this.conversations.get(id);
+    if (known?.readToken || known?.shareUrl) return conversationWebUrl(instanceUrl, known);
+    return conversationWebUrl(instanceUrl, await this.requireClient().getShareableConversation(id));
   }
 
   async openShared(readToken: string): Promise<Conversation> {
@@ -331,6 +342,8 @@ export class ConversationStore {
       if (!this.listedIds.includes(conversation.id)) this.listedIds.push(conversation.id);
       if (before && isOlder(conversation, before)) continue;
       if (this.merge(conversation)) changed.push(conversation.id);
+      // A summary (7.x) says nothing of its questions' state: polling follows what fetches showed.
+      if (conversation.summaryOnly) continue;
       if (isUnfinished(conversation)) this.poller.track(conversation.id);
       else if (before && isUnfinished(before)) {
         // The list is the first to show it finished: stop polling and tell, as a poll would have.
@@ -372,8 +385,11 @@ export class ConversationStore {
   private merge(conversation: Conversation): boolean {
     const before = this.conversations.get(conversation.id);
     // A list entry may lack fields a fetch had (viewer, quota): keep them.
+    // A summary (7.x lists) has no questions: keep those a fetch brought, and the fetch's standing.
     const merged: Conversation = before
-      ? { ...conversation, isOwner: conversation.isOwner ?? before.isOwner, quota: conversation.quota ?? before.quota }
+      ? conversation.summaryOnly
+        ? { ...before, title: conversation.title ?? before.title, updatedAt: conversation.updatedAt || before.updatedAt, webUrl: conversation.webUrl ?? before.webUrl }
+        : { ...conversation, isOwner: conversation.isOwner ?? before.isOwner, quota: conversation.quota ?? before.quota }
       : conversation;
     if (before && JSON.stringify(before) === JSON.stringify(merged)) return false;
     this.conversations.set(conversation.id, merged);
@@ -449,7 +465,7 @@ export const MAX_LABEL_LENGTH = 120;
  */
 export function conversationLabel(conversation: Conversation): string {
   const first = conversation.questions[0];
-  const label = (first?.title || first?.text || '').replace(/\s+/g, ' ').trim() || `Conversation ${conversation.id}`;
+  const label = (conversation.title || first?.title || first?.text || '').replace(/\s+/g, ' ').trim() || `Conversation ${conversation.id}`;
   return label.length > MAX_LABEL_LENGTH ? `${label.slice(0, MAX_LABEL_LENGTH - 1).trimEnd()}…` : label;
 }
 

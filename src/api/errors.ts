@@ -11,6 +11,8 @@ export type DeepSearchErrorKind =
   | 'badRequest'
   | 'conflict'
   | 'rateLimited'
+  /** HTTP 507: the instance had no room to store the request, so nothing of it was saved. */
+  | 'insufficientStorage'
   | 'server'
   | 'network'
   | 'timeout'
@@ -237,6 +239,8 @@ export function errorFromStatus(input: HttpErrorInput): DeepSearchError {
     const hint = target && target !== origin ? ` to ${target} — use that address as the instance URL` : ' — check the instance URL';
     return new DeepSearchError('invalidResponse', `The instance redirected the request (HTTP ${status})${hint}.`, details);
   }
+  const connect = input.body ? connectErrorCode(input.body) : undefined;
+  if (connect) return connectError(connect, status, detail, details);
   switch (status) {
     case 401:
       return new DeepSearchError('unauthorized', `The instance rejected the access token — sign in again.${said}`, details);
@@ -262,6 +266,13 @@ export function errorFromStatus(input: HttpErrorInput): DeepSearchError {
       return new DeepSearchError('rateLimited', `The instance is rate limiting requests (HTTP 429) — ${wait}.${said}`, details);
     }
   }
+  if (status === 507) {
+    // Nothing was saved, for sure: not an internal error of unknown outcome, and not healed by retrying at once.
+    const message = detail && !isBare507(detail)
+      ? detail
+      : 'The instance has no storage space left: nothing was saved (HTTP 507). Free space on it (or ask its administrator to), then try again.';
+    return new DeepSearchError('insufficientStorage', message, details);
+  }
   if (status >= 500) {
     return new DeepSearchError(
       'server',
@@ -270,6 +281,58 @@ export function errorFromStatus(input: HttpErrorInput): DeepSearchError {
     );
   }
   return new DeepSearchError('badRequest', `The instance rejected the request (HTTP ${status}).${said}`, details);
+}
+
+/** What each Connect error code (7.x conversation API) means to a user, and its kind. */
+const CONNECT_ERRORS: Readonly<Record<string, { kind: DeepSearchErrorKind; lead: string }>> = {
+  unauthenticated: { kind: 'unauthorized', lead: 'The instance rejected the access token — sign in again.' },
+  permission_denied: {
+    kind: 'forbidden',
+    lead: 'The instance refused this request — your account or token lacks a permission or scope it needs (conversations need externalapi:read and externalapi:write, or user:all).',
+  },
+  not_found: { kind: 'notFound', lead: 'Not found on the instance — the conversation may have been deleted.' },
+  invalid_argument: { kind: 'badRequest', lead: 'The instance rejected the request.' },
+  out_of_range: { kind: 'badRequest', lead: 'The instance rejected the request.' },
+  failed_precondition: { kind: 'conflict', lead: "The instance could not do this in the conversation's current state." },
+  aborted: { kind: 'conflict', lead: 'The instance could not do this now — try again.' },
+  already_exists: { kind: 'conflict', lead: 'The instance already has this.' },
+  resource_exhausted: { kind: 'rateLimited', lead: 'The instance is out of something this request needs (a quota, a rate limit or storage); nothing was done.' },
+  unimplemented: { kind: 'unsupported', lead: 'The instance does not offer this.' },
+  deadline_exceeded: { kind: 'timeout', lead: 'The instance took too long — try again.' },
+  canceled: { kind: 'canceled', lead: 'The request was cancelled.' },
+  unavailable: { kind: 'server', lead: 'The instance is unavailable right now — try again in a moment.' },
+};
+
+/** Connect's codes for a failure on the server's side. */
+const SERVER_SIDE_CONNECT_CODES = new Set(['internal', 'unknown', 'data_loss']);
+
+/** The `code` of a Connect error body (`{"code": "not_found", "message": "…"}`), if the body is one. */
+function connectErrorCode(body: string): string | undefined {
+  if (body.length > 64 * 1024 || !body.trimStart().startsWith('{')) return undefined;
+  try {
+    const value = JSON.parse(body) as unknown;
+    const code = typeof value === 'object' && value !== null ? (value as Record<string, unknown>).code : undefined;
+    return typeof code === 'string' && (code in CONNECT_ERRORS || SERVER_SIDE_CONNECT_CODES.has(code)) ? code : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function connectError(code: string, status: number, detail: string | undefined, details: DeepSearchErrorDetails): DeepSearchError {
+  const said = detail ? ` The server said: ${detail}` : '';
+  const known = CONNECT_ERRORS[code];
+  if (known) return new DeepSearchError(known.kind, `${known.lead}${said}`, details);
+  return new DeepSearchError(
+    'server',
+    `The instance had an internal error (HTTP ${status}, ${code}) — try again in a moment; if it persists, contact your administrator.${said}`,
+    details,
+  );
+}
+
+/** Whether a 507 body says no more than its status line ("507 Insufficient Storage", maybe naming the proxy). */
+function isBare507(detail: string): boolean {
+  const rest = detail.replace(/\bHTTP\b|\b507\b|\binsufficient storage\b/gi, ' ').replace(/[^\p{L}\p{N}]+/gu, ' ').trim();
+  return rest.split(' ').filter(Boolean).length <= 1;
 }
 
 /** Reports only the origin of a redirect target, resolved against the instance. */

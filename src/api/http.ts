@@ -64,6 +64,8 @@ export interface HttpRequest {
   headers: Record<string, string>;
   body?: string;
   signal?: AbortSignal;
+  /** A read sent as POST (Connect's unary calls): retried like a GET. Never set it on a write. */
+  idempotent?: boolean;
 }
 
 export interface HttpResponse {
@@ -145,7 +147,7 @@ export class HttpTransport {
 
   /** A 2xx response, or a `DeepSearchError` (after retries for GET). */
   async send(req: HttpRequest): Promise<HttpResponse> {
-    const attempts = req.method === 'GET' ? Math.max(1, this.retry.maxAttempts) : 1;
+    const attempts = req.method === 'GET' || req.idempotent === true ? Math.max(1, this.retry.maxAttempts) : 1;
     for (let attempt = 1; ; attempt++) {
       try {
         return await this.attempt(req);

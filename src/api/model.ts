@@ -44,6 +44,8 @@ export interface QuestionError {
   title: string;
   message: string;
   details?: string;
+  /** When the user may ask again (a quota's `retryTime`, RFC 3339), if the server said. */
+  retryAt?: string;
 }
 
 export interface Question {
@@ -81,6 +83,15 @@ export interface Conversation {
   isOwner?: boolean;
   quota?: QuotaUsage;
   starred?: boolean;
+  /** The conversation's own title (7.x servers), beside its first question's. */
+  title?: string;
+  /** Its web page, when the server names one (7.x: `url`). */
+  webUrl?: string;
+  /**
+   * A list entry of a server whose list has summaries only (7.x): its questions are not loaded,
+   * so `questions` is empty and says nothing about its state.
+   */
+  summaryOnly?: boolean;
 }
 
 export interface ConversationPage {
@@ -99,6 +110,8 @@ export interface ListOptions {
   pageFirst?: number;
   pageAfter?: string;
   sort?: SortOrder;
+  /** Conversations whose questions or answers contain this text (7.x servers only). */
+  contentQuery?: string;
 }
 
 export const TERMINAL_STATES: ReadonlySet<QuestionState> = new Set(['completed', 'failed', 'canceled']);

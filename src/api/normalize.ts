@@ -4,6 +4,7 @@
  * not a conversation at all becomes an `invalidResponse` error.
  */
 import { invalidResponseError } from './errors';
+import { isRecord, list, record, text, type Json } from './jsonValues';
 import { parseRepoLink } from './links';
 import {
   emptyStats,
@@ -18,7 +19,6 @@ import {
   type Turn,
 } from './model';
 
-type Json = Record<string, unknown>;
 
 export function normalizeConversation(value: unknown): Conversation {
   const wire = record(value, 'a conversation');
@@ -292,21 +292,6 @@ function normalizeQuota(value: unknown): QuotaUsage | undefined {
 // ---------------------------------------------------------------------------------------------
 // Small validators
 
-function isRecord(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function record(value: unknown, what: string): Json {
-  if (!isRecord(value)) {
-    throw invalidResponseError(`expected ${what}, got ${describe(value)}`);
-  }
-  return value;
-}
-
-function describe(value: unknown): string {
-  return value === null ? 'null' : Array.isArray(value) ? 'a list' : typeof value;
-}
-
 /** Ids are integers; some servers and proxies send them as numeric strings. */
 function identifier(value: unknown, what: string): number {
   const id = optionalIdentifier(value);
@@ -335,12 +320,4 @@ function number(value: unknown): number | undefined {
     return Number(value);
   }
   return undefined;
-}
-
-function text(value: unknown): string | undefined {
-  return typeof value === 'string' && value !== '' ? value : undefined;
-}
-
-function list(value: unknown): unknown[] {
-  return Array.isArray(value) ? value : [];
 }

@@ -3,8 +3,10 @@
  * prints where it listens and how to authenticate, and stops cleanly on SIGINT or SIGTERM.
  */
 import { randomBytes } from 'node:crypto';
+import { stat } from 'node:fs/promises';
 import * as path from 'node:path';
 import { API_PATH } from '../api/wire';
+import { CONNECT_SERVICE_PATH } from '../contract/connectWire';
 import { parseArgs, USAGE, type CliConfig } from './cliArgs';
 import { discoverRepositories, RepositoryError } from './repos';
 import { startEngine } from './server';
@@ -29,7 +31,13 @@ async function main(argv: readonly string[]): Promise<void> {
     process.exitCode = EXIT_USAGE;
     return;
   }
-  await run(config, repos);
+  const ripgrepPath = config.ripgrepPath === undefined ? undefined : path.resolve(config.ripgrepPath);
+  if (ripgrepPath !== undefined && !(await stat(ripgrepPath).then((info) => info.isFile(), () => false))) {
+    process.stderr.write(`--ripgrep ${ripgrepPath} is not a file: give the path of a ripgrep executable (rg), or leave the option out.\n\n${USAGE}\n`);
+    process.exitCode = EXIT_USAGE;
+    return;
+  }
+  await run({ ...config, ripgrepPath }, repos);
 }
 
 async function currentDirectoryRepo(): Promise<string[] | undefined> {
@@ -56,6 +64,8 @@ async function run(config: CliConfig, repos: string[]): Promise<void> {
       sharing: config.sharing,
       paceMs: config.paceMs,
       limits: config.limits,
+      ripgrepPath: config.ripgrepPath,
+      ...(config.conversationApis ? { variant: { conversationApis: config.conversationApis } } : {}),
       log: (line) => process.stderr.write(`${line}\n`),
     });
   } catch (error) {
@@ -65,7 +75,8 @@ async function run(config: CliConfig, repos: string[]): Promise<void> {
   }
   const lines = [
     `Deep Search engine listening on ${engine.url}`,
-    `Conversation API: ${engine.url}${API_PATH}`,
+    ...(config.conversationApis === 'connect' ? [] : [`Conversation API: ${engine.url}${API_PATH}`]),
+    ...(config.conversationApis === 'legacy' ? [] : [`Conversation API (Connect): ${engine.url}${CONNECT_SERVICE_PATH}`]),
     `Repositories: ${engine.repoNames.join(', ')}`,
     `Data: ${dataDir}`,
   ];

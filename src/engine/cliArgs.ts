@@ -16,7 +16,14 @@ export interface CliConfig {
   sharing: boolean;
   /** Work done at once (`--max-answers`, `--max-tool-calls`); undefined: the engine's defaults. */
   limits: { answers?: number; toolCalls?: number };
+  /** `--ripgrep`: a ripgrep executable for the searches made before a repository's index is ready. */
+  ripgrepPath?: string;
+  /** `--conversation-apis`: which conversation APIs to serve; undefined: both (as 7.x servers do). */
+  conversationApis?: ConversationApis;
 }
+
+export const CONVERSATION_APIS = ['legacy', 'both', 'connect'] as const;
+export type ConversationApis = (typeof CONVERSATION_APIS)[number];
 
 export type CliCommand = { kind: 'run'; config: CliConfig } | { kind: 'help' } | { kind: 'error'; message: string };
 
@@ -35,12 +42,17 @@ Options:
   --pace <ms>      pause between the answerer's steps, in milliseconds (default: 150)
   --max-answers <n>     questions answered at once; the rest wait their turn (default: 4)
   --max-tool-calls <n>  tool calls run at once; the rest wait their turn (default: 4)
+  --ripgrep <path>      a ripgrep executable (such as VS Code's) for searches made while a
+                        repository's search index builds (default: git grep answers them)
+  --conversation-apis <legacy|both|connect>
+                   the conversation APIs served: legacy (/.api/deepsearch/v1 only, as 6.x servers),
+                   connect (/api/deepsearch.v1.Service only) or both (default, as 7.x servers)
   --no-sharing     read tokens open only the owner's own conversations
   -h, --help       show this help
 
 Clients send "Authorization: token <t>" and "X-Requested-With: <client> <version>".`;
 
-const VALUE_FLAGS = new Set(['--repo', '--port', '--token', '--data', '--pace', '--max-answers', '--max-tool-calls']);
+const VALUE_FLAGS = new Set(['--repo', '--port', '--token', '--data', '--pace', '--max-answers', '--max-tool-calls', '--ripgrep', '--conversation-apis']);
 
 export function parseArgs(argv: readonly string[]): CliCommand {
   const config: CliConfig = { repos: [], tokens: [], dataDir: DEFAULT_DATA_DIR, sharing: true, limits: {} };
@@ -79,6 +91,16 @@ function apply(config: CliConfig, flag: string, value: string): string | undefin
       return undefined;
     case '--data':
       config.dataDir = value;
+      return undefined;
+    case '--ripgrep':
+      if (config.ripgrepPath !== undefined) return '--ripgrep was given twice: give one ripgrep executable.';
+      config.ripgrepPath = value;
+      return undefined;
+    case '--conversation-apis':
+      if (!(CONVERSATION_APIS as readonly string[]).includes(value)) {
+        return `--conversation-apis must be one of ${CONVERSATION_APIS.join(', ')}, not "${value.slice(0, 40)}".`;
+      }
+      config.conversationApis = value as ConversationApis;
       return undefined;
     case '--token':
       if (/\s/.test(value)) return '--token must not contain spaces.';

@@ -8,6 +8,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { WireConversation, WireQuestion, WireQuestionError } from '../api/wire';
 import type { Answer, AnswerRequest } from './answerer';
 import type { AuthenticatedUser } from './auth';
+import { diskFullCode, diskFullHttpError, isDiskFull, UNSAVED_LOG, unsavedQuestionError, type UnsavedStage } from './diskFull';
 import { HttpError } from './http';
 import { selectPage, type ListQuery } from './listing';
 import type { EngineFaults, EngineVariant } from './options';
@@ -45,6 +46,12 @@ type Ending = { kind: 'answered'; answer: Answer } | { kind: 'failed'; error: Wi
 export class ConversationService {
   private readonly records = new Map<number, ConversationRecord>();
   private readonly runs = new Map<number, Run>();
+  /**
+   * Per question id: the question as it was last stored, shown instead of its ending while that
+   * ending is being written. An ending (an answer, a failure, a cancellation) is shown only once it
+   * is on disk: one that cannot be stored must never have been seen.
+   */
+  private readonly endingsBeingStored = new Map<number, WireQuestion>();
   private closing = false;
 
   constructor(private readonly options: ConversationServiceOptions) {
@@ -73,14 +80,16 @@ export class ConversationService {
       starred: false,
       questions: [question],
     };
-    this.records.set(id, record);
     const reply = this.render(record, user.id);
     try {
-      await Promise.all([this.options.storage.saveCounters(this.options.counters), this.options.storage.save(record)]);
+      await this.saveWithCounters(record);
     } catch (error) {
-      this.records.delete(id); // not durable, so not acknowledged: it must not linger half-created
-      throw error;
+      // Not durable, so not acknowledged and not listed. Should the file have reached the disk after
+      // all (a failure past the rename), it goes too: it must not turn up at the next start.
+      await this.options.storage.remove(id).catch(() => undefined);
+      throw this.storageFailure(error, `conversation ${id}`, 'the conversation was not created', 'ask again');
     }
+    this.records.set(id, record);
     this.startRun(record, question, false);
     return reply;
   }
@@ -90,7 +99,7 @@ export class ConversationService {
   }
 
   getQuestion(user: AuthenticatedUser, id: number, questionId: number): WireQuestion {
-    return structuredClone(this.questionOf(this.owned(user, id), questionId));
+    return structuredClone(this.shown(this.questionOf(this.owned(user, id), questionId)));
   }
 
   list(user: AuthenticatedUser, query: ListQuery): ConversationPage {
@@ -109,23 +118,26 @@ export class ConversationService {
 
   async addFollowup(user: AuthenticatedUser, id: number, text: string): Promise<WireQuestion | WireConversation> {
     const record = this.owned(user, id);
-    const busy = record.questions.find((question) => !isFinished(question));
+    const busy = record.questions.find((question) => !isFinished(this.shown(question)));
     if (busy) {
       throw new HttpError(
         409,
         `Conversation ${id} is still answering question ${busy.id}: wait until it completes, or cancel it, before asking a follow-up.`,
       );
     }
-    const now = nextTimestamp(record.updated_at);
+    const previousUpdate = record.updated_at;
+    const now = nextTimestamp(previousUpdate);
     const question = this.newQuestion(id, text, now);
     record.questions.push(question);
     record.updated_at = now;
     const reply = this.options.variant.followupReturns === 'conversation' ? this.render(record, user.id) : structuredClone(question);
     try {
-      await Promise.all([this.options.storage.saveCounters(this.options.counters), this.options.storage.save(record)]);
+      await this.saveWithCounters(record);
     } catch (error) {
+      // The conversation stays as it is on disk.
       record.questions = record.questions.filter((candidate) => candidate !== question);
-      throw error;
+      if (record.updated_at === now) record.updated_at = previousUpdate;
+      throw this.storageFailure(error, `conversation ${id}`, 'the follow-up was not added', 'ask it again');
     }
     this.startRun(record, question, false);
     return reply;
@@ -135,9 +147,16 @@ export class ConversationService {
   async cancel(user: AuthenticatedUser, id: number, questionId: number): Promise<WireConversation> {
     const record = this.owned(user, id);
     const question = this.questionOf(record, questionId);
-    if (!isFinished(question)) {
-      this.end(record, question, { kind: 'cancelled' });
-      await Promise.all([this.stopRun(question.id), this.options.storage.save(record)]);
+    if (this.endingsBeingStored.has(question.id)) {
+      // It ended a moment ago and that ending is being written: it stands, so reply once it shows.
+      await this.runs.get(question.id)?.done;
+    } else if (!isFinished(question)) {
+      const [, saved] = await Promise.allSettled([this.stopRun(question.id), this.endAndSave(record, question, { kind: 'cancelled' })]);
+      if (saved.status === 'rejected') {
+        // The work is stopped, as asked, but the disk still says processing: do not show it cancelled.
+        if (isDiskFull(saved.reason)) this.endUnsaved(record, question, 'cancel', saved.reason);
+        throw this.storageFailure(saved.reason, `question ${questionId}`, 'answering the question stopped but it could not be marked cancelled', 'ask it again if you still need an answer');
+      }
     }
     return this.render(record, user.id);
   }
@@ -146,19 +165,45 @@ export class ConversationService {
     const record = this.owned(user, id);
     this.records.delete(id);
     await Promise.all(record.questions.map((question) => this.stopRun(question.id)));
-    await this.options.storage.remove(id);
+    try {
+      await this.options.storage.remove(id);
+    } catch (error) {
+      // Still on disk, so still here (some file systems need space even to delete): put it back.
+      if (!this.records.has(id)) {
+        this.records.set(id, record);
+        for (const question of record.questions) {
+          if (!isFinished(question)) this.startRun(record, question, true);
+        }
+      }
+      throw this.storageFailure(error, `conversation ${id}`, `conversation ${id} was not deleted`, 'delete it again');
+    }
   }
 
   async deleteAll(user: AuthenticatedUser): Promise<void> {
     const owned = [...this.records.values()].filter((record) => record.user_id === user.id);
-    await Promise.all(owned.map((record) => this.delete(user, record.id)));
+    const results = await Promise.allSettled(owned.map((record) => this.delete(user, record.id)));
+    const failed = results.filter((result): result is PromiseRejectedResult => result.status === 'rejected');
+    const first = failed[0]?.reason as unknown;
+    if (first instanceof HttpError && first.status === 507) {
+      throw diskFullHttpError(`${failed.length} of ${owned.length} conversations were not deleted`, 'delete them again');
+    }
+    if (failed.length > 0) throw first;
   }
 
   async rotateReadToken(user: AuthenticatedUser, id: number): Promise<{ read_token: string }> {
     const record = this.owned(user, id);
+    const previous = { read_token: record.read_token, updated_at: record.updated_at };
     record.read_token = randomUUID();
     record.updated_at = nextTimestamp(record.updated_at);
-    await this.options.storage.save(record);
+    const rotated = { read_token: record.read_token, updated_at: record.updated_at };
+    try {
+      await this.options.storage.save(record);
+    } catch (error) {
+      // The disk keeps the old token, so the old share link goes on working.
+      if (record.read_token === rotated.read_token) record.read_token = previous.read_token;
+      if (record.updated_at === rotated.updated_at) record.updated_at = previous.updated_at;
+      throw this.storageFailure(error, `conversation ${id}`, 'the read token was not replaced (the old share link still works)', 'try again');
+    }
     return { read_token: record.read_token };
   }
 
@@ -166,6 +211,19 @@ export class ConversationService {
   async shutdown(): Promise<void> {
     this.closing = true;
     await Promise.all([...this.runs.keys()].map((questionId) => this.stopRun(questionId)));
+  }
+
+  /** The id counters first, then the record: a record on disk never has an id the counters may hand out again. */
+  private async saveWithCounters(record: ConversationRecord): Promise<void> {
+    await this.options.storage.saveCounters(this.options.counters);
+    await this.options.storage.save(record);
+  }
+
+  /** A failed write of a request: a full disk becomes a 507 that says so (logged in one line); anything else is left as it is. */
+  private storageFailure(error: unknown, subject: string, outcome: string, retry: string): unknown {
+    if (!isDiskFull(error)) return error;
+    this.options.log(`storage: the data folder is full (${diskFullCode(error)}): ${subject}: ${outcome}`);
+    return diskFullHttpError(outcome, retry);
   }
 
   private owned(user: AuthenticatedUser, id: number): ConversationRecord {
@@ -198,14 +256,14 @@ export class ConversationService {
   private render(record: ConversationRecord, viewerId: number | undefined): WireConversation {
     const conversation: WireConversation = {
       id: record.id,
-      questions: structuredClone(record.questions),
+      questions: structuredClone(record.questions.map((question) => this.shown(question))),
       created_at: record.created_at,
       updated_at: record.updated_at,
       user_id: record.user_id,
       read_token: record.read_token,
       share_url: `${this.options.instanceUrl}/deepsearch/${record.read_token}`,
     };
-    if (record.questions.every(isFinished)) {
+    if (conversation.questions.every(isFinished)) {
       conversation.viewer = { is_owner: record.user_id === viewerId };
       conversation.quota_usage = { total_quota: 0, quota_limit: -1, reset_time: startOfNextMonth() };
     }
@@ -252,6 +310,10 @@ export class ConversationService {
       if (isCurrent()) await this.finish(record, question, { kind: 'answered', answer });
     } catch (error) {
       if (!isCurrent()) return;
+      if (isDiskFull(error)) {
+        this.endUnsaved(record, question, 'progress', error);
+        return;
+      }
       this.options.log(`question ${question.id}: the answerer failed: ${describe(error)}`);
       await this.finish(record, question, {
         kind: 'failed',
@@ -271,8 +333,48 @@ export class ConversationService {
   }
 
   private async finish(record: ConversationRecord, question: WireQuestion, ending: Ending): Promise<void> {
+    try {
+      await this.endAndSave(record, question, ending);
+    } catch (error) {
+      if (!isDiskFull(error)) throw error;
+      this.endUnsaved(record, question, ending.kind === 'answered' ? 'answer' : 'outcome', error);
+    }
+  }
+
+  /**
+   * Ends the question and stores it. Until the write is done, the API goes on showing the question
+   * as it was: were the ending shown at once, a client polling in between would take an answer
+   * that, should the write fail (a full disk), is then withdrawn and is not on disk.
+   */
+  private async endAndSave(record: ConversationRecord, question: WireQuestion, ending: Ending): Promise<void> {
+    if (!this.endingsBeingStored.has(question.id)) this.endingsBeingStored.set(question.id, structuredClone(question));
     this.end(record, question, ending);
-    await this.options.storage.save(record);
+    try {
+      await this.options.storage.save(record);
+    } finally {
+      this.endingsBeingStored.delete(question.id);
+    }
+  }
+
+  /** The question as the API shows it: as last stored while its ending is being written. */
+  private shown(question: WireQuestion): WireQuestion {
+    return this.endingsBeingStored.get(question.id) ?? question;
+  }
+
+  /**
+   * Ends a question whose state could not be written for lack of space: it shows as failed with an
+   * error saying so rather than as something stored. The disk keeps its last stored state
+   * (processing), so a restart with space answers it again.
+   */
+  private endUnsaved(record: ConversationRecord, question: WireQuestion, stage: UnsavedStage, error: unknown): void {
+    delete question.title;
+    delete question.answer;
+    delete question.sources;
+    question.suggested_followups = null;
+    this.end(record, question, { kind: 'failed', error: unsavedQuestionError(stage) });
+    this.options.log(
+      `question ${question.id}: ${UNSAVED_LOG[stage]} could not be saved: the data folder is full (${diskFullCode(error)}); the question now shows as failed`,
+    );
   }
 
   /** Records how a question ended, in the style the variant asks for. */

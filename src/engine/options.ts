@@ -34,7 +34,25 @@ export interface EngineVariant {
    * (before 6.8: 404). Default `both`.
    */
   toolServer?: 'both' | 'v1' | 'current' | 'none';
+  /**
+   * Which conversation APIs exist: `both` (7.x: the legacy `/.api/deepsearch/v1` and the Connect
+   * `/api/deepsearch.v1.Service/*`, one store behind them), `legacy` (6.x: the Connect paths answer
+   * a plain 404) or `connect` (a server without the legacy API: it answers 404). Default `both`.
+   */
+  conversationApis?: 'legacy' | 'both' | 'connect';
+  /**
+   * The Connect API's questions: `rich` (also the fields the docs do not confirm: `updateTime`,
+   * `state`, `title`, `sources`, `turns`, `suggestedFollowups`, `stats`) or `minimal` (only the
+   * documented `input`, `answer`, `createTime`). Default `rich`.
+   */
+  connectQuestions?: 'rich' | 'minimal';
 }
+
+/**
+ * A question's failure; `retry_time` (RFC 3339), when set, says when a quota allows the next
+ * question: the Connect API shows it as the error state's `retryTime` (stored and served as is).
+ */
+export type InjectedQuestionError = WireQuestionError & { retry_time?: string };
 
 /** What a fault hook may do to one request, to prove that clients recover. */
 export type EngineFault =
@@ -46,8 +64,13 @@ export type EngineFault =
 export interface EngineFaults {
   /** Called for every request before it is handled; return a fault to apply or undefined to serve it. */
   request?: (request: { method: string; path: string }) => EngineFault | undefined;
-  /** Called when a question starts; return an error to make that question fail with it. */
-  question?: (text: string) => WireQuestionError | undefined;
+  /**
+   * Called when a question starts; return an error to make that question fail with it. Its `kind`
+   * picks the Connect API's error code (`RateLimitExceeded`/`QuotaExceeded` → ERROR_QUOTA_EXCEEDED,
+   * `TokenLimitExceeded` → ERROR_TOKEN_LIMIT_EXCEEDED, `EntitlementExceeded` →
+   * ERROR_ENTITLEMENT_EXCEEDED, anything else → ERROR_INTERNAL; `Cancelled` → canceled).
+   */
+  question?: (text: string) => InjectedQuestionError | undefined;
 }
 
 export interface EngineOptions {
@@ -75,6 +98,12 @@ export interface EngineOptions {
   limits?: { answers?: number; toolCalls?: number };
   /** Where log lines go (never tokens). Default: nowhere. */
   log?: (line: string) => void;
+  /**
+   * A ripgrep executable (`rg`, such as the one VS Code ships) to answer the searches that come
+   * before a repository's search index is ready, where the working tree is the commit searched.
+   * Default: none (git grep answers them).
+   */
+  ripgrepPath?: string;
 }
 
 export interface RunningEngine {

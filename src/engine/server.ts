@@ -10,7 +10,9 @@ import * as path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { TOOL_SERVER_PATHS } from '../api/tools/toolServer';
 import { API_PATH, MCP_PATH } from '../api/wire';
+import { CONNECT_SERVICE_PATH } from '../contract/connectWire';
 import { Answerer } from './answerer';
+import { connectCodeOfStatus, ConnectError, connectErrorReply, handleConnectRequest } from './connectRoutes';
 import { lockDataDir } from './dataDirLock';
 import { UserDirectory, type AuthenticatedUser } from './auth';
 import { echo } from './echo';
@@ -36,6 +38,8 @@ export function resolveVariant(variant: EngineVariant = {}): ResolvedVariant {
     failureStyle: variant.failureStyle ?? 'error',
     deleteStatus: variant.deleteStatus ?? 204,
     toolServer: variant.toolServer ?? 'both',
+    conversationApis: variant.conversationApis ?? 'both',
+    connectQuestions: variant.connectQuestions ?? 'rich',
   };
 }
 
@@ -87,7 +91,11 @@ export async function startEngine(options: EngineOptions): Promise<RunningEngine
 
   const route = async (request: IncomingMessage, path: string, query: URLSearchParams): Promise<Reply> => {
     const method = request.method ?? 'GET';
-    if (path === API_PATH || path.startsWith(`${API_PATH}/`)) {
+    // The 7.x API; a 6.x server (`legacy`) has none, and answers its paths with a plain 404 below.
+    if (variant.conversationApis !== 'legacy' && isConnectPath(path)) {
+      return handleConnectRequest({ service, variant, users, shuttingDown: shuttingDown.signal, log }, request, path);
+    }
+    if (variant.conversationApis !== 'connect' && (path === API_PATH || path.startsWith(`${API_PATH}/`))) {
       const user = users.authenticate(request.headers.authorization);
       if (!headerValue(request, 'x-requested-with')) {
         throw new HttpError(400, 'Missing X-Requested-With header: send "X-Requested-With: <client name> <client version>" on every call.');
@@ -120,7 +128,8 @@ export async function startEngine(options: EngineOptions): Promise<RunningEngine
         headers: { 'Content-Security-Policy': SHARE_PAGE_CSP, 'Referrer-Policy': 'no-referrer' },
       };
     }
-    throw new HttpError(404, `Nothing is served at ${path}: the conversation API is at ${API_PATH}.`);
+    const apis = variant.conversationApis === 'connect' ? CONNECT_SERVICE_PATH : variant.conversationApis === 'legacy' ? API_PATH : `${API_PATH} and ${CONNECT_SERVICE_PATH}`;
+    throw new HttpError(404, `Nothing is served at ${path}: the conversation API is at ${apis}.`);
   };
 
   const handle = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
@@ -138,7 +147,7 @@ export async function startEngine(options: EngineOptions): Promise<RunningEngine
         return;
       }
       if (fault?.kind === 'status') {
-        sendReply(response, faultReply(fault));
+        sendReply(response, faultReply(fault, variant.conversationApis !== 'legacy' && isConnectPath(path)));
         log(`${method} ${redact(path)} ${fault.status} (injected fault)`);
         return;
       }
@@ -220,14 +229,21 @@ function listen(server: ReturnType<typeof createServer>, port: number): Promise<
   });
 }
 
+function isConnectPath(path: string): boolean {
+  return path === CONNECT_SERVICE_PATH || path.startsWith(`${CONNECT_SERVICE_PATH}/`);
+}
+
 function headerValue(request: IncomingMessage, name: string): string {
   const value = request.headers[name];
   return (Array.isArray(value) ? value.join(', ') : (value ?? '')).trim();
 }
 
-function faultReply(fault: Extract<EngineFault, { kind: 'status' }>): Reply {
+function faultReply(fault: Extract<EngineFault, { kind: 'status' }>, connect: boolean): Reply {
   if (fault.body === undefined) {
-    return errorReply(new HttpError(fault.status, `Injected fault: the engine answered ${fault.status} on purpose.`));
+    const message = `Injected fault: the engine answered ${fault.status} on purpose.`;
+    // The Connect API's errors are Connect errors, with the status asked for.
+    if (connect) return connectErrorReply(new ConnectError(connectCodeOfStatus(fault.status), message, fault.status));
+    return errorReply(new HttpError(fault.status, message));
   }
   return { status: fault.status, body: fault.body, contentType: fault.contentType ?? 'text/plain; charset=utf-8' };
 }

@@ -109,18 +109,29 @@ export class ConversationStorage {
   }
 }
 
+/**
+ * A seam for tests on machines where they cannot mount a small file system to fill (not root): while
+ * `device` is set, every write of more than `spaceLeft` bytes goes through that file instead of its
+ * temp file. Tests set `/dev/full`, whose writes fail with the kernel's own ENOSPC. The engine never
+ * sets it.
+ */
+export const fullDiskSeamForTests: { device?: string; spaceLeft?: number } = {};
+
 async function writeFileAtomically(file: string, contents: string): Promise<void> {
   const temporary = `${file}.${randomBytes(6).toString('hex')}.tmp`;
-  const handle = await open(temporary, 'w');
+  const bytes = Buffer.from(contents, 'utf8');
+  const seam = fullDiskSeamForTests.device !== undefined && bytes.length > (fullDiskSeamForTests.spaceLeft ?? 0);
   try {
-    await handle.writeFile(contents, 'utf8');
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-  try {
+    const handle = await open(seam ? (fullDiskSeamForTests.device as string) : temporary, 'w');
+    try {
+      await handle.writeFile(bytes);
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
     await rename(temporary, file);
   } catch (error) {
+    // A temp file cut short (a full disk) holds on to the space it got: give it back at once.
     await unlink(temporary).catch(() => undefined);
     throw error;
   }

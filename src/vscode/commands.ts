@@ -6,7 +6,6 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { conversationLabel, type ConversationStore } from '../api/conversationStore';
 import { isDeepSearchError } from '../api/errors';
-import { conversationWebUrl } from '../api/instance';
 import { conversationMarkdown } from '../api/markdownExport';
 import { latestQuestion, type Conversation } from '../api/model';
 import { readTokenFromInput } from '../api/readToken';
@@ -16,7 +15,8 @@ import { conversationIdArgument, textArgument, textFields, uriArgument } from '.
 import type { ConversationTree } from './conversationTree';
 import type { Session } from './session';
 import { signIn } from './signIn';
-import type { SourceLinkOpener, WorkspaceRepositories } from './sourceLinks';
+import type { SourceLinkOpener } from './sourceLinks';
+import type { WorkspaceRepositories } from './workspaceRepositories';
 import type { CodeLocations } from './tools/codeLocations';
 import type { HistoryCommands } from './tools/history';
 import type { CrossRepositoryNavigation } from './tools/navigation';
@@ -128,9 +128,13 @@ async function send(deps: CommandDependencies, question: string): Promise<number
     // After a timeout or a dropped connection the question may have reached the instance anyway:
     // asking again could ask it twice (and spend credits twice), so point at the list first.
     const uncertain = isDeepSearchError(error) && ['timeout', 'network', 'server', 'invalidResponse'].includes(error.kind);
+    // A 507 is certain: the instance had no room for the question, so nothing of it was kept there.
+    const notSaved = isDeepSearchError(error) && error.kind === 'insufficientStorage';
     const message = uncertain
       ? vscode.l10n.t('Deep Search may not have received the question ({0}). Check the Conversations list before asking again.', reason)
-      : vscode.l10n.t('Deep Search could not ask the question: {0}', reason);
+      : notSaved
+        ? vscode.l10n.t('The question was not saved: {0} Your question is kept: choose "Edit and Ask Again" once there is space.', reason)
+        : vscode.l10n.t('Deep Search could not ask the question: {0}', reason);
     deps.log.error(message);
     const check = vscode.l10n.t('Show Conversations');
     const choice = await vscode.window.showErrorMessage(message, ...(uncertain ? [check, edit] : [edit]));
@@ -245,7 +249,7 @@ async function deleteConversation(deps: CommandDependencies, arg: unknown): Prom
 async function copyShareLink(deps: CommandDependencies, arg: unknown): Promise<void> {
   const conversation = await requireConversation(deps, arg);
   if (!conversation) return;
-  const url = webUrl(deps, conversation);
+  const url = await shareLink(deps, conversation);
   if (!deps.context.globalState.get<boolean>(SHARE_WARNING_KEY)) {
     const copy = vscode.l10n.t('Copy Link');
     const always = vscode.l10n.t("Copy, Don't Warn Again");
@@ -269,7 +273,8 @@ async function copyShareLink(deps: CommandDependencies, arg: unknown): Promise<v
 
 async function openInBrowser(deps: CommandDependencies, arg: unknown): Promise<void> {
   const conversation = await requireConversation(deps, arg);
-  if (conversation) await vscode.env.openExternal(vscode.Uri.parse(webUrl(deps, conversation), true));
+  // Its own page where the server names one (7.x), else its share link.
+  if (conversation) await vscode.env.openExternal(vscode.Uri.parse(conversation.webUrl ?? (await shareLink(deps, conversation)), true));
 }
 
 async function exportMarkdown(deps: CommandDependencies, arg: unknown): Promise<void> {
@@ -285,8 +290,8 @@ async function setStarredOnly(deps: CommandDependencies, starredOnly: boolean): 
   await deps.store.setStarredOnly(starredOnly);
 }
 
-function webUrl(deps: CommandDependencies, conversation: Conversation): string {
-  const url = conversationWebUrl(deps.store.instanceUrl ?? '', conversation);
+async function shareLink(deps: CommandDependencies, conversation: Conversation): Promise<string> {
+  const url = await deps.store.shareLink(conversation.id);
   if (!url) throw new Error(vscode.l10n.t('The instance did not give this conversation a share link.'));
   return url;
 }

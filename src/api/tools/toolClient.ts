@@ -1,16 +1,17 @@
 /**
  * The one client of an instance's tool server: the Model Context Protocol over Streamable HTTP with
  * the official SDK, every request through the extension's undici dispatcher with the token in the
- * Authorization header. The endpoint is found once per connection: `/.api/mcp/v1` (every tool, `sg_`
- * names), else `/.api/mcp` (newer servers' curated set, names without `sg_`). An instance that has
- * neither (older than 6.8) is remembered as such, so features can say so once and stay out of the way.
+ * Authorization header. The endpoint is found once per connection, as the one of every generation's
+ * (`/.api/mcp/all`, `/.api/mcp`, `/.api/mcp/v1`) that serves the most of the tools the extension uses;
+ * names and arguments are then spoken as that server declares them. An instance that has none (older
+ * than 6.8) is remembered as such, so features can say so once and stay out of the way.
  */
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { fetch as undiciFetch, type Dispatcher } from 'undici';
 import { name as packageName, version as packageVersion } from '../../../package.json';
 import { canceledError, DeepSearchError, errorFromStatus, isDeepSearchError, networkError, redact, timeoutError } from '../errors';
 import { normalizeInstanceUrl } from '../instance';
-import { isToolServerMissing, TOOL_NAMES, TOOL_SERVER_PATHS, type ToolName, type ToolServer } from './toolServer';
+import { argumentsFor, isToolServerMissing, TOOL_NAMES, TOOL_SERVER_PATHS, type ToolName, type ToolServer } from './toolServer';
 
 export { isToolServerMissing, TOOL_SERVER_PATHS, type ToolName, type ToolServer } from './toolServer';
 
@@ -92,9 +93,8 @@ export class ToolClient {
     if (!name) {
       throw new DeepSearchError('unsupported', `This instance's tool server has no ${tool.replace(/_/g, ' ')} tool — it may be an older or a reduced tool set.`);
     }
-    const result = await this.guard(signal, () =>
-      client.request({ method: 'tools/call', params: { name, arguments: args } }, sdk.CallToolResultSchema, { signal, timeout: this.timeoutMs }),
-    );
+    const params = { name, arguments: argumentsFor(args, server.parameters.get(tool)) };
+    const result = await this.guard(signal, () => client.request({ method: 'tools/call', params }, sdk.CallToolResultSchema, { signal, timeout: this.timeoutMs }));
     const text = result.content
       .flatMap((part) => (part.type === 'text' ? [part.text] : []))
       .join('\n');
@@ -128,6 +128,7 @@ export class ToolClient {
   private async discover(signal?: AbortSignal): Promise<Connected> {
     // Its own bundle (dist/mcp.js): loaded by the first tool call.
     const sdk = (this.sdk ??= await import('./mcpSdk'));
+    let best: Connected | undefined;
     for (const path of TOOL_SERVER_PATHS) {
       const url = `${this.instanceUrl}${path}`;
       const client = new sdk.Client({ name: packageName, version: packageVersion }, { capabilities: {}, jsonSchemaValidator: sdk.noOutputValidation });
@@ -139,15 +140,30 @@ export class ToolClient {
         if (isDeepSearchError(error) && (error.status === 404 || error.status === 405)) continue;
         throw error;
       }
-      const names = await this.guard(signal, () => this.listToolNames(sdk, client, signal));
-      const server = { url, names: servedNames(names) };
-      this.recordDiscovery(server);
-      return { client, server, sdk };
+      let server: ToolServer;
+      try {
+        server = servedTools(url, await this.guard(signal, () => this.listTools(sdk, client, signal)));
+      } catch (error) {
+        await client.close().catch(() => undefined);
+        throw error;
+      }
+      if (!best || server.names.size > best.server.names.size) {
+        await best?.client.close().catch(() => undefined);
+        best = { client, server, sdk };
+      } else {
+        await client.close().catch(() => undefined);
+      }
+      // Every tool there: no other endpoint can do better.
+      if (best.server.names.size === TOOL_NAMES.length) break;
+    }
+    if (best) {
+      this.recordDiscovery(best.server);
+      return best;
     }
     this.recordDiscovery('missing');
     throw new DeepSearchError(
       'unsupported',
-      `${new URL(this.instanceUrl).host} has no tool server (${TOOL_SERVER_PATHS.join(' and ')} answered 404; it needs Sourcegraph 6.8 or later). Remote files, navigation across repositories and code search are not available there; conversations work as before.`,
+      `${new URL(this.instanceUrl).host} has no tool server (${TOOL_SERVER_PATHS.join(', ')} all answered 404; it needs Sourcegraph 6.8 or later). Remote files, navigation across repositories and code search are not available there; conversations work as before.`,
       { status: 404 },
     );
   }
@@ -157,16 +173,16 @@ export class ToolClient {
     for (const listener of this.discoveryListeners) listener(found);
   }
 
-  private async listToolNames(sdk: McpSdk, client: Client, signal?: AbortSignal): Promise<string[]> {
-    const names: string[] = [];
+  private async listTools(sdk: McpSdk, client: Client, signal?: AbortSignal): Promise<ListedTool[]> {
+    const tools: ListedTool[] = [];
     let cursor: string | undefined;
     for (let page = 0; page < 20; page++) {
       const result = await client.request({ method: 'tools/list', params: cursor ? { cursor } : {} }, sdk.ListToolsResultSchema, { signal, timeout: this.timeoutMs });
-      names.push(...result.tools.map((tool) => tool.name));
+      tools.push(...result.tools.map((tool) => ({ name: tool.name, parameters: Object.keys(tool.inputSchema.properties ?? {}) })));
       if (!result.nextCursor || result.nextCursor === cursor) break;
       cursor = result.nextCursor;
     }
-    return names;
+    return tools;
   }
 
   /** Every request: the dispatcher, the token header, and HTTP failures as DeepSearchErrors. */
@@ -210,13 +226,21 @@ export class ToolClient {
   }
 }
 
-/** Each tool under `sg_<name>` (the v1 set) or `<name>` (the curated set). */
-function servedNames(served: readonly string[]): Map<ToolName, string> {
-  const available = new Set(served);
+interface ListedTool {
+  name: string;
+  parameters: string[];
+}
+
+/** Each tool under `sg_<name>` (the v1 set) or `<name>` (2026's endpoints), with its declared arguments. */
+function servedTools(url: string, listed: readonly ListedTool[]): ToolServer {
+  const byName = new Map(listed.map((tool) => [tool.name, tool]));
   const names = new Map<ToolName, string>();
+  const parameters = new Map<ToolName, ReadonlySet<string>>();
   for (const tool of TOOL_NAMES) {
-    if (available.has(`sg_${tool}`)) names.set(tool, `sg_${tool}`);
-    else if (available.has(tool)) names.set(tool, tool);
+    const served = byName.get(`sg_${tool}`) ?? byName.get(tool);
+    if (!served) continue;
+    names.set(tool, served.name);
+    if (served.parameters.length > 0) parameters.set(tool, new Set(served.parameters));
   }
-  return names;
+  return { url, names, parameters };
 }

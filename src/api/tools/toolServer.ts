@@ -25,14 +25,36 @@ export const TOOL_NAMES: readonly ToolName[] = [
   'find_references', 'commit_search', 'diff_search', 'compare_revisions', 'get_contributor_repos', 'deepsearch',
 ];
 
-/** Tried in this order: the full set first, then the newer curated endpoint. */
-export const TOOL_SERVER_PATHS = ['/.api/mcp/v1', '/.api/mcp'] as const;
+/**
+ * The endpoints of every server generation, best first: 2026's full set, 2026's curated default
+ * (without navigation, compare, contributors and natural-language search), and the deprecated
+ * `sg_` set of 6.8–7.x. The client takes the one that serves the most of its tools.
+ */
+export const TOOL_SERVER_PATHS = ['/.api/mcp/all', '/.api/mcp', '/.api/mcp/v1'] as const;
 
 export interface ToolServer {
-  /** The endpoint that answered, e.g. `https://host/.api/mcp/v1`. */
+  /** The endpoint that answered, e.g. `https://host/.api/mcp/all`. */
   url: string;
-  /** Tool → the name the server knows it by; tools it lacks are absent. */
+  /** Tool → the name the server knows it by; tools it lacks (or an admin disabled) are absent. */
   names: ReadonlyMap<ToolName, string>;
+  /** Tool → the argument names its input schema declares (absent: the schema said none). */
+  parameters: ReadonlyMap<ToolName, ReadonlySet<string>>;
+}
+
+/**
+ * The arguments of a call as this server's version of the tool takes them: a singular argument the
+ * schema has in the plural becomes a one-item list (`author` → `authors: [author]`, as 2026 servers
+ * ask), and arguments the schema does not declare are left out. Without a schema, as given.
+ */
+export function argumentsFor(args: Record<string, unknown>, declared: ReadonlySet<string> | undefined): Record<string, unknown> {
+  if (!declared || declared.size === 0) return args;
+  const adapted: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(args)) {
+    if (declared.has(name)) adapted[name] = value;
+    else if (declared.has(`${name}s`)) adapted[`${name}s`] = Array.isArray(value) ? value : [value];
+    else if (name.endsWith('s') && declared.has(name.slice(0, -1)) && Array.isArray(value) && value.length === 1) adapted[name.slice(0, -1)] = value[0];
+  }
+  return adapted;
 }
 
 /** The instance has no tool server at all (a missing single tool is `unsupported` without a status). */

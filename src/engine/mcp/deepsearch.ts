@@ -27,7 +27,14 @@ export async function deepSearch(context: ToolContext, args: { question: string 
   if (question.length > MAX_QUESTION_LENGTH) {
     throw new ToolError(`The question is ${question.length} characters long; the limit is ${MAX_QUESTION_LENGTH}. Shorten it or quote less code.`);
   }
-  const created = await context.deepSearch.create(context.user, question);
+  let created: WireConversation;
+  try {
+    created = await context.deepSearch.create(context.user, question);
+  } catch (error) {
+    // A full data folder (507): nothing was created; the message says so and what to do.
+    if (error instanceof HttpError && error.status === 507) throw new ToolError(error.message);
+    throw error;
+  }
   const questionId = created.questions[0]?.id;
   if (questionId === undefined) throw new Error('the new conversation has no question');
   const deadline = Date.now() + context.deepSearchWaitMs;

@@ -35,15 +35,16 @@ function untilFinished(client: DeepSearchClient, id: number): Promise<Conversati
   });
 }
 
+/** The legacy API's variants, on servers that serve only it (6.x): the 7.x API has its own suite (client.connect.test.ts). */
 const VARIANTS: Array<[string, EngineVariant]> = [
-  ['the default variant (200 create, bare list, Question follow-up, Cancelled error, completed + error, 204 delete)', {}],
+  ['the default variant (200 create, bare list, Question follow-up, Cancelled error, completed + error, 204 delete)', { conversationApis: 'legacy' }],
   [
     'the other variant (202 create, wrapped list with cursor, Conversation follow-up, canceled status, failed status, 200 delete)',
-    { createStatus: 202, listShape: 'wrapped', followupReturns: 'conversation', cancelStyle: 'status', failureStyle: 'status', deleteStatus: 200 },
+    { conversationApis: 'legacy', createStatus: 202, listShape: 'wrapped', followupReturns: 'conversation', cancelStyle: 'status', failureStyle: 'status', deleteStatus: 200 },
   ],
 ];
 
-describe('client against the local engine', () => {
+describe('client against the local engine, legacy API (6.x)', () => {
   const dispatchers: Dispatcher[] = [];
 
   function clientFor(engine: TestEngine, token: string, tokenType?: 'token' | 'bearer'): DeepSearchClient {
@@ -251,7 +252,7 @@ describe('client against the local engine', () => {
     let engine: TestEngine;
 
     before(async () => {
-      engine = await startTestEngine({ paceMs: 5, sharing: false });
+      engine = await startTestEngine({ paceMs: 5, sharing: false, variant: { conversationApis: 'legacy' } });
     });
 
     after(async () => {
@@ -276,6 +277,8 @@ describe('client against the local engine', () => {
       faults = [];
       engine = await startTestEngine({
         paceMs: 5,
+        // The transport's retries, seen on the legacy API's paths (client.connect.test.ts has the 7.x API's).
+        variant: { conversationApis: 'legacy' },
         faults: {
           request: ({ method, path }) => {
             seen.push(`${method} ${path}`);

@@ -28,7 +28,7 @@ describe('client calls against a scripted instance', () => {
 
   async function serve(script: Script): Promise<DeepSearchClient> {
     instance = await startScriptedInstance(script);
-    return new DeepSearchClient({ instanceUrl: instance.url, token: 'sgp_scripted', dispatcher });
+    return new DeepSearchClient({ instanceUrl: instance.url, token: 'sgp_scripted', dispatcher, conversationApi: 'legacy' });
   }
 
   it('accepts 202 Accepted for a new conversation', async () => {
@@ -168,7 +168,7 @@ describe('client calls against a scripted instance', () => {
 
   it('builds the web URL from share_url, else from the read token under the instance prefix', async () => {
     const client = await serve(() => json([]));
-    const prefixed = new DeepSearchClient({ instanceUrl: `${instance!.url}/sg/`, token: 't0ken', dispatcher });
+    const prefixed = new DeepSearchClient({ instanceUrl: `${instance!.url}/sg/`, token: 't0ken', dispatcher, conversationApi: 'legacy' });
     assert.equal(conversationWebUrl(client.instanceUrl, { shareUrl: 'https://sg.example.com/deepsearch/abc' }), 'https://sg.example.com/deepsearch/abc');
     assert.equal(conversationWebUrl(prefixed.instanceUrl, { readToken: 'abc' }), `${instance!.url}/sg/deepsearch/abc`);
   });

@@ -29,7 +29,7 @@ describe('dispatcher', () => {
 
   function clientVia(instanceUrl: string, options: DispatcherOptions): DeepSearchClient {
     dispatcher = createDispatcher(options);
-    return new DeepSearchClient({ instanceUrl, token: 'sgp_dispatcher', dispatcher, retry: { maxAttempts: 1 } });
+    return new DeepSearchClient({ instanceUrl, token: 'sgp_dispatcher', dispatcher, retry: { maxAttempts: 1 }, conversationApi: 'legacy' });
   }
 
   describe('proxy', () => {

@@ -36,11 +36,61 @@ describe('errors', () => {
       });
     }
 
+    it('reads a Connect error body (7.x API) by its code, with the server\'s message and what to do', () => {
+      const cases: Array<[number, string, DeepSearchError['kind'], RegExp]> = [
+        [401, 'unauthenticated', 'unauthorized', /sign in again/],
+        [403, 'permission_denied', 'forbidden', /permission or scope .*externalapi:read/],
+        [404, 'not_found', 'notFound', /deleted/],
+        [400, 'failed_precondition', 'conflict', /current state/],
+        [400, 'invalid_argument', 'badRequest', /rejected the request/],
+        [429, 'resource_exhausted', 'rateLimited', /quota, a rate limit or storage/],
+        [404, 'unimplemented', 'unsupported', /does not offer this/],
+        [500, 'internal', 'server', /internal error \(HTTP 500, internal\)/],
+      ];
+      for (const [status, code, kind, lead] of cases) {
+        const error = errorFromStatus({ status, origin: ORIGIN, body: JSON.stringify({ code, message: `said for ${code}` }), contentType: 'application/json' });
+        assert.equal(error.kind, kind, code);
+        assert.match(error.message, lead, code);
+        assert.match(error.message, new RegExp(`The server said: said for ${code}$`), code);
+      }
+      const legacyWithCode = errorFromStatus({ status: 409, origin: ORIGIN, body: JSON.stringify({ code: 'busy', error: 'Still answering' }) });
+      assert.equal(legacyWithCode.kind, 'conflict', 'a code that is not Connect\'s leaves the status to decide');
+    });
+
     it('says where a redirect goes without echoing its path', () => {
       const error = errorFromStatus({ status: 302, origin: 'http://sourcegraph.example.com', location: 'https://sourcegraph.example.com/sign-in?returnTo=x' });
       assert.equal(error.kind, 'invalidResponse');
       assert.match(error.message, /redirected .* to https:\/\/sourcegraph\.example\.com — use that address/);
       assert.doesNotMatch(error.message, /sign-in/);
+    });
+
+    it('turns HTTP 507 with a message into an insufficient-storage error that is the server\'s own message, not an internal error', () => {
+      const said =
+        "The engine's data folder has no space left (its disk, or your disk quota there, is full): the conversation was not created, and nothing was saved for this request. Free space on that disk, then ask again.";
+      const error = errorFromStatus({ status: 507, origin: ORIGIN, body: JSON.stringify({ error: said }), contentType: 'application/json' });
+      assert.equal(error.kind, 'insufficientStorage');
+      assert.equal(error.status, 507);
+      assert.equal(error.message, said);
+      assert.equal(error.detail, said);
+      assert.equal(isRetryable(error), false, 'space does not come back by itself in a moment');
+    });
+
+    it('says plainly that nothing was saved for an HTTP 507 without a message, or with only its status line', () => {
+      const bodies: Array<[string | undefined, string | undefined]> = [
+        [undefined, undefined],
+        ['', 'text/plain'],
+        ['Insufficient Storage', 'text/plain'],
+        ['<html><head><title>507 Insufficient Storage</title></head><body><center><h1>507 Insufficient Storage</h1></center><hr><center>nginx</center></body></html>', 'text/html'],
+      ];
+      for (const [body, contentType] of bodies) {
+        const error = errorFromStatus({ status: 507, origin: ORIGIN, body, contentType });
+        assert.equal(error.kind, 'insufficientStorage', `body ${String(body)}`);
+        assert.equal(
+          error.message,
+          'The instance has no storage space left: nothing was saved (HTTP 507). Free space on it (or ask its administrator to), then try again.',
+        );
+        assert.doesNotMatch(error.message, /internal error|may not have/);
+      }
     });
 
     it('honours Retry-After in the rate-limit message', () => {

@@ -40,6 +40,8 @@ describe('client transport over real HTTP', () => {
       instanceUrl: instance!.url,
       token: TOKEN,
       dispatcher,
+      // The transport's behaviour, seen on the legacy API's requests (client.connect.test.ts has the 7.x API's).
+      conversationApi: 'legacy',
       retry: { baseDelayMs: 100, maxDelayMs: 1000 },
       timers: {
         sleep: async (ms) => {

@@ -50,6 +50,20 @@ describe('engine CLI arguments', function () {
       assert.match(command.kind === 'error' ? command.message : '', message, argv.join(' '));
     }
   });
+
+  it('reads --conversation-apis (legacy, both or connect) and rejects other values', function () {
+    for (const value of ['legacy', 'both', 'connect'] as const) {
+      const command = parseArgs(['--conversation-apis', value]);
+      assert.equal(command.kind, 'run');
+      assert.equal(command.kind === 'run' ? command.config.conversationApis : undefined, value);
+    }
+    const equals = parseArgs(['--conversation-apis=connect']);
+    assert.equal(equals.kind === 'run' ? equals.config.conversationApis : undefined, 'connect');
+    const bad = parseArgs(['--conversation-apis', 'v2']);
+    assert.equal(bad.kind, 'error');
+    assert.match(bad.kind === 'error' ? bad.message : '', /^--conversation-apis must be one of legacy, both, connect, not "v2"\.$/);
+    assert.deepEqual(parseArgs(['--conversation-apis']), { kind: 'error', message: '--conversation-apis needs a value.' });
+  });
 });
 
 describe('engine CLI process', function () {
@@ -130,5 +144,29 @@ describe('engine CLI process', function () {
     assert.match(result.stderr, /Received SIGINT: stopping/);
     assert.ok(!result.stderr.includes(token), 'the token is never logged');
     assert.ok((await readdir(path.join(dataDir, 'conversations'))).includes(`${conversation.id}.json`), 'the conversation was stored');
+  });
+
+  it('serves only the Connect API with --conversation-apis connect, and says where', async function () {
+    const { child, output, exit } = start(['--repo', repo.dir, '--data', path.join(dataRoot, 'connect-only'), '--token', 'dse_cli_connect', '--conversation-apis', 'connect']);
+    const printed = await waitFor(
+      async () => output.stdout,
+      (stdout) => /Data: .*\n/.test(stdout) || child.exitCode !== null,
+      { description: 'the CLI to print where it listens', timeoutMs: 15_000 },
+    );
+    const url = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(printed)?.[1];
+    assert.ok(url, printed + output.stderr);
+    assert.match(printed, /Conversation API \(Connect\): http:\/\/127\.0\.0\.1:\d+\/api\/deepsearch\.v1\.Service\n/);
+    assert.ok(!printed.includes(API_PATH), printed);
+    const authorization = 'token dse_cli_connect';
+    assert.equal((await fetch(`${url}${API_PATH}/`, { headers: { Authorization: authorization, 'X-Requested-With': CLIENT_HEADER } })).status, 404);
+    const listed = await fetch(`${url}/api/deepsearch.v1.Service/ListConversationSummaries`, {
+      method: 'POST',
+      headers: { Authorization: authorization, 'Content-Type': 'application/json', 'Connect-Protocol-Version': '1' },
+      body: JSON.stringify({ parent: 'users/~self' }),
+    });
+    assert.equal(listed.status, 200);
+    assert.deepEqual(await listed.json(), { conversationSummaries: [] });
+    child.kill('SIGINT');
+    assert.equal((await exit).code, 0);
   });
 });

@@ -118,6 +118,9 @@ describe('ConversationStore against the local engine', () => {
   before(async () => {
     engine = await startTestEngine({
       paceMs: 20,
+      // The store's behaviour, watched through the legacy API's GETs (a 6.x server); the 7.x API's
+      // part is the suite below.
+      variant: { conversationApis: 'legacy' },
       users: [...TEST_USERS, { token: PAGER_TOKEN, id: 3, name: 'pager' }],
       faults: {
         request: ({ method, path: requestPath }) => {
@@ -648,6 +651,60 @@ describe('ConversationStore against the local engine', () => {
       assert.equal(store.starredOnly, false);
       assert.equal(store.listed.length, 3);
     });
+  });
+});
+
+describe('ConversationStore on a 7.x server (the new conversation API)', () => {
+  let engine: TestEngine;
+  const dispatchers: Dispatcher[] = [];
+  const stores: ConversationStore[] = [];
+
+  function store(): ConversationStore {
+    const dispatcher = createDispatcher();
+    dispatchers.push(dispatcher);
+    const created = new ConversationStore(FAST);
+    created.setClient(new DeepSearchClient({ instanceUrl: engine.url, token: TEST_TOKENS[0], dispatcher, retry: { baseDelayMs: 10 } }));
+    stores.push(created);
+    return created;
+  }
+
+  before(async () => {
+    engine = await startTestEngine({ paceMs: 20, variant: { conversationApis: 'both' } });
+  });
+  after(async () => {
+    for (const created of stores) created.dispose();
+    await engine.dispose();
+    await Promise.all(dispatchers.map((dispatcher) => dispatcher.destroy()));
+  });
+
+  it('asks and polls to the answer; lists summaries by title; opening one loads its questions; shares through the legacy read token', async () => {
+    const first = store();
+    const asked = await first.ask(QUESTION);
+    const done = await waitFor(async () => first.get(asked.id), (conversation) => conversation !== undefined && !isUnfinished(conversation), {
+      description: 'the answer in the store',
+    });
+    assert.equal(done?.questions[0]?.state, 'completed');
+
+    const second = store();
+    await second.refreshList();
+    const listed = second.listed.find((conversation) => conversation.id === asked.id);
+    assert.equal(listed?.summaryOnly, true);
+    assert.equal(conversationLabel(listed!), listed?.title, 'the label is the summary\'s title');
+    const opened = await second.load(asked.id);
+    assert.equal(opened.questions[0]?.text, QUESTION, 'opening a summary fetches the conversation');
+    await second.refreshList();
+    assert.equal(second.get(asked.id)?.questions.length, 1, 'a later summary keeps the questions a fetch brought');
+
+    const link = await second.shareLink(asked.id);
+    assert.match(link ?? '', new RegExp(`^${engine.url}/deepsearch/[0-9a-f-]{36}$`));
+
+    await second.addFollowup(asked.id, 'What calls it?');
+    const followed = await waitFor(async () => second.get(asked.id), (conversation) => conversation?.questions.length === 2 && !isUnfinished(conversation), {
+      description: 'the follow-up answered',
+    });
+    assert.equal(followed?.questions[1]?.state, 'completed');
+    await second.delete(asked.id);
+    assert.equal(second.get(asked.id), undefined);
   });
 });
 
