@@ -273,6 +273,15 @@ export class ConversationStore {
     return conversation;
   }
 
+  /**
+   * Conversations whose questions or answers contain `text` (the first 50, newest first). Needs a
+   * server with the 7.x API; others reject it with kind `unsupported`.
+   */
+  async search(text: string): Promise<Conversation[]> {
+    const page = await this.requireClient().listConversations({ contentQuery: text, pageFirst: 50 });
+    return page.conversations;
+  }
+
   /** The conversation's share link (`<instance>/deepsearch/<read token>`), asking the legacy API for the token when the store lacks it. */
   async shareLink(id: number): Promise<string | undefined> {
     const instanceUrl = this.instanceUrl ?? '';

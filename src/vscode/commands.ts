@@ -5,6 +5,7 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { conversationLabel, type ConversationStore } from '../api/conversationStore';
+import { formatRelativeTime } from './format';
 import { isDeepSearchError } from '../api/errors';
 import { conversationMarkdown } from '../api/markdownExport';
 import { latestQuestion, type Conversation } from '../api/model';
@@ -41,6 +42,8 @@ export interface CommandDependencies {
 }
 
 const SHARE_WARNING_KEY = 'deepSearch.shareWarningAcknowledged';
+/** The longest text a conversation search sends. */
+const MAX_SEARCH_LENGTH = 200;
 
 /** A question that could not be sent, offered again by the next Ask so it is never lost. */
 let unsentQuestion: string | undefined;
@@ -66,6 +69,7 @@ export function registerCommands(deps: CommandDependencies): vscode.Disposable[]
     'deepSearch.cancelQuestion': (arg) => cancel(deps, arg),
     'deepSearch.deleteConversation': (arg) => deleteConversation(deps, arg),
     'deepSearch.refresh': () => tree.reload(),
+    'deepSearch.searchConversations': (query) => searchConversations(deps, textArgument(query)),
     'deepSearch.copyShareLink': (arg) => copyShareLink(deps, arg),
     'deepSearch.openInBrowser': (arg) => openInBrowser(deps, arg),
     'deepSearch.exportMarkdown': (arg) => exportMarkdown(deps, arg),
@@ -283,6 +287,32 @@ async function exportMarkdown(deps: CommandDependencies, arg: unknown): Promise<
   const content = conversationMarkdown(conversation, deps.store.instanceUrl ?? '');
   const document = await vscode.workspace.openTextDocument({ language: 'markdown', content });
   await vscode.window.showTextDocument(document, { preview: false });
+}
+
+/** Finds conversations by the text of their questions and answers (7.x instances) and opens the one picked. */
+async function searchConversations(deps: CommandDependencies, given?: string): Promise<number | undefined> {
+  if (!(await ensureSignedIn(deps))) return undefined;
+  const query =
+    given ??
+    (await vscode.window.showInputBox({
+      title: vscode.l10n.t('Search Conversations'),
+      prompt: vscode.l10n.t('Words to find in your questions and their answers'),
+      ignoreFocusOut: true,
+      validateInput: (input) => (input.trim().length > MAX_SEARCH_LENGTH ? vscode.l10n.t('At most {0} characters.', MAX_SEARCH_LENGTH) : undefined),
+    }));
+  if (!query?.trim()) return undefined;
+  const found = await vscode.window.withProgress({ location: { viewId: 'deepSearch.conversations' } }, () => deps.store.search(query.trim().slice(0, MAX_SEARCH_LENGTH)));
+  if (found.length === 0) {
+    void vscode.window.showInformationMessage(vscode.l10n.t('No conversation mentions "{0}".', query.trim()));
+    return undefined;
+  }
+  const picked = await vscode.window.showQuickPick(
+    found.map((conversation) => ({ label: conversationLabel(conversation), description: formatRelativeTime(conversation.updatedAt), id: conversation.id })),
+    { title: vscode.l10n.t('Conversations that mention "{0}"', query.trim()), matchOnDescription: true },
+  );
+  if (!picked) return undefined;
+  deps.panels.open(picked.id);
+  return picked.id;
 }
 
 async function setStarredOnly(deps: CommandDependencies, starredOnly: boolean): Promise<void> {

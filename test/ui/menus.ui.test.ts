@@ -155,6 +155,9 @@ describe('Contributed menus and keybindings in a real VS Code (UI)', function ()
     const row = ui.treeRow(question);
     await row.waitFor();
     assert.match((await row.getAttribute('aria-label')) ?? '', /running/);
+    // The title bar button's tooltip may still cover the first row: move away until it is gone.
+    await ui.page.mouse.move(5, 450);
+    await ui.page.locator('.context-view .hover-contents').waitFor({ state: 'detached' });
     await row.hover();
     await row.locator('.action-label[aria-label="Cancel Question"]').click();
     await ui.page.waitForFunction(
@@ -194,6 +197,16 @@ describe('Contributed menus and keybindings in a real VS Code (UI)', function ()
     await ui.treeRow(STORED_TITLE).waitFor();
     await viewAction('Refresh').click();
     await ui.treeRow(STORED_TITLE).waitFor();
+  });
+
+  it('searches the conversations\' text from the title bar and opens the one picked', async () => {
+    await viewAction('Search Conversations').click();
+    await ui.answerInputBox('Search Conversations', 'SETTINGS');
+    const widget = ui.page.locator('.quick-input-widget', { has: ui.page.locator('.quick-input-title', { hasText: 'Conversations that mention' }) });
+    const row = widget.locator('.quick-input-list .monaco-list-row', { hasText: STORED_TITLE });
+    await row.waitFor();
+    await row.click();
+    await panelShows(STORED.questions[0].question);
   });
 
   it('opens a shared conversation from the overflow menu', async () => {

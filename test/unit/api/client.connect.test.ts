@@ -77,6 +77,8 @@ describe('client against servers of each generation', () => {
       seen.length = 0;
       await clientFor(engine).getConversation(created.id);
       assert.deepEqual(seen, [`GET /.api/deepsearch/v1/${created.id}`]);
+      const error = await expectError(client.listConversations({ contentQuery: 'config' }), 'unsupported');
+      assert.match(error.message, /cannot search the text of conversations: that needs Sourcegraph 7\.0 or later/);
     });
 
     it('uses the 7.x API on a server that has only it, and says plainly what needs the legacy one', async () => {
