@@ -12,6 +12,9 @@
  * - A poll update that only adds a reasoning turn to the running question of a conversation holding
  *   20 finished answers: from the start of the message's dispatch to the end of the panel's handler
  *   and its microtasks.
+ * - Input built to be slow (`bench/rendering/adversarialRows.ts`): the worst main-thread time, style
+ *   and layout included, over the adversarial answers the panel shows as Markdown and over those it
+ *   shows as plain text, and of a 250 KB reasoning turn; baseline: a realistic answer of that size.
  */
 import path from 'node:path';
 import type { Browser } from 'playwright-core';
@@ -19,6 +22,7 @@ import type { Question } from '../../src/api/model';
 import { completedQuestion, conversation, processingQuestion, questionsUpdate, snapshot, T0, turn } from '../../test/webview/fixtures';
 import { buildProbeBundle, buildWebviewBundle, launchChromium, PanelPage, startPanelServer, type PanelServer } from '../../test/webview/panelHarness';
 import { answerMarkdown } from '../../test/webview/answerMarkdown';
+import { adversarialRows } from '../rendering/adversarialRows';
 import type { MessageTime } from '../rendering/pageProbe';
 import { ANSWER_RENDERED } from '../../src/webview/timings';
 import { kb, ms, ratio, spread, type BenchContext, type Figure, type Row } from '../report';
@@ -53,6 +57,7 @@ async function run(context: BenchContext): Promise<Row[]> {
       rows.push(await answerRow(browser, server, size.bytes, context.quick ? size.quickRuns : size.runs, context));
     }
     rows.push(await pollRow(browser, server, context.quick ? POLL_UPDATES.quickRuns : POLL_UPDATES.runs, context));
+    rows.push(...(await adversarialRows(browser, server, context)));
     return rows;
   } finally {
     await browser.close();
@@ -86,7 +91,7 @@ async function answerRow(browser: Browser, server: PanelServer, bytes: number, r
       await settle(panel);
       const parse = await panel.page.evaluate(() => window.__renderProbe.markedParse('answer'));
       if (index >= warmup) {
-        rendered.push(render[0]!);
+        rendered.push(render[0]);
         handled.push(update);
         parsed.push(parse);
       }
@@ -189,7 +194,7 @@ async function takeMessageTimes(panel: PanelPage): Promise<MessageTime[]> {
 function messageTime(times: readonly MessageTime[], type: string): number {
   const matching = times.filter((time) => time.type === type);
   if (matching.length !== 1) throw new Error(`expected one timed '${type}' message, got ${JSON.stringify(times)}`);
-  return matching[0]!.ms;
+  return matching[0].ms;
 }
 
 /** The measurement is only worth something if the answer really is in the page. */

@@ -17,10 +17,17 @@ import { marked } from 'marked';
 export interface MessageTime {
   type: string;
   ms: number;
+  /**
+   * With `forceLayout` set: the style and layout the message left for the browser's next frame,
+   * forced and timed right after the handler (so the next frame has none of it left to do).
+   */
+  layoutMs?: number;
 }
 
 export interface RenderProbe {
   messageTimes: MessageTime[];
+  /** Set to force (and time) style and layout right after each message: see `MessageTime.layoutMs`. */
+  forceLayout: boolean;
   /** Inputs kept in the page, so a baseline run does not ship megabytes over the wire. */
   inputs: Record<string, string>;
   /** Milliseconds `marked.parse` takes on `inputs[key]`, starting from a collected heap. */
@@ -43,6 +50,7 @@ declare global {
 let dispatchStarted = Number.NaN;
 const probe: RenderProbe = {
   messageTimes: [],
+  forceLayout: false,
   inputs: {},
   markedParse(key) {
     const input = probe.inputs[key];
@@ -75,6 +83,14 @@ document.addEventListener('DOMContentLoaded', () => {
   window.addEventListener('message', (event: MessageEvent<unknown>) => {
     const data = event.data as { type?: unknown } | null;
     const type = typeof data?.type === 'string' ? data.type : 'other';
-    probe.messageTimes.push({ type, ms: performance.now() - dispatchStarted });
+    const handled = performance.now();
+    const time: MessageTime = { type, ms: handled - dispatchStarted };
+    if (probe.forceLayout) {
+      // Reading a layout property makes the browser compute every style and layout it owes now.
+      void document.documentElement.getBoundingClientRect().height;
+      void document.body.offsetHeight;
+      time.layoutMs = performance.now() - handled;
+    }
+    probe.messageTimes.push(time);
   });
 });

@@ -5,9 +5,10 @@
  * sanitised by DOMPurify (`sanitiser.ts`). Either way the panel receives DOM, never HTML to parse.
  */
 import { Marked, type Token } from 'marked';
-import { markdownVerdict } from './markdownBudget';
+import { markdownVerdict, type PlainTextReason } from './markdownBudget';
 import { buildMarkdown, taskMarker, type CodeBlockWrapper } from './markdownDom';
-import { SAFE_URI, sanitisedFragment } from './sanitiser';
+import { plainText } from './plainText';
+import { sanitisedFragment } from './sanitiser';
 import { strings } from './strings';
 
 const marked = new Marked({ gfm: true, breaks: false, async: false });
@@ -66,13 +67,6 @@ export function renderMarkdownSanitised(markdown: string): DocumentFragment {
   return notBuilt(lex(markdown), markdown);
 }
 
-/** True for an href the panel may show as a link (the host still validates what it opens). */
-export function isSafeHref(href: string): boolean {
-  // Same control-character and whitespace stripping as the sanitiser applies before its check.
-  const trimmed = href.replace(/[\u0000-\u0020\u00A0\u1680\u180E\u2000-\u2029\u205F\u3000]/g, '');
-  return trimmed.length > 0 && SAFE_URI.test(trimmed);
-}
-
 function lex(markdown: string): Token[] | undefined {
   try {
     return marked.lexer(markdown);
@@ -116,19 +110,10 @@ function wrapCodeBlocks(fragment: DocumentFragment, wrap: CodeBlockWrapper): voi
 }
 
 /** The text as it is, after a line that says why it is not rendered. */
-function overBudget(markdown: string, reason: 'size' | 'emphasis' | 'nesting'): DocumentFragment {
-  const fragment = preformatted(markdown);
-  const note = document.createElement('p');
-  note.className = 'markdown-plain-note';
-  note.textContent = strings.plainTextAnswer[reason];
-  fragment.prepend(note);
-  return fragment;
+function overBudget(markdown: string, reason: PlainTextReason): DocumentFragment {
+  return plainText(markdown, strings.plainTextAnswer[reason]);
 }
 
 function preformatted(markdown: string): DocumentFragment {
-  const fragment = document.createDocumentFragment();
-  const pre = document.createElement('pre');
-  pre.textContent = markdown;
-  fragment.append(pre);
-  return fragment;
+  return plainText(markdown);
 }

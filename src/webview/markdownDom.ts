@@ -14,7 +14,7 @@
  * the caller then sanitises marked's HTML instead.
  */
 import type { MarkedToken, Token, Tokens } from 'marked';
-import { keptAttribute } from './sanitiser';
+import { keptAttribute, neutralisedLinkTitle } from './sanitiser';
 
 /** What a task-list checkbox shows: an `<input>` would be removed by the sanitiser. */
 export function taskMarker(checked: boolean): string {
@@ -238,7 +238,7 @@ class DomBuilder {
     const outer = this.open(list);
     for (let index = 0; index < token.items.length; index++) {
       const inList = this.open(this.doc.createElement('li'));
-      this.blocks(token.items[index]!.tokens);
+      this.blocks(token.items[index].tokens);
       this.close(inList);
     }
     this.close(outer);
@@ -251,7 +251,7 @@ class DomBuilder {
     this.close(inTable);
     if (token.rows.length > 0) {
       this.open(this.doc.createElement('tbody'));
-      for (let index = 0; index < token.rows.length; index++) this.tableRow(token.rows[index]!);
+      for (let index = 0; index < token.rows.length; index++) this.tableRow(token.rows[index]);
       this.close(inTable);
     }
     this.close(outer);
@@ -260,7 +260,7 @@ class DomBuilder {
   private tableRow(cells: readonly Tokens.TableCell[]): void {
     const outer = this.open(this.doc.createElement('tr'));
     for (let index = 0; index < cells.length; index++) {
-      const cell = cells[index]!;
+      const cell = cells[index];
       const inRow = this.open(this.cell(cell.header, cell.align));
       this.inline(cell.tokens);
       this.close(inRow);
@@ -290,8 +290,10 @@ class DomBuilder {
     if (this.inLink) throw new NotForTheBuilder();
     const link = this.doc.createElement('a');
     // Autolinks are literal; marked leaves character references in other destinations.
-    this.attribute(link, 'a', 'href', token.autolink ? href : decodedAttribute(href), this.hrefs);
+    const kept = this.attribute(link, 'a', 'href', token.autolink ? href : decodedAttribute(href), this.hrefs);
     if (token.title) this.attribute(link, 'a', 'title', decodedAttribute(token.title), this.otherAttributes);
+    // As the sanitiser marks a link whose address it removed.
+    if (kept === null) link.setAttribute('title', neutralisedLinkTitle());
     const outer = this.open(link);
     this.inLink = true;
     if (token.autolink) this.text(token.text);
@@ -453,7 +455,7 @@ function decodedAttribute(value: string): string {
 
 /** marked's escaping for text and attributes: `<>"'` and every `&` that is not a reference. */
 function escapeLikeMarked(text: string): string {
-  return text.replace(/[<>"']|&(?!(#\d{1,7}|#[Xx][a-fA-F0-9]{1,6}|\w+);)/g, (char) => ESCAPES[char]!);
+  return text.replace(/[<>"']|&(?!(#\d{1,7}|#[Xx][a-fA-F0-9]{1,6}|\w+);)/g, (char) => ESCAPES[char]);
 }
 
 const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };

@@ -7,7 +7,9 @@
 import type { Question, Source, Turn } from '../api/model';
 import { button, codicon, element, hasFocusWithin, hiddenLabel } from './dom';
 import { elapsedSince, formatDuration, statsParts } from '../format';
-import { isSafeHref, renderMarkdownInto } from './markdown';
+import { isOpenableHref } from './linkPolicy';
+import { renderMarkdownInto } from './markdown';
+import { appendPlainText } from './plainText';
 import { strings } from './strings';
 import { ANSWER_RENDERED } from './timings';
 
@@ -216,7 +218,7 @@ export class QuestionView {
     if (!list) return false;
     const turns = reasoningTurns(question.turns);
     const shown = this.renderedTurns;
-    if (turns.length < shown.length || shown.some((turn, index) => !sameTurn(turn, turns[index]!))) return false;
+    if (turns.length < shown.length || shown.some((turn, index) => !sameTurn(turn, turns[index]))) return false;
     if (turns.length > shown.length) list.querySelector('.turn-placeholder')?.remove();
     for (const turn of turns.slice(shown.length)) list.append(turnItem(turn));
     if (turns.length === 0 && list.childElementCount === 0) {
@@ -253,7 +255,7 @@ export class QuestionView {
     // The only markup from the server that reaches the DOM, and only sanitised (markdown.ts).
     // Built apart, with its code-block headers, and put in the page at once.
     renderMarkdownInto(container, markdown, wrapCodeBlock);
-    container.addEventListener('click', (event) => onCopyClick(event, this.context.onCopy));
+    container.addEventListener('click', (event) => onCopyClick(event, (text) => this.context.onCopy(text)));
     section.append(container);
     this.renderedAnswer = { markdown, element: container };
     performance.measure(ANSWER_RENDERED, { start: started, detail: { questionId: this.question.id, length: markdown.length } });
@@ -364,7 +366,8 @@ function sameTurn(a: Turn, b: Turn): boolean {
 function turnItem(turn: Turn): HTMLLIElement {
   const item = element('li', 'turn');
   item.append(element('span', 'turn-role', turn.role || '?'));
-  item.append(element('div', 'turn-text', turn.reasoning));
+  // Plain text, never Markdown; a long one in parts, as a long plain answer (plainText.ts).
+  appendPlainText(item, turn.reasoning, () => element('div', 'turn-text'));
   return item;
 }
 
@@ -375,10 +378,12 @@ function sourceList(sources: readonly Source[]): HTMLElement {
   for (const source of sources) {
     const item = element('li', 'source');
     const label = source.label?.trim() || source.path || source.link;
-    const target = source.link && isSafeHref(source.link) ? element('a', 'source-link') : element('span', 'source-link');
+    const target = source.link && isOpenableHref(source.link) ? element('a', 'source-link') : element('span', 'source-link');
     if (target instanceof HTMLAnchorElement) {
       target.setAttribute('href', source.link);
       target.title = source.link;
+    } else if (source.link) {
+      target.title = strings.linkNotOpened;
     }
     target.append(codicon(sourceIcon(source)), element('span', 'source-label', label));
     item.append(target);

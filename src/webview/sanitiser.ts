@@ -2,14 +2,14 @@
  * The one sanitiser of server HTML (DOMPurify) and its rules: it removes everything that could
  * run, load or restyle (scripts, handlers, `javascript:`/`data:` links, SVG, MathML, forms, frames,
  * `style`). Its output is a DOM fragment parsed in an inert document, never HTML to parse again.
+ * A link whose address the panel does not open (`linkPolicy.ts`) loses it, and says so in its tooltip.
  *
  * The Markdown DOM builder (`markdownDom.ts`) asks the same rules, through `keptAttribute`, about
  * every attribute value it takes from the server, so both paths keep exactly the same attributes.
  */
 import DOMPurify, { type Config } from 'dompurify';
-
-/** http(s), mailto and relative links (instance paths such as `/github.com/org/repo`); nothing else. */
-export const SAFE_URI = /^(?:(?:https?|mailto):|[^a-z]|[a-z+.-]+(?:[^a-z+.:-]|$))/i;
+import { isOpenableHref, SAFE_URI } from './linkPolicy';
+import { strings } from './strings';
 
 /**
  * Images show only as inline raster data (what the CSP allows): a remote image would tell its host
@@ -41,13 +41,26 @@ const PURIFY_CONFIG = {
 // ignores the config it is given; it is passed for the return type only.)
 DOMPurify.setConfig(PURIFY_CONFIG);
 
+/** Links whose address the hook below removed, in the document being sanitised. */
+const neutralisedLinks = new WeakSet<Node>();
+
 DOMPurify.addHook('uponSanitizeAttribute', (node, data) => {
   if (data.attrName === 'class') data.keepAttr = node.nodeName === 'CODE' && SAFE_CODE_CLASS.test(data.attrValue);
+  if (data.attrName === 'href' && node.nodeName === 'A' && !isOpenableHref(data.attrValue)) {
+    data.keepAttr = false;
+    neutralisedLinks.add(node);
+  }
 });
 
 DOMPurify.addHook('afterSanitizeAttributes', (node) => {
   if (node.nodeName === 'IMG' && !SAFE_IMAGE_SRC.test(node.getAttribute('src') ?? '')) node.removeAttribute('src');
+  if (neutralisedLinks.has(node)) node.setAttribute('title', neutralisedLinkTitle());
 });
+
+/** The tooltip of a link that lost its address (the DOM builder gives it the same). */
+export function neutralisedLinkTitle(): string {
+  return strings.linkNotOpened;
+}
 
 /**
  * Sanitised DOM of untrusted HTML, owned by an inert document until it is inserted; undefined when
@@ -66,6 +79,7 @@ export function sanitisedFragment(html: string): DocumentFragment | undefined {
 export function keptAttribute(tag: string, name: string, value: string): string | undefined {
   const trimmed = value.trim();
   if (!DOMPurify.isValidAttribute(tag, name, trimmed)) return undefined;
+  if (tag === 'a' && name === 'href' && !isOpenableHref(trimmed)) return undefined;
   if (name === 'class' && !(tag === 'code' && SAFE_CODE_CLASS.test(trimmed))) return undefined;
   if (tag === 'img' && name === 'src' && !SAFE_IMAGE_SRC.test(trimmed)) return undefined;
   return trimmed;

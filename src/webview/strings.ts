@@ -70,7 +70,13 @@ export const strings = {
     get size() { return l10n.t('Shown as plain text: this answer is too long to render as Markdown.'); },
     get emphasis() { return l10n.t('Shown as plain text: this answer has too many emphasis markers to render as Markdown in reasonable time.'); },
     get nesting() { return l10n.t('Shown as plain text: this answer nests lists or quotes too deeply to render as Markdown.'); },
+    get markup() { return l10n.t('Shown as plain text: this answer has too much markup (links, lists, table cells, code) to render as Markdown in reasonable time.'); },
+    get html() { return l10n.t('Shown as plain text: this answer has too much HTML, or HTML nested too deeply, to render in reasonable time.'); },
   },
+  /** The button under a long plain-text answer that shows its next part (see plainText.ts). */
+  plainTextMore: (percentShown: number) => l10n.t('Show more ({0}% shown)', percentShown),
+  /** The tooltip of a link whose address the panel does not open (see linkPolicy.ts), shown as text. */
+  get linkNotOpened() { return l10n.t('Not a link: addresses like this one are not opened from answers.'); },
   get removedNote() { return l10n.t('This conversation no longer exists.'); },
   announce: {
     completed: (title: string) => l10n.t('Answer ready: {0}', title),

@@ -43,7 +43,7 @@ function random(seed: number): () => number {
 
 export function answerMarkdown(targetBytes: number, seed = 1): string {
   const next = random(seed);
-  const pick = <T>(items: readonly T[]): T => items[Math.floor(next() * items.length)]!;
+  const pick = <T>(items: readonly T[]): T => items[Math.floor(next() * items.length)];
   const count = (min: number, max: number): number => min + Math.floor(next() * (max - min + 1));
   const fileLink = (): string => {
     const file = pick(FILES);
@@ -57,7 +57,7 @@ export function answerMarkdown(targetBytes: number, seed = 1): string {
     else if (roll < 0.5) words.splice(count(1, words.length - 1), 0, `in ${fileLink()}`);
     else if (roll < 0.6) words.splice(count(1, words.length - 1), 0, `**${pick(WORDS)} ${pick(WORDS)}**`);
     const text = words.join(' ');
-    return `${text[0]!.toUpperCase()}${text.slice(1)}.`;
+    return `${text[0].toUpperCase()}${text.slice(1)}.`;
   };
   const paragraph = (): string => Array.from({ length: count(2, 5) }, sentence).join(' ');
   const list = (ordered: boolean): string =>

@@ -135,7 +135,7 @@ export async function startPanelServer(options: PanelServerOptions = {}): Promis
       return;
     }
     const themeMatch = /^\/theme\/([a-z-]+)\.css$/.exec(url.pathname);
-    if (themeMatch && themeMatch[1]! in THEMES) {
+    if (themeMatch && themeMatch[1] in THEMES) {
       response.writeHead(200, { 'content-type': 'text/css' });
       response.end(themeStylesheet(themeMatch[1] as Theme));
       return;

@@ -22,7 +22,7 @@ describe('panelHtml', () => {
       `<meta http-equiv="Content-Security-Policy" content="default-src 'none'; img-src ${CSP_SOURCE} data:; ` +
       `style-src ${CSP_SOURCE}; font-src ${CSP_SOURCE}; script-src 'nonce-${input.nonce}';">`;
     assert.ok(html.includes(expected), html);
-    assert.equal(contentSecurityPolicy(CSP_SOURCE, input.nonce), expected.split('content="')[1]!.slice(0, -2));
+    assert.equal(contentSecurityPolicy(CSP_SOURCE, input.nonce), expected.split('content="')[1].slice(0, -2));
     assert.doesNotMatch(html, /unsafe-inline|unsafe-eval/);
   });
 

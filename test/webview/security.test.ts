@@ -128,7 +128,7 @@ describe('conversation panel: security', function () {
     assert.deepEqual(findings.sources, ['data:image/png;base64,iVBORw0KGgo=']);
     // The panel's own code-block header; nothing from the answer (its language is refused).
     assert.deepEqual(findings.classes, ['code-block', 'code-header', 'code-language', 'codicon codicon-copy', 'icon-button copy-code']);
-    assert.equal(await markdown.locator('a[title]').getAttribute('title'), '" onmouseover="window.__hostile.push(\'title\')');
+    assert.equal(await markdown.locator('a[href][title]').getAttribute('title'), '" onmouseover="window.__hostile.push(\'title\')');
     const text = (await markdown.textContent())!;
     for (const shown of [
       '<img src=x onerror="window.__hostile.push(\'entity-text\')">',
@@ -212,8 +212,8 @@ describe('conversation panel: security', function () {
       await page.locator('.question .markdown strong', { hasText: 'answer' }).waitFor();
       const answers = await page.locator('.question .markdown').allInnerTexts();
       assert.equal(answers.length, 3, 'every answer is shown');
-      assert.equal(answers[1]!.trim(), answer.trim(), 'the bad one as its text');
-      assert.match(answers[2]!, /Third answer/);
+      assert.equal(answers[1].trim(), answer.trim(), 'the bad one as its text');
+      assert.match(answers[2], /Third answer/);
       assert.equal(await page.locator('frameset, frame').count(), 0);
 
       // The update path: a follow-up whose answer arrives in a poll update.

@@ -187,7 +187,7 @@ describe('conversation panel: incremental updates and view state', function () {
     await panel.page.locator('textarea').fill('half-written follow-up');
     assert.equal((await panel.savedState())?.draft, 'half-written follow-up', 'the draft is saved as it is typed');
     await panel.page.evaluate(() => window.scrollTo(0, 300));
-    await panel.page.waitForFunction(() => JSON.parse(sessionStorage.getItem('__panelHarnessState') ?? '{}').scrollTop === 300);
+    await panel.page.waitForFunction(() => (JSON.parse(sessionStorage.getItem('__panelHarnessState') ?? '{}') as { scrollTop?: number }).scrollTop === 300);
 
     await panel.reload();
     assert.deepEqual(await panel.posted(), [{ type: 'ready' }]);
@@ -234,7 +234,7 @@ describe('conversation panel: incremental updates and view state', function () {
     // One poll: a reasoning turn for the running question, and a new title for a finished one.
     const running = processingQuestion(4);
     running.turns = [...running.turns, turn('Reading the scheduler.', 30)];
-    await panel.send(questionsUpdate(value, [completedQuestion(2, { answer: finished[1]!.answer, title: 'Renamed answer' }), running]));
+    await panel.send(questionsUpdate(value, [completedQuestion(2, { answer: finished[1].answer, title: 'Renamed answer' }), running]));
     assert.deepEqual(await surviving(panel.page, answers), { answer1: true, answer2: true, answer3: true, code2: true });
     assert.equal(await panel.page.locator('[data-question-id="2"] .answer-title').textContent(), 'Renamed answer');
     assert.equal(await panel.page.locator('[data-question-id="4"] .turn').count(), 3);
