@@ -213,10 +213,12 @@ export class ConversationPanel {
   }
 
   private updateTicker(): void {
-    const needed = !this.removed && this.anyLive();
+    const needed = !this.removed && [...this.views.values()].some((view) => view.ticking);
     if (needed && this.ticker === undefined) {
       this.ticker = window.setInterval(() => {
         for (const view of this.views.values()) view.tick();
+        // A countdown that just ended needs no more ticks.
+        this.updateTicker();
       }, TICK_INTERVAL);
     } else if (!needed && this.ticker !== undefined) {
       window.clearInterval(this.ticker);

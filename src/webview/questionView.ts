@@ -51,6 +51,8 @@ export class QuestionView {
   private readonly statusElement: HTMLElement;
   private readonly bodyElement: HTMLElement;
   private elapsedElement?: HTMLElement;
+  /** A quota failure's "you can ask again in …", counting down. */
+  private retryElement?: HTMLElement;
   private cancelButton?: HTMLButtonElement;
   private turnList?: HTMLOListElement;
   private renderedTurns: Turn[] = [];
@@ -98,6 +100,11 @@ export class QuestionView {
     return isLive(this.question);
   }
 
+  /** Something in it changes with time: a live question's clock, or a quota's countdown not yet over. */
+  get ticking(): boolean {
+    return this.live || (this.retryElement !== undefined && this.retryRemaining() > 0);
+  }
+
   /** Applies a newer version of the question, touching the DOM only where it differs. */
   update(next: Question): UpdateResult {
     const signature = JSON.stringify(next);
@@ -123,8 +130,17 @@ export class QuestionView {
 
   /** Refreshes the ticking elapsed time of a live question. */
   tick(): void {
+    if (this.retryElement) {
+      const remaining = this.retryRemaining();
+      this.retryElement.textContent = remaining > 0 ? strings.retryIn(formatDuration(remaining + 999)) : strings.retryNow;
+    }
     if (!this.elapsedElement) return;
     this.elapsedElement.textContent = formatDuration(elapsedSince(this.question.createdAt, this.context.hostNow()));
+  }
+
+  private retryRemaining(): number {
+    const at = Date.parse(this.question.error?.retryAt ?? '');
+    return Number.isNaN(at) ? 0 : at - this.context.hostNow();
   }
 
   setControls(controls: ControlState): void {
@@ -139,6 +155,7 @@ export class QuestionView {
     this.element.classList.remove('is-pending', 'is-processing', 'is-completed', 'is-failed', 'is-canceled');
     this.element.classList.add(`is-${this.question.state}`);
     this.elapsedElement = undefined;
+    this.retryElement = undefined;
     this.cancelButton = undefined;
     this.turnList = undefined;
     this.renderedTurns = [];
@@ -270,6 +287,11 @@ export class QuestionView {
     if (error?.message?.trim()) text.append(element('p', 'callout-message', error.message));
     if (error?.details?.trim() && error.details !== error.message) {
       text.append(element('p', 'callout-details', error.details));
+    }
+    if (error?.retryAt) {
+      this.retryElement = text.appendChild(element('p', 'callout-retry'));
+      this.retryElement.setAttribute('role', 'timer');
+      this.tick();
     }
     if (error?.kind) text.append(element('p', 'callout-kind', strings.errorKind(error.kind)));
     callout.append(text);

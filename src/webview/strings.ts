@@ -57,6 +57,8 @@ export const strings = {
   get canceledTitle() { return l10n.t('The question was canceled'); },
   get canceledDefault() { return l10n.t('No answer was produced because the question was canceled.'); },
   errorKind: (kind: string) => l10n.t('Error kind: {0}', kind),
+  retryIn: (wait: string) => l10n.t('You can ask again in {0}.', wait),
+  get retryNow() { return l10n.t('You can ask again now.'); },
   get copyCode() { return l10n.t('Copy code'); },
   get copied() { return l10n.t('Copied'); },
   get followupLabel() { return l10n.t('Ask a follow-up question'); },

@@ -106,6 +106,21 @@ describe('conversation panel: rendering each question state', function () {
     assert.equal(await article.locator('details.turns-finished summary').textContent(), 'Reasoning (2 steps)');
   });
 
+  it('counts down to when a quota lets the user ask again, then says they can', async () => {
+    const panel = await env.open({ clockAt: Date.parse('2030-01-01T00:00:00Z') });
+    const retryAt = new Date(T0 + 3 * 60_000 + 30_000).toISOString();
+    const failed = failedQuestion(4, { error: { kind: 'QuotaExceeded', title: 'Your Deep Search quota is used up', message: 'Quota used.', retryAt } });
+    await panel.send(snapshot(conversation([failed]), { now: T0 }));
+    const retry = panel.page.locator('.question[data-question-id="4"] .callout-error .callout-retry');
+    assert.equal(await retry.textContent(), 'You can ask again in 3m 30s.');
+    assert.equal(await retry.getAttribute('role'), 'timer');
+    await panel.page.clock.runFor(60_000);
+    assert.equal(await retry.textContent(), 'You can ask again in 2m 30s.', 'it counts down');
+    await panel.page.clock.runFor(151_000);
+    assert.equal(await retry.textContent(), 'You can ask again now.');
+    assert.equal(await panel.page.locator('.question[data-question-id="4"] .answer').count(), 0);
+  });
+
   it('shows a failed question as an error with its title, message and kind, never as an answer', async () => {
     const panel = await env.open();
     const failed = failedQuestion(3, { answer: 'SHOULD NOT APPEAR' });
