@@ -5,7 +5,7 @@
 //   npm start [-- --port <n>] [-- --repo <dir> …] [-- --pace <ms>]
 import { randomBytes } from 'node:crypto';
 import { spawnSync } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
 import { installExtensionUnpacked, root, startVSCodeServer, vscodeTestDir, writeUserSettings } from './vscodeServer.mjs';
@@ -22,12 +22,15 @@ step('Setting up VS Code', () => spawnSync('bash', [join(root, 'scripts', 'setup
 
 const { startEngine } = createRequire(import.meta.url)(join(root, 'dist', 'engineServer.js'));
 const token = `dse_${randomBytes(16).toString('hex')}`;
+const ripgrepPath = codeServerRipgrep();
 const engine = await startEngine({
   repos,
   users: [{ token }],
   dataDir: join(root, '.engine-data'),
   paceMs,
   log: (line) => console.log(`[engine] ${line}`),
+  // The ripgrep of this VS Code answers the first searches while the engine's index builds, as in the extension.
+  ...(ripgrepPath ? { ripgrepPath } : {}),
 });
 
 const runDir = join(vscodeTestDir, 'start');
@@ -73,6 +76,18 @@ server.child.on('exit', (code) => {
   console.error(`VS Code (code-server) stopped unexpectedly (exit ${code}); see ${join(runDir, 'server.log')}`);
   void engine.close().then(() => process.exit(1));
 });
+
+/** The ripgrep that code-server's VS Code ships (as `ripgrepInVSCode` finds it for the extension), if any. */
+function codeServerRipgrep() {
+  const appRoot = join(vscodeTestDir, 'node_modules', 'code-server', 'lib', 'vscode');
+  const executable = process.platform === 'win32' ? 'rg.exe' : 'rg';
+  return ['node_modules', 'node_modules.asar.unpacked']
+    .flatMap((modules) => [
+      join(appRoot, modules, '@vscode', 'ripgrep', 'bin', executable),
+      join(appRoot, modules, '@vscode', 'ripgrep-universal', 'bin', `${process.platform}-${process.arch}`, executable),
+    ])
+    .find((candidate) => existsSync(candidate));
+}
 
 function step(what, run) {
   console.log(`--- ${what}`);

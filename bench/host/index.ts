@@ -187,7 +187,7 @@ async function underLoad(api: DeepSearchExtensionApi): Promise<EngineLoad> {
   );
   const words = ['config', 'retry', 'poller', 'session', 'invoice', 'render', 'parse', 'token'];
   for (let index = 0; index < LOAD_SEARCHES; index += 4) {
-    const batch = [0, 1, 2, 3].map((offset) => words[(index + offset) % words.length] as string);
+    const batch = [0, 1, 2, 3].map((offset) => words[(index + offset) % words.length]);
     await Promise.all(batch.map((word) => tools().keywordSearch(`${word} attempts`)));
   }
   const deadline = Date.now() + 180_000;

@@ -5,6 +5,7 @@
  * some server omits marked optional. The client never hands these to the UI: `normalize.ts` turns
  * them into the domain model of `model.ts`. The local engine produces them.
  */
+import { TOOL_SERVER_ENDPOINTS } from '../contract/toolServers';
 
 export type WireQuestionStatus = 'pending' | 'processing' | 'completed' | 'failed' | 'canceled' | 'cancelled';
 
@@ -121,4 +122,5 @@ export type WireSort = 'id' | '-id' | 'created_at' | '-created_at' | 'updated_at
 export const WIRE_SORTS: readonly WireSort[] = ['id', '-id', 'created_at', '-created_at', 'updated_at', '-updated_at'];
 
 export const API_PATH = '/.api/deepsearch/v1';
-export const MCP_PATH = '/.api/mcp/v1';
+/** The deprecated v1 tool server (`sg_` names); every endpoint is in `contract/toolServers.ts`. */
+export const MCP_PATH: string = TOOL_SERVER_ENDPOINTS.v1;

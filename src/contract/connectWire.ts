@@ -39,7 +39,8 @@ export const CONNECT_ERROR_CODES = ['ERROR_INTERNAL', 'ERROR_QUOTA_EXCEEDED', 'E
 export type ConnectStateErrorCode = (typeof CONNECT_ERROR_CODES)[number];
 
 export interface ConnectStateError {
-  code: ConnectStateErrorCode | string;
+  /** One of `CONNECT_ERROR_CODES`, or a code newer than this client. */
+  code: string;
   message?: string;
   /** When a quota lets the user ask again (RFC 3339). The docs' example spells it `retry_time`. */
   retryTime?: string;

@@ -7,9 +7,10 @@ import { stat } from 'node:fs/promises';
 import * as path from 'node:path';
 import { API_PATH } from '../api/wire';
 import { CONNECT_SERVICE_PATH } from '../contract/connectWire';
+import { TOOL_SERVER_ENDPOINTS } from '../contract/toolServers';
 import { parseArgs, USAGE, type CliConfig } from './cliArgs';
 import { discoverRepositories, RepositoryError } from './repos';
-import { startEngine } from './server';
+import { servedToolEndpoints, startEngine } from './server';
 
 const EXIT_USAGE = 2;
 
@@ -65,7 +66,11 @@ async function run(config: CliConfig, repos: string[]): Promise<void> {
       paceMs: config.paceMs,
       limits: config.limits,
       ripgrepPath: config.ripgrepPath,
-      ...(config.conversationApis ? { variant: { conversationApis: config.conversationApis } } : {}),
+      variant: {
+        ...(config.conversationApis ? { conversationApis: config.conversationApis } : {}),
+        ...(config.toolServer ? { toolServer: config.toolServer } : {}),
+        ...(config.disabledTools ? { disabledTools: config.disabledTools } : {}),
+      },
       log: (line) => process.stderr.write(`${line}\n`),
     });
   } catch (error) {
@@ -77,6 +82,7 @@ async function run(config: CliConfig, repos: string[]): Promise<void> {
     `Deep Search engine listening on ${engine.url}`,
     ...(config.conversationApis === 'connect' ? [] : [`Conversation API: ${engine.url}${API_PATH}`]),
     ...(config.conversationApis === 'legacy' ? [] : [`Conversation API (Connect): ${engine.url}${CONNECT_SERVICE_PATH}`]),
+    ...servedToolEndpoints(config.toolServer ?? 'both').slice(0, 1).map((endpoint) => `Tool server (MCP): ${engine.url}${TOOL_SERVER_ENDPOINTS[endpoint]}`),
     `Repositories: ${engine.repoNames.join(', ')}`,
     `Data: ${dataDir}`,
   ];

@@ -3,6 +3,7 @@
  * `cli.ts` acts on the result: usage on stdout and exit 0 for help, message + usage on stderr and
  * exit 2 for errors.
  */
+import { TOOL_SERVER_TOOLS, type ToolServerTool } from '../contract/toolServers';
 
 export interface CliConfig {
   /** Empty when none was given: the CLI then tries the current directory. */
@@ -20,10 +21,17 @@ export interface CliConfig {
   ripgrepPath?: string;
   /** `--conversation-apis`: which conversation APIs to serve; undefined: both (as 7.x servers do). */
   conversationApis?: ConversationApis;
+  /** `--tool-server`: which tool server endpoints to serve; undefined: both generations (as 7.x servers do). */
+  toolServer?: ToolServerGeneration;
+  /** `--disable-tool`: tools left out of every endpoint, by their 2026 names; absent when none. */
+  disabledTools?: ToolServerTool[];
 }
 
 export const CONVERSATION_APIS = ['legacy', 'both', 'connect'] as const;
 export type ConversationApis = (typeof CONVERSATION_APIS)[number];
+
+export const TOOL_SERVER_GENERATIONS = ['both', 'current', 'v1', 'none'] as const;
+export type ToolServerGeneration = (typeof TOOL_SERVER_GENERATIONS)[number];
 
 export type CliCommand = { kind: 'run'; config: CliConfig } | { kind: 'help' } | { kind: 'error'; message: string };
 
@@ -47,12 +55,21 @@ Options:
   --conversation-apis <legacy|both|connect>
                    the conversation APIs served: legacy (/.api/deepsearch/v1 only, as 6.x servers),
                    connect (/api/deepsearch.v1.Service only) or both (default, as 7.x servers)
+  --tool-server <both|current|v1|none>
+                   the tool server (MCP) endpoints served: current (2026's /.api/mcp/all, /.api/mcp and
+                   /.api/mcp/deepsearch), v1 (/.api/mcp/v1 only, as 6.8–6.x servers), none, or both
+                   (default, as 7.x servers)
+  --disable-tool <name>
+                   leave a tool out of every endpoint, as an admin's mcp.tools.disabled does; 2026
+                   names such as nls_search (repeatable)
   --no-sharing     read tokens open only the owner's own conversations
   -h, --help       show this help
 
 Clients send "Authorization: token <t>" and "X-Requested-With: <client> <version>".`;
 
-const VALUE_FLAGS = new Set(['--repo', '--port', '--token', '--data', '--pace', '--max-answers', '--max-tool-calls', '--ripgrep', '--conversation-apis']);
+const VALUE_FLAGS = new Set([
+  '--repo', '--port', '--token', '--data', '--pace', '--max-answers', '--max-tool-calls', '--ripgrep', '--conversation-apis', '--tool-server', '--disable-tool',
+]);
 
 export function parseArgs(argv: readonly string[]): CliCommand {
   const config: CliConfig = { repos: [], tokens: [], dataDir: DEFAULT_DATA_DIR, sharing: true, limits: {} };
@@ -102,6 +119,20 @@ function apply(config: CliConfig, flag: string, value: string): string | undefin
       }
       config.conversationApis = value as ConversationApis;
       return undefined;
+    case '--tool-server':
+      if (!(TOOL_SERVER_GENERATIONS as readonly string[]).includes(value)) {
+        return `--tool-server must be one of ${TOOL_SERVER_GENERATIONS.join(', ')}, not "${value.slice(0, 40)}".`;
+      }
+      config.toolServer = value as ToolServerGeneration;
+      return undefined;
+    case '--disable-tool': {
+      const tool = value.replace(/^sg_/, '');
+      if (!(TOOL_SERVER_TOOLS as readonly string[]).includes(tool)) {
+        return `--disable-tool takes a tool name (${TOOL_SERVER_TOOLS.join(', ')}), not "${value.slice(0, 40)}".`;
+      }
+      config.disabledTools = [...new Set([...(config.disabledTools ?? []), tool as ToolServerTool])];
+      return undefined;
+    }
     case '--token':
       if (/\s/.test(value)) return '--token must not contain spaces.';
       if (config.tokens.includes(value)) return 'The same --token was given twice: each token is a separate user.';

@@ -29,11 +29,22 @@ export interface EngineVariant {
   /** Status of a successful delete: 200 with a JSON body or 204 without one. Default 204. */
   deleteStatus?: 200 | 204;
   /**
-   * Which tool server endpoints exist: `both` (newer servers: `/.api/mcp/v1` with `sg_` names and
-   * `/.api/mcp` with plain names), `v1` (6.8 until then), `current` (`/.api/mcp` only) or `none`
-   * (before 6.8: 404). Default `both`.
+   * Which tool server endpoints exist (contract/toolServers.ts): `both` (7.x today: 2026's family
+   * `/.api/mcp/all`, `/.api/mcp`, `/.api/mcp/deepsearch`, and the deprecated `/.api/mcp/v1` with
+   * `sg_` names), `v1` (6.8–6.x: `/.api/mcp/v1` only), `current` (a future server: the 2026 family
+   * without v1) or `none` (before 6.8, or `mcp.enabled: false`: 404). Default `both`.
    */
   toolServer?: 'both' | 'v1' | 'current' | 'none';
+  /**
+   * Tools an admin disabled (`mcp.tools.disabled`), by their 2026 names (`nls_search`): absent from
+   * tools/list on every endpoint, and a tool error "not found" when called. Default none.
+   */
+  disabledTools?: string[];
+  /**
+   * `denied`: the users lack the `MCP#ACCESS` permission, and every tool server endpoint answers
+   * 403 (after the token check). Default `allowed`.
+   */
+  mcpAccess?: 'allowed' | 'denied';
   /**
    * Which conversation APIs exist: `both` (7.x: the legacy `/.api/deepsearch/v1` and the Connect
    * `/api/deepsearch.v1.Service/*`, one store behind them), `legacy` (6.x: the Connect paths answer

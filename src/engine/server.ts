@@ -8,9 +8,9 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import * as path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { TOOL_SERVER_PATHS } from '../api/tools/toolServer';
-import { API_PATH, MCP_PATH } from '../api/wire';
+import { API_PATH } from '../api/wire';
 import { CONNECT_SERVICE_PATH } from '../contract/connectWire';
+import { isToolServerTool, MCP_ACCESS_PERMISSION, MCP_TOKEN_SCOPE, TOOL_SERVER_ENDPOINTS, TOOL_SERVER_TOOLS, type ToolServerEndpoint } from '../contract/toolServers';
 import { Answerer } from './answerer';
 import { connectCodeOfStatus, ConnectError, connectErrorReply, handleConnectRequest } from './connectRoutes';
 import { lockDataDir } from './dataDirLock';
@@ -19,7 +19,7 @@ import { echo } from './echo';
 import { ConversationService, type ResolvedVariant } from './conversations';
 import { ClientGoneError, errorReply, HttpError, parseJsonObject, readBody, sendReply, type Reply } from './http';
 import type { EngineFault, EngineOptions, EngineVariant, RunningEngine } from './options';
-import { createMcpHandler, DEFAULT_TOOL_SLOTS } from './mcp/server';
+import { createMcpHandler, DEFAULT_TOOL_SLOTS, type McpHandler } from './mcp/server';
 import { discoverRepositories } from './repos';
 import { handleApiRequest } from './routes';
 import { renderSharePage, SHARE_PAGE_CSP } from './sharePage';
@@ -38,6 +38,8 @@ export function resolveVariant(variant: EngineVariant = {}): ResolvedVariant {
     failureStyle: variant.failureStyle ?? 'error',
     deleteStatus: variant.deleteStatus ?? 204,
     toolServer: variant.toolServer ?? 'both',
+    disabledTools: variant.disabledTools ?? [],
+    mcpAccess: variant.mcpAccess ?? 'allowed',
     conversationApis: variant.conversationApis ?? 'both',
     connectQuestions: variant.connectQuestions ?? 'rich',
   };
@@ -48,6 +50,10 @@ export async function startEngine(options: EngineOptions): Promise<RunningEngine
   const log = options.log ?? ((): void => undefined);
   const paceMs = options.paceMs ?? DEFAULT_PACE_MS;
   if (!Number.isFinite(paceMs) || paceMs < 0) throw new Error(`paceMs must be a number of milliseconds ≥ 0, not ${paceMs}.`);
+  const unknownTool = options.variant?.disabledTools?.find((name) => !isToolServerTool(name));
+  if (unknownTool !== undefined) {
+    throw new Error(`disabledTools: ${JSON.stringify(unknownTool.slice(0, 60))} is not a tool; name tools as 2026 servers do: ${TOOL_SERVER_TOOLS.join(', ')}.`);
+  }
   const users = new UserDirectory(options.users);
   const repositories = await discoverRepositories(options.repos);
   await mkdir(options.dataDir, { recursive: true });
@@ -83,11 +89,19 @@ export async function startEngine(options: EngineOptions): Promise<RunningEngine
   const inFlight = new Set<Promise<void>>();
   // One bound for both endpoints: a batch of calls on one must not starve the engine either.
   const toolSlots = new Slots(options.limits?.toolCalls ?? DEFAULT_TOOL_SLOTS);
-  const mcpOptions = { repositories, deepSearch: service, instanceUrl: url, shuttingDown: shuttingDown.signal, log, toolSlots, ripgrepPath: options.ripgrepPath };
-  const toolServers = new Map<string, ReturnType<typeof createMcpHandler>>([
-    ...(variant.toolServer === 'both' || variant.toolServer === 'v1' ? [[MCP_PATH, createMcpHandler({ ...mcpOptions, toolNames: 'sg' })] as const] : []),
-    ...(variant.toolServer === 'both' || variant.toolServer === 'current' ? [[TOOL_SERVER_PATHS[1], createMcpHandler({ ...mcpOptions, toolNames: 'plain' })] as const] : []),
-  ]);
+  const mcpOptions = {
+    repositories,
+    deepSearch: service,
+    instanceUrl: url,
+    shuttingDown: shuttingDown.signal,
+    log,
+    toolSlots,
+    ripgrepPath: options.ripgrepPath,
+    disabledTools: variant.disabledTools,
+  };
+  const toolServers = new Map<string, McpHandler>(
+    servedToolEndpoints(variant.toolServer).map((endpoint) => [TOOL_SERVER_ENDPOINTS[endpoint], createMcpHandler({ ...mcpOptions, endpoint })] as const),
+  );
 
   const route = async (request: IncomingMessage, path: string, query: URLSearchParams): Promise<Reply> => {
     const method = request.method ?? 'GET';
@@ -157,7 +171,15 @@ export async function startEngine(options: EngineOptions): Promise<RunningEngine
       if (mcp) {
         // The tool server: same token as the conversation API; no X-Requested-With needed.
         checkToolServerOrigin(request.headers.origin, url);
-        await mcp(request, response, toolServerUser(users, request.headers.authorization));
+        const user = toolServerUser(users, request.headers.authorization);
+        if (variant.mcpAccess === 'denied') {
+          throw new HttpError(
+            403,
+            `This account lacks the ${MCP_ACCESS_PERMISSION} permission, so the tool server (MCP) refuses it: ask a site administrator to grant it, ` +
+              `and use a token with the ${MCP_TOKEN_SCOPE} scope.`,
+          );
+        }
+        await mcp(request, response, user);
         log(`${method} ${path} ${response.statusCode} ${Date.now() - started}ms`);
         return;
       }
@@ -227,6 +249,21 @@ function listen(server: ReturnType<typeof createServer>, port: number): Promise<
       resolve();
     });
   });
+}
+
+/** The endpoints of each `toolServer` variant: 2026's family, v1, both, or none. */
+export function servedToolEndpoints(toolServer: ResolvedVariant['toolServer']): ToolServerEndpoint[] {
+  const current: ToolServerEndpoint[] = ['all', 'curated', 'deepsearch'];
+  switch (toolServer) {
+    case 'both':
+      return [...current, 'v1'];
+    case 'current':
+      return current;
+    case 'v1':
+      return ['v1'];
+    case 'none':
+      return [];
+  }
 }
 
 function isConnectPath(path: string): boolean {

@@ -7,7 +7,7 @@
 import * as vscode from 'vscode';
 import type { HostedEngineOptions } from '../contract/engineProcess';
 import { EngineProcess, EngineProcessError } from './engineProcess';
-import { ripgrepInVSCode } from '../engine/mcp/ripgrepPath';
+import { ripgrepInVSCode } from './ripgrepPath';
 import { gitTopLevel } from './git';
 
 export class LocalEngineLauncher implements vscode.Disposable {

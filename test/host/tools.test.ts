@@ -135,7 +135,7 @@ describe('tools in the editor', () => {
     const { engineUrl, slowEngineUrl, token } = hostTestOptions();
     const [listed] = await Promise.resolve(api.mcpServers.provideMcpServerDefinitions());
     assert.ok(listed, 'one server definition');
-    assert.equal(listed.uri.toString(true), `${engineUrl}/.api/mcp/v1`);
+    assert.equal(listed.uri.toString(true), `${engineUrl}/.api/mcp/all`);
     assert.deepEqual(listed.headers, {});
     assert.ok(!JSON.stringify(listed).includes(token), 'no token before resolving');
     const resolved = await api.mcpServers.resolveMcpServerDefinition(listed);
@@ -146,7 +146,7 @@ describe('tools in the editor', () => {
     await client.connect(new StreamableHTTPClientTransport(new URL(resolved.uri.toString(true)), { requestInit: { headers: resolved.headers } }));
     try {
       const { tools } = await client.listTools();
-      assert.ok(tools.some((tool) => tool.name === 'sg_keyword_search'));
+      assert.ok(tools.some((tool) => tool.name === 'keyword_search'));
     } finally {
       await client.close();
     }
@@ -155,7 +155,7 @@ describe('tools in the editor', () => {
     await signInTo(slowEngineUrl);
     await changed;
     const [other] = await Promise.resolve(api.mcpServers.provideMcpServerDefinitions());
-    assert.equal(other?.uri.toString(true), `${slowEngineUrl}/.api/mcp/v1`);
+    assert.equal(other?.uri.toString(true), `${slowEngineUrl}/.api/mcp/all`);
     assert.notEqual(other?.version, listed.version);
     await signInTo(engineUrl);
   });

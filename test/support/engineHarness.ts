@@ -144,12 +144,21 @@ export async function callApi<T = unknown>(
     body = typeof init.body === 'string' ? init.body : JSON.stringify(init.body);
     headers['Content-Type'] = 'application/json';
   }
-  for (const [name, value] of Object.entries(init.headers ?? {})) {
+  overrideHeaders(headers, init.headers);
+  return readApiResponse<T>(await fetch(url, { method: init.method ?? 'GET', headers, body }));
+}
+
+/** Sets `overrides` on `headers` whatever their case; a null removes the header. */
+export function overrideHeaders(headers: Record<string, string>, overrides: Readonly<Record<string, string | null>> = {}): void {
+  for (const [name, value] of Object.entries(overrides)) {
     const existing = Object.keys(headers).find((key) => key.toLowerCase() === name.toLowerCase());
     if (existing) delete headers[existing];
     if (value !== null) headers[name] = value;
   }
-  const response = await fetch(url, { method: init.method ?? 'GET', headers, body });
+}
+
+/** A response's status, headers, text and (when it is JSON) parsed body. */
+export async function readApiResponse<T = unknown>(response: Response): Promise<ApiResponse<T>> {
   const text = await response.text();
   let json: unknown;
   try {

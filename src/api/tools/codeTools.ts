@@ -1,6 +1,8 @@
 /**
  * The tools as typed calls: arguments named as the tool server names them, results as the domain
- * objects of `toolResults.ts`. Every call is one POST that is never repeated on its own.
+ * objects of `toolResults.ts`. Every call is one POST that is never repeated on its own. Arguments
+ * are written once; the client adapts them to each server generation's schema (`argumentsFor`:
+ * `author` becomes `authors: [author]` where the tool takes a list, unknown ones are left out).
  */
 import { DeepSearchError, isDeepSearchError } from '../errors';
 import type { ToolClient } from './toolClient';
@@ -37,6 +39,8 @@ export interface SymbolAt extends FileAt {
   symbol: string;
 }
 
+/** References asked of servers whose find_references takes a limit (2026: default 10). */
+const REFERENCES_LIMIT = 100;
 /** Lines per ranged read of a file too large to read at once; halved while a range is still too large. */
 const RANGE_LINES = 4000;
 /** A remote document larger than this is shown up to here, with a note. */
@@ -84,7 +88,8 @@ export class CodeTools {
   }
 
   async findReferences(at: SymbolAt, signal?: AbortSignal): Promise<FileMatch[]> {
-    return fileMatches((await this.client.call('find_references', symbolArgs(at), signal)).structured, 'fileBlocks');
+    // 2026 servers return 10 references unless asked for more; v1 servers take no limit (and it is left out there).
+    return fileMatches((await this.client.call('find_references', { ...symbolArgs(at), limit: REFERENCES_LIMIT }, signal)).structured, 'fileBlocks');
   }
 
   async searchCommits(query: CommitQuery, signal?: AbortSignal): Promise<{ commits: CommitMatch[]; limitHit: boolean }> {

@@ -11,6 +11,7 @@ import { fetch as undiciFetch, type Dispatcher } from 'undici';
 import { name as packageName, version as packageVersion } from '../../../package.json';
 import { canceledError, DeepSearchError, errorFromStatus, isDeepSearchError, networkError, redact, timeoutError } from '../errors';
 import { normalizeInstanceUrl } from '../instance';
+import { MCP_ACCESS_PERMISSION, MCP_TOKEN_SCOPE } from '../../contract/toolServers';
 import { argumentsFor, isToolServerMissing, TOOL_NAMES, TOOL_SERVER_PATHS, type ToolName, type ToolServer } from './toolServer';
 
 export { isToolServerMissing, TOOL_SERVER_PATHS, type ToolName, type ToolServer } from './toolServer';
@@ -91,7 +92,10 @@ export class ToolClient {
     const { server, client, sdk } = await this.connect(signal);
     const name = server.names.get(tool);
     if (!name) {
-      throw new DeepSearchError('unsupported', `This instance's tool server has no ${tool.replace(/_/g, ' ')} tool — it may be an older or a reduced tool set.`);
+      throw new DeepSearchError(
+        'unsupported',
+        `${new URL(this.instanceUrl).host} does not offer ${FEATURES[tool]}: its tool server is older, or an administrator turned that tool off. The other features work as before.`,
+      );
     }
     const params = { name, arguments: argumentsFor(args, server.parameters.get(tool)) };
     const result = await this.guard(signal, () => client.request({ method: 'tools/call', params }, sdk.CallToolResultSchema, { signal, timeout: this.timeoutMs }));
@@ -138,14 +142,16 @@ export class ToolClient {
       } catch (error) {
         await client.close().catch(() => undefined);
         if (isDeepSearchError(error) && (error.status === 404 || error.status === 405)) continue;
-        throw error;
+        await best?.client.close().catch(() => undefined);
+        throw this.noAccess(error);
       }
       let server: ToolServer;
       try {
         server = servedTools(url, await this.guard(signal, () => this.listTools(sdk, client, signal)));
       } catch (error) {
         await client.close().catch(() => undefined);
-        throw error;
+        await best?.client.close().catch(() => undefined);
+        throw this.noAccess(error);
       }
       if (!best || server.names.size > best.server.names.size) {
         await best?.client.close().catch(() => undefined);
@@ -165,6 +171,21 @@ export class ToolClient {
       'unsupported',
       `${new URL(this.instanceUrl).host} has no tool server (${TOOL_SERVER_PATHS.join(', ')} all answered 404; it needs Sourcegraph 6.8 or later). Remote files, navigation across repositories and code search are not available there; conversations work as before.`,
       { status: 404 },
+    );
+  }
+
+  /**
+   * A 403 from a tool server endpoint means the account or token may not use MCP at all (the same
+   * for every endpoint): say so, and what grants it. Other errors pass through.
+   */
+  private noAccess(error: unknown): unknown {
+    if (!isDeepSearchError(error) || error.status !== 403) return error;
+    return new DeepSearchError(
+      'forbidden',
+      `${new URL(this.instanceUrl).host} refused its tool server (MCP) to this account or token (HTTP 403): the account lacks the ${MCP_ACCESS_PERMISSION} permission, ` +
+        `or the token lacks the "${MCP_TOKEN_SCOPE}" scope. Ask a site administrator for MCP access, or sign in with a token that has the scope. ` +
+        'Remote files, code search and navigation need it; conversations work as before.',
+      { status: 403, detail: error.detail },
     );
   }
 
@@ -230,6 +251,22 @@ interface ListedTool {
   name: string;
   parameters: string[];
 }
+
+/** What a user misses without each tool, for the message that says it is not offered. */
+const FEATURES: Readonly<Record<ToolName, string>> = {
+  read_file: 'reading remote files',
+  list_files: 'listing remote folders',
+  list_repos: 'listing repositories',
+  keyword_search: 'keyword code search',
+  nls_search: 'natural-language code search',
+  go_to_definition: 'Go to Definition across repositories',
+  find_references: 'Find References across repositories',
+  commit_search: 'commit search',
+  diff_search: 'searching changes (diffs)',
+  compare_revisions: 'comparing revisions',
+  get_contributor_repos: "finding a contributor's repositories",
+  deepsearch: 'Deep Search as a tool',
+};
 
 /** Each tool under `sg_<name>` (the v1 set) or `<name>` (2026's endpoints), with its declared arguments. */
 function servedTools(url: string, listed: readonly ListedTool[]): ToolServer {

@@ -136,7 +136,8 @@ export function repositoryPage(structured: unknown): RepositoryPage {
           }]
         : [];
     }),
-    hasNextPage: field(pagination, 'hasNextPage') === true,
+    // 2026 servers also say hasMoreResults.
+    hasNextPage: field(pagination, 'hasNextPage') === true || field(structured, 'hasMoreResults') === true,
     endCursor: text(field(pagination, 'endCursor')) || undefined,
     totalCount: typeof field(pagination, 'totalCount') === 'number' ? count(field(pagination, 'totalCount')) : undefined,
   };

@@ -3,22 +3,11 @@
  * the endpoints to try, and how a missing server shows. Kept apart from the client so that views
  * can use these facts without loading the MCP SDK.
  */
+import { TOOL_SERVER_ENDPOINTS, type ToolServerTool } from '../../contract/toolServers';
 import { isDeepSearchError, type DeepSearchError } from '../errors';
 
-/** The tools by their names without the `sg_` prefix. */
-export type ToolName =
-  | 'read_file'
-  | 'list_files'
-  | 'list_repos'
-  | 'keyword_search'
-  | 'nls_search'
-  | 'go_to_definition'
-  | 'find_references'
-  | 'commit_search'
-  | 'diff_search'
-  | 'compare_revisions'
-  | 'get_contributor_repos'
-  | 'deepsearch';
+/** The tools the extension uses, by their 2026 names (without the `sg_` of `/.api/mcp/v1`). */
+export type ToolName = Exclude<ToolServerTool, 'deepsearch_read'>;
 
 export const TOOL_NAMES: readonly ToolName[] = [
   'read_file', 'list_files', 'list_repos', 'keyword_search', 'nls_search', 'go_to_definition',
@@ -30,7 +19,7 @@ export const TOOL_NAMES: readonly ToolName[] = [
  * (without navigation, compare, contributors and natural-language search), and the deprecated
  * `sg_` set of 6.8–7.x. The client takes the one that serves the most of its tools.
  */
-export const TOOL_SERVER_PATHS = ['/.api/mcp/all', '/.api/mcp', '/.api/mcp/v1'] as const;
+export const TOOL_SERVER_PATHS = [TOOL_SERVER_ENDPOINTS.all, TOOL_SERVER_ENDPOINTS.curated, TOOL_SERVER_ENDPOINTS.v1] as const;
 
 export interface ToolServer {
   /** The endpoint that answered, e.g. `https://host/.api/mcp/all`. */

@@ -8,12 +8,17 @@ import type { AuthenticatedUser } from '../auth';
 import { GitError, runGit, type GitResult, type GitRunOptions } from '../git';
 import type { ServedRepository } from '../repos';
 import type { SearchIndexes } from './searchIndex';
+import { ToolError } from './toolError';
+
+export { formatSize, ToolError } from './toolError';
 import { echo } from '../echo';
 
-/** What `sg_deepsearch` needs from the conversation service (the real one fits). */
+/** What `deepsearch` and `deepsearch_read` need from the conversation service (the real one fits). */
 export interface DeepSearchBackend {
   create(user: AuthenticatedUser, question: string): Promise<WireConversation>;
   get(user: AuthenticatedUser, id: number): WireConversation;
+  /** The conversation of a read token, if the viewer may read it (its owner, or anyone with sharing on). Without it, `deepsearch_read` reads nothing. */
+  findShared?(readToken: string, viewerId: number | undefined): WireConversation | undefined;
 }
 
 export interface ToolContext {
@@ -30,14 +35,6 @@ export interface ToolContext {
   pcre: { available: boolean | undefined };
   /** In-memory indexes that answer greps of HEAD without git once built; without them, git grep does. */
   searchIndexes?: SearchIndexes;
-}
-
-/** A failure the caller can fix; the message says how. Becomes a tool error (`isError: true`). */
-export class ToolError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'ToolError';
-  }
 }
 
 /** What a tool returns: readable text and the structured result of its output schema. */
@@ -96,13 +93,6 @@ export function integerArgument(name: string, value: number | undefined, fallbac
 }
 
 export { plural } from '../plural';
-
-/** `1.5 KB`, `300 KB`, `2.1 MB`: sizes as the limits are stated. */
-export function formatSize(bytes: number): string {
-  if (bytes < 1024) return `${bytes} bytes`;
-  if (bytes < 1024 * 1024) return `${Math.round((bytes / 1024) * 10) / 10} KB`;
-  return `${Math.round((bytes / (1024 * 1024)) * 10) / 10} MB`;
-}
 
 /** Opaque pagination cursors: base64url of a small JSON object. */
 export function encodeCursor(value: Record<string, string | number>): string {

@@ -1,12 +1,14 @@
 /**
- * `sg_deepsearch`: asks the engine's answerer a question as the calling user (a real conversation,
- * visible in their list afterwards) and waits, bounded, for the answer.
+ * `deepsearch`: asks the engine's answerer a question as the calling user (a real conversation,
+ * visible in their list afterwards) and waits, bounded, for the answer. `deepsearch_read` (2026):
+ * a conversation's questions and answers by its link or read token, for whoever may read it.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { WireConversation, WireQuestion } from '../../api/wire';
 import { HttpError } from '../http';
 import { isFinished } from '../records';
 import { MAX_QUESTION_LENGTH } from '../routes';
+import { echo } from '../echo';
 import { ToolError, type ToolContext, type ToolOutput } from './context';
 
 const POLL_MS = 100;
@@ -100,4 +102,92 @@ function stillRunning(conversation: WireConversation, questionId: number, waited
     },
   };
   return { text: `The answer is not ready after ${seconds} s. It goes on being answered: ${conversation.share_url}`, structured: result };
+}
+
+export interface DeepSearchReadArgs {
+  identifier: string;
+}
+
+export interface ReadQuestion {
+  question_id: number;
+  question: string;
+  /** `completed`, `processing`, `failed`, `canceled`… as the conversation API says. */
+  status: string;
+  title?: string;
+  answer?: string;
+  error?: { title: string; kind: string; message: string };
+}
+
+export interface DeepSearchReadResult {
+  conversation_id: number;
+  link?: string;
+  /** True while a question is still being answered: read again later. */
+  processing: boolean;
+  questions: ReadQuestion[];
+}
+
+/** Read tokens are UUIDs on the engine; other servers' are of the same alphabet. */
+const READ_TOKEN = /^[A-Za-z0-9_-]{8,200}$/;
+const CONVERSATION_PATH = /^\/deepsearch\/(?:shared\/)?([^/]+)\/?$/;
+
+/** The read token in an identifier: the token itself, or a `/deepsearch/<token>` or `/deepsearch/shared/<token>` link. */
+export function readTokenOf(identifier: string, instanceUrl: string): string {
+  const value = identifier.trim();
+  const hint = 'pass the conversation link (such as ' + `${instanceUrl}/deepsearch/<read token>` + ', as deepsearch returns it) or its read token';
+  if (value === '') throw new ToolError(`identifier is empty: ${hint}.`);
+  if (READ_TOKEN.test(value)) return value;
+  let url: URL;
+  try {
+    url = new URL(value, instanceUrl);
+  } catch {
+    throw new ToolError(`identifier ${echo(value)} is neither a conversation link nor a read token: ${hint}.`);
+  }
+  const match = CONVERSATION_PATH.exec(url.pathname);
+  let token: string | undefined;
+  try {
+    token = match?.[1] === undefined ? undefined : decodeURIComponent(match[1]);
+  } catch {
+    token = undefined;
+  }
+  if (token === undefined || !READ_TOKEN.test(token)) {
+    throw new ToolError(`identifier ${echo(value)} is not a conversation link: ${hint}.`);
+  }
+  return token;
+}
+
+export async function deepSearchRead(context: ToolContext, args: DeepSearchReadArgs): Promise<ToolOutput<DeepSearchReadResult>> {
+  const token = readTokenOf(args.identifier, context.instanceUrl);
+  const conversation = context.deepSearch.findShared?.(token, context.user.id);
+  if (!conversation) {
+    throw new ToolError(
+      `No conversation you can read at ${echo(args.identifier.trim())}: it was deleted, its link was replaced, or it belongs to another user and sharing is off. ` +
+        'Use the link deepsearch returned, or ask the question again.',
+    );
+  }
+  const questions = conversation.questions.map((question): ReadQuestion => {
+    const read: ReadQuestion = { question_id: question.id, question: question.question, status: question.status };
+    if (question.title !== undefined) read.title = question.title;
+    if (question.answer !== undefined && question.answer !== '') read.answer = question.answer;
+    const failed = question.error ?? (question.status === 'failed' || question.status === 'canceled' || question.status === 'cancelled' ? {} : undefined);
+    if (failed) {
+      const cancelled = question.status === 'canceled' || question.status === 'cancelled' || failed.kind === 'Cancelled';
+      read.error = {
+        title: failed.title ?? (cancelled ? 'Cancelled' : 'The question could not be answered'),
+        kind: failed.kind ?? (cancelled ? 'Cancelled' : 'InternalError'),
+        message: failed.message ?? (cancelled ? 'The question was cancelled before it was answered.' : 'The engine could not answer this question.'),
+      };
+    }
+    return read;
+  });
+  const processing = !conversation.questions.every(isFinished);
+  const result: DeepSearchReadResult = { conversation_id: conversation.id, processing, questions };
+  if (conversation.share_url !== undefined) result.link = conversation.share_url;
+  const sections = questions.map((question, index) => {
+    const heading = `## Question ${index + 1}: ${question.question}`;
+    if (question.status === 'processing' || question.status === 'pending') return `${heading}\n\n(Still being answered: read the conversation again in a little while.)`;
+    if (question.error) return `${heading}\n\nNo answer: ${question.error.title} (${question.error.kind}): ${question.error.message}`;
+    return `${heading}\n\n${question.title ? `### ${question.title}\n\n` : ''}${question.answer ?? '(No answer was recorded.)'}`;
+  });
+  const lead = `Conversation ${conversation.id}${result.link ? ` (${result.link})` : ''}: ${questions.length} question${questions.length === 1 ? '' : 's'}${processing ? ', still being answered' : ''}.`;
+  return { text: [lead, ...sections].join('\n\n'), structured: result };
 }

@@ -1,20 +1,22 @@
 /**
- * `sg_diff_search`: code changes (added or removed lines) matching a pattern, in the default
- * branches of the chosen repositories. `git log -G` finds the commits (the pattern runs in git as
+ * `diff_search`: code changes (added or removed lines) matching a pattern, in the default branches
+ * of the chosen repositories (or the revisions asked for). `git log -G` finds the commits (the pattern runs in git as
  * POSIX ERE); the hunks are then cut out of their patches and the matches located line by line.
  */
 import type { ServedRepository } from '../repos';
 import { git, integerArgument, plural, ToolError, type ToolContext, type ToolOutput } from './context';
 import { dateArguments } from './dates';
-import { checkAuthor, checkTerms, escapeExtended, explainLogError } from './history';
+import { checkAuthor, checkRevisions, checkTerms, escapeExtended, explainLogError, historyStarts, type CountLimits } from './history';
 import { hunkHeader, parsePatch, type Hunk } from './patches';
-import { resolveRevision, selectRepositories } from './paths';
+import { selectRepositories } from './paths';
 import { fromPosix, literalRanges, matchRangesEach } from './regex';
 import type { DiffQuery } from '../../api/tools/toolWire';
 import { echo } from '../echo';
 
-const RESULTS_DEFAULT = 50;
-const RESULTS_MAX = 200;
+/** `sg_diff_search` (v1): the engine's own bound. */
+export const DIFFS_V1: CountLimits = { default: 50, max: 200 };
+/** `diff_search` (2026): count defaults to 20, at most 50. */
+export const DIFFS_2026: CountLimits = { default: 20, max: 50 };
 const COMMITS_SCANNED = 500;
 const HUNK_LINES_MAX = 60;
 
@@ -46,15 +48,27 @@ interface Candidate {
   hunk: Hunk;
 }
 
+/**
+ * `diff_search` arguments as 2026 servers take them (`authors`, `revisions`); v1's single `author`
+ * is adapted to a list of one.
+ */
+export interface DiffSearchArgs extends Omit<DiffQuery, 'author'> {
+  authors?: string[];
+  revisions?: string[];
+}
+
 export async function diffSearch(
   context: ToolContext,
-  args: DiffQuery,
+  args: DiffSearchArgs,
+  limits: CountLimits = DIFFS_V1,
+  authorsArgument = 'authors',
 ): Promise<ToolOutput<{ query: string; results: DiffResult[]; totalCount: number; limitHit: boolean }>> {
   const [pattern] = checkTerms([args.pattern], 'pattern');
   if (pattern === undefined) throw new ToolError('pattern is empty: pass the code to look for in added or removed lines, such as console.log.');
   const repos = selectRepositories(context, args.repos);
-  const author = args.author === undefined || args.author.trim() === '' ? undefined : checkAuthor(args.author, 'author');
-  const count = integerArgument('count', args.count, RESULTS_DEFAULT, 1, RESULTS_MAX);
+  const authors = checkTerms(args.authors, authorsArgument).map((author) => checkAuthor(author, authorsArgument));
+  const revisions = checkRevisions(args.revisions);
+  const count = integerArgument('count', args.count, limits.default, 1, limits.max);
   const regex = args.useRegex === true;
   // Both or neither: either kind of changed line counts.
   const addedOnly = args.added === true && args.removed !== true;
@@ -63,16 +77,16 @@ export async function diffSearch(
   const notes: string[] = [];
   let limitHit = false;
   const candidates: Candidate[] = [];
-  for (const repo of repos) {
-    const head = await resolveRevision(context, repo, undefined).catch(() => undefined);
-    if (!head) continue;
+  // Repositories without commits have no changes to find: no note for them, as before.
+  const skipped: string[] = [];
+  for (const [repo, starts] of await historyStarts(context, repos, revisions, revisions.length > 0 ? notes : skipped)) {
     const result = await git(
       context,
       repo,
       [
         'log', '--no-color', '--no-ext-diff', '--no-renames', '-p', '--unified=2', `--max-count=${COMMITS_SCANNED}`,
         '--format=%x1e%H%x00%an%x00%aI%x00%s', '-i', `-G${regex ? pattern : escapeExtended(pattern)}`,
-        ...(author ? ['-F', `--author=${author}`] : []), ...dates, '--end-of-options', head.commit, '--',
+        ...(authors.length > 0 ? ['-F', ...authors.map((author) => `--author=${author}`)] : []), ...dates, '--end-of-options', ...starts, '--',
       ],
       { maxOutputBytes: 8 * 1024 * 1024, onOutputLimit: 'truncate', timeoutMs: 20_000 },
     ).catch((error: unknown) => {
@@ -106,9 +120,10 @@ export async function diffSearch(
   }));
   const query = [
     `repo:${repos.map((repo) => repo.name).join('|')}`,
+    revisions.length > 0 ? `rev:(${revisions.map((revision) => JSON.stringify(revision)).join(' OR ')})` : '',
     'type:diff',
     addedOnly ? 'select:commit.diff.added' : removedOnly ? 'select:commit.diff.removed' : '',
-    author ? `author:${JSON.stringify(author)}` : '',
+    authors.length === 1 ? `author:${JSON.stringify(authors[0])}` : authors.length > 1 ? `author:(${authors.map((author) => JSON.stringify(author)).join(' OR ')})` : '',
     args.after ? `after:${JSON.stringify(args.after)}` : '',
     args.before ? `before:${JSON.stringify(args.before)}` : '',
     regex ? 'patterntype:regexp' : '',
@@ -117,7 +132,7 @@ export async function diffSearch(
   ]
     .filter((part) => part !== '')
     .join(' ');
-  if (limitHit) notes.push(`Not every matching change is shown: narrow with after/before, author or fewer repos, or raise count (up to ${RESULTS_MAX}).`);
+  if (limitHit) notes.push(`Not every matching change is shown: narrow with after/before, ${authorsArgument} or fewer repos, or raise count (up to ${limits.max}).`);
   const heading = results.length === 0 ? `No ${addedOnly ? 'added' : removedOnly ? 'removed' : 'changed'} line matches (${query}).` : `${plural(results.length, 'matching hunk')} (${query}), newest first:`;
   const body = results.map((result) => `### ${result.repository}@${result.commit.slice(0, 10)} by ${result.authorName}: ${result.message}\n${result.diffHunk}`);
   return { text: [heading, ...body].join('\n\n'), structured: { query, results, totalCount: matched.length, limitHit }, notes };

@@ -2,24 +2,15 @@
  * `git grep` over one committed tree for the search and navigation tools: caller patterns only ever
  * follow `-e`, regular expressions run inside git (PCRE with its match limit, or POSIX ERE) under a
  * timeout, and the output is capped. When the repository's search index is ready for the commit and
- * can promise git's exact answer for the patterns, the index answers instead (searchIndex.ts).
+ * can promise git's exact answer for the patterns, the index answers instead (searchIndex.ts); until
+ * then, ripgrep does where the engine has one and the working tree is the commit (ripgrep.ts).
  */
 import { GitError } from '../git';
-import type { ServedRepository } from '../repos';
 import { explainGitError, git, ToolError, type ToolContext } from './context';
-import { lineMatcher } from './grepPatterns';
+import { lineMatcher, ripgrepPattern } from './grepPatterns';
+import type { GrepLine, GrepResult, SearchTarget } from './grepResult';
 
-export interface SearchTarget {
-  repo: ServedRepository;
-  commit: string;
-  /** The revision as asked (`HEAD` by default). */
-  revision: string;
-}
-
-export interface GrepLine {
-  line: number;
-  text: string;
-}
+export type { GrepLine, GrepResult, SearchTarget } from './grepResult';
 
 export interface GrepOptions {
   patterns: readonly string[];
@@ -36,13 +27,6 @@ export interface GrepOptions {
   what: string;
 }
 
-export interface GrepResult {
-  files: Map<string, GrepLine[]>;
-  /** Matching lines per file (all of them, also those not kept). */
-  counts: Map<string, number>;
-  truncated: boolean;
-}
-
 const DEFAULT_LINES_PER_FILE = 200;
 const DEFAULT_MAX_OUTPUT_BYTES = 2 * 1024 * 1024;
 
@@ -50,8 +34,15 @@ const DEFAULT_MAX_OUTPUT_BYTES = 2 * 1024 * 1024;
 export async function grepTarget(context: ToolContext, target: SearchTarget, options: GrepOptions): Promise<GrepResult> {
   let syntax = options.syntax;
   if (syntax === 'perl' && context.pcre.available === false) syntax = 'extended';
-  const indexed = await grepIndex(context, target, options, syntax);
+  // With ripgrep, the index starts building once this search is answered: the two would share the
+  // machine, and the first search would wait for its share (ripgrep is fastest on its own).
+  const ripgrep = context.searchIndexes?.ripgrep !== undefined;
+  const indexed = await grepIndex(context, target, options, syntax, !ripgrep);
   if (indexed) return indexed;
+  const early = await grepRipgrep(context, target, options, syntax).finally(() => {
+    if (ripgrep) context.searchIndexes?.lookup(target);
+  });
+  if (early) return early;
   try {
     return await runGrep(context, target, options, syntax);
   } catch (error) {
@@ -75,8 +66,8 @@ export async function grepTarget(context: ToolContext, target: SearchTarget, opt
  * pattern or pathspec the index cannot promise git's result for, or a scan over its time limit.
  * PCRE patterns wait until git has shown it has PCRE: without it, git would run them as ERE.
  */
-async function grepIndex(context: ToolContext, target: SearchTarget, options: GrepOptions, syntax: GrepOptions['syntax']): Promise<GrepResult | undefined> {
-  const index = context.searchIndexes?.lookup(target);
+async function grepIndex(context: ToolContext, target: SearchTarget, options: GrepOptions, syntax: GrepOptions['syntax'], build: boolean): Promise<GrepResult | undefined> {
+  const index = context.searchIndexes?.lookup(target, build);
   if (!index || (syntax === 'perl' && context.pcre.available !== true)) return undefined;
   const matcher = lineMatcher(options.patterns, syntax, options.caseSensitive, options.wholeWord ?? false);
   if (!matcher) return undefined;
@@ -90,6 +81,45 @@ async function grepIndex(context: ToolContext, target: SearchTarget, options: Gr
     },
     context.signal,
   );
+}
+
+/**
+ * ripgrep's answer (ripgrep.ts), or undefined when git grep must answer: no ripgrep, a revision
+ * other than HEAD (ripgrep reads the working tree, which can only ever be HEAD's), a pattern the
+ * index could not promise git's answer for either, or a tree ripgrep cannot vouch for. A PCRE
+ * pattern needs to know first whether git has PCRE: without it, git runs the pattern as ERE.
+ */
+async function grepRipgrep(context: ToolContext, target: SearchTarget, options: GrepOptions, syntax: GrepOptions['syntax']): Promise<GrepResult | undefined> {
+  const ripgrep = context.searchIndexes?.ripgrep;
+  if (!ripgrep || target.revision !== 'HEAD' || target.repo.bare) return undefined;
+  if (syntax === 'perl' && context.pcre.available === undefined) await probePcre(context, target);
+  if (syntax === 'perl' && context.pcre.available !== true) syntax = 'extended';
+  const pattern = ripgrepPattern(options.patterns, syntax, options.caseSensitive, options.wholeWord ?? false);
+  if (!pattern) return undefined;
+  return ripgrep.grep(
+    target,
+    {
+      pattern,
+      pathspecs: options.pathspecs ?? [],
+      linesPerFile: options.linesPerFile ?? DEFAULT_LINES_PER_FILE,
+      maxOutputBytes: options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES,
+    },
+    context.signal,
+  );
+}
+
+/**
+ * Learns whether git has PCRE without searching anything: `git grep -P` over the empty tree fails
+ * at once without it and finds nothing with it. Inconclusive answers leave it unknown.
+ */
+async function probePcre(context: ToolContext, target: SearchTarget): Promise<void> {
+  const emptyTree = target.commit.length === 64 ? '6ef19b41225c5369f1c104d45d8d85efa9b057b53b14b4b9b939dd74decc5321' : '4b825dc642cb6eb9a060e54bf8d69288fbee4904';
+  try {
+    const result = await git(context, target.repo, ['grep', '-q', '-P', '-e', 'x', emptyTree, '--'], { okExitCodes: [1] });
+    if (result.exitCode === 1) context.pcre.available = true;
+  } catch (error) {
+    if (error instanceof GitError && /USE_LIBPCRE|Perl-compatible|not compiled with/i.test(error.stderr)) context.pcre.available = false;
+  }
 }
 
 async function runGrep(context: ToolContext, target: SearchTarget, options: GrepOptions, syntax: GrepOptions['syntax']): Promise<GrepResult> {

@@ -34,13 +34,49 @@ export function lineMatcher(patterns: readonly string[], syntax: GrepSyntax, cas
   if (wholeWord) return undefined;
   const sources: string[] = [];
   for (const pattern of patterns) {
-    const source = translate(pattern, syntax, !caseSensitive);
+    const source = translate(pattern, syntax, !caseSensitive, 'javascript');
     if (source === undefined) return undefined;
     sources.push(patterns.length > 1 ? `(?:${source})` : source);
   }
   const joined = sources.join('|');
   if (!compiles(joined)) return undefined;
   return { kind: 'regex', source: joined, flags: caseSensitive ? 'g' : 'gi', wholeWord: false };
+}
+
+/**
+ * The same patterns for ripgrep (Rust's regex syntax, `(?-u)`: bytes, ASCII case folding, as git
+ * under `LC_ALL=C`), or undefined when the index could not promise git's answer either: ripgrep
+ * takes exactly the patterns the index takes, translated by the same rules. ripgrep matches one
+ * line at a time, so `^` and `$` stay themselves. Whole words (fixed strings only) are spelled out
+ * as git's `-w` defines them: no word character on either side of the match.
+ */
+export function ripgrepPattern(patterns: readonly string[], syntax: GrepSyntax, caseSensitive: boolean, wholeWord: boolean): string | undefined {
+  if (!lineMatcher(patterns, syntax, caseSensitive, wholeWord)) return undefined;
+  const flags = caseSensitive ? '-u' : 'i-u';
+  const sources: string[] = [];
+  for (const pattern of patterns) {
+    if (syntax === 'fixed') {
+      sources.push([...latin1OfUtf8(pattern)].map((char) => escapeChar(char.charCodeAt(0))).join(''));
+      continue;
+    }
+    const source = translate(pattern, syntax, !caseSensitive, 'rust');
+    if (source === undefined) return undefined;
+    sources.push(source);
+  }
+  const body = sources.length > 1 ? sources.map((source) => `(?:${source})`).join('|') : sources[0];
+  return wholeWord ? `(?${flags}:(?:^|[^0-9A-Za-z_])(?:${body})(?:$|[^0-9A-Za-z_]))` : `(?${flags}:${body})`;
+}
+
+/**
+ * Which paths a grep's pathspecs select: every path (null, no pathspec), a test for the forms the
+ * index and ripgrep know (`*.<extension>`: git's `*` crosses `/`, so it means "ends with"), or
+ * undefined for any other form (git grep then answers).
+ */
+export function pathspecFilter(pathspecs: readonly string[]): ((path: string) => boolean) | null | undefined {
+  if (pathspecs.length === 0) return null;
+  const suffixes = pathspecs.map((pathspec) => /^\*(\.[A-Za-z0-9_+-]+)$/.exec(pathspec)?.[1]);
+  if (!suffixes.every((suffix): suffix is string => suffix !== undefined)) return undefined;
+  return (path) => suffixes.some((suffix) => path.endsWith(suffix));
 }
 
 /** The UTF-8 bytes of `text`, one character per byte (the index's view of file contents). */
@@ -142,8 +178,13 @@ function classSource(set: ByteSet, negated: boolean, caseless: boolean): string 
   return `[${source}]`;
 }
 
-/** Translates one ERE or PCRE pattern, or gives up (undefined). */
-function translate(pattern: string, syntax: 'extended' | 'perl', caseless: boolean): string | undefined {
+/**
+ * Translates one ERE or PCRE pattern, or gives up (undefined). For JavaScript, which sees a whole
+ * file at once, `^` and `$` become lookarounds at newlines; for ripgrep, which sees one line, they
+ * stay. Everything else is written the same for both: `\xHH` escapes, explicit classes that never
+ * hold a newline, `(?:` groups, `\b`, greedy and lazy quantifiers.
+ */
+function translate(pattern: string, syntax: 'extended' | 'perl', caseless: boolean, dialect: 'javascript' | 'rust'): string | undefined {
   if (!isAscii(pattern)) return undefined;
   const perl = syntax === 'perl';
   let out = '';
@@ -163,7 +204,7 @@ function translate(pattern: string, syntax: 'extended' | 'perl', caseless: boole
     quantified = false;
   };
   while (i < pattern.length) {
-    const char = pattern[i] as string;
+    const char = pattern[i];
     if (char === '\\') {
       const next = pattern[i + 1];
       if (next === undefined) return undefined;
@@ -229,12 +270,12 @@ function translate(pattern: string, syntax: 'extended' | 'perl', caseless: boole
     }
     if (char === '^') {
       i++;
-      zeroWidth('(?<![^\\n])');
+      zeroWidth(dialect === 'rust' ? '^' : '(?<![^\\n])');
       continue;
     }
     if (char === '$') {
       i++;
-      zeroWidth('(?![^\\n])');
+      zeroWidth(dialect === 'rust' ? '$' : '(?![^\\n])');
       continue;
     }
     if (char === '.') {
@@ -362,7 +403,7 @@ function parseClass(pattern: string, start: number, perl: boolean): { set: ByteS
     if (pattern[i] === '-' && pattern[i + 1] !== ']' && pattern[i + 1] !== undefined) {
       // A range `a-z`: its end is a plain character (or, in PCRE, an escaped one).
       let end: number;
-      const endChar = pattern[i + 1] as string;
+      const endChar = pattern[i + 1];
       if (endChar === '[') return undefined;
       if (endChar === '\\' && perl) {
         const next = pattern[i + 2];

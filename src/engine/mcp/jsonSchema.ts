@@ -87,7 +87,7 @@ export function unknown(): Schema<unknown> {
 
 /** An object with exactly these properties; those wrapped in `optional` may be left out. */
 export function object<P extends Shape>(properties: P, description?: string): Schema<ObjectOf<P>> {
-  const required = Object.keys(properties).filter((key) => !(OPTIONAL in properties[key]!));
+  const required = Object.keys(properties).filter((key) => !(OPTIONAL in properties[key]));
   const plain: Record<string, JsonSchema> = {};
   for (const [key, property] of Object.entries(properties)) {
     const { [OPTIONAL]: _mark, ...json } = property as Optional<unknown>;

@@ -5,7 +5,7 @@
  */
 import type { ServedRepository } from '../repos';
 import { chunksFromLines, makeChunk, readTargetText, renderBlocks, splitLines, type FileBlock } from './blocks';
-import { plural, ToolError, type ToolContext, type ToolOutput } from './context';
+import { integerArgument, plural, ToolError, type ToolContext, type ToolOutput } from './context';
 import { grepTarget, type GrepLine, type SearchTarget } from './grep';
 import { definitionEnd, escapeIdentifier, NAVIGATION_LANGUAGES, navigationLanguageOf, pathspecsOf, type NavigationLanguage } from './languages';
 import { findRepository, normalizeRepoPath, resolveEntry, resolveRevision } from './paths';
@@ -123,8 +123,17 @@ export async function goToDefinition(context: ToolContext, args: NavigationArgs)
   return { text: `${plural(shown.length, 'definition')} of ${symbol}:\n\n${renderBlocks(blocks)}`, structured: { fileBlocks: blocks }, notes };
 }
 
-export async function findReferences(context: ToolContext, args: NavigationArgs): Promise<ToolOutput<{ fileBlocks: FileBlock[] }>> {
+/** `find_references` of 2026 takes `limit`, the most references to return (default 10); v1 has none and gets every one up to the bound. */
+export interface ReferencesArgs extends NavigationArgs {
+  limit?: number;
+}
+
+/** References returned when 2026's `limit` is left out. */
+export const REFERENCES_DEFAULT_2026 = 10;
+
+export async function findReferences(context: ToolContext, args: ReferencesArgs, defaultLimit = MAX_REFERENCES): Promise<ToolOutput<{ fileBlocks: FileBlock[] }>> {
   const symbol = checkSymbol(args.symbol);
+  const limit = integerArgument('limit', args.limit, defaultLimit, 1, MAX_REFERENCES);
   const { path, targets, notes } = await navigationTargets(context, args);
   const language = navigationLanguageOf(path);
   const languages = language ? [language] : NAVIGATION_LANGUAGES;
@@ -152,15 +161,22 @@ export async function findReferences(context: ToolContext, args: NavigationArgs)
   references.sort((a, b) => orderOf(a.target.repo, targets) - orderOf(b.target.repo, targets) || (a.path === path ? -1 : b.path === path ? 1 : a.path.localeCompare(b.path)));
   const blocks: FileBlock[] = [];
   for (const reference of references) {
-    if (blocks.length === MAX_REFERENCE_FILES || total >= MAX_REFERENCES) {
+    if (blocks.length === MAX_REFERENCE_FILES || total >= limit) {
       truncated = true;
       break;
     }
-    const lines = reference.lines.slice(0, MAX_REFERENCES - total);
+    const lines = reference.lines.slice(0, limit - total);
+    if (lines.length < reference.lines.length) truncated = true;
     total += lines.length;
     blocks.push({ type: 'file', repo: reference.target.repo.name, file: reference.path, rev: reference.target.revision, chunks: chunksFromLines(lines, 100) });
   }
-  if (truncated) notes.push(`Not every reference is shown (limits: ${MAX_REFERENCE_FILES} files, ${MAX_REFERENCES} lines).`);
+  if (truncated) {
+    notes.push(
+      limit < MAX_REFERENCES
+        ? `Not every reference is shown: raise limit (now ${limit}, at most ${MAX_REFERENCES}) for more.`
+        : `Not every reference is shown (limits: ${MAX_REFERENCE_FILES} files, ${MAX_REFERENCES} lines).`,
+    );
+  }
   if (definitions.length === 0) notes.push(`No definition of ${symbol} was found, so these are all whole-word occurrences.`);
   const scope = language ? `${language.label} files` : 'files';
   if (blocks.length === 0) {

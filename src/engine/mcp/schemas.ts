@@ -1,7 +1,8 @@
 /**
  * Input and output schemas of the tools, as the JSON Schema `tools/list` publishes, with the names,
- * types and required fields of the real tool server (`mcp-tools-v1.json`); the argument
- * descriptions are the engine's own. Every object takes no properties beyond its own.
+ * types and required fields of the real tool server (`mcp-tools-v1.json` for `/.api/mcp/v1`, and
+ * the 2026 changes for the other endpoints: the `…2026` schemas); the argument descriptions are
+ * the engine's own. Every object takes no properties beyond its own.
  */
 import { array, boolean, integer, object, optional, string, unknown, type Optional } from './jsonSchema';
 
@@ -33,28 +34,39 @@ export const listReposInput = object({
   after: optional(string(), 'endCursor of the previous page, to get the next page.'),
   before: optional(string(), 'startCursor of the current page, to get the previous page.'),
 });
-export const listReposOutput = object({
-  repositories: array(
-    object({ name: string(), description: string(), private: boolean(), archived: boolean(), fork: boolean(), stars: integer() }),
-  ),
-  pagination: object({
-    totalCount: integer(),
-    hasNextPage: boolean(),
-    hasPreviousPage: boolean(),
-    startCursor: optional(string()),
-    endCursor: optional(string()),
-  }),
+const repositoryList = array(
+  object({ name: string(), description: string(), private: boolean(), archived: boolean(), fork: boolean(), stars: integer() }),
+);
+const pagination = object({
+  totalCount: integer(),
+  hasNextPage: boolean(),
+  hasPreviousPage: boolean(),
+  startCursor: optional(string()),
+  endCursor: optional(string()),
+});
+export const listReposOutput = object({ repositories: repositoryList, pagination });
+/** 2026: the same page, and whether more repositories match past it. */
+export const listReposOutput2026 = object({
+  repositories: repositoryList,
+  pagination,
+  hasMoreResults: boolean('Whether more repositories match than this page shows: pass pagination.endCursor as after for them.'),
 });
 
 export const searchInput = object({ query });
 export const searchOutput = object({ blocks: array(unknown()) });
 
 const chunk = object({ startLine: integer(), endLine: integer(), content: string() });
-export const navigationInput = object({
+const navigationShape = {
   repo,
   path: string('File (from the repository root) where the symbol appears.'),
   symbol: string('The identifier, e.g. parseConfig (a method by its name alone).'),
   revision: optional(revision),
+};
+export const navigationInput = object(navigationShape);
+/** 2026's find_references: also how many references at most. */
+export const referencesInput2026 = object({
+  ...navigationShape,
+  limit: optional(integer(), 'Most references to return, 1–500. Default 10.'),
 });
 export const navigationOutput = object({
   fileBlocks: array(object({ type: string(), repo: string(), file: string(), rev: optional(string()), chunks: array(chunk) })),
@@ -64,7 +76,7 @@ const terms = (what: string): Optional<string[]> => optional(array(string()), wh
 const dateBound = (which: string): Optional<string> =>
   optional(string(`Only ${which} this date: 2024-05-31, 05/31/2024, "may 2024", "2 weeks ago", "yesterday", "last month".`));
 
-export const commitSearchInput = object({
+const commitShape = {
   repos: array(string(), 'Repositories to search (names, or patterns such as github.com/acme/*). Required.'),
   messageTerms: terms('Words or phrases in the commit message (any of them).'),
   authors: terms('Author names or e-mail addresses, or parts of them (any of them).'),
@@ -74,6 +86,15 @@ export const commitSearchInput = object({
   before: dateBound('commits before'),
   count: optional(integer(), 'Most commits to return, 1–200. Default 50.'),
   useRegex: optional(boolean(), 'Treat terms as regular expressions (POSIX extended). Default false.'),
+};
+export const commitSearchInput = object(commitShape);
+const revisions = (what: string): Optional<string[]> =>
+  optional(array(string()), `Branches, tags or commits whose history to search (any of them), e.g. ["main", "release-2.0"]. Default: the default branch. ${what}`);
+/** 2026's commit_search: revisions, and count at most 100. */
+export const commitSearchInput2026 = object({
+  ...commitShape,
+  revisions: revisions('A repository that has none of them is skipped.'),
+  count: optional(integer(), 'Most commits to return, 1–100. Default 50.'),
 });
 export const commitSearchOutput = object({
   query: string(),
@@ -84,16 +105,26 @@ export const commitSearchOutput = object({
   limitHit: boolean(),
 });
 
-export const diffSearchInput = object({
+const diffShape = {
   pattern: string('Text (or, with useRegex, a regular expression) to find in added or removed lines.'),
   repos: array(string(), 'Repositories to search (names, or patterns such as github.com/acme/*). Required.'),
   added: optional(boolean(), 'Only lines the changes added.'),
   removed: optional(boolean(), 'Only lines the changes removed.'),
-  author: optional(string(), 'Author name or e-mail address, or part of one.'),
   after: dateBound('changes after'),
   before: dateBound('changes before'),
-  count: optional(integer(), 'Most hunks to return, 1–200. Default 50.'),
   useRegex: optional(boolean(), 'Treat pattern as a regular expression (POSIX extended). Default false.'),
+};
+export const diffSearchInput = object({
+  ...diffShape,
+  author: optional(string(), 'Author name or e-mail address, or part of one.'),
+  count: optional(integer(), 'Most hunks to return, 1–200. Default 50.'),
+});
+/** 2026's diff_search: authors (a list), revisions, and count default 20, at most 50. */
+export const diffSearchInput2026 = object({
+  ...diffShape,
+  authors: terms('Author names or e-mail addresses, or parts of them (any of them).'),
+  revisions: revisions('A repository that has none of them is skipped.'),
+  count: optional(integer(), 'Most hunks to return, 1–50. Default 20.'),
 });
 export const diffSearchOutput = object({
   query: string(),
@@ -139,10 +170,18 @@ export const compareOutput = object({
   endCursor: string(),
 });
 
-export const contributorInput = object({
-  author: string('Author name or e-mail address, or part of one (case-insensitive).'),
+const contributorShape = {
   limit: optional(integer(), 'Most repositories to return, 1–100. Default 20.'),
   minCommits: optional(integer(), 'Fewest commits by the author for a repository to count. Default 1.'),
+};
+export const contributorInput = object({
+  author: string('Author name or e-mail address, or part of one (case-insensitive).'),
+  ...contributorShape,
+});
+/** 2026's get_contributor_repos: up to five authors. */
+export const contributorInput2026 = object({
+  authors: array(string(), 'Author names or e-mail addresses, or parts of them (case-insensitive; any of them), at most 5.'),
+  ...contributorShape,
 });
 export const contributorOutput = object({
   repositories: array(object({ repoName: string(), repoCommitCount: integer(), repoMostRecentCommitDate: string() })),
@@ -162,4 +201,22 @@ export const deepSearchOutput = object({
     object({ title: string(), kind: string(), message: string(), details: optional(string()) }),
     'Why there is no answer, when there is none.',
   ),
+});
+
+export const deepSearchReadInput = object({
+  identifier: string('The conversation link deepsearch returned (…/deepsearch/<read token>, or …/deepsearch/shared/<read token>), or the read token alone.'),
+});
+const readQuestion = object({
+  question_id: integer(),
+  question: string(),
+  status: string('completed, processing, failed or canceled.'),
+  title: optional(string()),
+  answer: optional(string(), 'The answer, in Markdown with links.'),
+  error: optional(object({ title: string(), kind: string(), message: string() }), 'Why there is no answer, when there is none.'),
+});
+export const deepSearchReadOutput = object({
+  conversation_id: integer('The conversation.'),
+  link: optional(string(), 'Where the conversation can be read.'),
+  processing: boolean('True while a question is still being answered: read it again later.'),
+  questions: array(readQuestion, 'Every question of the conversation, oldest first, with its answer.'),
 });

@@ -14,6 +14,8 @@ const DEFAULT_FILES = 15;
 const MAX_FILES = 100;
 const CHUNKS_PER_FILE = 3;
 const BLOB_READ_MAX = 1024 * 1024;
+/** Files read at once for the blocks shown (each may be a git process until the index is ready). */
+const BLOCKS_AT_ONCE = 8;
 
 interface FileHit {
   target: SearchTarget;
@@ -37,8 +39,7 @@ export async function keywordSearch(context: ToolContext, args: { query: string 
   for (const target of targets) hits.push(...(await searchTarget(context, target, query, positive, notes)));
   hits.sort((a, b) => b.score - a.score || a.target.repo.name.localeCompare(b.target.repo.name) || a.path.localeCompare(b.path));
   const shown = hits.slice(0, wanted);
-  const blocks: FileBlock[] = [];
-  for (const hit of shown) blocks.push(await blockFor(context, hit));
+  const blocks = await mapInOrder(shown, BLOCKS_AT_ONCE, (hit) => blockFor(context, hit));
   if (hits.length > shown.length) notes.push(`${hits.length - shown.length} more matching files are not shown: narrow the query with repo: or file: filters, or raise count: (up to ${MAX_FILES}).`);
   const heading =
     hits.length === 0
@@ -112,4 +113,18 @@ async function blockFor(context: ToolContext, hit: FileHit): Promise<FileBlock> 
     block.chunks = bestChunks(splitLines(blob.text), scores, 1, CHUNKS_PER_FILE);
   }
   return block;
+}
+
+/** `run` over the items, at most `limit` at a time, results in the items' order. */
+async function mapInOrder<T, R>(items: readonly T[], limit: number, run: (item: T) => Promise<R>): Promise<R[]> {
+  const results: R[] = new Array<R>(items.length);
+  let next = 0;
+  const lane = async (): Promise<void> => {
+    while (next < items.length) {
+      const index = next++;
+      results[index] = await run(items[index]);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
+  return results;
 }

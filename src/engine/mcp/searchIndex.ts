@@ -5,15 +5,17 @@
  * An index is built in the background the first time a repository's HEAD is searched, not when the
  * engine starts: an engine may serve many repositories that are never searched, and building costs
  * a few seconds of CPU and memory the size of the text. Until it is ready, searches run git grep as
- * before, so no search waits for it. When HEAD moves, the next search builds the new commit's index,
- * which replaces the old one once ready: each repository keeps at most one. Trees whose regular
- * files add up to more than `maxBytes` get no index.
+ * before (or ripgrep, when the engine has one: ripgrep.ts), so no search waits for it. When HEAD
+ * moves, the next search builds the new commit's index, which replaces the old one once ready:
+ * each repository keeps at most one. Trees whose regular files add up to more than `maxBytes` get
+ * no index.
  */
 import { Worker } from 'node:worker_threads';
 import type { ServedRepository } from '../repos';
-import { formatSize, ToolError } from './context';
-import type { GrepLine, GrepResult, SearchTarget } from './grep';
-import type { LineMatcher } from './grepPatterns';
+import { formatSize, ToolError } from './toolError';
+import type { GrepLine, GrepResult, SearchTarget } from './grepResult';
+import { pathspecFilter, type LineMatcher } from './grepPatterns';
+import { Ripgrep } from './ripgrep';
 import { SEARCH_WORKER_SOURCE, type ReadRequest, type ScanReply, type ScanRequest, type WorkerInit, type WorkerMessage } from './searchWorker';
 import { readTreeText, TreeTooLarge, type TreeText } from './treeText';
 
@@ -27,6 +29,8 @@ export interface SearchIndexesOptions {
   log: (line: string) => void;
   maxBytes?: number;
   scanTimeLimitMs?: number;
+  /** A ripgrep executable for the searches that come before an index is ready (ripgrep.ts). */
+  ripgrepPath?: string;
 }
 
 interface RepositoryState {
@@ -42,17 +46,21 @@ export class SearchIndexes {
   private readonly shutdown = new AbortController();
   private readonly maxBytes: number;
   private readonly scanTimeLimitMs: number;
+  /** Answers for the searches that come before an index is ready, when the engine has a ripgrep. */
+  readonly ripgrep: Ripgrep | undefined;
 
   constructor(private readonly options: SearchIndexesOptions) {
     this.maxBytes = options.maxBytes ?? DEFAULT_INDEX_MAX_BYTES;
     this.scanTimeLimitMs = options.scanTimeLimitMs ?? DEFAULT_SCAN_TIME_LIMIT_MS;
+    this.ripgrep = options.ripgrepPath ? new Ripgrep(options.ripgrepPath, options.log) : undefined;
   }
 
   /**
    * The ready index of the target's commit, or undefined. A search of a repository's HEAD starts
-   * building that commit's index in the background unless it is already being built.
+   * building that commit's index in the background unless it is already being built (or the
+   * caller says not yet: `build` false).
    */
-  lookup(target: SearchTarget): SearchIndex | undefined {
+  lookup(target: SearchTarget, build = true): SearchIndex | undefined {
     if (this.shutdown.signal.aborted) return undefined;
     let state = this.states.get(target.repo);
     if (!state) {
@@ -65,7 +73,7 @@ export class SearchIndexes {
       state.ready = undefined;
     }
     if (state.ready?.commit === target.commit) return state.ready;
-    if (target.revision === 'HEAD' && state.building?.commit !== target.commit && !state.refused.has(target.commit)) {
+    if (build && target.revision === 'HEAD' && state.building?.commit !== target.commit && !state.refused.has(target.commit)) {
       this.build(target.repo, target.commit, state);
     }
     return undefined;
@@ -118,10 +126,10 @@ const engines = new WeakMap<readonly ServedRepository[], SearchIndexes>();
  * The indexes of the engine serving `repositories` (one set, shared by its tool endpoints), closed
  * when `shuttingDown` aborts.
  */
-export function searchIndexesFor(repositories: readonly ServedRepository[], log: (line: string) => void, shuttingDown: AbortSignal): SearchIndexes {
+export function searchIndexesFor(repositories: readonly ServedRepository[], log: (line: string) => void, shuttingDown: AbortSignal, ripgrepPath?: string): SearchIndexes {
   let indexes = engines.get(repositories);
   if (!indexes) {
-    const created = new SearchIndexes({ log });
+    const created = new SearchIndexes({ log, ripgrepPath });
     shuttingDown.addEventListener('abort', () => created.close(), { once: true });
     if (shuttingDown.aborted) created.close();
     engines.set(repositories, created);
@@ -193,12 +201,12 @@ export class SearchIndex {
     const files = new Map<string, GrepLine[]>();
     const counts = new Map<string, number>();
     for (let at = 0; at < reply.counts.length; at += 2) {
-      const path = this.paths[reply.counts[at] as number] as string;
-      counts.set(path, reply.counts[at + 1] as number);
+      const path = this.paths[reply.counts[at]];
+      counts.set(path, reply.counts[at + 1]);
       files.set(path, []);
     }
     reply.texts.forEach((text, at) => {
-      files.get(this.paths[reply.files[at] as number] as string)?.push({ line: reply.lines[at] as number, text });
+      files.get(this.paths[reply.files[at]])?.push({ line: reply.lines[at], text });
     });
     return { files, counts, truncated: reply.truncated };
   }
@@ -258,12 +266,12 @@ export class SearchIndex {
     if (pathspecs.length === 0) return null;
     const key = pathspecs.join('\0');
     if (this.allowedBySpecs.has(key)) return this.allowedBySpecs.get(key);
-    const suffixes = pathspecs.map((pathspec) => /^\*(\.[A-Za-z0-9_+-]+)$/.exec(pathspec)?.[1]);
+    const selects = pathspecFilter(pathspecs);
     let allowed: Uint8Array | undefined;
-    if (suffixes.every((suffix) => suffix !== undefined)) {
+    if (selects) {
       allowed = new Uint8Array(this.paths.length);
       this.paths.forEach((path, index) => {
-        if (suffixes.some((suffix) => path.endsWith(suffix as string))) (allowed as Uint8Array)[index] = 1;
+        if (selects(path)) (allowed as Uint8Array)[index] = 1;
       });
     }
     this.allowedBySpecs.set(key, allowed);

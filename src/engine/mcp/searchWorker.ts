@@ -61,23 +61,54 @@ export type WorkerMessage = { type: 'ready'; lines: number } | ({ type: 'scan' }
 
 export const SEARCH_WORKER_SOURCE = String.raw`
 'use strict';
-const { parentPort, workerData } = require('node:worker_threads');
+const { parentPort, workerData, MessageChannel } = require('node:worker_threads');
 const vm = require('node:vm');
 
+// A string this long is an external one: its own copy of the bytes, outside the heap.
 const text = Buffer.from(workerData.buffer, 0, workerData.length).toString('latin1');
+releaseBuffer(workerData.buffer);
 workerData.buffer = undefined;
+
+/**
+ * Frees the buffer now rather than at a garbage collection that an idle worker may never run (the
+ * index would hold the text twice): transferring it detaches it, and the message that owns it is
+ * dropped with the closed ports.
+ */
+function releaseBuffer(buffer) {
+  const { port1, port2 } = new MessageChannel();
+  port1.postMessage(null, [buffer]);
+  port1.close();
+  port2.close();
+}
 const fileStarts = workerData.fileStarts;
 const pathBytes = workerData.pathBytes;
 const prefixBytes = workerData.prefixBytes;
 const fileCount = pathBytes.length;
 
 // Every line ends with a newline, so the newlines' offsets give each offset its line.
+// Every LINE_STEP-th of them is kept (a table of all would add a tenth to the index's memory); the
+// few newlines between two kept ones are counted when needed.
+const LINE_STEP = 16;
 let lineCount = 0;
 for (let at = text.indexOf('\n'); at !== -1; at = text.indexOf('\n', at + 1)) lineCount++;
-const lineEnds = new Int32Array(lineCount);
-for (let at = text.indexOf('\n'), index = 0; at !== -1; at = text.indexOf('\n', at + 1)) lineEnds[index++] = at;
+const marks = new Int32Array(Math.ceil(lineCount / LINE_STEP));
+for (let at = text.indexOf('\n'), index = 0; at !== -1; at = text.indexOf('\n', at + 1), index++) {
+  if (index % LINE_STEP === 0) marks[index / LINE_STEP] = at;
+}
 const firstLine = new Int32Array(fileCount);
-for (let file = 0; file < fileCount; file++) firstLine[file] = firstAtLeast(lineEnds, fileStarts[file]);
+for (let file = 0; file < fileCount; file++) firstLine[file] = linesBefore(fileStarts[file]);
+
+/** How many newlines come before offset 'at'. */
+function linesBefore(at) {
+  const kept = firstAtLeast(marks, at);
+  if (kept === 0) return countNewlines(0, at, 0);
+  return countNewlines(marks[kept - 1] + 1, at, (kept - 1) * LINE_STEP + 1);
+}
+
+function countNewlines(from, to, count) {
+  for (let next = text.indexOf('\n', from); next !== -1 && next < to; next = text.indexOf('\n', next + 1)) count++;
+  return count;
+}
 
 /** Index of the first element >= value (array sorted ascending). */
 function firstAtLeast(array, value) {
@@ -171,11 +202,11 @@ function scan(request) {
         position = at + 1;
         continue;
       }
-      const line = firstAtLeast(lineEnds, start);
-      const lineEnd = lineEnds[line];
-      const lineStart = line > 0 ? lineEnds[line - 1] + 1 : 0;
+      // Every line ends with a newline: the match's line ends at the first one from its start.
+      const lineEnd = text.indexOf('\n', start);
+      const lineStart = start === 0 ? 0 : text.lastIndexOf('\n', start - 1) + 1;
       const matchFile = fileAt(start);
-      const number = line - firstLine[matchFile] + 1;
+      const number = linesBefore(start) - firstLine[matchFile] + 1;
       // git prints "<commit>:<path>\0<number>\0<line>\n"; its output is cut at maxBytes, and a cut
       // record still counts when both NULs made it (grep.ts parses it with the text cut short).
       const head = prefixBytes + pathBytes[matchFile] + 1 + digits(number) + 1;

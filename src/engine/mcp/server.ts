@@ -1,11 +1,13 @@
 /**
- * The engine's MCP tool server at `/.api/mcp/v1`: Model Context Protocol over Streamable HTTP,
+ * The engine's MCP tool server, one handler per endpoint (`/.api/mcp/v1`, and 2026's
+ * `/.api/mcp/all`, `/.api/mcp`, `/.api/mcp/deepsearch`): Model Context Protocol over Streamable HTTP,
  * stateless, JSON replies (streamableHttp.ts, protocol.ts). The caller is already authenticated;
  * each tool call has its arguments checked against the tool's schema, runs with that user, a
  * cancellation signal and a time budget, and every failure becomes a tool error whose text says
  * what to change.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ToolServerEndpoint } from '../../contract/toolServers';
 import type { AuthenticatedUser } from '../auth';
 import { GitError } from '../git';
 import type { ServedRepository } from '../repos';
@@ -15,7 +17,7 @@ import { problems } from './jsonSchema';
 import { mcpMethods, type CallToolResult, type ListedTool, type ToolCatalogue } from './protocol';
 import { searchIndexesFor } from './searchIndex';
 import { serveStreamableHttp } from './streamableHttp';
-import { TOOLS, type ToolDefinition } from './tools';
+import { endpointTools, plainToolNames, type ToolDefinition } from './tools';
 import type { Slots } from '../slots';
 
 export const MCP_SERVER_NAME = 'deep-search-local-engine';
@@ -33,8 +35,12 @@ export interface McpHandlerOptions {
   deepSearchWaitMs?: number;
   /** Tool calls run at once across the engine; the rest wait in order. */
   toolSlots: Slots;
-  /** `sg`: the tools as `/.api/mcp/v1` names them (`sg_read_file`); `plain`: as `/.api/mcp` does (`read_file`). Default `sg`. */
-  toolNames?: 'sg' | 'plain';
+  /** Which endpoint this is: its tools, their names and arguments (contract/toolServers.ts). Default `v1`. */
+  endpoint?: ToolServerEndpoint;
+  /** Tools (2026 names) an admin disabled: absent from tools/list, and "not found" when called. */
+  disabledTools?: readonly string[];
+  /** A ripgrep executable for the searches that come before a repository's index is ready. */
+  ripgrepPath?: string;
 }
 
 export type McpHandler = (request: IncomingMessage, response: ServerResponse, user: AuthenticatedUser) => Promise<void>;
@@ -51,9 +57,10 @@ export function createMcpHandler(options: McpHandlerOptions): McpHandler {
     deepSearchWaitMs: options.deepSearchWaitMs ?? DEFAULT_DEEP_SEARCH_WAIT_MS,
     pcre,
     // One set of search indexes per engine, shared by its endpoints (keyed by its repository list).
-    searchIndexes: searchIndexesFor(options.repositories, options.log, options.shuttingDown),
+    searchIndexes: searchIndexesFor(options.repositories, options.log, options.shuttingDown, options.ripgrepPath),
   };
-  const tools = toolTable(options.toolNames === 'plain' ? (name) => name.replace(/^sg_/, '') : (name) => name, options.log);
+  const endpoint = options.endpoint ?? 'v1';
+  const tools = toolTable(endpoint, new Set(options.disabledTools), options.log);
   const listed = [...tools.values()].map((tool) => tool.listed);
   const server = { name: MCP_SERVER_NAME, version: MCP_SERVER_VERSION };
   return async (request, response, user) => {
@@ -93,12 +100,14 @@ interface ServedTool {
   call(args: Params, context: ToolContext): Promise<CallToolResult>;
 }
 
-/** The tools by the names this endpoint gives them. */
-function toolTable(rename: (name: string) => string, log: (line: string) => void): Map<string, ServedTool> {
+/** The tools of an endpoint by the names it gives them. */
+function toolTable(endpoint: ToolServerEndpoint, disabled: ReadonlySet<string>, log: (line: string) => void): Map<string, ServedTool> {
   const table = new Map<string, ServedTool>();
-  for (const entry of TOOLS) {
+  // The 2026 endpoints' messages name the tools as those endpoints do.
+  const speak = endpoint === 'v1' ? (text: string): string => text : plainToolNames;
+  for (const entry of endpointTools(endpoint, disabled)) {
     entry.use((definition) => {
-      const name = rename(definition.name);
+      const name = definition.name;
       table.set(name, {
         listed: {
           name,
@@ -108,7 +117,11 @@ function toolTable(rename: (name: string) => string, log: (line: string) => void
           outputSchema: definition.output,
           annotations: { title: definition.title, readOnlyHint: definition.readOnly, openWorldHint: false },
         },
-        call: (args, context) => callTool(definition, name, args, context, log),
+        call: async (args, context) => {
+          const result = await callTool(definition, name, args, context, log);
+          // The first text block is the result itself (it may quote code); errors and notes are the engine's words.
+          return { ...result, content: result.content.map((part, index) => (result.isError || index > 0 ? { ...part, text: speak(part.text) } : part)) };
+        },
       });
     });
   }

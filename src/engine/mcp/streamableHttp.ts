@@ -132,7 +132,7 @@ function acceptsJsonAndEventStream(accept: string | undefined): boolean {
 
 /** `application/json` from `Application/JSON; charset=utf-8`. */
 function mediaType(header: string | undefined): string {
-  return (header ?? '').split(';', 1)[0]!.trim().toLowerCase();
+  return (header ?? '').split(';', 1)[0].trim().toLowerCase();
 }
 
 function headerValue(request: IncomingMessage, name: string): string | undefined {

@@ -20,7 +20,7 @@ const RETRY_TIME = '2031-01-02T03:04:05Z';
 /** `FAIL:<Kind> …` questions fail with that kind; quota failures say when the user may ask again. */
 function failureFor(text: string): InjectedQuestionError | undefined {
   if (!text.startsWith(FAIL_PREFIX)) return undefined;
-  const kind = text.slice(FAIL_PREFIX.length).split(' ')[0]!;
+  const kind = text.slice(FAIL_PREFIX.length).split(' ')[0];
   return { kind, title: `${kind} happened`, message: `Injected ${kind}`, ...(kind === 'QuotaExceeded' ? { retry_time: RETRY_TIME } : {}) };
 }
 
@@ -112,7 +112,7 @@ describe('client against servers of each generation', () => {
       assert.equal(created.questions[0]?.state, 'processing');
       assert.equal(created.questions[0]?.text, QUESTION);
       const done = await untilFinished(client, created.id);
-      const first = done.questions[0]!;
+      const first = done.questions[0];
       assert.equal(first.state, 'completed');
       assert.match(first.answer ?? '', /parseConfig/);
       assert.ok(first.sources.length > 0 && first.suggestedFollowups.length > 0, 'the rich fields are read when the server sends them');
@@ -129,7 +129,7 @@ describe('client against servers of each generation', () => {
 
     it('cancels a running question', async () => {
       const created = await client.createConversation(QUESTION);
-      const canceled = await client.cancelQuestion(created.id, created.questions[0]!.id);
+      const canceled = await client.cancelQuestion(created.id, created.questions[0].id);
       assert.equal(canceled.questions[0]?.state, 'canceled');
     });
 
@@ -148,7 +148,7 @@ describe('client against servers of each generation', () => {
       for (const conversation of mine) assert.ok(ids.includes(conversation.id));
 
       const found = await client.listConversations({ contentQuery: 'RETRY' });
-      assert.deepEqual(found.conversations.map((conversation) => conversation.id).sort(), [mine[0]!.id, mine[2]!.id].sort());
+      assert.deepEqual(found.conversations.map((conversation) => conversation.id).sort(), [mine[0].id, mine[2].id].sort());
       assert.deepEqual((await client.listConversations({ filterIsStarred: true })).conversations, []);
     });
 
@@ -161,7 +161,7 @@ describe('client against servers of each generation', () => {
       ];
       for (const [injected, kind, retryAt] of cases) {
         const done = await untilFinished(client, (await client.createConversation(`${FAIL_PREFIX}${injected} please`)).id);
-        const question = done.questions[0]!;
+        const question = done.questions[0];
         assert.equal(question.state, 'failed', injected);
         assert.equal(question.error?.kind, kind, injected);
         assert.equal(question.error?.retryAt && Date.parse(question.error.retryAt), retryAt && Date.parse(retryAt), injected);
@@ -173,7 +173,7 @@ describe('client against servers of each generation', () => {
       const minimal = await engineWith({ conversationApis: 'connect', connectQuestions: 'minimal' });
       const minimalClient = clientFor(minimal);
       const done = await untilFinished(minimalClient, (await minimalClient.createConversation(QUESTION)).id);
-      const question = done.questions[0]!;
+      const question = done.questions[0];
       assert.equal(question.state, 'completed');
       assert.match(question.answer ?? '', /parseConfig/);
       assert.deepEqual([question.sources, question.turns, question.suggestedFollowups], [[], [], []]);

@@ -23,7 +23,7 @@ const FAIL_PREFIX = 'FAIL:';
 
 function failureFor(text: string): WireQuestionError | undefined {
   if (!text.startsWith(FAIL_PREFIX)) return undefined;
-  const kind = text.slice(FAIL_PREFIX.length).split(' ')[0]!;
+  const kind = text.slice(FAIL_PREFIX.length).split(' ')[0];
   return { kind, title: `${kind} happened`, message: `Injected ${kind}` };
 }
 
@@ -84,15 +84,15 @@ describe('client against the local engine, legacy API (6.x)', () => {
         const created = await owner.createConversation(QUESTION);
         assert.equal(created.questions.length, 1);
         const [question] = created.questions;
-        assert.equal(question!.state, 'processing');
-        assert.equal(question!.text, QUESTION);
-        assert.deepEqual(question!.turns.map((turn) => [turn.role, turn.reasoning]), [['user', QUESTION]]);
-        assert.ok(question!.turns[0]!.time > 1e12, 'turn time is in milliseconds');
-        assert.equal(question!.stats.totalTokens, 0);
+        assert.equal(question.state, 'processing');
+        assert.equal(question.text, QUESTION);
+        assert.deepEqual(question.turns.map((turn) => [turn.role, turn.reasoning]), [['user', QUESTION]]);
+        assert.ok(question.turns[0].time > 1e12, 'turn time is in milliseconds');
+        assert.equal(question.stats.totalTokens, 0);
         assert.ok(created.readToken);
 
         const done = await untilFinished(owner, created.id);
-        const answered = done.questions[0]!;
+        const answered = done.questions[0];
         assert.equal(answered.state, 'completed');
         assert.ok(answered.title);
         assert.match(answered.answer!, /parseConfig/);
@@ -107,25 +107,25 @@ describe('client against the local engine, legacy API (6.x)', () => {
         const first = await untilFinished(owner, (await owner.createConversation(QUESTION)).id);
         const withFollowup = await owner.addFollowup(first.id, 'Who calls loadConfig?');
         assert.deepEqual(withFollowup.questions.map((question) => question.text), [QUESTION, 'Who calls loadConfig?']);
-        assert.equal(withFollowup.questions[0]!.state, 'completed');
+        assert.equal(withFollowup.questions[0].state, 'completed');
         assert.ok(isUnfinished(withFollowup));
         const done = await untilFinished(owner, first.id);
-        assert.equal(done.questions[1]!.state, 'completed');
-        assert.equal(done.questions[1]!.conversationId, first.id);
+        assert.equal(done.questions[1].state, 'completed');
+        assert.equal(done.questions[1].conversationId, first.id);
       });
 
       it('refuses a follow-up while a question is still processing', async () => {
         const created = await owner.createConversation(QUESTION);
         const error = await expectError(owner.addFollowup(created.id, 'And then?'), 'conflict');
         assert.match(error.message, /still answering/);
-        await owner.cancelQuestion(created.id, created.questions[0]!.id);
+        await owner.cancelQuestion(created.id, created.questions[0].id);
       });
 
       it('cancels a processing question and shows it as canceled', async () => {
         const created = await owner.createConversation(QUESTION);
-        const canceled = await owner.cancelQuestion(created.id, created.questions[0]!.id);
-        assert.equal(canceled.questions[0]!.state, 'canceled');
-        assert.equal(canceled.questions[0]!.answer, undefined);
+        const canceled = await owner.cancelQuestion(created.id, created.questions[0].id);
+        assert.equal(canceled.questions[0].state, 'canceled');
+        assert.equal(canceled.questions[0].answer, undefined);
         assert.equal(isUnfinished(canceled), false);
       });
 
@@ -133,7 +133,7 @@ describe('client against the local engine, legacy API (6.x)', () => {
         it(`shows a question that failed with ${kind} as failed`, async () => {
           const created = await owner.createConversation(`${FAIL_PREFIX}${kind} please`);
           const done = await untilFinished(owner, created.id);
-          const question = done.questions[0]!;
+          const question = done.questions[0];
           assert.equal(question.state, 'failed');
           assert.equal(question.error!.kind, kind);
           assert.equal(question.error!.message, `Injected ${kind}`);
@@ -154,7 +154,7 @@ describe('client against the local engine, legacy API (6.x)', () => {
         const shared = await other.getConversationByReadToken(mine.readToken!);
         assert.equal(shared.id, mine.id);
         assert.equal(shared.isOwner, false);
-        assert.equal(shared.questions[0]!.answer, mine.questions[0]!.answer);
+        assert.equal(shared.questions[0].answer, mine.questions[0].answer);
         await expectError(other.getConversation(mine.id), 'notFound');
         await expectError(other.deleteConversation(mine.id), 'notFound');
         await expectError(other.addFollowup(mine.id, 'Mine now?'), 'notFound');
@@ -187,8 +187,8 @@ describe('client against the local engine, legacy API (6.x)', () => {
           for (const conversation of created) await untilFinished(pager, conversation.id);
           // A follow-up moves the first conversation's updated_at past the others; wait again so
           // nothing changes while the tests page.
-          await pager.addFollowup(created[0]!.id, 'And loadConfig?');
-          await untilFinished(pager, created[0]!.id);
+          await pager.addFollowup(created[0].id, 'And loadConfig?');
+          await untilFinished(pager, created[0].id);
         });
 
         for (const sort of WIRE_SORTS) {
@@ -214,7 +214,7 @@ describe('client against the local engine, legacy API (6.x)', () => {
 
         it('uses -updated_at by default', async () => {
           const page = await pager.listConversations();
-          assert.equal(page.conversations[0]!.id, created[0]!.id);
+          assert.equal(page.conversations[0].id, created[0].id);
           assertSorted(page.conversations, '-updated_at');
           const explicit = await pager.listConversations({ sort: '-updated_at' });
           assert.deepEqual(page.conversations.map((c) => c.id), explicit.conversations.map((c) => c.id));
@@ -347,7 +347,7 @@ describe('client against the local engine, legacy API (6.x)', () => {
         isWatched: () => true,
         refresh: async (id): Promise<RefreshOutcome> => {
           const conversation = await client.getConversation(id);
-          seenStates.push(conversation.questions[0]!.state);
+          seenStates.push(conversation.questions[0].state);
           return isUnfinished(conversation) ? 'unfinished' : 'finished';
         },
       });
@@ -369,7 +369,7 @@ function assertSorted(conversations: Conversation[], sort: SortOrder): void {
   const value = (conversation: Conversation): number =>
     key === 'id' ? conversation.id : Date.parse(key === 'created_at' ? conversation.createdAt : conversation.updatedAt);
   for (let index = 1; index < conversations.length; index++) {
-    const [a, b] = [conversations[index - 1]!, conversations[index]!];
+    const [a, b] = [conversations[index - 1], conversations[index]];
     const order = (value(a) - value(b) || a.id - b.id) * (descending ? -1 : 1);
     assert.ok(order < 0, `${sort}: ${a.id} should come before ${b.id}`);
   }

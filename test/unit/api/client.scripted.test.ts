@@ -34,7 +34,7 @@ describe('client calls against a scripted instance', () => {
   it('accepts 202 Accepted for a new conversation', async () => {
     const client = await serve(() => ({ status: 202, body: processingConversation() }));
     const conversation = await client.createConversation('q');
-    assert.equal(conversation.questions[0]!.state, 'processing');
+    assert.equal(conversation.questions[0].state, 'processing');
   });
 
   it('maps every list option to its query parameter', async () => {
@@ -48,7 +48,7 @@ describe('client calls against a scripted instance', () => {
       pageAfter: 'cursor-1',
       sort: 'created_at',
     });
-    const url = new URL(instance!.requests[0]!.url, instance!.url);
+    const url = new URL(instance!.requests[0].url, instance!.url);
     assert.equal(url.pathname, '/.api/deepsearch/v1');
     assert.deepEqual(Object.fromEntries(url.searchParams), {
       filter_id: '140',
@@ -103,7 +103,7 @@ describe('client calls against a scripted instance', () => {
         : json(withFollowup),
     );
     const conversation = await client.addFollowup(140, 'More?');
-    assert.deepEqual(JSON.parse(instance!.requests[0]!.body), { conversation_id: 140, question: 'More?' });
+    assert.deepEqual(JSON.parse(instance!.requests[0].body), { conversation_id: 140, question: 'More?' });
     assert.deepEqual(instance!.requests.map((request) => `${request.method} ${request.url}`), [
       'POST /.api/deepsearch/v1/140/questions',
       'GET /.api/deepsearch/v1/140',
@@ -139,7 +139,7 @@ describe('client calls against a scripted instance', () => {
       Object.assign(firstQuestion(canceled), { status: 'completed', error: { kind: 'Cancelled', title: 'Cancelled' } });
       const client = await serve((request) => (request.method === 'POST' ? reply : json(canceled)));
       const conversation = await client.cancelQuestion(140, 163);
-      assert.equal(conversation.questions[0]!.state, 'canceled');
+      assert.equal(conversation.questions[0].state, 'canceled');
       await instance!.close();
     }
   });
@@ -148,7 +148,7 @@ describe('client calls against a scripted instance', () => {
     for (const reply of [{ status: 204 }, json({ deleted: true })]) {
       const client = await serve(() => reply);
       await client.deleteConversation(140);
-      assert.equal(instance!.requests[0]!.method, 'DELETE');
+      assert.equal(instance!.requests[0].method, 'DELETE');
       await instance!.close();
     }
   });

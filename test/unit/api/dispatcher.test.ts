@@ -40,7 +40,7 @@ describe('dispatcher', () => {
       const client = clientVia(`http://deepsearch.invalid:${instance.port}`, { proxyUrl: proxy.url });
       assert.equal((await client.getConversation(140)).id, 140);
       assert.deepEqual(proxy.tunnels, [`deepsearch.invalid:${instance.port}`]);
-      assert.equal(instance.requests[0]!.headers.host, `deepsearch.invalid:${instance.port}`);
+      assert.equal(instance.requests[0].headers.host, `deepsearch.invalid:${instance.port}`);
     });
 
     it('accepts a proxy given as host:port', async () => {

@@ -22,7 +22,7 @@ export function everythingIn(error: unknown): string {
       parts.push(current.message, current.stack ?? '', JSON.stringify(current), String((current as { detail?: string }).detail ?? ''));
       current = current.cause;
     } else {
-      parts.push(String(current));
+      parts.push(typeof current === 'string' ? current : JSON.stringify(current));
       current = undefined;
     }
   }

@@ -19,7 +19,7 @@ describe('normalize', () => {
       const conversation = normalizeConversation(processingConversation());
       assert.equal(conversation.id, 140);
       assert.equal(conversation.questions.length, 1);
-      const question = conversation.questions[0]!;
+      const question = conversation.questions[0];
       assert.equal(question.id, 163);
       assert.equal(question.conversationId, 140);
       assert.equal(question.state, 'processing');
@@ -39,7 +39,7 @@ describe('normalize', () => {
 
     it('reads the documented completed conversation with answer, sources, stats, viewer, quota and share URL', () => {
       const conversation = normalizeConversation(completedConversation());
-      const question = conversation.questions[0]!;
+      const question = conversation.questions[0];
       assert.equal(question.state, 'completed');
       assert.equal(question.title, 'Search indexer and large repositories');
       assert.match(question.answer!, new RegExp(`\\(${HOST}/github.com/org/repo/-/blob/README.md\\)`));
@@ -79,8 +79,8 @@ describe('normalize', () => {
       const conversation = normalizeConversation(wire);
       assert.equal(conversation.id, 140);
       assert.equal(conversation.userId, 7);
-      assert.equal(conversation.questions[0]!.id, 163);
-      assert.equal(conversation.questions[0]!.conversationId, 140);
+      assert.equal(conversation.questions[0].id, 163);
+      assert.equal(conversation.questions[0].conversationId, 140);
     });
 
     it('tolerates missing optional fields', () => {
@@ -91,7 +91,7 @@ describe('normalize', () => {
       assert.equal(conversation.createdAt, '');
       assert.equal(conversation.readToken, undefined);
       assert.equal(conversation.shareUrl, undefined);
-      const question = conversation.questions[0]!;
+      const question = conversation.questions[0];
       assert.equal(question.conversationId, 5, 'the question inherits the conversation id');
       assert.deepEqual(question.turns, []);
       assert.deepEqual(question.sources, []);
@@ -102,7 +102,7 @@ describe('normalize', () => {
     it('fills stats that some servers leave out with zero', () => {
       const wire = processingConversation();
       firstQuestion(wire).stats = { tool_calls: 3 };
-      const stats = normalizeConversation(wire).questions[0]!.stats;
+      const stats = normalizeConversation(wire).questions[0].stats;
       assert.equal(stats.toolCalls, 3);
       assert.equal(stats.totalTokens, 0);
     });
@@ -129,7 +129,7 @@ describe('normalize', () => {
         { role: 'assistant', reasoning: 'Looking at the indexer…', timestamp: 1758708005 },
         { role: 'tool', reasoning: 'sg_keyword_search', timestamp: 1758708006 },
       ];
-      const turns = normalizeConversation(wire).questions[0]!.turns;
+      const turns = normalizeConversation(wire).questions[0].turns;
       assert.deepEqual(turns.map((turn) => [turn.role, turn.time]), [
         ['user', 1758708000000],
         ['assistant', 1758708005000],
@@ -142,7 +142,7 @@ describe('normalize', () => {
     it('treats status failed as failed, with a default error when none is sent', () => {
       const wire = completedConversation();
       Object.assign(firstQuestion(wire), { status: 'failed', answer: undefined });
-      const question = normalizeConversation(wire).questions[0]!;
+      const question = normalizeConversation(wire).questions[0];
       assert.equal(question.state, 'failed');
       assert.equal(question.error!.kind, '', 'no kind is invented');
       assert.ok(question.error!.title);
@@ -154,7 +154,7 @@ describe('normalize', () => {
         status: 'failed',
         error: { title: 'Internal error', kind: 'InternalError', message: 'The agent crashed', details: 'trace 42' },
       });
-      const question = normalizeConversation(wire).questions[0]!;
+      const question = normalizeConversation(wire).questions[0];
       assert.equal(question.state, 'failed');
       assert.deepEqual(question.error, { kind: 'InternalError', title: 'Internal error', message: 'The agent crashed', details: 'trace 42' });
     });
@@ -163,7 +163,7 @@ describe('normalize', () => {
       it(`treats completed + error of kind ${kind} as failed, not as an answer`, () => {
         const wire = processingConversation();
         Object.assign(firstQuestion(wire), { status: 'completed', error: { kind, message: `${kind} happened` } });
-        const question = normalizeConversation(wire).questions[0]!;
+        const question = normalizeConversation(wire).questions[0];
         assert.equal(question.state, 'failed');
         assert.equal(question.error!.kind, kind);
         assert.equal(question.error!.message, `${kind} happened`);
@@ -175,7 +175,7 @@ describe('normalize', () => {
     it('treats completed + error of kind Cancelled as canceled', () => {
       const wire = processingConversation();
       Object.assign(firstQuestion(wire), { status: 'completed', error: { title: 'Cancelled', kind: 'Cancelled', message: 'The user cancelled' } });
-      const question = normalizeConversation(wire).questions[0]!;
+      const question = normalizeConversation(wire).questions[0];
       assert.equal(question.state, 'canceled');
       assert.equal(question.error!.kind, 'Cancelled');
     });
@@ -184,7 +184,7 @@ describe('normalize', () => {
       it(`treats status ${status} as canceled`, () => {
         const wire = processingConversation();
         firstQuestion(wire).status = status;
-        const question = normalizeConversation(wire).questions[0]!;
+        const question = normalizeConversation(wire).questions[0];
         assert.equal(question.state, 'canceled');
         assert.equal(question.error, undefined);
       });
@@ -193,19 +193,19 @@ describe('normalize', () => {
     it('treats completed with error null as a normal answer', () => {
       const wire = completedConversation();
       firstQuestion(wire).error = null;
-      assert.equal(normalizeConversation(wire).questions[0]!.state, 'completed');
+      assert.equal(normalizeConversation(wire).questions[0].state, 'completed');
     });
 
     it('reads pending as pending', () => {
       const wire = processingConversation();
       firstQuestion(wire).status = 'pending';
-      assert.equal(normalizeConversation(wire).questions[0]!.state, 'pending');
+      assert.equal(normalizeConversation(wire).questions[0].state, 'pending');
     });
 
     it('keeps polling a question whose status it does not know', () => {
       const wire = processingConversation();
       firstQuestion(wire).status = 'thinking_hard';
-      assert.equal(normalizeConversation(wire).questions[0]!.state, 'processing');
+      assert.equal(normalizeConversation(wire).questions[0].state, 'processing');
     });
   });
 
@@ -220,7 +220,7 @@ describe('normalize', () => {
           metadata: { abbreviatedRevision: 'abc123', basePath: 'cmd/main.go', repoName: 'github.com/org/repo', revision: 'abc123def456' },
         },
       ];
-      const [source] = normalizeConversation(wire).questions[0]!.sources;
+      const [source] = normalizeConversation(wire).questions[0].sources;
       assert.deepEqual(source, {
         type: 'File',
         link: '/github.com/org/repo@abc123/-/blob/cmd/main.go',
@@ -237,19 +237,19 @@ describe('normalize', () => {
         { type: 'File', link: '/github.com/org/repo@v1.2/-/blob/src/a%20b.ts?L10-20', label: 'a b.ts' },
         { type: 'Repository', link: `${HOST}/gitlab.com/team/tool`, label: 'gitlab.com/team/tool' },
       ];
-      const [file, repo] = normalizeConversation(wire).questions[0]!.sources;
-      assert.equal(file!.repoName, 'github.com/org/repo');
-      assert.equal(file!.revision, 'v1.2');
-      assert.equal(file!.path, 'src/a b.ts');
-      assert.equal(repo!.repoName, 'gitlab.com/team/tool');
-      assert.equal(repo!.revision, undefined);
-      assert.equal(repo!.path, undefined);
+      const [file, repo] = normalizeConversation(wire).questions[0].sources;
+      assert.equal(file.repoName, 'github.com/org/repo');
+      assert.equal(file.revision, 'v1.2');
+      assert.equal(file.path, 'src/a b.ts');
+      assert.equal(repo.repoName, 'gitlab.com/team/tool');
+      assert.equal(repo.revision, undefined);
+      assert.equal(repo.path, undefined);
     });
 
     it('skips source entries that are not objects', () => {
       const wire = completedConversation();
       firstQuestion(wire).sources = [null, 'x', { type: 'Repository', link: '/r', label: 'r' }];
-      assert.equal(normalizeConversation(wire).questions[0]!.sources.length, 1);
+      assert.equal(normalizeConversation(wire).questions[0].sources.length, 1);
     });
   });
 

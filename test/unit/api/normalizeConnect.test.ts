@@ -73,7 +73,7 @@ describe('normalizing the 7.x conversation API', () => {
         },
       ],
     };
-    const question = normalizeConnectConversation(rich).questions[0]!;
+    const question = normalizeConnectConversation(rich).questions[0];
     assert.equal(question.title, 'The poller');
     assert.equal(question.sources[0]?.label, 'poller.ts');
     assert.equal(question.turns[0]?.time, Date.parse('2026-08-01T10:00:01Z'));

@@ -89,7 +89,7 @@ export function completedConversation(): Record<string, unknown> {
 
 /** The first question of a sample conversation, to edit in place. */
 export function firstQuestion(conversation: Record<string, unknown>): Record<string, unknown> {
-  return (conversation.questions as Array<Record<string, unknown>>)[0]!;
+  return (conversation.questions as Array<Record<string, unknown>>)[0];
 }
 
 export function conversationWithId(id: number): Record<string, unknown> {

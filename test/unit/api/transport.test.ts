@@ -59,27 +59,27 @@ describe('client transport over real HTTP', () => {
       await client().createConversation('How does the indexer work?');
       await client().getConversation(140);
       const [post, get] = instance!.requests;
-      assert.equal(post!.headers.authorization, `token ${TOKEN}`);
-      assert.equal(post!.headers['x-requested-with'], `${packageName} ${packageVersion}`);
-      assert.equal(post!.headers.accept, 'application/json');
-      assert.equal(post!.headers['content-type'], 'application/json');
-      assert.deepEqual(JSON.parse(post!.body), { question: 'How does the indexer work?' });
-      assert.equal(get!.headers.authorization, `token ${TOKEN}`);
-      assert.equal(get!.headers.accept, 'application/json');
-      assert.equal(get!.headers['content-type'], undefined, 'no Content-Type without a body');
+      assert.equal(post.headers.authorization, `token ${TOKEN}`);
+      assert.equal(post.headers['x-requested-with'], `${packageName} ${packageVersion}`);
+      assert.equal(post.headers.accept, 'application/json');
+      assert.equal(post.headers['content-type'], 'application/json');
+      assert.deepEqual(JSON.parse(post.body), { question: 'How does the indexer work?' });
+      assert.equal(get.headers.authorization, `token ${TOKEN}`);
+      assert.equal(get.headers.accept, 'application/json');
+      assert.equal(get.headers['content-type'], undefined, 'no Content-Type without a body');
     });
 
     it('sends Bearer auth for OAuth tokens and a custom client name', async () => {
       await serve(() => json(completedConversation()));
       await client({ tokenType: 'bearer', clientName: 'my-tool', clientVersion: '9.9.9' }).getConversation(140);
-      assert.equal(instance!.requests[0]!.headers.authorization, `Bearer ${TOKEN}`);
-      assert.equal(instance!.requests[0]!.headers['x-requested-with'], 'my-tool 9.9.9');
+      assert.equal(instance!.requests[0].headers.authorization, `Bearer ${TOKEN}`);
+      assert.equal(instance!.requests[0].headers['x-requested-with'], 'my-tool 9.9.9');
     });
 
     it('keeps the path prefix of the instance URL', async () => {
       const server = await serve(() => json(completedConversation()));
       await client({ instanceUrl: `${server.url}/sourcegraph/` }).getConversation(140);
-      assert.equal(server.requests[0]!.url, '/sourcegraph/.api/deepsearch/v1/140');
+      assert.equal(server.requests[0].url, '/sourcegraph/.api/deepsearch/v1/140');
     });
   });
 

@@ -66,6 +66,28 @@ describe('engine CLI arguments', function () {
   });
 });
 
+describe('engine CLI arguments: the tool server', function () {
+  it('reads --tool-server (both, current, v1 or none) and rejects other values', function () {
+    for (const value of ['both', 'current', 'v1', 'none'] as const) {
+      const command = parseArgs(['--tool-server', value]);
+      assert.equal(command.kind === 'run' ? command.config.toolServer : undefined, value);
+    }
+    assert.equal(parseArgs(['--tool-server=current']).kind, 'run');
+    assert.deepEqual(parseArgs(['--tool-server', 'v2']), { kind: 'error', message: '--tool-server must be one of both, current, v1, none, not "v2".' });
+    assert.deepEqual(parseArgs(['--tool-server']), { kind: 'error', message: '--tool-server needs a value.' });
+  });
+
+  it('reads --disable-tool, repeated, by 2026 names (an sg_ name is taken as its tool), and rejects unknown tools', function () {
+    const command = parseArgs(['--disable-tool', 'nls_search', '--disable-tool=sg_deepsearch', '--disable-tool', 'nls_search']);
+    assert.deepEqual(command.kind === 'run' ? command.config.disabledTools : undefined, ['nls_search', 'deepsearch']);
+    const none = parseArgs([]);
+    assert.equal(none.kind === 'run' ? none.config.disabledTools : 'not run', undefined, 'none by default');
+    const bad = parseArgs(['--disable-tool', 'code_finder']);
+    assert.equal(bad.kind, 'error');
+    assert.match(bad.kind === 'error' ? bad.message : '', /^--disable-tool takes a tool name \(read_file, .*deepsearch_read\), not "code_finder"\.$/);
+  });
+});
+
 describe('engine CLI process', function () {
   const cli = path.resolve(__dirname, '../../../src/engine/cli.ts');
   // Resolved here so the CLI can run from any working directory.
@@ -144,6 +166,30 @@ describe('engine CLI process', function () {
     assert.match(result.stderr, /Received SIGINT: stopping/);
     assert.ok(!result.stderr.includes(token), 'the token is never logged');
     assert.ok((await readdir(path.join(dataDir, 'conversations'))).includes(`${conversation.id}.json`), 'the conversation was stored');
+  });
+
+  it('serves the tool server generation asked for, without the disabled tools, and says where', async function () {
+    const { child, output, exit } = start(['--repo', repo.dir, '--data', path.join(dataRoot, 'tools-v1'), '--token', 'dse_cli_tools', '--tool-server', 'v1', '--disable-tool', 'nls_search']);
+    const printed = await waitFor(
+      async () => output.stdout,
+      (stdout) => /Data: .*\n/.test(stdout) || child.exitCode !== null,
+      { description: 'the CLI to print where it listens', timeoutMs: 15_000 },
+    );
+    const url = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(printed)?.[1];
+    assert.ok(url, printed + output.stderr);
+    assert.match(printed, /Tool server \(MCP\): http:\/\/127\.0\.0\.1:\d+\/\.api\/mcp\/v1\n/);
+    const list = async (endpoint: string): Promise<Response> =>
+      fetch(`${url}${endpoint}`, {
+        method: 'POST',
+        headers: { Authorization: 'token dse_cli_tools', 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+      });
+    assert.equal((await list('/.api/mcp/all')).status, 404);
+    const names = ((await (await list('/.api/mcp/v1')).json()) as { result: { tools: Array<{ name: string }> } }).result.tools.map((tool) => tool.name);
+    assert.equal(names.length, 11);
+    assert.ok(names.includes('sg_read_file') && !names.includes('sg_nls_search'), names.join(', '));
+    child.kill('SIGINT');
+    assert.equal((await exit).code, 0);
   });
 
   it('serves only the Connect API with --conversation-apis connect, and says where', async function () {

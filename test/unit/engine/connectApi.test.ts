@@ -21,7 +21,7 @@ import { MAX_BODY_BYTES } from '../../../src/engine/http';
 import type { EngineFault, EngineOptions, InjectedQuestionError } from '../../../src/engine/options';
 import type { ConversationRecord } from '../../../src/engine/records';
 import { fullDiskSeamForTests } from '../../../src/engine/storage';
-import { startTestEngine, TEST_TOKENS, waitFor, type ApiResponse, type TestEngine } from '../../support/engineHarness';
+import { overrideHeaders, readApiResponse, startTestEngine, TEST_TOKENS, waitFor, type ApiResponse, type TestEngine } from '../../support/engineHarness';
 import { createTempDir, removeDir } from '../../support/gitRepos';
 import { answeredConversation, storeConversations } from '../../support/storedConversations';
 
@@ -39,25 +39,15 @@ async function connect<T>(engine: TestEngine, method: string, body: unknown, ini
   const headers: Record<string, string> = { 'Content-Type': 'application/json', 'Connect-Protocol-Version': '1' };
   const user = init.user === undefined ? 0 : init.user;
   if (user !== null) headers.Authorization = `token ${TEST_TOKENS[user]}`;
-  for (const [name, value] of Object.entries(init.headers ?? {})) {
-    const existing = Object.keys(headers).find((key) => key.toLowerCase() === name.toLowerCase());
-    if (existing) delete headers[existing];
-    if (value !== null) headers[name] = value;
-  }
+  overrideHeaders(headers, init.headers);
   const httpMethod = init.httpMethod ?? 'POST';
-  const response = await fetch(`${engine.url}${CONNECT_SERVICE_PATH}/${method}`, {
-    method: httpMethod,
-    headers,
-    body: httpMethod === 'GET' || httpMethod === 'HEAD' ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
-  });
-  const text = await response.text();
-  let json: unknown;
-  try {
-    json = text === '' ? undefined : JSON.parse(text);
-  } catch {
-    json = undefined;
-  }
-  return { status: response.status, headers: response.headers, text, json: json as T };
+  return readApiResponse<T>(
+    await fetch(`${engine.url}${CONNECT_SERVICE_PATH}/${method}`, {
+      method: httpMethod,
+      headers,
+      body: httpMethod === 'GET' || httpMethod === 'HEAD' ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+    }),
+  );
 }
 
 function createBody(text: string): unknown {

@@ -689,7 +689,7 @@ describe('ConversationStore on a 7.x server (the new conversation API)', () => {
     await second.refreshList();
     const listed = second.listed.find((conversation) => conversation.id === asked.id);
     assert.equal(listed?.summaryOnly, true);
-    assert.equal(conversationLabel(listed!), listed?.title, 'the label is the summary\'s title');
+    assert.equal(conversationLabel(listed), listed?.title, 'the label is the summary\'s title');
     const opened = await second.load(asked.id);
     assert.equal(opened.questions[0]?.text, QUESTION, 'opening a summary fetches the conversation');
     await second.refreshList();

@@ -3,13 +3,64 @@
  * server over real HTTP, on the real repositories the MCP fixture builds.
  */
 import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { Agent, type Dispatcher } from 'undici';
 import { CodeTools } from '../../../../src/api/tools/codeTools';
 import { ToolClient, isToolServerMissing } from '../../../../src/api/tools/toolClient';
 import { firstMatchingLine } from '../../../../src/api/tools/toolResults';
+import type { EngineVariant } from '../../../../src/engine/options';
 import { TEST_TOKENS, startTestEngine, type TestEngine } from '../../../support/engineHarness';
 import { APP, BIG_FILE, LIB, TOOLS, useMcpWorld, type McpWorld } from '../../engine/mcp/fixture';
 import { everythingIn, expectError } from '../expectError';
+
+interface RecordingProxy {
+  url: string;
+  /** The tools called through it, in order. */
+  calls(): string[];
+  /** Each tool's arguments, as last sent. */
+  arguments(): Map<string, unknown>;
+  close(): Promise<void>;
+}
+
+/** Passes requests on to the engine unchanged, noting every tools/call: what the engine was asked. */
+async function recordingProxy(target: string): Promise<RecordingProxy> {
+  const called: Array<{ name: string; arguments: unknown }> = [];
+  const server = createServer((request, response) => {
+    void (async () => {
+      const chunks: Buffer[] = [];
+      for await (const chunk of request) chunks.push(chunk as Buffer);
+      const body = Buffer.concat(chunks);
+      try {
+        const message = JSON.parse(body.toString('utf8')) as { method?: string; params?: { name?: string; arguments?: unknown } };
+        if (message.method === 'tools/call' && message.params?.name) called.push({ name: message.params.name, arguments: message.params.arguments });
+      } catch {
+        // Not JSON: passed on as it is.
+      }
+      const headers = new Headers();
+      for (const [name, value] of Object.entries(request.headers)) {
+        if (typeof value === 'string' && !['host', 'connection', 'content-length', 'keep-alive', 'transfer-encoding'].includes(name)) headers.set(name, value);
+      }
+      const answer = await fetch(target + (request.url ?? '/'), { method: request.method, headers, body: request.method === 'GET' || request.method === 'HEAD' ? undefined : body });
+      const passed: Record<string, string> = {};
+      answer.headers.forEach((value, name) => {
+        if (!['content-length', 'content-encoding', 'transfer-encoding', 'connection', 'keep-alive'].includes(name)) passed[name] = value;
+      });
+      response.writeHead(answer.status, passed);
+      response.end(Buffer.from(await answer.arrayBuffer()));
+    })().catch(() => response.destroy());
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    calls: () => called.map((call) => call.name),
+    arguments: () => new Map(called.map((call) => [call.name, call.arguments])),
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
 
 describe('Tool client against the engine', function () {
   let world: McpWorld;
@@ -28,12 +79,13 @@ describe('Tool client against the engine', function () {
   after(async () => Promise.all(opened.map((each) => each.close())));
 
   describe('finding the tool server', function () {
-    it('uses /.api/mcp/v1 and knows all twelve tools by their sg_ names', async function () {
+    it('uses /.api/mcp/all on a 7.x server and knows all twelve tools by their 2026 names', async function () {
       const server = await tools.client.server();
-      assert.equal(server.url, `${world.engine.url}/.api/mcp/v1`);
+      assert.equal(server.url, `${world.engine.url}/.api/mcp/all`);
       assert.equal(server.names.size, 12);
-      assert.equal(server.names.get('read_file'), 'sg_read_file');
-      assert.equal(server.names.get('get_contributor_repos'), 'sg_get_contributor_repos');
+      assert.equal(server.names.get('read_file'), 'read_file');
+      assert.equal(server.names.get('get_contributor_repos'), 'get_contributor_repos');
+      assert.deepEqual([...(server.parameters.get('get_contributor_repos') ?? [])].sort(), ['authors', 'limit', 'minCommits']);
     });
 
     it('sends every request through the given dispatcher with the token', async function () {
@@ -46,7 +98,7 @@ describe('Tool client against the engine', function () {
       assert.deepEqual(repos.repositories.map((repo) => repo.name).sort(), [APP, LIB]);
       const posts = seen.filter((line) => line.startsWith('POST'));
       assert.ok(posts.length >= 3, seen.join('\n'));
-      assert.ok(posts.every((line) => line === `POST /.api/mcp/v1 token ${TEST_TOKENS[1]}`), seen.join('\n'));
+      assert.ok(posts.every((line) => line === `POST /.api/mcp/all token ${TEST_TOKENS[1]}`), seen.join('\n'));
       await counting.close();
     });
 
@@ -57,37 +109,126 @@ describe('Tool client against the engine', function () {
 
     describe('on servers that differ', function () {
       let engine: TestEngine | undefined;
+      let proxy: RecordingProxy | undefined;
       let requests: string[];
-      afterEach(async () => engine?.dispose());
-      const start = async (toolServer: 'v1' | 'current' | 'none'): Promise<TestEngine> => {
+      afterEach(async () => {
+        await proxy?.close();
+        proxy = undefined;
+        await engine?.dispose();
+      });
+      /** An engine of that generation; `missing` paths answer 404 as if the server had no such endpoint. */
+      const start = async (variant: EngineVariant, missing: string[] = []): Promise<TestEngine> => {
         requests = [];
         engine = await startTestEngine({
           repos: [world.app.dir],
-          variant: { toolServer },
-          faults: { request: ({ method, path }) => void requests.push(`${method} ${path}`) },
+          variant,
+          faults: {
+            request: ({ method, path }) => {
+              requests.push(`${method} ${path}`);
+              return missing.includes(path) ? { kind: 'status', status: 404 } : undefined;
+            },
+          },
         });
         return engine;
       };
+      /** The engine behind a proxy that notes each tool call it passes on. */
+      const recorded = async (variant: EngineVariant, missing: string[] = []): Promise<{ tools: CodeTools; proxy: RecordingProxy }> => {
+        proxy = await recordingProxy((await start(variant, missing)).url);
+        return { tools: new CodeTools(client(proxy.url)), proxy };
+      };
 
-      it('falls back to /.api/mcp and its names without sg_ when v1 is gone', async function () {
-        const current = await start('current');
+      it('uses /.api/mcp/all on a server of the 2026 family alone, and asks nothing else', async function () {
+        const current = await start({ toolServer: 'current' });
         const onCurrent = new CodeTools(client(current.url));
         assert.equal(onCurrent.client.discovered, undefined, 'nothing asked before the first use');
-        assert.equal((await onCurrent.client.server()).url, `${current.url}/.api/mcp`);
-        assert.equal((await onCurrent.client.server()).names.get('keyword_search'), 'keyword_search');
+        assert.equal((await onCurrent.client.server()).url, `${current.url}/.api/mcp/all`);
+        assert.equal((await onCurrent.client.server()).names.size, 12);
         const matches = await onCurrent.keywordSearch('parseConfig');
         assert.ok(matches.some((match) => match.path === 'src/config.ts'));
+        assert.ok(requests.every((line) => line.endsWith(' /.api/mcp/all')), requests.join('\n'));
       });
 
       it('keeps to /.api/mcp/v1 on a server that has only it', async function () {
-        const v1 = await start('v1');
+        const v1 = await start({ toolServer: 'v1' });
         const onV1 = new CodeTools(client(v1.url));
         assert.equal((await onV1.listRepositories('')).repositories[0]?.name, APP);
-        assert.ok(requests.every((line) => line.endsWith('/.api/mcp/v1')), requests.join('\n'));
+        assert.equal((await onV1.client.server()).names.get('read_file'), 'sg_read_file');
+        assert.deepEqual(requests.slice(0, 2), ['POST /.api/mcp/all', 'POST /.api/mcp'], 'the 2026 endpoints are tried first');
+        assert.ok(requests.slice(2).every((line) => line.endsWith(' /.api/mcp/v1')), requests.join('\n'));
       });
 
+      it('prefers /.api/mcp/v1 when it serves more tools than the 2026 endpoints that answer', async function () {
+        const both = await start({}, ['/.api/mcp/all']);
+        const server = await new CodeTools(client(both.url)).client.server();
+        assert.equal(server.url, `${both.url}/.api/mcp/v1`);
+        assert.equal(server.names.size, 12);
+      });
+
+      it('takes the curated /.api/mcp when it is all there is, and keeps its other features unsupported without calling them', async function () {
+        const { tools: curated, proxy: seen } = await recorded({ toolServer: 'current' }, ['/.api/mcp/all']);
+        const server = await curated.client.server();
+        assert.equal(server.url, `${seen.url}/.api/mcp`);
+        assert.deepEqual([...server.names.keys()].sort(), ['commit_search', 'diff_search', 'keyword_search', 'list_files', 'list_repos', 'read_file']);
+        assert.ok((await curated.keywordSearch('parseConfig')).length > 0);
+        const natural = await expectError(curated.naturalLanguageSearch('config'), 'unsupported');
+        assert.match(natural.message, /does not offer natural-language code search: its tool server is older, or an administrator turned that tool off/);
+        assert.equal(isToolServerMissing(natural), false, 'the tool server itself is there');
+        await expectError(curated.goToDefinition({ repo: APP, path: 'src/server.ts', symbol: 'loadConfig' }), 'unsupported');
+        await expectError(curated.contributorRepositories('ada'), 'unsupported');
+        assert.deepEqual(seen.calls(), ['keyword_search']);
+      });
+
+      it('leaves the features of tools an admin disabled unsupported, and never calls those tools', async function () {
+        const { tools: reduced, proxy: seen } = await recorded({ disabledTools: ['nls_search', 'find_references', 'get_contributor_repos'] });
+        const server = await reduced.client.server();
+        assert.equal(server.url, `${seen.url}/.api/mcp/all`);
+        assert.equal(server.names.size, 9);
+        assert.equal(server.names.has('nls_search'), false);
+        await expectError(reduced.naturalLanguageSearch('config'), 'unsupported');
+        const references = await expectError(reduced.findReferences({ repo: APP, path: 'src/config.ts', symbol: 'parseConfig' }), 'unsupported');
+        assert.match(references.message, /does not offer Find References/);
+        await expectError(reduced.contributorRepositories('ada'), 'unsupported');
+        assert.equal((await reduced.goToDefinition({ repo: APP, path: 'src/server.ts', symbol: 'loadConfig' }))[0]?.path, 'src/config.ts');
+        assert.deepEqual(seen.calls(), ['go_to_definition']);
+      });
+
+      it('says that the account or token lacks MCP access when the server answers 403, and asks again next time', async function () {
+        const denied = await start({ mcpAccess: 'denied' });
+        const onDenied = new CodeTools(client(denied.url));
+        const error = await expectError(onDenied.keywordSearch('parseConfig'), 'forbidden');
+        assert.match(error.message, /refused its tool server \(MCP\) to this account or token \(HTTP 403\)/);
+        assert.match(error.message, /lacks the MCP#ACCESS permission, or the token lacks the "mcp" scope/);
+        assert.equal(error.status, 403);
+        assert.equal(isToolServerMissing(error), false);
+        assert.deepEqual(requests, ['POST /.api/mcp/all'], 'one refusal is enough: every endpoint needs the same permission');
+        assert.equal(onDenied.client.discovered, undefined);
+        await expectError(onDenied.keywordSearch('parseConfig'), 'forbidden');
+        assert.equal(requests.length, 2, 'access may be granted later: asked again');
+      });
+
+      for (const generation of ['current', 'v1'] as const) {
+        it(`finds a contributor's repositories and diffs by author on ${generation === 'v1' ? '/.api/mcp/v1 (author)' : 'the 2026 endpoint (authors)'}`, async function () {
+          const { tools: onServer, proxy: seen } = await recorded({ toolServer: generation });
+          assert.deepEqual((await onServer.contributorRepositories('alan')).map((repo) => repo.name), [APP]);
+          const { diffs } = await onServer.searchDiffs({ repos: [APP], pattern: 'retries', author: 'alan' });
+          assert.deepEqual([...new Set(diffs.map((diff) => diff.commit))], [world.commits.retryFix]);
+          const references = await onServer.findReferences({ repo: APP, path: 'src/config.ts', symbol: 'parseConfig' });
+          assert.ok(references.some((match) => match.path === 'src/config.ts' || match.path === 'README.md' || match.path === 'src/server.ts'));
+          const sent = seen.arguments();
+          if (generation === 'v1') {
+            assert.deepEqual(sent.get('sg_get_contributor_repos'), { author: 'alan' });
+            assert.deepEqual(sent.get('sg_diff_search'), { repos: [APP], pattern: 'retries', author: 'alan' });
+            assert.deepEqual(sent.get('sg_find_references'), { repo: APP, path: 'src/config.ts', symbol: 'parseConfig' });
+          } else {
+            assert.deepEqual(sent.get('get_contributor_repos'), { authors: ['alan'] });
+            assert.deepEqual(sent.get('diff_search'), { repos: [APP], pattern: 'retries', authors: ['alan'] });
+            assert.deepEqual(sent.get('find_references'), { repo: APP, path: 'src/config.ts', symbol: 'parseConfig', limit: 100 });
+          }
+        });
+      }
+
       it('says once that an instance without a tool server has none, and stops asking', async function () {
-        const none = await start('none');
+        const none = await start({ toolServer: 'none' });
         const onNone = new CodeTools(client(none.url));
         const heard: string[] = [];
         onNone.client.onDidDiscover((found) => heard.push(found === 'missing' ? found : found.url));
@@ -95,7 +236,7 @@ describe('Tool client against the engine', function () {
         assert.ok(isToolServerMissing(error));
         assert.match(error.message, /no tool server.*6\.8.*conversations work as before/);
         const asked = requests.length;
-        assert.equal(asked, 2, requests.join('\n'));
+        assert.deepEqual(requests, ['POST /.api/mcp/all', 'POST /.api/mcp', 'POST /.api/mcp/v1']);
         await expectError(onNone.readFile({ repo: APP, path: 'README.md' }), 'unsupported');
         await expectError(onNone.client.server(), 'unsupported');
         assert.deepEqual(heard, ['missing']);
@@ -124,7 +265,7 @@ describe('Tool client against the engine', function () {
     it('reads a range with its line numbers', async function () {
       const lines = await tools.readLines({ repo: APP, path: 'data/big.txt' }, 2999, 3000);
       assert.deepEqual(lines.map((line) => line.line), [2999, 3000]);
-      assert.match(lines[1]!.text, /^row 03000 /);
+      assert.match(lines[1].text, /^row 03000 /);
     });
 
     it('passes on what the server says is wrong, as a bad request', async function () {
@@ -176,14 +317,14 @@ describe('Tool client against the engine', function () {
     it('searches commits by author and message, and diffs by pattern', async function () {
       const { commits } = await tools.searchCommits({ repos: [APP], authors: ['Alan'], messageTerms: ['retry'] });
       assert.deepEqual(commits.map((commit) => commit.commit), [world.commits.retryFix]);
-      assert.equal(commits[0]!.title, 'Fix retry bug in config parsing');
+      assert.equal(commits[0].title, 'Fix retry bug in config parsing');
       const { diffs } = await tools.searchDiffs({ repos: [APP], pattern: 'logger.info', added: true });
       assert.equal(diffs[0]?.commit, world.commits.recent);
-      assert.match(diffs[0]!.hunk, /\+\s*logger\.info/);
+      assert.match(diffs[0].hunk, /\+\s*logger\.info/);
     });
 
     it('compares revisions file by file, and finds the repositories of a contributor', async function () {
-      const comparison = await tools.compareRevisions(APP, world.commits.initial!, 'v1.0');
+      const comparison = await tools.compareRevisions(APP, world.commits.initial, 'v1.0');
       assert.deepEqual(comparison.files, [{ path: 'src/config.ts', added: 1, deleted: 1 }]);
       assert.deepEqual([comparison.totalAdded, comparison.totalDeleted, comparison.hasNextPage], [1, 1, false]);
       const repositories = await tools.contributorRepositories('grace');

@@ -87,10 +87,10 @@ describe('Tool results', function () {
       'blocks',
     );
     assert.deepEqual(matches.map((match) => `${match.repo}:${match.path}@${match.revision ?? '-'}`), ['r:a.ts@main', 'q:b.go@-']);
-    assert.equal(firstMatchingLine(matches[0]!, 'usething')?.line, 11);
-    assert.equal(firstMatchingLine(matches[0]!, ['absent', 'CONST X'])?.line, 10);
-    assert.equal(firstMatchingLine(matches[0]!, 'absent'), undefined);
-    assert.deepEqual(matches[1]!.chunks[0], { startLine: 1, endLine: 4, lines: [{ line: 4, text: 'func useThing() {}' }] });
+    assert.equal(firstMatchingLine(matches[0], 'usething')?.line, 11);
+    assert.equal(firstMatchingLine(matches[0], ['absent', 'CONST X'])?.line, 10);
+    assert.equal(firstMatchingLine(matches[0], 'absent'), undefined);
+    assert.deepEqual(matches[1].chunks[0], { startLine: 1, endLine: 4, lines: [{ line: 4, text: 'func useThing() {}' }] });
   });
 
   it('degrades missing pagination and commit fields instead of failing', function () {
@@ -100,6 +100,9 @@ describe('Tool results', function () {
       endCursor: undefined,
       totalCount: undefined,
     });
+    // 2026 servers say hasMoreResults beside (or instead of) the page's hasNextPage.
+    assert.equal(repositoryPage({ repositories: [{ name: 'r' }], hasMoreResults: true }).hasNextPage, true);
+    assert.equal(repositoryPage({ repositories: [], pagination: { hasNextPage: false }, hasMoreResults: false }).hasNextPage, false);
     const { commits } = commitMatches({ commits: [{ repository: 'r', commit: 'abc', message: 'Subject\n\nBody' }, { commit: 'x' }] });
     assert.deepEqual(commits, [{ repository: 'r', commit: 'abc', author: '', date: '', title: 'Subject', message: 'Subject\n\nBody' }]);
   });

@@ -76,7 +76,7 @@ describe('MCP tools: sg_deepsearch', function () {
     });
 
     before(async function () {
-      const handler = createMcpHandler({
+      const options = {
         repositories: [],
         instanceUrl: 'http://example.invalid',
         shuttingDown: stopping.signal,
@@ -92,9 +92,12 @@ describe('MCP tools: sg_deepsearch', function () {
             if (asked[id - 1]?.includes('vanish')) throw new HttpError(404, `No conversation with id ${id}.`);
             return pending(id, asked[id - 1] ?? '');
           },
+          findShared: () => undefined,
         },
-      });
-      server = createServer((request, response) => void handler(request, response, { id: 1, name: 'tester' }));
+      } satisfies Parameters<typeof createMcpHandler>[0];
+      const handler = createMcpHandler(options);
+      const current = createMcpHandler({ ...options, endpoint: 'deepsearch' });
+      server = createServer((request, response) => void (request.url === '/.api/mcp/deepsearch' ? current : handler)(request, response, { id: 1, name: 'tester' }));
       await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
       url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     });
@@ -126,6 +129,17 @@ describe('MCP tools: sg_deepsearch', function () {
       }
     });
 
+    it('tells the agent of the 2026 endpoints to read the answer later with deepsearch_read', async function () {
+      const session = await McpSession.open(url, 'any', '/.api/mcp/deepsearch');
+      try {
+        const reply = await session.ok<DeepSearchResult>('deepsearch', { question: 'Slow again?' });
+        assert.equal(reply.structured.error?.kind, 'Timeout');
+        assert.ok(reply.texts.includes('Read the answer later with deepsearch_read {"identifier": "http://example.invalid/deepsearch/3"}.'), reply.texts.join('\n'));
+      } finally {
+        await session.close();
+      }
+    });
+
     it('gives up at once when the engine shuts down', async function () {
       const session = await McpSession.open(url, 'any');
       try {
@@ -133,7 +147,7 @@ describe('MCP tools: sg_deepsearch', function () {
         setTimeout(() => stopping.abort(), 50);
         const reply = await call;
         assert.equal(reply.isError, true);
-        assert.match(reply.text, /cancelled; conversation 3 goes on being answered/);
+        assert.match(reply.text, /cancelled; conversation 4 goes on being answered/);
       } finally {
         await session.close();
       }

@@ -18,20 +18,7 @@ import { SearchIndexes, type SearchIndex } from '../../../../src/engine/mcp/sear
 import { startTestEngine, waitFor } from '../../../support/engineHarness';
 import { createTestRepo, type TestRepo } from '../../../support/gitRepos';
 import { McpSession } from './fixture';
-
-const APP_TS = [
-  "import { readFileSync } from 'node:fs';",
-  '',
-  'export function parseConfig(text: string): Config {',
-  '  return JSON.parse(text) as Config; // parseConfig parses; ParseConfig and PARSECONFIG are other spellings',
-  '}',
-  '',
-  'export const parseConfigFile = (file: string) => parseConfig(readFileSync(file, "utf8"));',
-  'const my_parseConfig = parseConfig;',
-  'export class Config { port = 8080 }',
-  'parseConfig',
-  '',
-].join('\n');
+import { APP_TS, LONG_LINES, MANY_ROWS, RETRY_PY } from './searchFiles';
 
 const UTIL_JS = [
   'function readFileSync(path) { return path; }',
@@ -46,13 +33,6 @@ const UTIL_JS = [
   'beta',
   '',
 ].join('\n');
-
-const RETRY_PY = 'import time\n\n\ndef retry_with_backoff(action, retries=3):\n    for attempt in range(retries):\n        return action()\n\nMAX_RETRIES = 5\n';
-
-/** 300 matching lines: over the default 200 kept per file. */
-const MANY_ROWS = Array.from({ length: 300 }, (_, index) => `row ${index + 1} of the table`).join('\n') + '\n';
-/** Lines of 500 characters: a few of them fill a small output cap. */
-const LONG_LINES = Array.from({ length: 40 }, (_, index) => `long ${index} ${'z'.repeat(490)}`).join('\n') + '\n';
 
 interface World {
   repo: TestRepo;

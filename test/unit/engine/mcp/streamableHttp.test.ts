@@ -152,9 +152,10 @@ describe('MCP tool server: Streamable HTTP transport', function () {
       assert.equal(readFile.outputSchema.additionalProperties, false);
       assert.deepEqual(readFile.annotations, { title: 'Read a file', readOnlyHint: true, openWorldHint: false });
       assert.equal(tools.find((tool) => tool.name === 'sg_deepsearch')?.annotations.readOnlyHint, false);
+      // 2026's curated default: the v1 tools it keeps, without sg_, and deepsearch_read.
       const plain = await send({ jsonrpc: '2.0', id: 1, method: 'tools/list' }, { path: '/.api/mcp' });
       const names = (plain.body as { result: { tools: Array<{ name: string }> } }).result.tools.map((tool) => tool.name);
-      assert.deepEqual(names, tools.map((tool) => tool.name.replace(/^sg_/, '')));
+      assert.deepEqual(names, ['read_file', 'list_files', 'list_repos', 'keyword_search', 'commit_search', 'diff_search', 'deepsearch_read']);
     });
   });
 
@@ -162,8 +163,11 @@ describe('MCP tool server: Streamable HTTP transport', function () {
     const reply = await rpc('tools/list', {});
     const tools = (reply.result as { tools: Array<{ name: string; inputSchema: object; outputSchema: object }> }).tools;
     assert.equal(tools.length, 12);
+    const all = await send({ jsonrpc: '2.0', id: 1, method: 'tools/list' }, { path: '/.api/mcp/all' });
+    const current = (all.body as { result: { tools: Array<{ name: string; inputSchema: object; outputSchema: object }> } }).result.tools;
+    assert.equal(current.length, 13);
     const ajv = new Ajv2020({ strict: true, allErrors: true });
-    for (const tool of tools) {
+    for (const tool of [...tools, ...current]) {
       for (const schema of [tool.inputSchema, tool.outputSchema]) {
         assert.doesNotThrow(() => ajv.compile(schema), tool.name);
       }

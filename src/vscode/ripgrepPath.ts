@@ -1,5 +1,5 @@
 /**
- * Where a VS Code install keeps the ripgrep it ships, for the engine's early searches (ripgrep.ts).
+ * Where a VS Code install keeps the ripgrep it ships, handed to the local engine for its early searches.
  * Only `node:fs` and `node:path`: the extension looks it up without loading the engine.
  */
 import { statSync } from 'node:fs';
