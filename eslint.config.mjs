@@ -17,4 +17,47 @@ export default tseslint.config(
       '@typescript-eslint/prefer-promise-reject-errors': ['error', { allowThrowingAny: true }],
     },
   },
+  // The layers of DESIGN.md as import rules (test/unit/layers.test.ts checks the same on the sources).
+  {
+    files: ['src/api/**/*.ts', 'src/contract/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [{ name: 'vscode', message: 'The client runs on plain Node: no editor here.' }],
+          patterns: [{ group: ['**/vscode/**', '**/engine/**', '**/webview/**'], message: 'The client imports neither the editor layer, the engine nor the webview.' }],
+        },
+      ],
+    },
+  },
+  {
+    files: ['src/engine/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [{ name: 'vscode', message: 'The engine runs on plain Node: no editor here.' }],
+          patterns: [{ group: ['**/vscode/**', '**/webview/**'], message: 'The engine imports neither the editor layer nor the webview.' }],
+        },
+      ],
+    },
+  },
+  {
+    files: ['src/webview/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [
+            { name: 'vscode', message: 'The webview runs in a browser frame: no editor API.' },
+            { name: 'undici', message: 'The webview makes no HTTP requests: it asks the host.' },
+          ],
+          patterns: [
+            { group: ['node:*'], message: 'The webview runs in a browser: no Node modules.' },
+            { group: ['**/vscode/**', '**/engine/**', '**/api/client', '**/api/http'], message: 'The webview talks to the host through protocol.ts only.' },
+          ],
+        },
+      ],
+    },
+  },
 );
