@@ -139,8 +139,13 @@ describe('conversations', () => {
       (vscode.window as { showWarningMessage: unknown }).showWarningMessage = original;
     }
     assert.match(warned, /do not check repository permissions/);
-    const readToken = api.store.get(id)!.readToken!;
-    assert.equal(await vscode.env.clipboard.readText(), `${hostTestOptions().slowEngineUrl}/deepsearch/${readToken}`);
+    // The engine plays a 7.x server: the extension speaks its new API, which has no read tokens, and
+    // asks the legacy API for this one — read here the same way, as the owner.
+    const { slowEngineUrl, token } = hostTestOptions();
+    const legacy = await fetch(`${slowEngineUrl}/.api/deepsearch/v1/${id}`, { headers: { Authorization: `token ${token}`, 'X-Requested-With': 'host-tests 1.0.0' } });
+    const { read_token: readToken } = (await legacy.json()) as { read_token: string };
+    assert.match(readToken, /^[0-9a-f-]{36}$/);
+    assert.equal(await vscode.env.clipboard.readText(), `${slowEngineUrl}/deepsearch/${readToken}`);
     await api.store.cancel(id, api.store.get(id)!.questions[0].id);
   });
 
