@@ -81,10 +81,11 @@ export class DeepSearchClient {
    * one. Found with one call the first time, then remembered for the instance (not when the token
    * was refused by the new API: another token may be allowed it).
    */
-  async generation(signal?: AbortSignal): Promise<ConversationApiGeneration> {
+  async generation(): Promise<ConversationApiGeneration> {
     const known = this.pinned ?? knownGenerations.get(this.instanceUrl);
     if (known) return known;
-    this.detecting ??= this.connect.probe(signal).then(
+    // Shared by every call waiting for it, so not cancelled with the first one (its own timeout bounds it).
+    this.detecting ??= this.connect.probe().then(
       (probe) => {
         this.detecting = undefined;
         const found: ConversationApiGeneration = probe === 'served' ? 'connect' : 'legacy';
@@ -106,19 +107,19 @@ export class DeepSearchClient {
 
   /** Asks a question; the conversation comes back at once with the question `processing`. */
   async createConversation(question: string, signal?: AbortSignal): Promise<Conversation> {
-    if ((await this.generation(signal)) === 'connect') return this.connect.createConversation(question, signal);
+    if ((await this.generation()) === 'connect') return this.connect.createConversation(question, signal);
     const body: WireCreateRequest = { question };
     return normalizeConversation(await this.call('POST', [], { body, signal }));
   }
 
   async getConversation(id: number, signal?: AbortSignal): Promise<Conversation> {
-    if ((await this.generation(signal)) === 'connect') return this.connect.getConversation(id, signal);
+    if ((await this.generation()) === 'connect') return this.connect.getConversation(id, signal);
     return normalizeConversation(await this.call('GET', [id], { signal }));
   }
 
   async listConversations(options: ListOptions = {}, signal?: AbortSignal): Promise<ConversationPage> {
     // Read tokens exist in the legacy API only.
-    if (options.filterReadToken === undefined && (await this.generation(signal)) === 'connect') return this.connect.listConversations(options, signal);
+    if (options.filterReadToken === undefined && (await this.generation()) === 'connect') return this.connect.listConversations(options, signal);
     if (options.contentQuery) {
       throw new DeepSearchError('unsupported', 'This instance cannot search the text of conversations: that needs Sourcegraph 7.0 or later.');
     }
@@ -160,14 +161,14 @@ export class DeepSearchClient {
    * Conversation). Once this resolves the question exists: callers must not send it again.
    */
   async postFollowup(conversationId: number, question: string, signal?: AbortSignal): Promise<FollowupResponse> {
-    if ((await this.generation(signal)) === 'connect') return this.connect.postFollowup(conversationId, question, signal);
+    if ((await this.generation()) === 'connect') return this.connect.postFollowup(conversationId, question, signal);
     const body: WireFollowupRequest = { conversation_id: conversationId, question };
     return normalizeFollowupResponse(await this.call('POST', [conversationId, 'questions'], { body, signal }), conversationId);
   }
 
   /** Asks to stop a processing question (any 2xx is success); the state to show comes from a later fetch. */
   async postCancel(conversationId: number, questionId: number, signal?: AbortSignal): Promise<void> {
-    if ((await this.generation(signal)) === 'connect') return this.connect.cancel(conversationId, signal);
+    if ((await this.generation()) === 'connect') return this.connect.cancel(conversationId, signal);
     await this.call('POST', [conversationId, 'questions', questionId, 'cancel'], { signal, expectBody: false });
   }
 
@@ -192,7 +193,7 @@ export class DeepSearchClient {
 
   /** Any 2xx (200 with a body, 204 without) is success. */
   async deleteConversation(id: number, signal?: AbortSignal): Promise<void> {
-    if ((await this.generation(signal)) === 'connect') return this.connect.deleteConversation(id, signal);
+    if ((await this.generation()) === 'connect') return this.connect.deleteConversation(id, signal);
     await this.call('DELETE', [id], { signal, expectBody: false });
   }
 
@@ -204,7 +205,7 @@ export class DeepSearchClient {
     try {
       return normalizeConversation(await this.call('GET', [id], { signal }));
     } catch (error) {
-      if (isDeepSearchError(error) && error.kind === 'notFound' && (await this.generation(signal)) === 'connect') {
+      if (isDeepSearchError(error) && error.kind === 'notFound' && (await this.generation()) === 'connect') {
         throw new DeepSearchError(
           'unsupported',
           'No share link for this conversation: this instance keeps read tokens in its older conversation API (/.api/deepsearch/v1), which it does not serve — or the conversation was deleted.',

@@ -349,10 +349,16 @@ export class ConversationStore {
       const before = this.conversations.get(conversation.id);
       if (!before) this.listOnly.add(conversation.id);
       if (!this.listedIds.includes(conversation.id)) this.listedIds.push(conversation.id);
+      if (conversation.summaryOnly) {
+        // A summary (7.x) says nothing of its questions: it updates the title and time, and one that
+        // changed since its conversation was fetched (continued elsewhere) has it fetched again.
+        const changedSince = before && !before.summaryOnly && Date.parse(conversation.updatedAt) > Date.parse(before.updatedAt);
+        if (this.merge(conversation)) changed.push(conversation.id);
+        if (changedSince) this.poller.track(conversation.id, { refreshNow: true });
+        continue;
+      }
       if (before && isOlder(conversation, before)) continue;
       if (this.merge(conversation)) changed.push(conversation.id);
-      // A summary (7.x) says nothing of its questions' state: polling follows what fetches showed.
-      if (conversation.summaryOnly) continue;
       if (isUnfinished(conversation)) this.poller.track(conversation.id);
       else if (before && isUnfinished(before)) {
         // The list is the first to show it finished: stop polling and tell, as a poll would have.

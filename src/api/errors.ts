@@ -239,7 +239,8 @@ export function errorFromStatus(input: HttpErrorInput): DeepSearchError {
     const hint = target && target !== origin ? ` to ${target} — use that address as the instance URL` : ' — check the instance URL';
     return new DeepSearchError('invalidResponse', `The instance redirected the request (HTTP ${status})${hint}.`, details);
   }
-  const connect = input.body ? connectErrorCode(input.body) : undefined;
+  // A 507 says for sure that nothing was saved, whatever code a Connect body adds.
+  const connect = input.body && status !== 507 ? connectErrorCode(input.body) : undefined;
   if (connect) return connectError(connect, status, detail, details);
   switch (status) {
     case 401:

@@ -18,7 +18,7 @@ export function normalizeConnectConversation(value: unknown): Conversation {
   const questionsWire = list(wire.questions);
   const latestState = connectState(wire.state);
   const questions = questionsWire.slice(0, MAX_ITEMS).map((question, index) =>
-    normalizeConnectQuestion(question, id, index + 1, index === questionsWire.length - 1 ? latestState : undefined),
+    index === questionsWire.length - 1 ? normalizeConnectQuestion(question, id, index + 1, latestState) : normalizeConnectQuestion(question, id, index + 1, undefined, true),
   );
   const conversation: Conversation = {
     id,
@@ -39,10 +39,10 @@ export function normalizeConnectConversation(value: unknown): Conversation {
  * A question at `position` (1-based). `conversationState` is the conversation's state, which is
  * the latest question's when the question does not carry its own.
  */
-export function normalizeConnectQuestion(value: unknown, conversationId: number, position: number, conversationState?: ConnectStateReading): Question {
+export function normalizeConnectQuestion(value: unknown, conversationId: number, position: number, conversationState?: ConnectStateReading, isEarlier = false): Question {
   const wire = record(value, 'a question');
   const own = wire.state === undefined ? undefined : connectState(wire.state);
-  const reading = own ?? conversationState ?? { state: answerText(wire.answer) ? 'completed' : 'processing' };
+  const reading = own ?? conversationState ?? (isEarlier ? earlierReading(wire.answer) : { state: answerText(wire.answer) ? 'completed' : 'processing' });
   const createdAt = text(wire.createTime) ?? text(wire.create_time) ?? '';
   const question: Question = {
     id: position,
@@ -89,6 +89,15 @@ export function normalizeConnectSummaryPage(value: unknown): ConversationPage {
   const next = text(wire.nextPageToken) ?? text(wire.next_page_token);
   if (next) page.nextCursor = next;
   return page;
+}
+
+/**
+ * A question before the latest has ended (only the latest can run: a server takes no question while
+ * one runs). Without a state of its own: answered, or ended without an answer.
+ */
+function earlierReading(answer: unknown): ConnectStateReading {
+  if (answerText(answer)) return { state: 'completed' };
+  return { state: 'failed', error: { kind: '', title: 'This question ended without an answer', message: '' } };
 }
 
 export interface ConnectStateReading {

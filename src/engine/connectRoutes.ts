@@ -209,8 +209,9 @@ export function connectCodeOfStatus(status: number): ConnectErrorCode {
 function asConnectError(error: unknown, context: ConnectContext): ConnectError {
   if (error instanceof ConnectError) return error;
   if (error instanceof HttpError) {
-    // The 401's WWW-Authenticate stays; a 413's "Connection: close" too.
-    return new ConnectError(connectCodeOfStatus(error.status), error.message, undefined, error.headers);
+    // The 401's WWW-Authenticate stays; a 413's "Connection: close" too. A full disk keeps its 507:
+    // clients must know that nothing was saved, which resource_exhausted's usual 429 does not say.
+    return new ConnectError(connectCodeOfStatus(error.status), error.message, error.status === 507 ? 507 : undefined, error.headers);
   }
   if (context.shuttingDown.aborted) return new ConnectError('unavailable', 'The engine is shutting down: try again once it is running.');
   const message = error instanceof Error ? error.message : String(error);

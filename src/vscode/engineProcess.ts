@@ -53,6 +53,8 @@ export class EngineProcess {
     child.once('exit', (code, signal) => {
       if (!this.stopping) this.exitListener?.(exitReason(code, signal, this.stderrTail));
     });
+    // A message sent as it dies (EPIPE) ends in 'error': its exit is what counts, reported above.
+    child.on('error', () => undefined);
   }
 
   /** Forks the engine and resolves once it listens; rejects with what went wrong otherwise. */

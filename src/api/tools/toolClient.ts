@@ -142,7 +142,8 @@ export class ToolClient {
       } catch (error) {
         await client.close().catch(() => undefined);
         if (isDeepSearchError(error) && (error.status === 404 || error.status === 405)) continue;
-        await best?.client.close().catch(() => undefined);
+        // An endpoint already works: a poorer one that fails (the deprecated v1 refused, say) does not matter.
+        if (best && !signal?.aborted) continue;
         throw this.noAccess(error);
       }
       let server: ToolServer;
@@ -150,7 +151,7 @@ export class ToolClient {
         server = servedTools(url, await this.guard(signal, () => this.listTools(sdk, client, signal)));
       } catch (error) {
         await client.close().catch(() => undefined);
-        await best?.client.close().catch(() => undefined);
+        if (best && !signal?.aborted) continue;
         throw this.noAccess(error);
       }
       if (!best || server.names.size > best.server.names.size) {

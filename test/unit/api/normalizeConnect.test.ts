@@ -35,6 +35,19 @@ describe('normalizing the 7.x conversation API', () => {
     assert.deepEqual(conversation.questions[1]?.suggestedFollowups, []);
   });
 
+  it('ends an earlier question that has neither an answer nor a state of its own: only the latest can run', () => {
+    const conversation = normalizeConnectConversation({
+      ...minimal,
+      state: { completed: {} },
+      questions: [
+        { input: [{ question: { text: 'Cancelled before an answer' } }] },
+        { input: [{ question: { text: 'Answered' } }], answer: [{ markdown: { text: 'Yes.' } }] },
+      ],
+    });
+    assert.deepEqual(conversation.questions.map((question) => question.state), ['failed', 'completed']);
+    assert.equal(conversation.questions[0]?.error?.title, 'This question ended without an answer');
+  });
+
   it('maps every error code of the state, with the retry time in both spellings', () => {
     const cases: Array<[object, string, string | undefined]> = [
       [{ error: { code: 'ERROR_QUOTA_EXCEEDED', message: 'Quota used', retryTime: '2026-08-02T00:00:00Z' } }, 'QuotaExceeded', '2026-08-02T00:00:00Z'],

@@ -352,7 +352,7 @@ describe('engine: the Connect conversation API (7.x)', function () {
     assertConnectError(await connect(engine, 'GetConversation', huge), 'resource_exhausted');
   });
 
-  it('answers resource_exhausted with the engine\'s words when the data folder\'s disk is full', async function () {
+  it('answers resource_exhausted with the engine\'s words and the status 507 when the data folder\'s disk is full', async function () {
     // /dev/full: the kernel's own ENOSPC on every write (Linux, where these tests run).
     fullDiskSeamForTests.device = '/dev/full';
     fullDiskSeamForTests.spaceLeft = 0;
@@ -363,7 +363,7 @@ describe('engine: the Connect conversation API (7.x)', function () {
       delete fullDiskSeamForTests.device;
       delete fullDiskSeamForTests.spaceLeft;
     }
-    assert.match(assertConnectError(response, 'resource_exhausted').message, /no space left.*not created/);
+    assert.match(assertConnectError(response, 'resource_exhausted', 507).message, /no space left.*not created/);
   });
 
   it('answers an injected status fault on its paths as a Connect error', async function () {

@@ -22,6 +22,7 @@ import {
   writeSync,
 } from 'node:fs';
 import * as path from 'node:path';
+import { DeepSearchClient } from '../../../src/api/client';
 import { isRetryable } from '../../../src/api/errors';
 import { createDispatcher, HttpTransport } from '../../../src/api/http';
 import type { WireConversation, WireErrorBody, WireQuestion } from '../../../src/api/wire';
@@ -276,6 +277,22 @@ describe('engine: a full disk', function () {
 
       const followup = await expectError(post(`/${kept.id}/questions`, { conversation_id: kept.id, question: 'Where is `beta2` defined?' }), 'insufficientStorage');
       assert.match(followup.message, /: the follow-up was not added, and nothing was saved for this request\. Free space on that disk, then ask it again\.$/);
+    } finally {
+      await dispatcher.destroy();
+    }
+  });
+
+  it('gives a client of the 7.x API the same insufficient-storage error (a 507, not a rate limit)', async function () {
+    const kept = await askAndStore('Where is `reportUsage` called?');
+    const dispatcher = createDispatcher();
+    const client = new DeepSearchClient({ instanceUrl: engine!.url, token: engine!.options.users[0].token, dispatcher });
+    try {
+      assert.equal(await client.generation(), 'connect');
+      disk.fill();
+      const create = await expectError(client.createConversation('Where is `alpha3` defined?'), 'insufficientStorage');
+      assert.equal(create.status, 507);
+      assert.match(create.message, /^The engine's data folder has no space left .*: the conversation was not created/);
+      await expectError(client.postFollowup(kept.id, 'Where is `beta2` defined?'), 'insufficientStorage');
     } finally {
       await dispatcher.destroy();
     }

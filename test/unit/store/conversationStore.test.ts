@@ -695,14 +695,24 @@ describe('ConversationStore on a 7.x server (the new conversation API)', () => {
     await second.refreshList();
     assert.equal(second.get(asked.id)?.questions.length, 1, 'a later summary keeps the questions a fetch brought');
 
+    // Continued elsewhere (another window): the next list has a newer summary, and the store fetches it again.
+    await first.addFollowup(asked.id, 'Continued elsewhere?');
+    await waitFor(async () => first.get(asked.id), (conversation) => conversation?.questions.length === 2 && !isUnfinished(conversation), {
+      description: 'the follow-up of the other window answered',
+    });
+    await second.refreshList();
+    await waitFor(async () => second.get(asked.id), (conversation) => conversation?.questions.length === 2 && !isUnfinished(conversation), {
+      description: 'the newer summary to bring the conversation again',
+    });
+
     const link = await second.shareLink(asked.id);
     assert.match(link ?? '', new RegExp(`^${engine.url}/deepsearch/[0-9a-f-]{36}$`));
 
     await second.addFollowup(asked.id, 'What calls it?');
-    const followed = await waitFor(async () => second.get(asked.id), (conversation) => conversation?.questions.length === 2 && !isUnfinished(conversation), {
+    const followed = await waitFor(async () => second.get(asked.id), (conversation) => conversation?.questions.length === 3 && !isUnfinished(conversation), {
       description: 'the follow-up answered',
     });
-    assert.equal(followed?.questions[1]?.state, 'completed');
+    assert.equal(followed?.questions[2]?.state, 'completed');
     await second.delete(asked.id);
     assert.equal(second.get(asked.id), undefined);
   });

@@ -117,7 +117,7 @@ describe('Tool client against the engine', function () {
         await engine?.dispose();
       });
       /** An engine of that generation; `missing` paths answer 404 as if the server had no such endpoint. */
-      const start = async (variant: EngineVariant, missing: string[] = []): Promise<TestEngine> => {
+      const start = async (variant: EngineVariant, missing: string[] = [], refused: string[] = []): Promise<TestEngine> => {
         requests = [];
         engine = await startTestEngine({
           repos: [world.app.dir],
@@ -125,6 +125,7 @@ describe('Tool client against the engine', function () {
           faults: {
             request: ({ method, path }) => {
               requests.push(`${method} ${path}`);
+              if (refused.includes(path)) return { kind: 'status', status: 403, body: '{"error":"forbidden"}', contentType: 'application/json' };
               return missing.includes(path) ? { kind: 'status', status: 404 } : undefined;
             },
           },
@@ -190,6 +191,15 @@ describe('Tool client against the engine', function () {
         await expectError(reduced.contributorRepositories('ada'), 'unsupported');
         assert.equal((await reduced.goToDefinition({ repo: APP, path: 'src/server.ts', symbol: 'loadConfig' }))[0]?.path, 'src/config.ts');
         assert.deepEqual(seen.calls(), ['go_to_definition']);
+      });
+
+      it('keeps the endpoint it found when a poorer one tried later refuses (a deprecated v1 answering 403)', async function () {
+        const partly = await start({ disabledTools: ['nls_search'] }, [], ['/.api/mcp/v1']);
+        const tools = new CodeTools(client(partly.url));
+        const server = await tools.client.server();
+        assert.equal(server.url, `${partly.url}/.api/mcp/all`);
+        assert.equal(server.names.size, 11);
+        assert.ok((await tools.keywordSearch('parseConfig')).length > 0);
       });
 
       it('says that the account or token lacks MCP access when the server answers 403, and asks again next time', async function () {
