@@ -19,7 +19,7 @@ import { SearchIndexes } from '../../../../src/engine/mcp/searchIndex';
 import { startTestEngine } from '../../../support/engineHarness';
 import { createTempDir, createTestRepo, removeDir, type TestRepo } from '../../../support/gitRepos';
 import { McpSession } from './fixture';
-import { APP_TS, LONG_LINES, MANY_ROWS, RETRY_PY } from './searchFiles';
+import { APP_TS, head, LONG_LINES, MANY_ROWS, RETRY_PY, toolContext } from './searchFiles';
 
 const CODE_SERVER_APP_ROOT = path.resolve(__dirname, '../../../../.vscode-test/node_modules/code-server/lib/vscode');
 
@@ -100,28 +100,6 @@ async function createAwkwardRepo(): Promise<TestRepo> {
   return repo;
 }
 
-function toolContext(repo: TestRepo, searchIndexes?: SearchIndexes): ToolContext {
-  return {
-    repositories: [{ name: 'github.com/acme/awkward', dir: repo.dir, bare: false }],
-    user: { id: 1, name: 'owner' },
-    instanceUrl: 'http://127.0.0.1:1',
-    signal: new AbortController().signal,
-    deepSearch: {
-      create: () => Promise.reject(new Error('not used')),
-      get: () => {
-        throw new Error('not used');
-      },
-    },
-    deepSearchWaitMs: 1000,
-    pcre: { available: true },
-    ...(searchIndexes ? { searchIndexes } : {}),
-  };
-}
-
-async function head(repo: TestRepo): Promise<string> {
-  return (await repo.git('rev-parse', 'HEAD')).trim();
-}
-
 const grep = (patterns: string[], syntax: GrepOptions['syntax'], more: Partial<GrepOptions> = {}): GrepOptions => ({
   patterns,
   syntax,
@@ -144,8 +122,8 @@ interface World {
 async function createWorld(repo: TestRepo): Promise<World> {
   const logs: string[] = [];
   const indexes = new SearchIndexes({ log: (line) => logs.push(line), maxBytes: 0, ripgrepPath: vscodeRipgrep() });
-  const plain = toolContext(repo);
-  const early = toolContext(repo, indexes);
+  const plain = toolContext(repo, 'github.com/acme/awkward');
+  const early = toolContext(repo, 'github.com/acme/awkward', indexes);
   const target: SearchTarget = { repo: plain.repositories[0], commit: await head(repo), revision: 'HEAD' };
   return { repo, target, logs, plain, early, indexes };
 }

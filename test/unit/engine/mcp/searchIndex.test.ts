@@ -18,7 +18,7 @@ import { SearchIndexes, type SearchIndex } from '../../../../src/engine/mcp/sear
 import { startTestEngine, waitFor } from '../../../support/engineHarness';
 import { createTestRepo, type TestRepo } from '../../../support/gitRepos';
 import { McpSession } from './fixture';
-import { APP_TS, LONG_LINES, MANY_ROWS, RETRY_PY } from './searchFiles';
+import { APP_TS, head, LONG_LINES, MANY_ROWS, RETRY_PY, toolContext } from './searchFiles';
 
 const UTIL_JS = [
   'function readFileSync(path) { return path; }',
@@ -42,28 +42,6 @@ interface World {
   logs: string[];
   plain: ToolContext;
   indexed: ToolContext;
-}
-
-function toolContext(repo: TestRepo, searchIndexes?: SearchIndexes, name = 'github.com/acme/indexed'): ToolContext {
-  return {
-    repositories: [{ name, dir: repo.dir, bare: false }],
-    user: { id: 1, name: 'owner' },
-    instanceUrl: 'http://127.0.0.1:1',
-    signal: new AbortController().signal,
-    deepSearch: {
-      create: () => Promise.reject(new Error('not used')),
-      get: () => {
-        throw new Error('not used');
-      },
-    },
-    deepSearchWaitMs: 1000,
-    pcre: { available: true },
-    ...(searchIndexes ? { searchIndexes } : {}),
-  };
-}
-
-async function head(repo: TestRepo): Promise<string> {
-  return (await repo.git('rev-parse', 'HEAD')).trim();
 }
 
 /** A repository with every kind of file git grep treats specially. */
@@ -105,7 +83,7 @@ async function createWorld(): Promise<World> {
   const repo = await createVariedRepo();
   const logs: string[] = [];
   const indexes = new SearchIndexes({ log: (line) => logs.push(line), scanTimeLimitMs: 500 });
-  const plain = toolContext(repo);
+  const plain = toolContext(repo, 'github.com/acme/indexed');
   const indexed: ToolContext = { ...plain, searchIndexes: indexes };
   const target: SearchTarget = { repo: plain.repositories[0], commit: await head(repo), revision: 'HEAD' };
   const index = await readyIndex(indexes, target);
@@ -216,9 +194,9 @@ describe('search index', function () {
           const target: SearchTarget = { repo: repository, commit: await head(copy), revision: 'HEAD' };
           await readyIndex(indexes, target);
           await rm(path.join(copy.dir, '.git', 'objects'), { recursive: true, force: true });
-          const context: ToolContext = { ...toolContext(copy, indexes), repositories: [repository] };
+          const context: ToolContext = { ...toolContext(copy, 'github.com/acme/indexed', indexes), repositories: [repository] };
           assert.deepEqual(await grepTarget(context, target, options), expected);
-          await assert.rejects(grepTarget(toolContext(copy), target, options));
+          await assert.rejects(grepTarget(toolContext(copy, 'github.com/acme/indexed'), target, options));
         } finally {
           indexes.close();
         }
@@ -275,7 +253,7 @@ describe('search index', function () {
       const repository = { name: 'fresh', dir: repo.dir, bare: false };
       const target: SearchTarget = { repo: repository, commit: await head(repo), revision: 'HEAD' };
       assert.equal(indexes.lookup(target), undefined, 'not ready at once');
-      const context = { ...toolContext(repo, indexes), repositories: [repository] };
+      const context = { ...toolContext(repo, 'github.com/acme/indexed', indexes), repositories: [repository] };
       const result = await grepTarget(context, target, grep(['answer'], 'fixed'));
       assert.deepEqual([...result.files.keys()], ['a.ts']);
       await readyIndex(indexes, target);
@@ -304,7 +282,7 @@ describe('search index', function () {
       assert.equal(old.alive, false, 'the old index is gone');
       assert.equal(indexes.lookup(first), undefined);
       assert.equal(logs.filter((line) => line.includes(' ready: ')).length, 2);
-      const context = { ...toolContext(repo, indexes), repositories: [repository] };
+      const context = { ...toolContext(repo, 'github.com/acme/indexed', indexes), repositories: [repository] };
       const result = await grepTarget(context, second, grep(['after'], 'fixed'));
       assert.deepEqual([...result.counts], [['a.ts', 1], ['b.ts', 1]]);
       const older: SearchTarget = { ...first, revision: first.commit };
