@@ -131,15 +131,16 @@ export class VSCodeUi {
   async runCommand(title: string): Promise<void> {
     const input = this.page.locator('.quick-input-widget input');
     // A panel or editor that opens meanwhile may take the focus and close the palette: open it again.
+    // A webview that holds the focus may also swallow the key: try again, with the other shortcut too.
     for (let attempt = 1; ; attempt++) {
       await this.page.keyboard.press('Escape');
-      await this.page.keyboard.press('F1');
-      await input.waitFor();
+      await this.page.keyboard.press(attempt % 2 === 1 ? 'F1' : 'Control+Shift+P');
       try {
+        await input.waitFor({ timeout: 5000 });
         await input.fill(`>${title}`, { timeout: 5000 });
         break;
       } catch (error) {
-        if (attempt === 4) throw error;
+        if (attempt === 6) throw error;
       }
     }
     // Exact match: "Ask Deep Search" must not pick "Ask Deep Search About Selection".
