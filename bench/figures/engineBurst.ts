@@ -81,7 +81,7 @@ async function run(context: BenchContext): Promise<Row[]> {
 }
 
 /** One commit of `count` TypeScript-like files of about 1 KB, written with `git fast-import`. */
-export async function generateRepository(dir: string, count: number): Promise<number> {
+async function generateRepository(dir: string, count: number): Promise<number> {
   await git(dir, ['init', '--quiet', '--initial-branch', 'main']);
   const importer = spawn('git', ['fast-import', '--quiet'], { cwd: dir, stdio: ['pipe', 'ignore', 'inherit'] });
   const done = new Promise<void>((resolve, reject) => {

@@ -118,6 +118,19 @@ describe('engine CLI process', function () {
     return { child, output, exit };
   }
 
+  /** Starts the CLI and waits until it has said where it listens (its whole banner, up to `Data:`). */
+  async function started(args: string[]): Promise<{ child: ChildProcessWithoutNullStreams; printed: string; url: string; exit: Promise<Exit> }> {
+    const { child, output, exit } = start(args);
+    const printed = await waitFor(
+      async () => output.stdout,
+      (stdout) => /Data: .*\n/.test(stdout) || child.exitCode !== null,
+      { description: 'the CLI to print where it listens', timeoutMs: 15_000 },
+    );
+    const url = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(printed)?.[1];
+    assert.ok(url, printed + output.stderr);
+    return { child, printed, url, exit };
+  }
+
   it('prints usage and exits 0 for --help', async function () {
     const { exit } = start(['--help']);
     const result = await exit;
@@ -169,14 +182,7 @@ describe('engine CLI process', function () {
   });
 
   it('serves the tool server generation asked for, without the disabled tools, and says where', async function () {
-    const { child, output, exit } = start(['--repo', repo.dir, '--data', path.join(dataRoot, 'tools-v1'), '--token', 'dse_cli_tools', '--tool-server', 'v1', '--disable-tool', 'nls_search']);
-    const printed = await waitFor(
-      async () => output.stdout,
-      (stdout) => /Data: .*\n/.test(stdout) || child.exitCode !== null,
-      { description: 'the CLI to print where it listens', timeoutMs: 15_000 },
-    );
-    const url = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(printed)?.[1];
-    assert.ok(url, printed + output.stderr);
+    const { child, printed, url, exit } = await started(['--repo', repo.dir, '--data', path.join(dataRoot, 'tools-v1'), '--token', 'dse_cli_tools', '--tool-server', 'v1', '--disable-tool', 'nls_search']);
     assert.match(printed, /Tool server \(MCP\): http:\/\/127\.0\.0\.1:\d+\/\.api\/mcp\/v1\n/);
     const list = async (endpoint: string): Promise<Response> =>
       fetch(`${url}${endpoint}`, {
@@ -193,14 +199,7 @@ describe('engine CLI process', function () {
   });
 
   it('serves only the Connect API with --conversation-apis connect, and says where', async function () {
-    const { child, output, exit } = start(['--repo', repo.dir, '--data', path.join(dataRoot, 'connect-only'), '--token', 'dse_cli_connect', '--conversation-apis', 'connect']);
-    const printed = await waitFor(
-      async () => output.stdout,
-      (stdout) => /Data: .*\n/.test(stdout) || child.exitCode !== null,
-      { description: 'the CLI to print where it listens', timeoutMs: 15_000 },
-    );
-    const url = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(printed)?.[1];
-    assert.ok(url, printed + output.stderr);
+    const { child, printed, url, exit } = await started(['--repo', repo.dir, '--data', path.join(dataRoot, 'connect-only'), '--token', 'dse_cli_connect', '--conversation-apis', 'connect']);
     assert.match(printed, /Conversation API \(Connect\): http:\/\/127\.0\.0\.1:\d+\/api\/deepsearch\.v1\.Service\n/);
     assert.ok(!printed.includes(API_PATH), printed);
     const authorization = 'token dse_cli_connect';
