@@ -35,6 +35,8 @@ interface BurstResult {
   probe: Summary;
   probeErrors: number;
   answered: number;
+  /** Why questions that were not answered ended (the first ten), for the JSON. */
+  failures: string[];
   batchMs: number;
 }
 
@@ -185,9 +187,9 @@ async function burst(context: BenchContext, options: { repo: string; dataDir: st
         return ((await response.json()) as { id: number }).id;
       }),
     );
-    const answered = await waitForAnswers(engine.url, headers, created);
+    const { answered, failures } = await waitForAnswers(engine.url, headers, created);
     const batchMs = await batch;
-    return { peakMb: peakResidentMb(engine.child), probe: summarize(samples), probeErrors, answered, batchMs };
+    return { peakMb: peakResidentMb(engine.child), probe: summarize(samples), probeErrors, answered, failures, batchMs };
   } finally {
     probing = false;
     await prober;
@@ -195,21 +197,23 @@ async function burst(context: BenchContext, options: { repo: string; dataDir: st
   }
 }
 
-async function waitForAnswers(url: string, headers: Record<string, string>, ids: number[]): Promise<number> {
+/** Polls every question until it ends (or the time is up): how many were answered, and why the others failed. */
+async function waitForAnswers(url: string, headers: Record<string, string>, ids: number[]): Promise<{ answered: number; failures: string[] }> {
   const deadline = Date.now() + ANSWERED_WITHIN_MS;
-  const finished = new Set<number>();
-  while (finished.size < ids.length && Date.now() < deadline) {
+  const ended = new Map<number, string | undefined>();
+  while (ended.size < ids.length && Date.now() < deadline) {
     for (const id of ids) {
-      if (finished.has(id)) continue;
+      if (ended.has(id)) continue;
       const response = await fetch(`${url}${API_PATH}/${id}`, { headers });
       const question = ((await response.json()) as WireConversation).questions.at(-1);
       if (!question || question.status === 'pending' || question.status === 'processing') continue;
-      finished.add(question.status === 'completed' && !question.error && question.answer ? id : -id);
-      if (process.env.BURST_DEBUG && finished.has(-id)) console.error(JSON.stringify(question).slice(0, 600));
+      const answered = question.status === 'completed' && !question.error && question.answer;
+      ended.set(id, answered ? undefined : `${question.status}: ${question.error?.title ?? 'no answer'}`);
     }
     await new Promise((resolve) => setTimeout(resolve, 500));
   }
-  return [...finished].filter((id) => id > 0).length;
+  const outcomes = [...ended.values()];
+  return { answered: outcomes.filter((failure) => failure === undefined).length, failures: outcomes.filter((failure) => failure !== undefined).slice(0, 10) };
 }
 
 /** The kernel's high-water mark of the process's resident memory (Linux). */
