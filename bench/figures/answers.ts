@@ -8,6 +8,7 @@
  */
 import type { Frame } from 'playwright-core';
 import { API_PATH, type WireConversation } from '../../src/api/wire';
+import { CONNECT_SERVICE_PATH } from '../../src/contract/connectWire';
 import { HOST_TEST_TOKEN } from '../../test/host/fixtures';
 import { VSCodeUi } from '../../test/ui/vscodeUi';
 import { ms, spread, type BenchContext, type Figure, type Row } from '../report';
@@ -23,14 +24,17 @@ const FIXED_POLLER = { 'deepSearch.pollInterval.visible': 1000, 'deepSearch.poll
 
 async function run(context: BenchContext): Promise<Row[]> {
   const questions = context.quick ? 3 : 20;
-  // When the engine served each conversation, to check the poll interval each mode really used.
+  // When the engine served each conversation to the extension, to check the poll interval each mode
+  // really used. The extension speaks the 7.x API (its log line names no conversation: questions are
+  // asked one at a time, so each poll is the one being measured); the bench itself the legacy one.
   const gets = new Map<number, number[]>();
+  let measuring: number | undefined;
   const ui = await VSCodeUi.launch({
     paceMs: context.quick ? QUICK_PACE_MS : PACE_MS,
+    variant: { conversationApis: 'both' },
     engineLog: (line) => {
-      if (!line.startsWith(`GET ${API_PATH}/`)) return;
-      const [id, status] = line.slice(`GET ${API_PATH}/`.length).split(' ');
-      if (status === '200' && id && /^\d+$/.test(id)) gets.set(Number(id), [...(gets.get(Number(id)) ?? []), Date.now()]);
+      if (measuring === undefined || !line.startsWith(`POST ${CONNECT_SERVICE_PATH}/GetConversation 200 `)) return;
+      gets.set(measuring, [...(gets.get(measuring) ?? []), Date.now()]);
     },
   });
   try {
@@ -48,6 +52,7 @@ async function run(context: BenchContext): Promise<Row[]> {
       for (let index = 0; latencies.length < questions && index < questions * 2; index++) {
         const text = `${label} ${index}: where is parseConfig defined and what does it check?`;
         const created = await api<WireConversation>('', { method: 'POST', body: JSON.stringify({ question: text }) });
+        measuring = created.id;
         await ui.page.waitForTimeout(Math.random() * 1000);
         // Panels of earlier questions would pile up over 40 questions (a quick run keeps its few).
         if (!context.quick) await ui.runCommand('View: Close All Editors');
@@ -56,6 +61,7 @@ async function run(context: BenchContext): Promise<Row[]> {
         await ui.answerInputBox('Choose a conversation', text);
         const visibleAt = await answerShownAt(await frameShowing(ui, text));
         // The extension's polls only: the check below is the bench's own GET.
+        measuring = undefined;
         const served = [...(gets.get(created.id) ?? [])];
         const finished = await api<WireConversation>(`/${created.id}`);
         const question = finished.questions[0];
@@ -77,13 +83,13 @@ async function run(context: BenchContext): Promise<Row[]> {
     await ui.setWorkspaceSettings({});
     // The baseline is only one if VS Code applied its settings: check at the engine.
     const baselineGap = median(baseline.pollGaps);
-    if (!(baselineGap >= 900)) throw new Error(`the fixed 1 s poller polled every ${ms(baselineGap)}: its settings were not applied`);
+    if (!(baselineGap >= 900)) throw new Error(`the fixed 1 s poller polled every ${ms(baselineGap)} through the 7.x API: its settings were not applied, or the extension polled another way`);
     const adaptive = summarize(shipped.latencies);
     const fixed = summarize(baseline.latencies);
     const gaps = `polls every ${ms(median(shipped.pollGaps))}`;
     return [
       {
-        figure: 'answer visible after the server completes, p50',
+        figure: 'answer visible after the server completes, p50 (7.x API)',
         measured: `${spread(adaptive)}; ${gaps}`,
         baseline: `fixed 1 s poller: ${spread(fixed)}; polls every ${ms(baselineGap)}`,
         goal: context.quick ? '≤ 600 ms (the baseline is compared in full runs: 3 samples cannot tell)' : '≤ 600 ms, and no worse than the baseline',
@@ -91,7 +97,7 @@ async function run(context: BenchContext): Promise<Row[]> {
         data: { adaptive, fixed, shipped, baseline },
       },
       {
-        figure: 'answer visible after the server completes, p95',
+        figure: 'answer visible after the server completes, p95 (7.x API)',
         measured: ms(adaptive.p95),
         baseline: `fixed 1 s poller: ${ms(fixed.p95)}`,
         goal: '≤ 1.2 s',

@@ -2,7 +2,8 @@
  * Requests per minute that one running question costs the server, counted at the engine: the
  * ConversationStore (the extension's one poller) with its default intervals (also the settings'
  * defaults), a panel visible, a panel hidden, and nothing running; the baseline is a fixed 1 s poller. Each scenario
- * has its own engine, so every request it receives is that scenario's.
+ * has its own engine, so every request it receives is that scenario's; each runs against a server
+ * of the 7.x conversation API and one of the legacy API.
  */
 import { mkdtemp } from 'node:fs/promises';
 import path from 'node:path';
@@ -10,7 +11,7 @@ import { DeepSearchClient } from '../../src/api/client';
 import { ConversationStore, type ConversationStoreOptions } from '../../src/api/conversationStore';
 import { createDispatcher } from '../../src/api/http';
 import { DEFAULT_POLL_INTERVALS } from '../../src/api/poller';
-import type { RunningEngine } from '../../src/engine/options';
+import type { EngineVariant, RunningEngine } from '../../src/engine/options';
 import { startEngine } from '../../src/engine/server';
 import { createSampleAppRepo } from '../../test/support/gitRepos';
 import type { BenchContext, Figure, Row } from '../report';
@@ -26,6 +27,12 @@ interface Scenario {
   asks: boolean;
 }
 
+/** Each conversation API a server may serve: the same polling must cost the same on both. */
+const GENERATIONS = [
+  { label: '7.x API', conversationApis: 'connect' },
+  { label: 'legacy API', conversationApis: 'legacy' },
+] as const satisfies ReadonlyArray<{ label: string; conversationApis: EngineVariant['conversationApis'] }>;
+
 async function run(context: BenchContext): Promise<Row[]> {
   const windowMs = context.quick ? 30_000 : 60_000;
   const shipped: ConversationStoreOptions = DEFAULT_POLL_INTERVALS;
@@ -40,8 +47,9 @@ async function run(context: BenchContext): Promise<Row[]> {
   const stores: ConversationStore[] = [];
   const dispatcher = createDispatcher();
   try {
+    const runs = GENERATIONS.flatMap((generation) => scenarios.map((scenario) => ({ generation, scenario })));
     const counts = await Promise.all(
-      scenarios.map(async (scenario) => {
+      runs.map(async ({ generation, scenario }) => {
         let counting = false;
         let requests = 0;
         const engine = await startEngine({
@@ -49,6 +57,7 @@ async function run(context: BenchContext): Promise<Row[]> {
           users: [{ token: TOKEN }],
           dataDir: await mkdtemp(path.join(context.scratch, 'polling-')),
           paceMs: PACE_MS,
+          variant: { conversationApis: generation.conversationApis },
           faults: {
             request: () => {
               if (counting) requests++;
@@ -71,21 +80,24 @@ async function run(context: BenchContext): Promise<Row[]> {
         return (requests * 60_000) / windowMs;
       }),
     );
-    const [visible, hidden, nothing, fixed] = counts as [number, number, number, number];
     const perMinute = (value: number) => `${value.toFixed(1)}/min`;
     const basis = `${(windowMs / 1000).toFixed(0)} s window; intervals ${shipped.watchedIntervalMs} ms visible, ${shipped.hiddenIntervalMs} ms hidden`;
-    return [
-      { figure: 'requests for one running question, panel visible', measured: perMinute(visible), baseline: `fixed 1 s poller: ${perMinute(fixed)}`, goal: '— (answers show fast)', data: { basis } },
-      {
-        figure: 'requests for one running question, panel hidden',
-        measured: `${perMinute(hidden)} (${(hidden / fixed).toFixed(2)} of baseline)`,
-        baseline: `fixed 1 s poller: ${perMinute(fixed)}`,
-        goal: '≤ 1/10 of baseline',
-        met: hidden <= fixed / 10,
-        data: { basis, hidden, fixed },
-      },
-      { figure: 'requests with nothing running', measured: perMinute(nothing), baseline: '—', goal: '0', met: nothing === 0, data: { basis } },
-    ];
+    return GENERATIONS.flatMap((generation, index) => {
+      const [visible, hidden, nothing, fixed] = counts.slice(index * scenarios.length, (index + 1) * scenarios.length) as [number, number, number, number];
+      const on = `(${generation.label})`;
+      return [
+        { figure: `requests for one running question, panel visible ${on}`, measured: perMinute(visible), baseline: `fixed 1 s poller: ${perMinute(fixed)}`, goal: '— (answers show fast)', data: { basis } },
+        {
+          figure: `requests for one running question, panel hidden ${on}`,
+          measured: `${perMinute(hidden)} (${(hidden / fixed).toFixed(2)} of baseline)`,
+          baseline: `fixed 1 s poller: ${perMinute(fixed)}`,
+          goal: '≤ 1/10 of baseline',
+          met: hidden <= fixed / 10,
+          data: { basis, hidden, fixed },
+        },
+        { figure: `requests with nothing running ${on}`, measured: perMinute(nothing), baseline: '—', goal: '0', met: nothing === 0, data: { basis } },
+      ];
+    });
   } finally {
     for (const store of stores) store.dispose();
     await Promise.all(engines.map((engine) => engine.close()));

@@ -42,7 +42,12 @@ const MAX_PAGES = 1000;
 
 /** Which conversation API each instance serves, as found by a client of this process. */
 export type ConversationApiGeneration = 'connect' | 'legacy';
-const knownGenerations = new Map<string, ConversationApiGeneration>();
+/**
+ * How long what was found stays true: an instance upgraded (or one that dropped the legacy API)
+ * while VS Code runs is noticed within this time, at the cost of one small call.
+ */
+export const GENERATION_TTL_MS = 10 * 60_000;
+const knownGenerations = new Map<string, { generation: ConversationApiGeneration; until: number }>();
 
 export class DeepSearchClient {
   /** Canonical instance URL (no trailing slash; a path prefix kept). */
@@ -52,6 +57,9 @@ export class DeepSearchClient {
   private readonly connect: ConnectConversationApi;
   private detecting: Promise<ConversationApiGeneration> | undefined;
   private readonly pinned: ConversationApiGeneration | undefined;
+  /** Until when this client's token is known to be refused by the 7.x API (so the legacy one is used). */
+  private refusedUntil = 0;
+  private readonly now: () => number;
 
   constructor(options: DeepSearchClientOptions) {
     this.instanceUrl = normalizeInstanceUrl(options.instanceUrl);
@@ -74,22 +82,28 @@ export class DeepSearchClient {
     });
     this.connect = new ConnectConversationApi(this.instanceUrl, this.headers, this.transport);
     this.pinned = options.conversationApi === 'legacy' ? 'legacy' : undefined;
+    this.now = options.timers?.now ?? Date.now;
   }
 
   /**
    * The API this client speaks to the instance: the 7.x one where it is served, else the legacy
-   * one. Found with one call the first time, then remembered for the instance (not when the token
-   * was refused by the new API: another token may be allowed it).
+   * one. Found with one call, then remembered for the instance for GENERATION_TTL_MS; a token the
+   * new API refused is remembered as long, by this client only (another token may be allowed it).
    */
   async generation(): Promise<ConversationApiGeneration> {
-    const known = this.pinned ?? knownGenerations.get(this.instanceUrl);
-    if (known) return known;
+    if (this.pinned) return this.pinned;
+    const now = this.now();
+    const known = knownGenerations.get(this.instanceUrl);
+    if (known && known.until > now) return known.generation;
+    if (this.refusedUntil > now) return 'legacy';
     // Shared by every call waiting for it, so not cancelled with the first one (its own timeout bounds it).
     this.detecting ??= this.connect.probe().then(
       (probe) => {
         this.detecting = undefined;
         const found: ConversationApiGeneration = probe === 'served' ? 'connect' : 'legacy';
-        if (probe !== 'refused') knownGenerations.set(this.instanceUrl, found);
+        const until = this.now() + GENERATION_TTL_MS;
+        if (probe === 'refused') this.refusedUntil = until;
+        else knownGenerations.set(this.instanceUrl, { generation: found, until });
         return found;
       },
       (error: unknown) => {

@@ -3,6 +3,7 @@
  * garbage in a body) ends up as a `DeepSearchError` whose `message` tells a person what happened
  * and what to do, and which never carries the access token.
  */
+import { TOKEN_SCOPES } from '../contract/tokenScopes';
 
 export type DeepSearchErrorKind =
   | 'unauthorized'
@@ -248,7 +249,7 @@ export function errorFromStatus(input: HttpErrorInput): DeepSearchError {
     case 403:
       return new DeepSearchError(
         'forbidden',
-        `The instance refused this request (HTTP 403) — your account or token may not have access to Deep Search.${said}`,
+        `The instance refused this request (HTTP 403) — your account or token lacks a permission or scope it needs (${CONVERSATION_SCOPES}).${said}`,
         details,
       );
     case 404:
@@ -284,12 +285,15 @@ export function errorFromStatus(input: HttpErrorInput): DeepSearchError {
   return new DeepSearchError('badRequest', `The instance rejected the request (HTTP ${status}).${said}`, details);
 }
 
+/** The scopes a token needs for conversations, as a user reads them in a refusal. */
+const CONVERSATION_SCOPES = `conversations need ${TOKEN_SCOPES.read} and ${TOKEN_SCOPES.write}, or ${TOKEN_SCOPES.all}`;
+
 /** What each Connect error code (7.x conversation API) means to a user, and its kind. */
 const CONNECT_ERRORS: Readonly<Record<string, { kind: DeepSearchErrorKind; lead: string }>> = {
   unauthenticated: { kind: 'unauthorized', lead: 'The instance rejected the access token — sign in again.' },
   permission_denied: {
     kind: 'forbidden',
-    lead: 'The instance refused this request — your account or token lacks a permission or scope it needs (conversations need externalapi:read and externalapi:write, or user:all).',
+    lead: `The instance refused this request — your account or token lacks a permission or scope it needs (${CONVERSATION_SCOPES}).`,
   },
   not_found: { kind: 'notFound', lead: 'Not found on the instance — the conversation may have been deleted.' },
   invalid_argument: { kind: 'badRequest', lead: 'The instance rejected the request.' },

@@ -3,6 +3,7 @@
  * extension's client looks for them and the local engine serves them: one definition for both
  * sides. Tools go by their 2026 names (`read_file`); `/.api/mcp/v1` serves them as `sg_<name>`.
  */
+import { TOKEN_SCOPES } from './tokenScopes';
 
 /** Where each endpoint is. */
 export const TOOL_SERVER_ENDPOINTS = {
@@ -67,4 +68,4 @@ export function isToolServerTool(name: string): name is ToolServerTool {
 /** The permission a user needs on 2026 servers for any MCP endpoint (else 403). */
 export const MCP_ACCESS_PERMISSION = 'MCP#ACCESS';
 /** The scope an OAuth or access token needs for the MCP endpoints. */
-export const MCP_TOKEN_SCOPE = 'mcp';
+export const MCP_TOKEN_SCOPE = TOKEN_SCOPES.mcp;

@@ -3,16 +3,49 @@
  * tokens in constant time and never repeating a token in a message.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
+import { TOKEN_SCOPES } from '../contract/tokenScopes';
 import { HttpError } from './http';
 import type { EngineUser } from './options';
 
 export interface AuthenticatedUser {
   id: number;
   name: string;
+  /** What a scoped token may reach (`externalapi:read`, `mcp`…); undefined: everything. */
+  scopes?: ReadonlySet<string>;
 }
 
 interface KnownUser extends AuthenticatedUser {
   tokenDigest: Buffer;
+}
+
+/** What a request needs: reading or changing conversations (either API), or the tool server. */
+export type Access = 'read' | 'write' | 'mcp';
+
+/** The scopes that grant each access (`user:all` grants all of them). */
+const GRANTING: Readonly<Record<Access, readonly string[]>> = {
+  read: [TOKEN_SCOPES.all, TOKEN_SCOPES.read, TOKEN_SCOPES.write],
+  write: [TOKEN_SCOPES.all, TOKEN_SCOPES.write],
+  mcp: [TOKEN_SCOPES.all, TOKEN_SCOPES.mcp],
+};
+
+const WHAT: Readonly<Record<Access, string>> = {
+  read: 'reading conversations',
+  write: 'asking, following up, cancelling and deleting',
+  mcp: 'the tool server (MCP)',
+};
+
+/**
+ * A 403 when the user's token is scoped without what the request needs, naming the scope it
+ * lacks (as the reference asks of servers) and the scopes it has.
+ */
+export function requireScope(user: AuthenticatedUser, access: Access): void {
+  if (!user.scopes || GRANTING[access].some((scope) => user.scopes?.has(scope))) return;
+  const needed = access === 'read' ? `${TOKEN_SCOPES.read} (or ${TOKEN_SCOPES.write})` : GRANTING[access][1];
+  const has = user.scopes.size ? [...user.scopes].sort().join(', ') : 'none';
+  throw new HttpError(
+    403,
+    `This token lacks the scope ${needed}, which ${WHAT[access]} needs (its scopes: ${has}). Create a token with that scope, or with ${TOKEN_SCOPES.all}.`,
+  );
 }
 
 export class UserDirectory {
@@ -34,7 +67,8 @@ export class UserDirectory {
       if (digests.has(tokenDigest.toString('hex'))) throw new Error(`User ${id} has the same token as another user.`);
       ids.add(id);
       digests.add(tokenDigest.toString('hex'));
-      return { id, name: user.name ?? `user${id}`, tokenDigest };
+      const scopes = user.scopes ? new Set(user.scopes) : undefined;
+      return { id, name: user.name ?? `user${id}`, tokenDigest, ...(scopes ? { scopes } : {}) };
     });
   }
 
@@ -54,7 +88,7 @@ export class UserDirectory {
       if (timingSafeEqual(presented, user.tokenDigest)) found = user;
     }
     if (!found) throw unauthorized('Invalid access token: check the token you configured, or create a new one.');
-    return { id: found.id, name: found.name };
+    return { id: found.id, name: found.name, ...(found.scopes ? { scopes: found.scopes } : {}) };
   }
 }
 

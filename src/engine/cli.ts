@@ -59,7 +59,7 @@ async function run(config: CliConfig, repos: string[]): Promise<void> {
   try {
     engine = await startEngine({
       repos,
-      users: tokens.map((token) => ({ token })),
+      users: tokens.map((token) => ({ token, ...(config.scopes ? { scopes: config.scopes } : {}) })),
       dataDir,
       port: config.port,
       sharing: config.sharing,
@@ -87,6 +87,7 @@ async function run(config: CliConfig, repos: string[]): Promise<void> {
     `Data: ${dataDir}`,
   ];
   if (generated) lines.push(`Access token (generated for this run): ${generated}`);
+  if (config.scopes) lines.push(`Token scopes: ${config.scopes.join(', ') || 'none'} (other requests are refused with a 403)`);
   process.stdout.write(`${lines.join('\n')}\n`);
 
   let stopping = false;

@@ -3,6 +3,7 @@
  * `cli.ts` acts on the result: usage on stdout and exit 0 for help, message + usage on stderr and
  * exit 2 for errors.
  */
+import { TOKEN_SCOPES } from '../contract/tokenScopes';
 import { TOOL_SERVER_TOOLS, type ToolServerTool } from '../contract/toolServers';
 
 export interface CliConfig {
@@ -25,6 +26,8 @@ export interface CliConfig {
   toolServer?: ToolServerGeneration;
   /** `--disable-tool`: tools left out of every endpoint, by their 2026 names; absent when none. */
   disabledTools?: ToolServerTool[];
+  /** `--scopes`: the scopes of every token (a scoped token); absent: unscoped tokens. */
+  scopes?: string[];
 }
 
 export const CONVERSATION_APIS = ['legacy', 'both', 'connect'] as const;
@@ -34,6 +37,9 @@ export const TOOL_SERVER_GENERATIONS = ['both', 'current', 'v1', 'none'] as cons
 export type ToolServerGeneration = (typeof TOOL_SERVER_GENERATIONS)[number];
 
 export type CliCommand = { kind: 'run'; config: CliConfig } | { kind: 'help' } | { kind: 'error'; message: string };
+
+/** The scopes 7.x servers know (the OAuth identity scopes included, which reach no API). */
+const KNOWN_SCOPES = [...Object.values(TOKEN_SCOPES), 'openid', 'profile', 'email', 'offline_access'] as const;
 
 export const DEFAULT_DATA_DIR = '.engine-data';
 
@@ -62,13 +68,16 @@ Options:
   --disable-tool <name>
                    leave a tool out of every endpoint, as an admin's mcp.tools.disabled does; 2026
                    names such as nls_search (repeatable)
+  --scopes <list>  make the tokens scoped, as 7.x scoped and OAuth tokens are: a comma-separated list of
+                   ${KNOWN_SCOPES.join(', ')}; what needs another scope is refused
+                   with a 403 that names it (default: unscoped tokens reach everything)
   --no-sharing     read tokens open only the owner's own conversations
   -h, --help       show this help
 
 Clients send "Authorization: token <t>" and "X-Requested-With: <client> <version>".`;
 
 const VALUE_FLAGS = new Set([
-  '--repo', '--port', '--token', '--data', '--pace', '--max-answers', '--max-tool-calls', '--ripgrep', '--conversation-apis', '--tool-server', '--disable-tool',
+  '--repo', '--port', '--token', '--data', '--pace', '--max-answers', '--max-tool-calls', '--ripgrep', '--conversation-apis', '--tool-server', '--disable-tool', '--scopes',
 ]);
 
 export function parseArgs(argv: readonly string[]): CliCommand {
@@ -131,6 +140,13 @@ function apply(config: CliConfig, flag: string, value: string): string | undefin
         return `--disable-tool takes a tool name (${TOOL_SERVER_TOOLS.join(', ')}), not "${value.slice(0, 40)}".`;
       }
       config.disabledTools = [...new Set([...(config.disabledTools ?? []), tool as ToolServerTool])];
+      return undefined;
+    }
+    case '--scopes': {
+      const scopes = value.split(',').map((scope) => scope.trim()).filter(Boolean);
+      const unknown = scopes.find((scope) => !(KNOWN_SCOPES as readonly string[]).includes(scope));
+      if (unknown !== undefined) return `--scopes takes ${KNOWN_SCOPES.join(', ')}, not "${unknown.slice(0, 40)}".`;
+      config.scopes = [...new Set([...(config.scopes ?? []), ...scopes])];
       return undefined;
     }
     case '--token':

@@ -18,7 +18,7 @@ import {
   type ConnectListResponse,
   type ConnectMethod,
 } from '../contract/connectWire';
-import type { AuthenticatedUser, UserDirectory } from './auth';
+import { requireScope, type AuthenticatedUser, type UserDirectory } from './auth';
 import { toConnectConversation, toConnectQuestion, toConnectSummary } from './connectShapes';
 import type { ConversationService, ResolvedVariant } from './conversations';
 import { echo } from './echo';
@@ -165,6 +165,7 @@ export async function handleConnectRequest(context: ConnectContext, request: Inc
       throw invalid(`Connect-Protocol-Version must be 1, not ${echo(version)}.`);
     }
     const user = context.users.authenticate(request.headers.authorization);
+    requireScope(user, method === 'GetConversation' || method === 'ListConversationSummaries' ? 'read' : 'write');
     const body: BodyReader = async (example) => parseJsonObject(await readBody(request), example);
     return jsonReply(200, await HANDLERS[method](context, { user, body }));
   } catch (error) {

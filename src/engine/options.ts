@@ -12,6 +12,13 @@ export interface EngineUser {
   id?: number;
   /** Defaults to `user<id>`. */
   name?: string;
+  /**
+   * The token's scopes, as a scoped access token or OAuth token has them (contract TOKEN_SCOPES):
+   * `user:all` reaches everything, `externalapi:read` / `externalapi:write` the conversation APIs,
+   * `mcp` the tool server; anything else is refused with a 403 naming the missing scope.
+   * Undefined (the default): an unscoped token that reaches everything.
+   */
+  scopes?: string[];
 }
 
 /** The documented ways real servers differ; the engine can speak each, so clients are tested on all. */

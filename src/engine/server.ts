@@ -14,7 +14,7 @@ import { isToolServerTool, MCP_ACCESS_PERMISSION, MCP_TOKEN_SCOPE, TOOL_SERVER_E
 import { Answerer } from './answerer';
 import { connectCodeOfStatus, ConnectError, connectErrorReply, handleConnectRequest } from './connectRoutes';
 import { lockDataDir } from './dataDirLock';
-import { UserDirectory, type AuthenticatedUser } from './auth';
+import { requireScope, UserDirectory, type AuthenticatedUser } from './auth';
 import { echo } from './echo';
 import { ConversationService, type ResolvedVariant } from './conversations';
 import { ClientGoneError, errorReply, HttpError, parseJsonObject, readBody, sendReply, type Reply } from './http';
@@ -111,6 +111,7 @@ export async function startEngine(options: EngineOptions): Promise<RunningEngine
     }
     if (variant.conversationApis !== 'connect' && (path === API_PATH || path.startsWith(`${API_PATH}/`))) {
       const user = users.authenticate(request.headers.authorization);
+      requireScope(user, method === 'GET' ? 'read' : 'write');
       if (!headerValue(request, 'x-requested-with')) {
         throw new HttpError(400, 'Missing X-Requested-With header: send "X-Requested-With: <client name> <client version>" on every call.');
       }
@@ -172,6 +173,7 @@ export async function startEngine(options: EngineOptions): Promise<RunningEngine
         // The tool server: same token as the conversation API; no X-Requested-With needed.
         checkToolServerOrigin(request.headers.origin, url);
         const user = toolServerUser(users, request.headers.authorization);
+        requireScope(user, 'mcp');
         if (variant.mcpAccess === 'denied') {
           throw new HttpError(
             403,

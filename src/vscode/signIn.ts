@@ -1,10 +1,12 @@
 /**
- * Sign In: asks for the instance URL and an access token, checks the token with one cheap call
- * before storing anything, and says exactly what went wrong when it fails.
+ * Sign In: asks for the instance URL and an access token, checks the token against both
+ * interfaces (conversations and the tool server) before storing anything, says exactly what went
+ * wrong when it fails, and what works and what does not when it succeeds (scoped tokens).
  */
 import * as vscode from 'vscode';
-import { isDeepSearchError } from '../api/errors';
+import { checkAccess, signInVerdict, toolServerAbsent, type AccessReport } from '../api/accessCheck';
 import { normalizeInstanceUrl } from '../api/instance';
+import { TOOL_FEATURES } from '../api/tools/toolServer';
 import type { Session } from './session';
 import { configuredInstanceUrl } from './settings';
 
@@ -26,12 +28,14 @@ export async function signIn(session: Session, given?: Partial<SignInArguments>)
     }
     token ??= await askToken(instanceUrl);
     if (!token) return false;
-    const problem = await checkToken(session, instanceUrl, token);
-    if (!problem) {
+    const checked = await checkToken(session, instanceUrl, token);
+    if (checked.ok) {
       await session.signIn(instanceUrl, token);
-      void vscode.window.showInformationMessage(vscode.l10n.t('Signed in to {0}.', normalizeInstanceUrl(instanceUrl)));
+      const { message, complete } = accessSummary(normalizeInstanceUrl(instanceUrl), checked.report);
+      void (complete ? vscode.window.showInformationMessage(message) : vscode.window.showWarningMessage(message));
       return true;
     }
+    const { problem } = checked;
     if (given?.token) throw new Error(problem.message);
     const retry = vscode.l10n.t('Try Again');
     const choice = await vscode.window.showErrorMessage(problem.message, retry);
@@ -78,31 +82,64 @@ interface SignInProblem {
   message: string;
 }
 
-/** One list call of a single item: proves the URL, the token and the server version at once. */
-async function checkToken(session: Session, instanceUrl: string, token: string): Promise<SignInProblem | undefined> {
+type Checked = { ok: true; report: AccessReport } | { ok: false; problem: SignInProblem };
+
+/**
+ * Both interfaces at once (one list call of a single item, and the tool server's discovery): proves
+ * the URL, the token, its scopes and the server generation, and reports what works.
+ */
+async function checkToken(session: Session, instanceUrl: string, token: string): Promise<Checked> {
   let checker: Awaited<ReturnType<Session['createClient']>> | undefined;
   try {
     checker = await session.createClient(instanceUrl, token);
-    const { client } = checker;
-    await vscode.window.withProgress(
+    const connection = checker;
+    const report = await vscode.window.withProgress(
       { location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Checking the access token…') },
-      () => client.listConversations({ pageFirst: 1 }),
+      () => checkAccess(connection),
     );
-    return undefined;
+    const verdict = signInVerdict(report);
+    if (verdict.kind === 'usable') return { ok: true, report };
+    if (verdict.kind === 'badToken') return { ok: false, problem: { field: 'token', message: badTokenMessage(report, verdict.message) } };
+    const notFound = !report.conversations.ok && report.conversations.error.kind === 'notFound';
+    const message = notFound
+      ? vscode.l10n.t('{0} has no Deep Search conversation API: it needs a code-search instance of version 6.7 or later. Check the URL, or ask your admin to upgrade.', instanceUrl)
+      : verdict.message;
+    return { ok: false, problem: { field: 'url', message } };
   } catch (error) {
-    if (!isDeepSearchError(error)) return { field: 'url', message: error instanceof Error ? error.message : String(error) };
-    switch (error.kind) {
-      case 'unauthorized':
-      case 'forbidden':
-        return { field: 'token', message: vscode.l10n.t('The instance rejected the access token: check that you pasted all of it and that it has not expired or been revoked.') };
-      case 'notFound':
-        return { field: 'url', message: vscode.l10n.t('{0} has no Deep Search conversation API: it needs a code-search instance of version 6.7 or later. Check the URL, or ask your admin to upgrade.', instanceUrl) };
-      default:
-        return { field: 'url', message: error.message };
-    }
+    return { ok: false, problem: { field: 'url', message: error instanceof Error ? error.message : String(error) } };
   } finally {
     void checker?.dispatcher.close().catch(() => undefined);
   }
+}
+
+/** A token refused outright (401) says to check it; one refused by both interfaces (403) says why each did. */
+function badTokenMessage(report: AccessReport, said: string): string {
+  const unauthorized = [report.conversations, report.tools].some((access) => !access.ok && access.error.kind === 'unauthorized');
+  return unauthorized
+    ? vscode.l10n.t('The instance rejected the access token: check that you pasted all of it and that it has not expired or been revoked.')
+    : said;
+}
+
+/** After signing in: what works with this token, and what does not and why. */
+function accessSummary(instanceUrl: string, report: AccessReport): { message: string; complete: boolean } {
+  const { conversations, tools } = report;
+  const parts: string[] = [];
+  if (!conversations.ok) parts.push(vscode.l10n.t('Conversations are refused: {0}', conversations.error.message));
+  if (!tools.ok) {
+    parts.push(
+      toolServerAbsent(report)
+        ? vscode.l10n.t('The instance has no tool server: remote files, code search and navigation across repositories are not available.')
+        : tools.error.kind === 'forbidden'
+          ? vscode.l10n.t('Code tools are refused: {0}', tools.error.message)
+          : vscode.l10n.t('The tool server could not be checked ({0}); it is tried again when a feature needs it.', tools.error.message),
+    );
+  } else if (tools.value.missing.length > 0) {
+    const lacking = tools.value.missing.map((tool) => TOOL_FEATURES[tool]).join(', ');
+    parts.push(vscode.l10n.t('Its tool server does not offer {0} (an older server, or an administrator turned them off).', lacking));
+  }
+  if (parts.length === 0) return { message: vscode.l10n.t('Signed in to {0}: conversations and every code tool work.', instanceUrl), complete: true };
+  const works = conversations.ok ? vscode.l10n.t('Conversations work.') : tools.ok ? vscode.l10n.t('Code tools work.') : '';
+  return { message: [vscode.l10n.t('Signed in to {0}.', instanceUrl), works, ...parts].filter(Boolean).join(' '), complete: false };
 }
 
 /** A token sent over plain http to another machine can be read on the way: ask first. */

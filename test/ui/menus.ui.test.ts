@@ -38,22 +38,6 @@ describe('Contributed menus and keybindings in a real VS Code (UI)', function ()
     await ui?.close();
   });
 
-  /** Quick Open (Ctrl+P), the file's row clicked; again if a panel took the focus meanwhile. */
-  async function openFile(name: string): Promise<void> {
-    const active = ui.page.locator(`.tabs-container .tab.active[aria-label^="${name}"]`);
-    for (let attempt = 1; ; attempt++) {
-      await ui.page.keyboard.press('Escape');
-      await ui.page.keyboard.press('Control+P');
-      const input = ui.page.locator('.quick-input-widget input');
-      await input.waitFor();
-      await input.fill(name);
-      await ui.page.locator('.quick-input-list .monaco-list-row', { hasText: name }).first().click();
-      if (await active.waitFor({ timeout: 5000 }).then(() => true, () => false)) break;
-      if (attempt === 3) throw new Error(`${name} did not open`);
-    }
-    await ui.page.locator('.monaco-editor .view-lines').first().waitFor();
-  }
-
   /** Selects whole lines `from`–`to` of the active editor with the keyboard. */
   async function selectLines(from: number, to: number): Promise<void> {
     await ui.page.locator('.monaco-editor .view-lines').first().click();
@@ -63,25 +47,6 @@ describe('Contributed menus and keybindings in a real VS Code (UI)', function ()
     await ui.page.keyboard.press('Home');
     await ui.page.keyboard.press('Home');
     for (let line = from; line <= to; line++) await ui.page.keyboard.press('Shift+ArrowDown');
-  }
-
-  /** A line of the active editor, by some of its text. */
-  function line(text: string): Locator {
-    return ui.page.locator('.monaco-editor .view-line', { hasText: text }).first();
-  }
-
-  /** Puts the cursor on a name (no selection), then opens the editor's context menu there. */
-  async function contextMenuOnWord(text: string, item: string): Promise<void> {
-    const target = word(text);
-    // The blinking text cursor may sit on the name: click through it.
-    await target.click({ force: true });
-    await target.click({ button: 'right', force: true });
-    await ui.menuItem(item);
-  }
-
-  /** A name in the active editor, as the editor renders it. */
-  function word(text: string): Locator {
-    return line(`${text}(`).locator('span span', { hasText: new RegExp(`^${text}$`) }).first();
   }
 
   async function questionShown(text: string): Promise<string> {
@@ -109,9 +74,9 @@ describe('Contributed menus and keybindings in a real VS Code (UI)', function ()
   }
 
   it('asks about the selection from the editor context menu, with the code, its path and lines', async () => {
-    await openFile('config.ts');
+    await ui.openFile('config.ts');
     await selectLines(11, 14);
-    await ui.contextMenuItem(line('JSON.parse(text)'), 'Ask Deep Search About Selection');
+    await ui.contextMenuItem(ui.editorLine('JSON.parse(text)'), 'Ask Deep Search About Selection');
     await ui.answerInputBox('Ask Deep Search About Selection', 'What does this check?');
     const text = await questionShown('What does this check?');
     assert.match(text, /src\/config\.ts/);
@@ -121,7 +86,7 @@ describe('Contributed menus and keybindings in a real VS Code (UI)', function ()
   });
 
   it('asks about the selection with the keybinding', async () => {
-    await openFile('server.ts');
+    await ui.openFile('server.ts');
     await selectLines(3, 5);
     await ui.page.keyboard.press('Control+Alt+D');
     await ui.answerInputBox('Ask Deep Search About Selection', 'Where is the port chosen?');
@@ -129,15 +94,15 @@ describe('Contributed menus and keybindings in a real VS Code (UI)', function ()
   });
 
   it('goes to a definition in all repositories from the editor context menu', async () => {
-    await openFile('server.ts');
-    await contextMenuOnWord('loadConfig', 'Go to Definition in All Repositories');
+    await ui.openFile('server.ts');
+    await ui.contextMenuOnWord('loadConfig', 'Go to Definition in All Repositories');
     await ui.page.locator('.tabs-container .tab.active', { hasText: 'config.ts' }).waitFor();
     await ui.page.waitForFunction(() => /Ln 17,/.test(document.querySelector('[id="status.editor.selection"]')?.textContent ?? ''));
   });
 
   it('finds references in all repositories from the editor context menu', async () => {
-    await openFile('server.ts');
-    await contextMenuOnWord('loadConfig', 'Find References in All Repositories');
+    await ui.openFile('server.ts');
+    await ui.contextMenuOnWord('loadConfig', 'Find References in All Repositories');
     const peek = ui.page.locator('.peekview-widget');
     await peek.waitFor();
     // Both uses in server.ts (the import and the call), found by the tool server.

@@ -205,6 +205,60 @@ export class VSCodeUi {
     await item.click();
   }
 
+  /** Quick Open (Ctrl+P), the file's row clicked; again if a panel took the focus meanwhile. */
+  async openFile(name: string): Promise<void> {
+    const active = this.page.locator(`.tabs-container .tab.active[aria-label^="${name}"]`);
+    for (let attempt = 1; ; attempt++) {
+      await this.page.keyboard.press('Escape');
+      await this.page.keyboard.press('Control+P');
+      const input = this.page.locator('.quick-input-widget input');
+      await input.waitFor();
+      await input.fill(name);
+      await this.page.locator('.quick-input-list .monaco-list-row', { hasText: name }).first().click();
+      if (await active.waitFor({ timeout: 5000 }).then(() => true, () => false)) break;
+      if (attempt === 3) throw new Error(`${name} did not open`);
+    }
+    await this.page.locator('.monaco-editor .view-lines').first().waitFor();
+  }
+
+  /** A line of the active editor, by some of its text. */
+  editorLine(text: string): Locator {
+    return this.page.locator('.monaco-editor .view-line', { hasText: text }).first();
+  }
+
+  /** A name in the active editor where it is called (`name(`), as the editor renders it. */
+  editorWord(text: string): Locator {
+    return this.editorLine(`${text}(`).locator('span span', { hasText: new RegExp(`^${text}$`) }).first();
+  }
+
+  /** Puts the cursor on a name (no selection), then opens the editor's context menu there. */
+  async contextMenuOnWord(text: string, item: string): Promise<void> {
+    const target = this.editorWord(text);
+    // The blinking text cursor may sit on the name: click through it.
+    await target.click({ force: true });
+    await target.click({ button: 'right', force: true });
+    await this.menuItem(item);
+  }
+
+  /**
+   * Whether the palette lists a command by its exact title (once its rows have settled: the list
+   * is filtered as the query is typed).
+   */
+  async paletteOffers(title: string): Promise<boolean> {
+    await this.page.keyboard.press('Escape');
+    await this.page.keyboard.press('F1');
+    const input = this.page.locator('.quick-input-widget input');
+    await input.waitFor();
+    await input.fill(`>${title}`);
+    await this.page.waitForTimeout(500);
+    const offered = await this.page
+      .locator('.quick-input-list .monaco-list-row')
+      .filter({ has: this.page.locator('.label-name', { hasText: exactly(title) }) })
+      .count();
+    await this.page.keyboard.press('Escape');
+    return offered > 0;
+  }
+
   /** The notification toast whose message matches. */
   toast(message: string | RegExp): Locator {
     return this.page.locator('.notification-toast', { hasText: message });

@@ -11,6 +11,7 @@ import {
   turn,
 } from './fixtures';
 import { usePanelEnvironment } from './panelHarness';
+import { normalizeConnectConversation } from '../../src/api/normalizeConnect';
 
 describe('conversation panel: rendering each question state', function () {
   this.timeout(30_000);
@@ -104,6 +105,28 @@ describe('conversation panel: rendering each question state', function () {
     assert.deepEqual(await followups.allTextContents(), ['How is the interval configured?', 'What happens after a reload?']);
     assert.equal(await article.locator('.elapsed, .cancel-button').count(), 0, 'nothing to cancel once answered');
     assert.equal(await article.locator('details.turns-finished summary').textContent(), 'Reasoning (2 steps)');
+  });
+
+  it('shows a 7.x answer of the documented minimal shape (no sources, turns, stats, follow-ups, title) without an empty section', async () => {
+    // Through the client's own reading of the wire, as the host would send it.
+    const minimal = normalizeConnectConversation({
+      name: 'users/~self/conversations/140',
+      state: { completed: {} },
+      createTime: '2026-08-01T10:00:00Z',
+      questions: [{ input: [{ question: { text: 'Where is the poller?' } }], answer: [{ markdown: { text: 'In `poller.ts`.' } }], createTime: '2026-08-01T10:00:00Z' }],
+    });
+    const panel = await env.open();
+    await panel.send(snapshot(minimal));
+    const article = panel.page.locator('.question[data-question-id="1"]');
+    assert.equal(await article.locator('.status-label').textContent(), 'Answered');
+    assert.equal(await article.locator('.answer .markdown code').textContent(), 'poller.ts');
+    assert.equal(await article.locator('.answer-title, .sources, .stats, .followups, details.turns').count(), 0, 'a section with nothing in it');
+    // Every section the panel shows has something in it.
+    const emptySections = await article
+      .locator('section, ul, details')
+      .evaluateAll((nodes: Element[]) => nodes.filter((node) => !node.textContent?.trim()).map((node): string => node.className));
+    assert.deepEqual(emptySections, []);
+    assert.deepEqual(panel.pageErrors, []);
   });
 
   it('counts down to when a quota lets the user ask again, then says they can', async () => {

@@ -2,7 +2,8 @@
  * The tools as typed calls: arguments named as the tool server names them, results as the domain
  * objects of `toolResults.ts`. Every call is one POST that is never repeated on its own. Arguments
  * are written once; the client adapts them to each server generation's schema (`argumentsFor`:
- * `author` becomes `authors: [author]` where the tool takes a list, unknown ones are left out).
+ * `author` becomes `authors: [author]` where the tool takes a list; what a server cannot take is
+ * an error that says so, never silently dropped).
  */
 import { DeepSearchError, isDeepSearchError } from '../errors';
 import type { ToolClient } from './toolClient';

@@ -12,7 +12,7 @@ import { name as packageName, version as packageVersion } from '../../../package
 import { canceledError, DeepSearchError, errorFromStatus, isDeepSearchError, networkError, redact, timeoutError } from '../errors';
 import { normalizeInstanceUrl } from '../instance';
 import { MCP_ACCESS_PERMISSION, MCP_TOKEN_SCOPE } from '../../contract/toolServers';
-import { argumentsFor, isToolServerMissing, TOOL_NAMES, TOOL_SERVER_PATHS, type ToolName, type ToolServer } from './toolServer';
+import { argumentsFor, isToolServerMissing, TOOL_FEATURES, TOOL_NAMES, TOOL_SERVER_PATHS, type ToolName, type ToolServer } from './toolServer';
 
 export { isToolServerMissing, TOOL_SERVER_PATHS, type ToolName, type ToolServer } from './toolServer';
 
@@ -94,10 +94,10 @@ export class ToolClient {
     if (!name) {
       throw new DeepSearchError(
         'unsupported',
-        `${new URL(this.instanceUrl).host} does not offer ${FEATURES[tool]}: its tool server is older, or an administrator turned that tool off. The other features work as before.`,
+        `${new URL(this.instanceUrl).host} does not offer ${TOOL_FEATURES[tool]}: its tool server is older, or an administrator turned that tool off. The other features work as before.`,
       );
     }
-    const params = { name, arguments: argumentsFor(args, server.parameters.get(tool)) };
+    const params = { name, arguments: argumentsFor(args, server.parameters.get(tool), TOOL_FEATURES[tool]) };
     const result = await this.guard(signal, () => client.request({ method: 'tools/call', params }, sdk.CallToolResultSchema, { signal, timeout: this.timeoutMs }));
     const text = result.content
       .flatMap((part) => (part.type === 'text' ? [part.text] : []))
@@ -185,7 +185,7 @@ export class ToolClient {
       'forbidden',
       `${new URL(this.instanceUrl).host} refused its tool server (MCP) to this account or token (HTTP 403): the account lacks the ${MCP_ACCESS_PERMISSION} permission, ` +
         `or the token lacks the "${MCP_TOKEN_SCOPE}" scope. Ask a site administrator for MCP access, or sign in with a token that has the scope. ` +
-        'Remote files, code search and navigation need it; conversations work as before.',
+        `Remote files, code search and navigation need it.${error.detail ? ` The server said: ${error.detail}` : ''}`,
       { status: 403, detail: error.detail },
     );
   }
@@ -252,22 +252,6 @@ interface ListedTool {
   name: string;
   parameters: string[];
 }
-
-/** What a user misses without each tool, for the message that says it is not offered. */
-const FEATURES: Readonly<Record<ToolName, string>> = {
-  read_file: 'reading remote files',
-  list_files: 'listing remote folders',
-  list_repos: 'listing repositories',
-  keyword_search: 'keyword code search',
-  nls_search: 'natural-language code search',
-  go_to_definition: 'Go to Definition across repositories',
-  find_references: 'Find References across repositories',
-  commit_search: 'commit search',
-  diff_search: 'searching changes (diffs)',
-  compare_revisions: 'comparing revisions',
-  get_contributor_repos: "finding a contributor's repositories",
-  deepsearch: 'Deep Search as a tool',
-};
 
 /** Each tool under `sg_<name>` (the v1 set) or `<name>` (2026's endpoints), with its declared arguments. */
 function servedTools(url: string, listed: readonly ListedTool[]): ToolServer {

@@ -23,7 +23,8 @@ export interface DiffQuery {
   repos: string[];
   added?: boolean;
   removed?: boolean;
-  author?: string;
+  /** One on `/.api/mcp/v1` (`author`); 2026 servers take several (`authors`). */
+  authors?: string[];
   after?: string;
   before?: string;
   count?: number;

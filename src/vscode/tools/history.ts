@@ -60,7 +60,7 @@ export class HistoryCommands {
     const pattern = query.terms.length > 1 ? query.terms.map((term) => (query.useRegex ? `(${term})` : escapeRegex(term))).join('|') : query.terms[0];
     const found = await this.access.run(vscode.l10n.t('Searching diffs…'), (tools, signal) =>
       tools.searchDiffs(
-        { repos, pattern, useRegex, added: query.added, removed: query.removed, author: query.authors[0], after: query.after, before: query.before, count: query.count },
+        { repos, pattern, useRegex, added: query.added, removed: query.removed, authors: query.authors, after: query.after, before: query.before, count: query.count },
         signal,
       ),
     );

@@ -2,10 +2,13 @@
  * "Go to Definition in All Repositories" and "Find References in All Repositories": search-based
  * navigation through the tool server, from local files (repository from the git remote) and remote
  * documents, shown in VS Code's own peek and references views. Inside remote documents the same
- * lookups also answer F12 and Shift+F12 as definition and reference providers.
+ * lookups also answer F12 and Shift+F12 as definition and reference providers. On an instance whose
+ * tool server lacks the navigation tools, both fall back to keyword search, and say so once.
  */
 import * as vscode from 'vscode';
 import { DeepSearchError } from '../../api/errors';
+import { definitionQuery, isSearchableSymbol, referencesQuery } from '../../api/tools/symbolSearch';
+import { TOOL_FEATURES } from '../../api/tools/toolServer';
 import type { CodeLocations } from './codeLocations';
 import { REMOTE_SCHEME } from './remoteFiles';
 import type { ToolAccess } from './toolAccess';
@@ -86,8 +89,29 @@ export class CrossRepositoryNavigation {
     }
     const at = { ...file, symbol };
     const tools = this.access.tools;
+    if (await this.searchInstead(lookup, symbol)) {
+      const matches = await tools.keywordSearch(lookup === 'definition' ? definitionQuery(symbol) : referencesQuery(symbol), signal);
+      return this.locations.locations(matches, symbol, lookup);
+    }
     const matches = lookup === 'definition' ? await tools.goToDefinition(at, signal) : await tools.findReferences(at, signal);
     return this.locations.locations(matches, symbol, lookup);
+  }
+
+  /**
+   * Whether to look the name up by keyword search: the instance lacks the navigation tool but has
+   * keyword search (2026's curated endpoint, or a tool an admin turned off). Said once per connection.
+   */
+  private async searchInstead(lookup: Lookup, symbol: string): Promise<boolean> {
+    const tool = lookup === 'definition' ? 'go_to_definition' : 'find_references';
+    if (!isSearchableSymbol(symbol) || (await this.access.has(tool)) || !(await this.access.has('keyword_search'))) return false;
+    const host = this.access.instanceHost;
+    this.access.explainFallback(
+      tool,
+      lookup === 'definition'
+        ? vscode.l10n.t('{0} does not offer {1}, so definitions are found by keyword search (the lines that declare the name): some may be missed or extra.', host, TOOL_FEATURES[tool])
+        : vscode.l10n.t('{0} does not offer {1}, so references are found by keyword search (every line naming it as a whole word).', host, TOOL_FEATURES[tool]),
+    );
+    return true;
   }
 }
 

@@ -2,20 +2,27 @@
  * The current connection's tools for every editor feature, and the one place that tells the user
  * about tool failures: an instance without a tool server is announced once per connection (the
  * first time any feature needs it), its commands leave the palette, and the features fall back
- * (links to the browser).
+ * (links to the browser). The tool server is looked for as soon as a connection is made, so that a
+ * command whose tool the instance lacks (an older server, a tool an admin turned off) leaves the
+ * palette and menus before anyone tries it.
  */
 import * as vscode from 'vscode';
 import { DeepSearchError, isDeepSearchError } from '../../api/errors';
 import type { CodeTools } from '../../api/tools/codeTools';
-import { isToolServerMissing, type ToolName } from '../../api/tools/toolServer';
+import { isToolServerMissing, TOOL_NAMES, type ToolName, type ToolServer } from '../../api/tools/toolServer';
 import type { Session } from '../session';
 
 /** Context key that hides the tool commands when the instance has no tool server. */
 const MISSING_CONTEXT = 'deepSearch.noToolServer';
+/** Context key prefix: `deepSearch.lacks.<tool>` is true when the instance's tool server lacks that tool. */
+const LACKS_CONTEXT = 'deepSearch.lacks.';
 
 export class ToolAccess implements vscode.Disposable {
   private announcedFor: CodeTools | undefined;
   private readonly subscription: vscode.Disposable;
+  private stopWatchingDiscovery: (() => void) | undefined;
+  /** Per connection: the fallbacks already explained (each is said once). */
+  private readonly explained = new WeakMap<CodeTools, Set<string>>();
   private readonly changeEmitter = new vscode.EventEmitter<void>();
   /** Fires when the connection (and so the tool server) changes. */
   readonly onDidChange = this.changeEmitter.event;
@@ -25,9 +32,53 @@ export class ToolAccess implements vscode.Disposable {
     private readonly log: vscode.LogOutputChannel,
   ) {
     this.subscription = session.onDidChange(() => {
-      void vscode.commands.executeCommand('setContext', MISSING_CONTEXT, false);
+      this.watchDiscovery();
       this.changeEmitter.fire();
     });
+    this.watchDiscovery();
+  }
+
+  /**
+   * Shows the current connection's tools in the context keys (all offered until its tool server is
+   * found), and looks for that server now: a failure here is only logged, since the features that
+   * need the server say what went wrong when they are used.
+   */
+  private watchDiscovery(): void {
+    this.stopWatchingDiscovery?.();
+    this.stopWatchingDiscovery = undefined;
+    const tools = this.session.current?.tools;
+    this.showAvailability(tools?.client.discovered);
+    if (!tools) return;
+    this.stopWatchingDiscovery = tools.client.onDidDiscover((found) => {
+      if (this.session.current?.tools === tools) this.showAvailability(found);
+    });
+    tools.client.server().catch((error: unknown) => {
+      if (!isToolServerMissing(error)) this.log.warn(`Tool server check failed: ${error instanceof Error ? error.message : String(error)}`);
+    });
+  }
+
+  private showAvailability(found: ToolServer | 'missing' | undefined): void {
+    void vscode.commands.executeCommand('setContext', MISSING_CONTEXT, found === 'missing');
+    const lacking = found && found !== 'missing' ? TOOL_NAMES.filter((tool) => !found.names.has(tool)) : [];
+    for (const tool of TOOL_NAMES) void vscode.commands.executeCommand('setContext', `${LACKS_CONTEXT}${tool}`, lacking.includes(tool));
+    if (found && found !== 'missing') {
+      this.log.info(`Tool server: ${found.url}, ${found.names.size} of ${TOOL_NAMES.length} tools${lacking.length ? `; lacks ${lacking.join(', ')}` : ''}.`);
+    }
+  }
+
+  /**
+   * Says once per connection that a feature works another way here (e.g. definitions found by
+   * keyword search because the instance lacks go_to_definition). `key` names the fallback.
+   */
+  explainFallback(key: string, message: string): void {
+    const tools = this.session.current?.tools;
+    if (!tools) return;
+    const said = this.explained.get(tools) ?? new Set<string>();
+    this.explained.set(tools, said);
+    if (said.has(key)) return;
+    said.add(key);
+    this.log.info(message);
+    void vscode.window.showInformationMessage(message);
   }
 
   /** The current connection's tools; throws a message that says to sign in when there is none. */
@@ -37,6 +88,12 @@ export class ToolAccess implements vscode.Disposable {
       throw new DeepSearchError('configuration', vscode.l10n.t('Sign in to a Deep Search instance (or use the local engine) to search and read code across repositories.'));
     }
     return tools;
+  }
+
+  /** The current instance's host (`sourcegraph.example.com`), for messages. */
+  get instanceHost(): string {
+    const url = this.session.current?.instanceUrl;
+    return url ? new URL(url).host : '';
   }
 
   /** The tools once the connection of the last session is restored (for files reopened at startup). */
@@ -94,6 +151,7 @@ export class ToolAccess implements vscode.Disposable {
   }
 
   dispose(): void {
+    this.stopWatchingDiscovery?.();
     this.subscription.dispose();
     this.changeEmitter.dispose();
   }

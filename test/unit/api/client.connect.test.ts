@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import type { Dispatcher } from 'undici';
-import { DeepSearchClient } from '../../../src/api/client';
+import { DeepSearchClient, GENERATION_TTL_MS } from '../../../src/api/client';
 import { createDispatcher } from '../../../src/api/http';
 import { isUnfinished, type Conversation } from '../../../src/api/model';
 import { CONNECT_SERVICE_PATH } from '../../../src/contract/connectWire';
@@ -40,10 +40,10 @@ describe('client against servers of each generation', () => {
     return engine;
   }
 
-  function clientFor(engine: TestEngine, token: string = TEST_TOKENS[0]): DeepSearchClient {
+  function clientFor(engine: TestEngine, token: string = TEST_TOKENS[0], now?: () => number): DeepSearchClient {
     const dispatcher = createDispatcher();
     dispatchers.push(dispatcher);
-    return new DeepSearchClient({ instanceUrl: engine.url, token, dispatcher, retry: { baseDelayMs: 10 } });
+    return new DeepSearchClient({ instanceUrl: engine.url, token, dispatcher, retry: { baseDelayMs: 10 }, ...(now ? { timers: { now } } : {}) });
   }
 
   function untilFinished(client: DeepSearchClient, id: number): Promise<Conversation> {
@@ -96,6 +96,49 @@ describe('client against servers of each generation', () => {
       seen.length = 0;
       assert.equal(await clientFor(engine).generation(), 'connect');
       assert.deepEqual(seen, [`POST ${CONNECT_SERVICE_PATH}/ListConversationSummaries`], 'probed again with the next client');
+    });
+  });
+
+  describe('remembering what it found', () => {
+    const probes = () => seen.filter((request) => request === `POST ${CONNECT_SERVICE_PATH}/ListConversationSummaries`).length;
+
+    it('asks the instance again once what it found is older than GENERATION_TTL_MS (an upgraded server is noticed)', async () => {
+      const engine = await engineWith({ conversationApis: 'legacy' });
+      DeepSearchClient.forgetGenerations();
+      let clock = 1_000_000;
+      const client = clientFor(engine, TEST_TOKENS[0], () => clock);
+      await client.listConversations();
+      await client.listConversations();
+      assert.equal(probes(), 1, 'one probe while the finding is fresh');
+      clock += GENERATION_TTL_MS - 1;
+      await client.listConversations();
+      assert.equal(probes(), 1);
+      clock += 2;
+      await client.listConversations();
+      assert.equal(probes(), 2, 'probed again once the finding expired');
+    });
+
+    it('remembers, in the client, a token the new API refuses: the legacy API is used without a probe per call', async () => {
+      const refusing = await startTestEngine({
+        variant: { conversationApis: 'both' },
+        paceMs: 20,
+        faults: {
+          request: ({ method, path }) => {
+            seen.push(`${method} ${path}`);
+            return path.startsWith(CONNECT_SERVICE_PATH) ? { kind: 'status', status: 403 } : undefined;
+          },
+        },
+      });
+      engines.push(refusing);
+      DeepSearchClient.forgetGenerations();
+      let clock = 1_000_000;
+      const client = clientFor(refusing, TEST_TOKENS[0], () => clock);
+      for (let call = 0; call < 3; call++) await client.listConversations();
+      assert.equal(probes(), 1, seen.join('\n'));
+      assert.equal(seen.filter((request) => request.startsWith('GET /.api/deepsearch/v1')).length, 3);
+      clock += GENERATION_TTL_MS + 1;
+      await client.listConversations();
+      assert.equal(probes(), 2, 'a refusal is asked about again later too (scopes change)');
     });
   });
 

@@ -86,6 +86,16 @@ describe('engine CLI arguments: the tool server', function () {
     assert.equal(bad.kind, 'error');
     assert.match(bad.kind === 'error' ? bad.message : '', /^--disable-tool takes a tool name \(read_file, .*deepsearch_read\), not "code_finder"\.$/);
   });
+
+  it('reads --scopes as a comma-separated list, repeated, and rejects scopes 7.x servers do not know', function () {
+    const command = parseArgs(['--scopes', 'mcp, externalapi:read', '--scopes=mcp,offline_access']);
+    assert.deepEqual(command.kind === 'run' ? command.config.scopes : undefined, ['mcp', 'externalapi:read', 'offline_access']);
+    const none = parseArgs([]);
+    assert.equal(none.kind === 'run' ? none.config.scopes : 'not run', undefined, 'unscoped by default');
+    const bad = parseArgs(['--scopes', 'mcp,externalapi:admin']);
+    assert.equal(bad.kind, 'error');
+    assert.match(bad.kind === 'error' ? bad.message : '', /^--scopes takes user:all, externalapi:read, .*offline_access, not "externalapi:admin"\.$/);
+  });
 });
 
 describe('engine CLI process', function () {
@@ -181,9 +191,10 @@ describe('engine CLI process', function () {
     assert.ok((await readdir(path.join(dataDir, 'conversations'))).includes(`${conversation.id}.json`), 'the conversation was stored');
   });
 
-  it('serves the tool server generation asked for, without the disabled tools, and says where', async function () {
-    const { child, printed, url, exit } = await started(['--repo', repo.dir, '--data', path.join(dataRoot, 'tools-v1'), '--token', 'dse_cli_tools', '--tool-server', 'v1', '--disable-tool', 'nls_search']);
+  it('serves the tool server generation asked for, without the disabled tools, to tokens of the scopes given, and says where', async function () {
+    const { child, printed, url, exit } = await started(['--repo', repo.dir, '--data', path.join(dataRoot, 'tools-v1'), '--token', 'dse_cli_tools', '--tool-server', 'v1', '--disable-tool', 'nls_search', '--scopes', 'mcp']);
     assert.match(printed, /Tool server \(MCP\): http:\/\/127\.0\.0\.1:\d+\/\.api\/mcp\/v1\n/);
+    assert.match(printed, /Token scopes: mcp \(/);
     const list = async (endpoint: string): Promise<Response> =>
       fetch(`${url}${endpoint}`, {
         method: 'POST',
@@ -194,6 +205,10 @@ describe('engine CLI process', function () {
     const names = ((await (await list('/.api/mcp/v1')).json()) as { result: { tools: Array<{ name: string }> } }).result.tools.map((tool) => tool.name);
     assert.equal(names.length, 11);
     assert.ok(names.includes('sg_read_file') && !names.includes('sg_nls_search'), names.join(', '));
+    // --scopes mcp: the token reaches the tool server and nothing else.
+    const conversations = await fetch(`${url}${API_PATH}/`, { headers: { Authorization: 'token dse_cli_tools', 'X-Requested-With': CLIENT_HEADER } });
+    assert.equal(conversations.status, 403);
+    assert.match(await conversations.text(), /lacks the scope externalapi:read/);
     child.kill('SIGINT');
     assert.equal((await exit).code, 0);
   });

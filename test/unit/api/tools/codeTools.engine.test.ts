@@ -220,8 +220,12 @@ describe('Tool client against the engine', function () {
         it(`finds a contributor's repositories and diffs by author on ${generation === 'v1' ? '/.api/mcp/v1 (author)' : 'the 2026 endpoint (authors)'}`, async function () {
           const { tools: onServer, proxy: seen } = await recorded({ toolServer: generation });
           assert.deepEqual((await onServer.contributorRepositories('alan')).map((repo) => repo.name), [APP]);
-          const { diffs } = await onServer.searchDiffs({ repos: [APP], pattern: 'retries', author: 'alan' });
+          const { diffs } = await onServer.searchDiffs({ repos: [APP], pattern: 'retries', authors: ['alan'] });
           assert.deepEqual([...new Set(diffs.map((diff) => diff.commit))], [world.commits.retryFix]);
+          // Two authors: 2026 servers take both; a v1 server takes one, and the client says so instead of dropping one.
+          const twoAuthors = onServer.searchDiffs({ repos: [APP], pattern: 'retries', authors: ['alan', 'nobody-else'] });
+          if (generation === 'v1') assert.match((await expectError(twoAuthors, 'unsupported')).message, /takes one author, not 2/);
+          else assert.deepEqual([...new Set((await twoAuthors).diffs.map((diff) => diff.commit))], [world.commits.retryFix]);
           const references = await onServer.findReferences({ repo: APP, path: 'src/config.ts', symbol: 'parseConfig' });
           assert.ok(references.some((match) => match.path === 'src/config.ts' || match.path === 'README.md' || match.path === 'src/server.ts'));
           const sent = seen.arguments();
@@ -231,7 +235,7 @@ describe('Tool client against the engine', function () {
             assert.deepEqual(sent.get('sg_find_references'), { repo: APP, path: 'src/config.ts', symbol: 'parseConfig' });
           } else {
             assert.deepEqual(sent.get('get_contributor_repos'), { authors: ['alan'] });
-            assert.deepEqual(sent.get('diff_search'), { repos: [APP], pattern: 'retries', authors: ['alan'] });
+            assert.deepEqual(sent.get('diff_search'), { repos: [APP], pattern: 'retries', authors: ['alan', 'nobody-else'] });
             assert.deepEqual(sent.get('find_references'), { repo: APP, path: 'src/config.ts', symbol: 'parseConfig', limit: 100 });
           }
         });

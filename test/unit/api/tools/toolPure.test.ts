@@ -1,8 +1,10 @@
-/** The pure parts of the tool features: remote paths, the history query line, result parsing. */
+/** The pure parts of the tool features: remote paths, the history query line, result parsing, arguments per generation. */
 import assert from 'node:assert/strict';
+import { DeepSearchError } from '../../../../src/api/errors';
 import { parseHistoryQuery } from '../../../../src/api/tools/historyQuery';
 import { formatRemotePath, parentPath, parseRemotePath } from '../../../../src/api/tools/remotePath';
 import { commitMatches, fileMatches, firstMatchingLine, hunkLocation, parseNumberedLines, queryWords, repositoryPage } from '../../../../src/api/tools/toolResults';
+import { argumentsFor } from '../../../../src/api/tools/toolServer';
 
 describe('Remote paths', function () {
   it('round-trips repository, revision (slashes included) and path', function () {
@@ -116,5 +118,34 @@ describe('Tool results', function () {
     assert.deepEqual(hunkLocation('--- /dev/null\n+++ b/new.ts\n@@ -0,0 +1 @@\n+z'), { path: 'new.ts', line: 1 });
     assert.deepEqual(hunkLocation('--- a/old.ts\n+++ /dev/null\n@@ -1 +0,0 @@\n-z'), { path: 'old.ts', line: 0 });
     assert.deepEqual(hunkLocation('@@ -1 +1 @@'), { path: undefined, line: 1 });
+  });
+});
+
+describe('Arguments for each server generation', function () {
+  const v1Diffs = new Set(['pattern', 'repos', 'added', 'removed', 'author', 'after', 'before', 'count', 'useRegex']);
+  const diffs2026 = new Set(['pattern', 'repos', 'added', 'removed', 'authors', 'revisions', 'after', 'before', 'count', 'useRegex']);
+
+  it('turns a singular into the list a 2026 tool takes, and a one-item list into the singular of a v1 tool', function () {
+    assert.deepEqual(argumentsFor({ author: 'alan' }, new Set(['authors', 'limit']), 'x'), { authors: ['alan'] });
+    assert.deepEqual(argumentsFor({ pattern: 'p', repos: ['r'], authors: ['alan'] }, v1Diffs, 'x'), { pattern: 'p', repos: ['r'], author: 'alan' });
+    assert.deepEqual(argumentsFor({ pattern: 'p', repos: ['r'], authors: [] }, v1Diffs, 'x'), { pattern: 'p', repos: ['r'] });
+    assert.deepEqual(argumentsFor({ pattern: 'p', repos: ['r'], authors: ['a', 'b'] }, diffs2026, 'x'), { pattern: 'p', repos: ['r'], authors: ['a', 'b'] });
+  });
+
+  it('leaves out size bounds a tool does not take, and passes everything as is without a schema', function () {
+    assert.deepEqual(argumentsFor({ repo: 'r', path: 'p', symbol: 's', limit: 100 }, new Set(['repo', 'path', 'symbol', 'revision']), 'x'), { repo: 'r', path: 'p', symbol: 's' });
+    const args = { anything: 1, limit: 2 };
+    assert.equal(argumentsFor(args, undefined, 'x'), args);
+  });
+
+  it('refuses, naming it, what would change the answer if it were dropped: a second author, a revision', function () {
+    assert.throws(
+      () => argumentsFor({ pattern: 'p', repos: ['r'], authors: ['ada', 'alan'] }, v1Diffs, 'searching changes (diffs)'),
+      (error: unknown) => error instanceof DeepSearchError && error.kind === 'unsupported' && /searching changes \(diffs\) takes one author, not 2/.test(error.message),
+    );
+    assert.throws(
+      () => argumentsFor({ repo: 'r', path: 'p', revision: 'v1.2' }, new Set(['repo', 'path']), 'reading remote files'),
+      (error: unknown) => error instanceof DeepSearchError && error.kind === 'unsupported' && /reading remote files does not take "revision"/.test(error.message),
+    );
   });
 });

@@ -1,0 +1,76 @@
+import * as assert from 'node:assert/strict';
+import { HOST_TEST_TOKEN } from '../host/fixtures';
+import { VSCodeUi } from './vscodeUi';
+
+/**
+ * A server of tomorrow: the 7.x conversation API only (the legacy one answers 404), the 2026 tool
+ * server family without the deprecated v1, and two tools an administrator turned off. Everything
+ * is reached the way a user reaches it: the palette, the panel, the editor's context menu.
+ */
+describe('Against a server with only the 7.x interfaces (UI)', function () {
+  this.timeout(180_000);
+  let ui: VSCodeUi;
+  /** The engine's request lines (`METHOD path status …`). */
+  const requests: string[] = [];
+
+  before(async () => {
+    ui = await VSCodeUi.launch({
+      paceMs: 200,
+      variant: { conversationApis: 'connect', toolServer: 'current', disabledTools: ['go_to_definition', 'compare_revisions'] },
+      engineLog: (line) => requests.push(line),
+    });
+  });
+
+  afterEach(async function () {
+    if (this.currentTest?.state === 'failed') await ui.screenshot(`failed-generations-${this.currentTest.title.slice(0, 40).replace(/\W+/g, '-')}`);
+  });
+
+  after(async () => {
+    await ui?.close();
+  });
+
+  it('signs in from the palette and says which features the instance lacks', async () => {
+    await ui.runCommand('Deep Search: Sign In');
+    await ui.answerInputBox('Deep Search: Sign In (1/2)', ui.engine.url);
+    await ui.answerInputBox('Deep Search: Sign In (2/2)', HOST_TEST_TOKEN);
+    const report = ui.toast(/Signed in to http:\/\/127\.0\.0\.1:\d+\. Conversations work\. Its tool server does not offer Go to Definition across repositories, comparing revisions/);
+    await report.waitFor({ timeout: 30_000 });
+    await ui.screenshot('generations-sign-in-report');
+  });
+
+  it('asks from the palette, answers in the panel through the 7.x API only, and opens a file link of the answer', async () => {
+    await ui.runCommand('Deep Search: Ask Deep Search');
+    await ui.answerInputBox('Ask Deep Search', 'Where is parseConfig defined?');
+    const webview = await ui.webview();
+    const link = webview.locator('.question.is-completed .answer .markdown a[href*="src/config.ts"]').first();
+    await link.waitFor({ timeout: 60_000 });
+    await ui.screenshot('generations-answer');
+    await link.click();
+    await ui.page.locator('.tabs-container .tab.active', { hasText: 'config.ts' }).waitFor();
+    assert.ok(requests.some((line) => line.startsWith('POST /api/deepsearch.v1.Service/CreateConversation 200')), requests.join('\n'));
+    assert.deepEqual(requests.filter((line) => line.includes('/.api/deepsearch/v1')), [], 'no call to the legacy API');
+  });
+
+  it('leaves out of the palette a command whose tool the instance lacks, and keeps the others', async () => {
+    assert.equal(await ui.paletteOffers('Deep Search: Search Code…'), true, 'keyword search is there');
+    assert.equal(await ui.paletteOffers('Deep Search: Compare Revisions…'), false, 'compare_revisions was turned off');
+  });
+
+  it('finds a definition by keyword search where go_to_definition is turned off, and says so once', async () => {
+    await ui.openFile('server.ts');
+    await ui.contextMenuOnWord('loadConfig', 'Go to Definition in All Repositories');
+    await ui.page.locator('.tabs-container .tab.active', { hasText: 'config.ts' }).waitFor();
+    await ui.page.waitForFunction(() => /Ln 17,/.test(document.querySelector('[id="status.editor.selection"]')?.textContent ?? ''));
+    const notice = ui.toast(/does not offer Go to Definition across repositories, so definitions are found by keyword search/);
+    await notice.waitFor();
+    await ui.screenshot('generations-definition-by-search');
+    // VS Code folds a repeated message into the one shown: clear it, so a second one would show.
+    await ui.runCommand('Notifications: Clear All Notifications');
+    await notice.waitFor({ state: 'detached' });
+    await ui.openFile('server.ts');
+    await ui.contextMenuOnWord('loadConfig', 'Go to Definition in All Repositories');
+    await ui.page.locator('.tabs-container .tab.active', { hasText: 'config.ts' }).waitFor();
+    await ui.page.waitForTimeout(1000);
+    assert.equal(await notice.count(), 0, 'said once per connection');
+  });
+});
