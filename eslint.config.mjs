@@ -19,7 +19,19 @@ export default tseslint.config(
   },
   // The layers of DESIGN.md as import rules (test/unit/layers.test.ts checks the same on the sources).
   {
-    files: ['src/api/**/*.ts', 'src/contract/**/*.ts'],
+    files: ['src/contract/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [{ name: 'vscode', message: 'The contract runs on plain Node: no editor here.' }],
+          patterns: [{ group: ['**/api/**', '**/vscode/**', '**/engine/**', '**/webview/**'], message: 'The contract holds what client and engine share: it imports neither side.' }],
+        },
+      ],
+    },
+  },
+  {
+    files: ['src/api/**/*.ts'],
     rules: {
       'no-restricted-imports': [
         'error',
@@ -37,8 +49,20 @@ export default tseslint.config(
         'error',
         {
           paths: [{ name: 'vscode', message: 'The engine runs on plain Node: no editor here.' }],
-          patterns: [{ group: ['**/vscode/**', '**/webview/**'], message: 'The engine imports neither the editor layer nor the webview.' }],
+          patterns: [
+            { group: ['**/vscode/**', '**/webview/**'], message: 'The engine imports neither the editor layer nor the webview.' },
+            { group: ['**/api/**'], message: 'The engine shares shapes with the client through src/contract only.' },
+          ],
         },
+      ],
+    },
+  },
+  {
+    files: ['src/vscode/**/*.ts', 'src/extension.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ group: ['**/engine/**'], message: 'The extension starts the engine as a process of its own (dist/engineHosted.js); it does not import it.' }] },
       ],
     },
   },

@@ -5,7 +5,7 @@
 import * as l10n from '@vscode/l10n';
 import * as vscode from 'vscode';
 import { ConversationStore } from './api/conversationStore';
-import { isDeepSearchError } from './api/errors';
+import { errorMessage, isDeepSearchError } from './api/errors';
 import { DeepSearchAuthProvider } from './vscode/authProvider';
 import { registerCommands } from './vscode/commands';
 import { ConversationPanels } from './vscode/conversationPanels';
@@ -57,7 +57,7 @@ export function activate(context: vscode.ExtensionContext): DeepSearchExtensionA
   const store = new ConversationStore({
     ...pollSettings(),
     onPollError: (id, error) => {
-      log.warn(`Refreshing conversation ${id} failed: ${error instanceof Error ? error.message : String(error)}`);
+      log.warn(`Refreshing conversation ${id} failed: ${errorMessage(error)}`);
       if (isDeepSearchError(error) && error.kind === 'unauthorized') void askToSignInAgain(error.message);
     },
     memento: {

@@ -7,7 +7,7 @@
  * the same extension with both intervals set to 1000 ms.
  */
 import type { Frame } from 'playwright-core';
-import { API_PATH, type WireConversation } from '../../src/api/wire';
+import { API_PATH, type WireConversation } from '../../src/contract/legacyWire';
 import { CONNECT_SERVICE_PATH } from '../../src/contract/connectWire';
 import { HOST_TEST_TOKEN } from '../../test/host/fixtures';
 import { VSCodeUi } from '../../test/ui/vscodeUi';

@@ -16,7 +16,7 @@ import * as path from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { Worker } from 'node:worker_threads';
 import { Agent } from 'undici';
-import { API_PATH } from '../../src/api/wire';
+import { API_PATH } from '../../src/contract/legacyWire';
 import type { EngineOptions, RunningEngine } from '../../src/engine/options';
 import { startEngine } from '../../src/engine/server';
 import { createSampleAppRepo } from '../../test/support/gitRepos';

@@ -7,7 +7,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Agent, request, type Dispatcher } from 'undici';
-import type { WireConversation, WireQuestion } from '../../src/api/wire';
+import type { WireConversation, WireQuestion } from '../../src/contract/legacyWire';
 
 export type CallKind = 'create' | 'followup' | 'poll' | 'list';
 

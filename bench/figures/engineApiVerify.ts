@@ -5,7 +5,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Dispatcher } from 'undici';
-import type { WireConversation } from '../../src/api/wire';
+import type { WireConversation } from '../../src/contract/legacyWire';
 import { callApi, type CreatedConversation } from './engineApiClients';
 
 export interface VerifyTarget {

@@ -13,7 +13,7 @@ import { readFileSync } from 'node:fs';
 import { mkdir, rm } from 'node:fs/promises';
 import * as path from 'node:path';
 import { createInterface } from 'node:readline';
-import { API_PATH, MCP_PATH, type WireConversation } from '../../src/api/wire';
+import { API_PATH, MCP_PATH, type WireConversation } from '../../src/contract/legacyWire';
 import { createTempDir, git, removeDir } from '../../test/support/gitRepos';
 import { ms, type BenchContext, type Figure, type Row } from '../report';
 import { summarize, type Summary } from '../stats';

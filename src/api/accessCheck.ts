@@ -3,7 +3,7 @@
  * and the tool server's discovery, side by side. Scoped tokens (7.x) may reach one interface and
  * not the other, so sign-in reports both instead of stopping at the first refusal.
  */
-import { DeepSearchError, isDeepSearchError } from './errors';
+import { DeepSearchError, errorMessage, isDeepSearchError } from './errors';
 import type { InstanceConnection } from './network';
 import { TOOL_NAMES, isToolServerMissing, type ToolName, type ToolServer } from './tools/toolServer';
 
@@ -65,6 +65,6 @@ async function settle<T>(run: () => Promise<T>): Promise<InterfaceAccess<T>> {
   try {
     return { ok: true, value: await run() };
   } catch (error) {
-    return { ok: false, error: isDeepSearchError(error) ? error : new DeepSearchError('network', error instanceof Error ? error.message : String(error)) };
+    return { ok: false, error: isDeepSearchError(error) ? error : new DeepSearchError('network', errorMessage(error)) };
   }
 }

@@ -12,7 +12,7 @@ import { apiUrl, normalizeInstanceUrl } from './instance';
 import { ConnectConversationApi } from './connectApi';
 import type { Conversation, ConversationPage, ListOptions } from './model';
 import { normalizeConversation, normalizeConversationPage, normalizeFollowupResponse, type FollowupResponse } from './normalize';
-import type { WireCreateRequest, WireFollowupRequest } from './wire';
+import type { WireCreateRequest, WireFollowupRequest } from '../contract/legacyWire';
 import type { Dispatcher } from 'undici';
 
 export interface DeepSearchClientOptions {

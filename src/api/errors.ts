@@ -5,6 +5,11 @@
  */
 import { TOKEN_SCOPES } from '../contract/tokenScopes';
 
+/** What went wrong, in words, whatever was thrown (an Error's message, or the value as text). */
+export function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
 export type DeepSearchErrorKind =
   | 'unauthorized'
   | 'forbidden'
@@ -416,7 +421,7 @@ function errorCode(error: unknown): string | undefined {
 
 /** A copy of a low-level error with secrets stripped from its message and no nested cause. */
 function sanitizeCause(cause: unknown, secrets: readonly string[]): Error {
-  const message = cause instanceof Error ? cause.message : String(cause);
+  const message = errorMessage(cause);
   const copy = new Error(redact(message, secrets));
   copy.name = cause instanceof Error ? cause.name : 'Error';
   const code = errorCode(cause);

@@ -2,7 +2,7 @@
  * The instance URL a user typed, made canonical, and the URLs derived from it (API endpoints and
  * the web page of a conversation).
  */
-import { API_PATH } from './wire';
+import { API_PATH } from '../contract/legacyWire';
 import { DeepSearchError } from './errors';
 import type { Conversation } from './model';
 

@@ -3,7 +3,7 @@
  * (repository, path, lines) and the code itself in a fenced block with its language. Large
  * selections are cut, with a note saying so, so a question never carries a whole file by accident.
  */
-import { markdownFence } from './markdownFence';
+import { markdownFence } from '../contract/markdownFence';
 
 /** Longest selection sent, in characters; documented in README. */
 export const MAX_SELECTION_CHARACTERS = 12_000;

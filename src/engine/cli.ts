@@ -5,12 +5,13 @@
 import { randomBytes } from 'node:crypto';
 import { stat } from 'node:fs/promises';
 import * as path from 'node:path';
-import { API_PATH } from '../api/wire';
+import { API_PATH } from '../contract/legacyWire';
 import { CONNECT_SERVICE_PATH } from '../contract/connectWire';
 import { TOOL_SERVER_ENDPOINTS } from '../contract/toolServers';
 import { parseArgs, USAGE, type CliConfig } from './cliArgs';
 import { discoverRepositories, RepositoryError } from './repos';
 import { servedToolEndpoints, startEngine } from './server';
+import { errorMessage } from './errorMessage';
 
 const EXIT_USAGE = 2;
 
@@ -74,7 +75,7 @@ async function run(config: CliConfig, repos: string[]): Promise<void> {
       log: (line) => process.stderr.write(`${line}\n`),
     });
   } catch (error) {
-    process.stderr.write(`Could not start the engine: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.stderr.write(`Could not start the engine: ${errorMessage(error)}\n`);
     process.exitCode = error instanceof RepositoryError ? EXIT_USAGE : 1;
     return;
   }
@@ -101,7 +102,7 @@ async function run(config: CliConfig, repos: string[]): Promise<void> {
     engine.close().then(
       () => process.exit(0),
       (error: unknown) => {
-        process.stderr.write(`Error while stopping: ${error instanceof Error ? error.message : String(error)}\n`);
+        process.stderr.write(`Error while stopping: ${errorMessage(error)}\n`);
         process.exit(1);
       },
     );

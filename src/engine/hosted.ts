@@ -7,6 +7,7 @@
 import { isToEngineMessage, type FromEngineMessage, type HostedEngineOptions } from '../contract/engineProcess';
 import type { RunningEngine } from './options';
 import { startEngine } from './server';
+import { errorMessage } from './errorMessage';
 
 let engine: Promise<RunningEngine | undefined> | undefined;
 let stopping = false;
@@ -29,7 +30,7 @@ async function start(options: HostedEngineOptions): Promise<RunningEngine | unde
   } catch (error) {
     // By name: the engine library is a bundle of its own, with its own copy of the class.
     const usage = error instanceof Error && error.name === 'RepositoryError';
-    send({ type: 'failed', message: error instanceof Error ? error.message : String(error), usage });
+    send({ type: 'failed', message: errorMessage(error), usage });
     if (process.connected) process.disconnect();
     process.exitCode = 1;
     return undefined;

@@ -3,7 +3,8 @@
  * fault can still corrupt them), bounded body reading and JSON parsing with actionable messages.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { WireErrorBody } from '../api/wire';
+import type { WireErrorBody } from '../contract/legacyWire';
+import { errorMessage } from './errorMessage';
 
 /** A failure the client caused or must know about; becomes `{"error": message}` with `status`. */
 export class HttpError extends Error {
@@ -87,7 +88,7 @@ export function parseJsonObject(text: string, example: string): Record<string, u
   try {
     value = JSON.parse(text);
   } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
+    const reason = errorMessage(error);
     throw new HttpError(400, `The request body is not valid JSON (${reason}): send a JSON object such as ${example}.`);
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {

@@ -3,7 +3,7 @@
  * extension's "Use Local Engine" and every test start it through `startEngine(options)` in
  * `server.ts` with these types.
  */
-import type { WireQuestionError } from '../api/wire';
+import type { WireQuestionError } from '../contract/legacyWire';
 
 export interface EngineUser {
   /** The access token that identifies this user (`Authorization: token <t>` or `Bearer <t>`). */

@@ -8,23 +8,24 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import * as path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { API_PATH } from '../api/wire';
+import { API_PATH } from '../contract/legacyWire';
 import { CONNECT_SERVICE_PATH } from '../contract/connectWire';
 import { isToolServerTool, MCP_ACCESS_PERMISSION, MCP_TOKEN_SCOPE, TOOL_SERVER_ENDPOINTS, TOOL_SERVER_TOOLS, type ToolServerEndpoint } from '../contract/toolServers';
-import { Answerer } from './answerer';
-import { connectCodeOfStatus, ConnectError, connectErrorReply, handleConnectRequest } from './connectRoutes';
+import { Answerer } from './conversations/answerer';
+import { connectCodeOfStatus, ConnectError, connectErrorReply, handleConnectRequest } from './conversations/connectRoutes';
 import { lockDataDir } from './dataDirLock';
 import { requireScope, UserDirectory, type AuthenticatedUser } from './auth';
 import { echo } from './echo';
-import { ConversationService, type ResolvedVariant } from './conversations';
+import { ConversationService, type ResolvedVariant } from './conversations/service';
 import { ClientGoneError, errorReply, HttpError, parseJsonObject, readBody, sendReply, type Reply } from './http';
 import type { EngineFault, EngineOptions, EngineVariant, RunningEngine } from './options';
 import { createMcpHandler, DEFAULT_TOOL_SLOTS, type McpHandler } from './mcp/server';
 import { discoverRepositories } from './repos';
-import { handleApiRequest } from './routes';
-import { renderSharePage, SHARE_PAGE_CSP } from './sharePage';
+import { handleApiRequest } from './conversations/routes';
+import { renderSharePage, SHARE_PAGE_CSP } from './conversations/sharePage';
 import { Slots } from './slots';
-import { ConversationStorage } from './storage';
+import { ConversationStorage } from './conversations/storage';
+import { errorMessage } from './errorMessage';
 
 export const DEFAULT_PACE_MS = 150;
 const SHARE_PATH = '/deepsearch/';
@@ -198,7 +199,7 @@ export async function startEngine(options: EngineOptions): Promise<RunningEngine
 
   server.on('request', (request: IncomingMessage, response: ServerResponse) => {
     const done = handle(request, response).catch((error: unknown) => {
-      log(`request failed after its reply started: ${error instanceof Error ? error.message : String(error)}`);
+      log(`request failed after its reply started: ${errorMessage(error)}`);
       response.destroy();
     });
     inFlight.add(done);
@@ -291,7 +292,7 @@ function asHttpError(error: unknown, shuttingDown: AbortSignal, log: (line: stri
   if (error instanceof HttpError) return error;
   if (shuttingDown.aborted) return new HttpError(503, 'The engine is shutting down: try again once it is running.');
   if (error instanceof URIError) return new HttpError(400, 'The request path is not valid percent-encoding.');
-  const message = error instanceof Error ? error.message : String(error);
+  const message = errorMessage(error);
   log(`internal error: ${error instanceof Error && error.stack ? error.stack : message}`);
   return new HttpError(500, `Internal engine error: ${message}. The engine log has details.`);
 }

@@ -5,8 +5,8 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { conversationLabel, type ConversationStore } from '../api/conversationStore';
-import { formatRelativeTime } from './format';
-import { isDeepSearchError } from '../api/errors';
+import { formatRelativeTime } from './hostFormat';
+import { errorMessage, isDeepSearchError } from '../api/errors';
 import { conversationMarkdown } from '../api/markdownExport';
 import { latestQuestion, type Conversation } from '../api/model';
 import { readTokenFromInput } from '../api/readToken';
@@ -91,7 +91,7 @@ export function registerCommands(deps: CommandDependencies): vscode.Disposable[]
       try {
         return await handler(...args);
       } catch (error) {
-        const message = error instanceof Error ? error.message : String(error);
+        const message = errorMessage(error);
         deps.log.error(`${id}: ${message}`);
         void vscode.window.showErrorMessage(message);
         return undefined;
@@ -128,7 +128,7 @@ async function send(deps: CommandDependencies, question: string): Promise<number
   } catch (error) {
     unsentQuestion = question;
     const edit = vscode.l10n.t('Edit and Ask Again');
-    const reason = error instanceof Error ? error.message : String(error);
+    const reason = errorMessage(error);
     // After a timeout or a dropped connection the question may have reached the instance anyway:
     // asking again could ask it twice (and spend credits twice), so point at the list first.
     const uncertain = isDeepSearchError(error) && ['timeout', 'network', 'server', 'invalidResponse'].includes(error.kind);

@@ -35,7 +35,7 @@ export interface PanelActions {
 }
 
 export class ConversationPanels implements vscode.Disposable {
-  private readonly panels = new Map<number, ConversationPanel>();
+  private readonly panels = new Map<number, PanelHost>();
   private readonly registrations: vscode.Disposable[];
 
   constructor(
@@ -107,7 +107,7 @@ export class ConversationPanels implements vscode.Disposable {
       return;
     }
     webviewPanel.webview.options = webviewOptions(this.extensionUri);
-    const panel: ConversationPanel = new ConversationPanel(id, webviewPanel, this.extensionUri, this.store, this.actions, this.instances, () => {
+    const panel: PanelHost = new PanelHost(id, webviewPanel, this.extensionUri, this.store, this.actions, this.instances, () => {
       if (this.panels.get(id) === panel) this.panels.delete(id);
       this.instances.record(id, undefined);
     });
@@ -133,7 +133,8 @@ function tabTitle(conversation: Conversation): string {
   return label.length > 40 ? `${label.slice(0, 40)}…` : label;
 }
 
-class ConversationPanel {
+/** The host side of one conversation's webview panel (the page itself is webview/conversationPanel.ts). */
+class PanelHost {
   private ready = false;
   /** What the webview shows now, to send only what changed. */
   private shown: Conversation | undefined;

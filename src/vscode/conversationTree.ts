@@ -6,7 +6,8 @@
 import * as vscode from 'vscode';
 import { conversationLabel, type ConversationStore } from '../api/conversationStore';
 import { latestQuestion, type Conversation, type Question } from '../api/model';
-import { formatRelativeTime, formatStats } from './format';
+import { formatRelativeTime, formatStats } from './hostFormat';
+import { errorMessage } from '../api/errors';
 
 export const VIEW_ID = 'deepSearch.conversations';
 
@@ -36,7 +37,7 @@ export class ConversationTree implements vscode.TreeDataProvider<TreeNode>, vsco
       .then(
         () => undefined,
         (error: unknown) => {
-          this.loadError = error instanceof Error ? error.message : String(error);
+          this.loadError = errorMessage(error);
           this.changeEmitter.fire(undefined);
         },
       )

@@ -9,6 +9,7 @@ import type { HostedEngineOptions } from '../contract/engineProcess';
 import { EngineProcess, EngineProcessError } from './engineProcess';
 import { ripgrepInVSCode } from './ripgrepPath';
 import { gitTopLevel } from './git';
+import { errorMessage } from '../api/errors';
 
 export class LocalEngineLauncher implements vscode.Disposable {
   private running: Promise<EngineProcess> | undefined;
@@ -102,7 +103,7 @@ export class LocalEngineLauncher implements vscode.Disposable {
         },
         (error: unknown) => {
           if (this.running === restarted) this.running = undefined;
-          const message = error instanceof Error ? error.message : String(error);
+          const message = errorMessage(error);
           this.log.error(`The local engine could not be started again: ${message}`);
           void vscode.window.showErrorMessage(vscode.l10n.t('The local engine could not be started again: {0}', message));
         },

@@ -13,6 +13,7 @@ import type { InstanceConnection } from '../api/network';
 import type { CodeTools } from '../api/tools/codeTools';
 import type { LocalEngineLauncher } from './localEngine';
 import { configuredInstanceUrl, networkSettings, setConfiguredInstanceUrl } from './settings';
+import { errorMessage } from '../api/errors';
 
 export type ConnectionKind = 'instance' | 'local';
 
@@ -33,6 +34,7 @@ export interface Connection {
 const MODE_KEY = 'deepSearch.connectionKind';
 const LOCAL_TOKEN_KEY = 'deepSearch.localEngine.token';
 const tokenKey = (instanceUrl: string) => `deepSearch.token:${instanceUrl}`;
+const lackingToolsKey = (instanceUrl: string) => `deepSearch.lackingToolsSaid:${normalizeInstanceUrl(instanceUrl)}`;
 /** Set by `npm start` for the VS Code it launches (see README). */
 export const LAUNCH_URL_VARIABLE = 'DEEP_SEARCH_LAUNCH_INSTANCE_URL';
 export const LAUNCH_TOKEN_VARIABLE = 'DEEP_SEARCH_LAUNCH_TOKEN';
@@ -92,7 +94,7 @@ export class Session implements vscode.Disposable {
       if (token) await this.connect('instance', normalized, token);
     } catch (error) {
       void vscode.window.showWarningMessage(
-        vscode.l10n.t('Deep Search could not reconnect: {0}', error instanceof Error ? error.message : String(error)),
+        vscode.l10n.t('Deep Search could not reconnect: {0}', errorMessage(error)),
       );
     }
   }
@@ -121,6 +123,15 @@ export class Session implements vscode.Disposable {
     // A bundle of its own (dist/network.js), loaded here on the first connection, not at activation.
     const { connectToInstance } = await import('../api/network');
     return connectToInstance(instanceUrl, token, { proxyUrl: network.proxyUrl, strictSSL: network.strictSSL, caCertificates });
+  }
+
+  /** The tools an instance was last said to lack (comma-separated; '' for none), so it is said once. */
+  lackingToolsSaid(instanceUrl: string): string | undefined {
+    return this.context.globalState.get<string>(lackingToolsKey(instanceUrl));
+  }
+
+  async rememberLackingToolsSaid(instanceUrl: string, tools: readonly string[]): Promise<void> {
+    await this.context.globalState.update(lackingToolsKey(instanceUrl), tools.join(','));
   }
 
   /** Stores a token that was already checked and makes that instance current. */

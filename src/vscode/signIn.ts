@@ -9,6 +9,7 @@ import { normalizeInstanceUrl } from '../api/instance';
 import { TOOL_FEATURES } from '../api/tools/toolServer';
 import type { Session } from './session';
 import { configuredInstanceUrl } from './settings';
+import { errorMessage } from '../api/errors';
 
 export interface SignInArguments {
   instanceUrl: string;
@@ -30,6 +31,8 @@ export async function signIn(session: Session, given?: Partial<SignInArguments>)
     if (!token) return false;
     const checked = await checkToken(session, instanceUrl, token);
     if (checked.ok) {
+      // The report below says which tools the instance lacks: not again when the connection finds them.
+      if (checked.report.tools.ok) await session.rememberLackingToolsSaid(instanceUrl, checked.report.tools.value.missing);
       await session.signIn(instanceUrl, token);
       const { message, complete } = accessSummary(normalizeInstanceUrl(instanceUrl), checked.report);
       void (complete ? vscode.window.showInformationMessage(message) : vscode.window.showWarningMessage(message));
@@ -59,7 +62,7 @@ async function askInstanceUrl(current: string): Promise<string | undefined> {
         normalizeInstanceUrl(input);
         return undefined;
       } catch (error) {
-        return error instanceof Error ? error.message : String(error);
+        return errorMessage(error);
       }
     },
   });
@@ -106,7 +109,7 @@ async function checkToken(session: Session, instanceUrl: string, token: string):
       : verdict.message;
     return { ok: false, problem: { field: 'url', message } };
   } catch (error) {
-    return { ok: false, problem: { field: 'url', message: error instanceof Error ? error.message : String(error) } };
+    return { ok: false, problem: { field: 'url', message: errorMessage(error) } };
   } finally {
     void checker?.dispatcher.close().catch(() => undefined);
   }

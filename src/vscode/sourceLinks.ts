@@ -9,6 +9,7 @@ import type { CodeLocations } from './tools/codeLocations';
 import { remoteUri } from './tools/remoteFiles';
 import type { ToolAccess } from './tools/toolAccess';
 import type { WorkspaceRepositories } from './workspaceRepositories';
+import { errorMessage } from '../api/errors';
 
 export class SourceLinkOpener {
   constructor(
@@ -51,7 +52,7 @@ export class SourceLinkOpener {
       await openAtLines(remoteUri({ repo: target.repoName, revision: target.revision, path: target.path }), target.startLine, target.endLine);
     } catch (error) {
       const inBrowser = vscode.l10n.t('Open in Browser');
-      const message = vscode.l10n.t('Could not open {0} from {1}: {2}', target.path, target.repoName, error instanceof Error ? error.message : String(error));
+      const message = vscode.l10n.t('Could not open {0} from {1}: {2}', target.path, target.repoName, errorMessage(error));
       if ((await vscode.window.showWarningMessage(message, inBrowser)) === inBrowser) await vscode.env.openExternal(vscode.Uri.parse(target.url, true));
     }
   }

@@ -3,8 +3,8 @@
  * given), two users, a fast pace. `api()` calls it over real HTTP as either user; `waitFor` polls
  * with a deadline instead of sleeping.
  */
-import type { WireConversation } from '../../src/api/wire';
-import { API_PATH } from '../../src/api/wire';
+import type { WireConversation } from '../../src/contract/legacyWire';
+import { API_PATH } from '../../src/contract/legacyWire';
 import type { EngineOptions, EngineUser, RunningEngine } from '../../src/engine/options';
 import { startEngine } from '../../src/engine/server';
 import { createSampleAppRepo, createTempDir, removeDir, type TestRepo } from './gitRepos';

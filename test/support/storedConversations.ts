@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
-import { zeroStats, type ConversationRecord } from '../../src/engine/records';
+import { zeroStats, type ConversationRecord } from '../../src/engine/conversations/records';
 
 export interface StoredAnswer {
   id: number;

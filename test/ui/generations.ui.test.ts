@@ -29,6 +29,21 @@ describe('Against a server with only the 7.x interfaces (UI)', function () {
     await ui?.close();
   });
 
+  it('says once which features the instance lacks when it connects, and not again at the next start', async () => {
+    const notice = ui.toast(/does not offer Go to Definition across repositories, comparing revisions \(an older server, or an administrator turned them off\): those commands are hidden/);
+    await notice.waitFor({ timeout: 30_000 });
+    await ui.screenshot('generations-lacking-tools');
+    await ui.page.reload();
+    await ui.page.waitForFunction(() => performance.getEntriesByName('code/didLoadExtensions').length > 0, null, { timeout: 90_000 });
+    // The tool server was found again once the command has left the palette.
+    for (let attempt = 0; await ui.paletteOffers('Deep Search: Compare Revisions…'); attempt++) {
+      if (attempt === 30) throw new Error('the command whose tool is missing stayed in the palette after the reload');
+      await ui.page.waitForTimeout(1000);
+    }
+    await ui.page.waitForTimeout(1000);
+    assert.equal(await notice.count(), 0, 'said again at the next start');
+  });
+
   it('signs in from the palette and says which features the instance lacks', async () => {
     await ui.runCommand('Deep Search: Sign In');
     await ui.answerInputBox('Deep Search: Sign In (1/2)', ui.engine.url);
@@ -53,6 +68,7 @@ describe('Against a server with only the 7.x interfaces (UI)', function () {
 
   it('leaves out of the palette a command whose tool the instance lacks, and keeps the others', async () => {
     assert.equal(await ui.paletteOffers('Deep Search: Search Code…'), true, 'keyword search is there');
+    assert.equal(await ui.paletteOffers('Deep Search: Search Diffs…'), true, 'diff search is there');
     assert.equal(await ui.paletteOffers('Deep Search: Compare Revisions…'), false, 'compare_revisions was turned off');
   });
 

@@ -8,7 +8,7 @@ import * as path from 'node:path';
 import { chromium, type Browser, type Frame, type Locator, type Page } from 'playwright-core';
 import type { EngineVariant, RunningEngine } from '../../src/engine/options';
 import { startEngine } from '../../src/engine/server';
-import type { ConversationRecord } from '../../src/engine/records';
+import type { ConversationRecord } from '../../src/engine/conversations/records';
 import { BILLING_NAME } from '../host/billingRepo';
 import { createBillingRepo, HOST_TEST_TOKEN, prepareWorkspace } from '../host/fixtures';
 import { SAMPLE_APP_NAME } from '../support/gitRepos';

@@ -1,6 +1,7 @@
 /**
  * The layering of DESIGN.md, checked on the sources: `src/api` and `src/engine` run on plain Node
- * (no `vscode`), the webview runs in a browser (no Node, no `vscode`), and imports only point down.
+ * (no `vscode`) and share only `src/contract`, the webview runs in a browser (no Node, no
+ * `vscode`), and imports only point down.
  */
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -76,8 +77,16 @@ describe('layers', () => {
     assert.deepEqual(violations('api', (s) => s === 'vscode' || reaches('vscode')(s) || reaches('engine')(s) || reaches('webview')(s)), []);
   });
 
-  it('keeps src/engine free of vscode, the extension and the webview', () => {
-    assert.deepEqual(violations('engine', (s) => s === 'vscode' || reaches('vscode')(s) || reaches('webview')(s)), []);
+  it('keeps src/engine free of vscode, the extension, the webview and the client (shapes come from src/contract)', () => {
+    assert.deepEqual(violations('engine', (s) => s === 'vscode' || reaches('vscode')(s) || reaches('webview')(s) || reaches('api')(s)), []);
+  });
+
+  it('keeps src/contract free of every other layer: both sides import it, it imports neither', () => {
+    assert.deepEqual(violations('contract', (s) => s === 'vscode' || ['api', 'engine', 'vscode', 'webview'].some((layer) => reaches(layer)(s))), []);
+  });
+
+  it('keeps the editor layer off the engine, which it only starts as a process of its own', () => {
+    assert.deepEqual(violations('vscode', reaches('engine')), []);
   });
 
   it('keeps the webview free of Node, vscode, HTTP and the host layers', () => {
@@ -101,6 +110,7 @@ describe('layers', () => {
 
   it('finds imports at all (so the checks above cannot pass on an empty reading)', () => {
     assert.ok(importsOf(path.join(SRC, 'extension.ts')).includes('vscode'));
-    assert.ok(sourcesOf('api').length > 5 && sourcesOf('engine').length > 5 && sourcesOf('webview').length > 5);
+    assert.ok(sourcesOf('api').length > 5 && sourcesOf('engine').length > 5 && sourcesOf('webview').length > 5 && sourcesOf('contract').length > 5);
+    assert.ok(sourcesOf('engine').some((file) => importsOf(file).some(reaches('contract'))), 'the engine reads its shapes from src/contract');
   });
 });

@@ -7,9 +7,9 @@
  */
 import { DeepSearchError, isDeepSearchError } from '../errors';
 import type { ToolClient } from './toolClient';
-import type { CommitQuery, DiffQuery } from './toolWire';
+import type { CommitQuery, DiffQuery } from '../../contract/toolWire';
 
-export type { CommitQuery, DiffQuery } from './toolWire';
+export type { CommitQuery, DiffQuery } from '../../contract/toolWire';
 import {
   commitMatches,
   contributedRepositories,

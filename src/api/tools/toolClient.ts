@@ -9,7 +9,7 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { fetch as undiciFetch, type Dispatcher } from 'undici';
 import { name as packageName, version as packageVersion } from '../../../package.json';
-import { canceledError, DeepSearchError, errorFromStatus, isDeepSearchError, networkError, redact, timeoutError } from '../errors';
+import { canceledError, DeepSearchError, errorFromStatus, errorMessage, isDeepSearchError, networkError, redact, timeoutError } from '../errors';
 import { normalizeInstanceUrl } from '../instance';
 import { MCP_ACCESS_PERMISSION, MCP_TOKEN_SCOPE } from '../../contract/toolServers';
 import { argumentsFor, isToolServerMissing, TOOL_FEATURES, TOOL_NAMES, TOOL_SERVER_PATHS, type ToolName, type ToolServer } from './toolServer';
@@ -242,7 +242,7 @@ export class ToolClient {
       if (isDeepSearchError(error)) throw error;
       const sdk = this.sdk;
       if (sdk && error instanceof sdk.McpError && error.code === (sdk.ErrorCode.RequestTimeout as number)) throw timeoutError(new URL(this.instanceUrl).origin, this.timeoutMs);
-      const message = redact(error instanceof Error ? error.message : String(error), this.secrets);
+      const message = redact(errorMessage(error), this.secrets);
       throw new DeepSearchError('invalidResponse', `The tool server answered in a way this extension does not understand (${message}).`, { detail: message });
     }
   }

@@ -3,9 +3,9 @@
  * the published output schemas; everything is still checked field by field, because a result that
  * is missing a field must degrade to less detail, not to an exception deep inside a view.
  */
-import type { CommitMatch, RepositoryEntry } from './toolWire';
+import type { CommitMatch, RepositoryEntry } from '../../contract/toolWire';
 
-export type { CommitMatch, RepositoryEntry } from './toolWire';
+export type { CommitMatch, RepositoryEntry } from '../../contract/toolWire';
 
 export interface NumberedLine {
   line: number;

@@ -5,7 +5,7 @@
  * `notifications/cancelled` cannot reach the request it names (closing the connection cancels).
  */
 import { INVALID_PARAMS, isObject, METHOD_NOT_FOUND, RpcError, type JsonRpcRequest, type Params } from './jsonRpc';
-import type { JsonSchema } from './jsonSchema';
+import type { JsonSchema } from '../tools/jsonSchema';
 
 /** Newest first: the versions the official MCP SDK (1.32) speaks, clients of older ones included. */
 export const PROTOCOL_VERSIONS: readonly string[] = ['2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05', '2024-10-07'];

@@ -11,14 +11,15 @@ import type { ToolServerEndpoint } from '../../contract/toolServers';
 import type { AuthenticatedUser } from '../auth';
 import { GitError } from '../git';
 import type { ServedRepository } from '../repos';
-import { TOOL_BUDGET_MS, ToolError, type DeepSearchBackend, type ToolContext } from './context';
+import { TOOL_BUDGET_MS, ToolError, type DeepSearchBackend, type ToolContext } from '../tools/context';
 import type { Params } from './jsonRpc';
-import { problems } from './jsonSchema';
+import { problems } from '../tools/jsonSchema';
 import { mcpMethods, type CallToolResult, type ListedTool, type ToolCatalogue } from './protocol';
-import { searchIndexesFor } from './searchIndex';
+import { searchIndexesFor } from '../search/searchIndex';
 import { serveStreamableHttp } from './streamableHttp';
-import { endpointTools, plainToolNames, type ToolDefinition } from './tools';
+import { endpointTools, plainToolNames, type ToolDefinition } from '../tools/tools';
 import type { Slots } from '../slots';
+import { errorMessage } from '../errorMessage';
 
 export const MCP_SERVER_NAME = 'deep-search-local-engine';
 export const MCP_SERVER_VERSION = '0.1.0';
@@ -152,7 +153,7 @@ async function callTool<I, O>(definition: ToolDefinition<I, O>, name: string, ar
       return toolError(`${name} took longer than ${TOOL_BUDGET_MS / 1000} s and was stopped: narrow the request (a repo: or file: filter, fewer repositories, a shorter date range, a smaller range).`);
     }
     if (error instanceof ToolError) return toolError(error.message);
-    const message = error instanceof Error ? error.message : String(error);
+    const message = errorMessage(error);
     if (error instanceof GitError) {
       log(`mcp ${name}: git failed: ${message}`);
       return toolError(`${name} failed in git: ${message}. Check the arguments; the engine log has details.`);

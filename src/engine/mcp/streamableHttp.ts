@@ -21,6 +21,7 @@ import {
   type JsonRpcRequest,
 } from './jsonRpc';
 import { FIRST_VERSION_WITHOUT_BATCHES, PROTOCOL_VERSIONS } from './protocol';
+import { errorMessage as textOf } from '../errorMessage';
 
 /** Most messages in one batch (the official SDK's limit too). */
 const MAX_BATCH_MESSAGES = 100;
@@ -118,7 +119,7 @@ async function answerOne(request: JsonRpcRequest, options: StreamableHttpOptions
     return resultMessage(request.id, await options.answer(request));
   } catch (error) {
     if (error instanceof RpcError) return errorMessage(request.id, error.code, error.message);
-    const message = error instanceof Error ? error.message : String(error);
+    const message = textOf(error);
     options.log(`mcp ${request.method}: internal error: ${error instanceof Error && error.stack ? error.stack : message}`);
     return errorMessage(request.id, INTERNAL_ERROR, `Internal error: ${message}. The engine log has details.`);
   }

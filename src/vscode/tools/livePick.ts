@@ -4,7 +4,7 @@
  * what was typed. One place for the behaviour every tool picker shares.
  */
 import * as vscode from 'vscode';
-import { isDeepSearchError } from '../../api/errors';
+import { errorMessage, isDeepSearchError } from '../../api/errors';
 import { isToolServerMissing } from '../../api/tools/toolServer';
 
 export interface LivePickOptions<T extends vscode.QuickPickItem> {
@@ -64,7 +64,7 @@ export function livePick<T extends vscode.QuickPickItem>(options: LivePickOption
             report(error);
             return;
           }
-          const text = isDeepSearchError(error) || error instanceof Error ? error.message : String(error);
+          const text = isDeepSearchError(error) || errorMessage(error);
           loaded = new Set();
           pick.items = [message(`$(error) ${text}`)];
         },

@@ -6,7 +6,7 @@
  * tool server lacks the navigation tools, both fall back to keyword search, and say so once.
  */
 import * as vscode from 'vscode';
-import { DeepSearchError } from '../../api/errors';
+import { DeepSearchError, errorMessage } from '../../api/errors';
 import { definitionQuery, isSearchableSymbol, referencesQuery } from '../../api/tools/symbolSearch';
 import { TOOL_FEATURES } from '../../api/tools/toolServer';
 import type { CodeLocations } from './codeLocations';
@@ -72,7 +72,7 @@ export class CrossRepositoryNavigation {
     try {
       return await this.lookUp(lookup, document, document.getText(range), controller.signal);
     } catch (error) {
-      this.log.warn(`${lookup} lookup failed: ${error instanceof Error ? error.message : String(error)}`);
+      this.log.warn(`${lookup} lookup failed: ${errorMessage(error)}`);
       return [];
     } finally {
       listener.dispose();

@@ -4,7 +4,7 @@
  * cached per connection (a revision that is a branch may move: "Revert File" reads it again).
  */
 import * as vscode from 'vscode';
-import { isDeepSearchError } from '../../api/errors';
+import { errorMessage, isDeepSearchError } from '../../api/errors';
 import { formatRemotePath, parentPath, parseRemotePath, type RemoteFile } from '../../api/tools/remotePath';
 import type { DirectoryEntry } from '../../api/tools/toolResults';
 import type { ToolAccess } from './toolAccess';
@@ -129,7 +129,7 @@ export class RemoteFileSystem implements vscode.FileSystemProvider, vscode.Dispo
 }
 
 function asFileSystemError(error: unknown): vscode.FileSystemError {
-  const message = error instanceof Error ? error.message : String(error);
+  const message = errorMessage(error);
   if (isDeepSearchError(error) && (error.kind === 'badRequest' || error.kind === 'notFound')) return vscode.FileSystemError.FileNotFound(message);
   if (isDeepSearchError(error) && (error.kind === 'unauthorized' || error.kind === 'forbidden')) return vscode.FileSystemError.NoPermissions(message);
   return vscode.FileSystemError.Unavailable(message);

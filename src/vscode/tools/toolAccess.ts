@@ -7,9 +7,9 @@
  * palette and menus before anyone tries it.
  */
 import * as vscode from 'vscode';
-import { DeepSearchError, isDeepSearchError } from '../../api/errors';
+import { DeepSearchError, errorMessage, isDeepSearchError } from '../../api/errors';
 import type { CodeTools } from '../../api/tools/codeTools';
-import { isToolServerMissing, TOOL_NAMES, type ToolName, type ToolServer } from '../../api/tools/toolServer';
+import { isToolServerMissing, TOOL_FEATURES, TOOL_NAMES, type ToolName, type ToolServer } from '../../api/tools/toolServer';
 import type { Session } from '../session';
 
 /** Context key that hides the tool commands when the instance has no tool server. */
@@ -53,7 +53,7 @@ export class ToolAccess implements vscode.Disposable {
       if (this.session.current?.tools === tools) this.showAvailability(found);
     });
     tools.client.server().catch((error: unknown) => {
-      if (!isToolServerMissing(error)) this.log.warn(`Tool server check failed: ${error instanceof Error ? error.message : String(error)}`);
+      if (!isToolServerMissing(error)) this.log.warn(`Tool server check failed: ${errorMessage(error)}`);
     });
   }
 
@@ -63,7 +63,26 @@ export class ToolAccess implements vscode.Disposable {
     for (const tool of TOOL_NAMES) void vscode.commands.executeCommand('setContext', `${LACKS_CONTEXT}${tool}`, lacking.includes(tool));
     if (found && found !== 'missing') {
       this.log.info(`Tool server: ${found.url}, ${found.names.size} of ${TOOL_NAMES.length} tools${lacking.length ? `; lacks ${lacking.join(', ')}` : ''}.`);
+      this.sayLacking(lacking);
     }
+  }
+
+  /**
+   * Says which features the instance lacks, once: when that differs from what was last said about
+   * this instance (at sign-in, or a start when an administrator turned a tool off), not at every start.
+   */
+  private sayLacking(lacking: readonly ToolName[]): void {
+    const connection = this.session.current;
+    if (!connection || connection.kind !== 'instance') return;
+    if (this.session.lackingToolsSaid(connection.instanceUrl) === lacking.join(',')) return;
+    void this.session.rememberLackingToolsSaid(connection.instanceUrl, lacking);
+    if (lacking.length === 0) return;
+    const message = vscode.l10n.t(
+      '{0} does not offer {1} (an older server, or an administrator turned them off): those commands are hidden.',
+      new URL(connection.instanceUrl).host,
+      lacking.map((tool) => TOOL_FEATURES[tool]).join(', '),
+    );
+    void vscode.window.showInformationMessage(message);
   }
 
   /**
@@ -113,7 +132,7 @@ export class ToolAccess implements vscode.Disposable {
       return (await tools.client.server()).names.has(tool);
     } catch (error) {
       if (isToolServerMissing(error)) this.announceMissing(tools, error.message);
-      else this.log.warn(`Tool server check failed: ${error instanceof Error ? error.message : String(error)}`);
+      else this.log.warn(`Tool server check failed: ${errorMessage(error)}`);
       return false;
     }
   }
@@ -145,7 +164,7 @@ export class ToolAccess implements vscode.Disposable {
       this.announceMissing(tools, error.message);
       return;
     }
-    const message = error instanceof Error ? error.message : String(error);
+    const message = errorMessage(error);
     this.log.error(message);
     void vscode.window.showErrorMessage(message);
   }

@@ -10,7 +10,7 @@ import type { DeepSearchError } from '../../../src/api/errors';
 import { createDispatcher } from '../../../src/api/http';
 import { isUnfinished, type Conversation, type SortOrder } from '../../../src/api/model';
 import { ConversationPoller, type RefreshOutcome } from '../../../src/api/poller';
-import { WIRE_SORTS, type WireQuestionError } from '../../../src/api/wire';
+import { WIRE_SORTS, type WireQuestionError } from '../../../src/contract/legacyWire';
 import type { EngineFault, EngineVariant } from '../../../src/engine/options';
 import { startTestEngine, TEST_TOKENS, TEST_USERS, waitFor, type TestEngine } from '../../support/engineHarness';
 import { SAMPLE_APP_NAME } from '../../support/gitRepos';

@@ -7,7 +7,7 @@ import type { Dispatcher } from 'undici';
 import { DeepSearchClient } from '../../../src/api/client';
 import { conversationWebUrl } from '../../../src/api/instance';
 import { createDispatcher } from '../../../src/api/http';
-import { WIRE_SORTS } from '../../../src/api/wire';
+import { WIRE_SORTS } from '../../../src/contract/legacyWire';
 import { expectError } from './expectError';
 import { completedConversation, conversationWithId, firstQuestion, processingConversation, READ_TOKEN } from './samples';
 import { json, startScriptedInstance, type Script, type ScriptedInstance } from './scriptedInstance';

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
-import { Answerer } from '../../../src/engine/answerer';
-import { blobUrl, languageOf, titleFor } from '../../../src/engine/answerWriter';
+import { Answerer } from '../../../src/engine/conversations/answerer';
+import { blobUrl, languageOf, titleFor } from '../../../src/engine/conversations/answerWriter';
 import { discoverRepositories, type ServedRepository } from '../../../src/engine/repos';
-import { extractSearchTerms, splitIdentifier } from '../../../src/engine/searchTerms';
+import { extractSearchTerms, splitIdentifier } from '../../../src/engine/search/searchTerms';
 import { createSampleAppRepo, createTestRepo, SAMPLE_APP_NAME, type TestRepo } from '../../support/gitRepos';
 
 describe('search terms', function () {

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { readdir } from 'node:fs/promises';
 import * as path from 'node:path';
-import { API_PATH, type WireConversation } from '../../../src/api/wire';
+import { API_PATH, type WireConversation } from '../../../src/contract/legacyWire';
 import { DEFAULT_DATA_DIR, parseArgs } from '../../../src/engine/cliArgs';
 import { CLIENT_HEADER, waitFor } from '../../support/engineHarness';
 import { createSampleAppRepo, createTempDir, removeDir, type TestRepo } from '../../support/gitRepos';

@@ -5,7 +5,7 @@
  * generations that serve one API, the other or both.
  */
 import assert from 'node:assert/strict';
-import type { WireConversation, WireQuestion } from '../../../src/api/wire';
+import type { WireConversation, WireQuestion } from '../../../src/contract/legacyWire';
 import {
   CONNECT_HTTP_STATUS,
   CONNECT_SERVICE_PATH,
@@ -19,8 +19,8 @@ import {
 import { ECHO_LIMIT } from '../../../src/engine/echo';
 import { MAX_BODY_BYTES } from '../../../src/engine/http';
 import type { EngineFault, EngineOptions, InjectedQuestionError } from '../../../src/engine/options';
-import type { ConversationRecord } from '../../../src/engine/records';
-import { fullDiskSeamForTests } from '../../../src/engine/storage';
+import type { ConversationRecord } from '../../../src/engine/conversations/records';
+import { fullDiskSeamForTests } from '../../../src/engine/conversations/storage';
 import { overrideHeaders, readApiResponse, startTestEngine, TEST_TOKENS, waitFor, type ApiResponse, type TestEngine } from '../../support/engineHarness';
 import { createTempDir, removeDir } from '../../support/gitRepos';
 import { answeredConversation, storeConversations } from '../../support/storedConversations';

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import type { WireConversation, WireQuestion } from '../../../src/api/wire';
+import type { WireConversation, WireQuestion } from '../../../src/contract/legacyWire';
 import { startTestEngine, waitFor, type TestEngine } from '../../support/engineHarness';
 import { SAMPLE_APP_FILES, SAMPLE_APP_NAME } from '../../support/gitRepos';
 

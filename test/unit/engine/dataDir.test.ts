@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { readFile, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
-import type { WireConversation } from '../../../src/api/wire';
+import type { WireConversation } from '../../../src/contract/legacyWire';
 import { DataDirLockedError, lockDataDir } from '../../../src/engine/dataDirLock';
 import { startEngine } from '../../../src/engine/server';
 import { callApi, startTestEngine, TEST_USERS, type TestEngine } from '../../support/engineHarness';

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import * as path from 'node:path';
-import { API_PATH, type WireConversation } from '../../../src/api/wire';
+import { API_PATH, type WireConversation } from '../../../src/contract/legacyWire';
 import { EngineProcess, EngineProcessError } from '../../../src/vscode/engineProcess';
 import { CLIENT_HEADER, waitFor } from '../../support/engineHarness';
 import { createSampleAppRepo, createTempDir, removeDir, type TestRepo } from '../../support/gitRepos';

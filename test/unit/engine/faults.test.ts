@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import type { WireConversation, WireErrorBody } from '../../../src/api/wire';
+import type { WireConversation, WireErrorBody } from '../../../src/contract/legacyWire';
 import type { EngineFault } from '../../../src/engine/options';
 import { startTestEngine, type TestEngine } from '../../support/engineHarness';
 

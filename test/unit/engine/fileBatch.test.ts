@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import { readBlob, splitLines, type FileMatch } from '../../../src/engine/codeSearch';
-import { MAX_FILE_CHARS, readTextFiles } from '../../../src/engine/fileBatch';
+import { readBlob, splitLines, type FileMatch } from '../../../src/engine/conversations/codeSearch';
+import { MAX_FILE_CHARS, readTextFiles } from '../../../src/engine/conversations/fileBatch';
 import { discoverRepositories, type ServedRepository } from '../../../src/engine/repos';
 import { createTestRepo, type TestRepo } from '../../support/gitRepos';
 

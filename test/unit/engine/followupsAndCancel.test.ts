@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { WireConversation, WireErrorBody, WireQuestion } from '../../../src/api/wire';
+import type { WireConversation, WireErrorBody, WireQuestion } from '../../../src/contract/legacyWire';
 import { startTestEngine, type TestEngine } from '../../support/engineHarness';
 
 describe('engine: follow-ups', function () {

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
-import { resolveHead } from '../../../src/engine/codeSearch';
-import { HeadCommits } from '../../../src/engine/headCommits';
+import { resolveHead } from '../../../src/engine/conversations/codeSearch';
+import { HeadCommits } from '../../../src/engine/conversations/headCommits';
 import { discoverRepositories, type ServedRepository } from '../../../src/engine/repos';
-import { SpawnTurns } from '../../../src/engine/spawnTurns';
+import { SpawnTurns } from '../../../src/engine/conversations/spawnTurns';
 import { createTestRepo, type TestRepo } from '../../support/gitRepos';
 
 describe('HEAD commits of answers', function () {

@@ -3,7 +3,7 @@
  * a "Queued" turn), and tool calls past theirs wait too, across both tool endpoints.
  */
 import assert from 'node:assert/strict';
-import type { WireConversation } from '../../../src/api/wire';
+import type { WireConversation } from '../../../src/contract/legacyWire';
 import { startTestEngine, type TestEngine } from '../../support/engineHarness';
 import { McpSession } from './mcp/fixture';
 

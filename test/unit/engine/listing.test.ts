@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { WIRE_SORTS, type WireConversation, type WireConversationList, type WireErrorBody, type WireSort } from '../../../src/api/wire';
+import { WIRE_SORTS, type WireConversation, type WireConversationList, type WireErrorBody, type WireSort } from '../../../src/contract/legacyWire';
 import { startTestEngine, type TestEngine } from '../../support/engineHarness';
 
 /** What the order should be: the sort key, then id, both in the sort's direction. */

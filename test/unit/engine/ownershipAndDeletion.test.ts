@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { readdir } from 'node:fs/promises';
 import * as path from 'node:path';
-import type { WireConversation, WireErrorBody } from '../../../src/api/wire';
+import type { WireConversation, WireErrorBody } from '../../../src/contract/legacyWire';
 import { startTestEngine, TEST_TOKENS, type TestEngine } from '../../support/engineHarness';
 
 describe('engine: ownership and sharing', function () {

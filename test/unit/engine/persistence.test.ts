@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
-import type { WireConversation } from '../../../src/api/wire';
-import type { ConversationRecord } from '../../../src/engine/records';
-import { ConversationStorage } from '../../../src/engine/storage';
+import type { WireConversation } from '../../../src/contract/legacyWire';
+import type { ConversationRecord } from '../../../src/engine/conversations/records';
+import { ConversationStorage } from '../../../src/engine/conversations/storage';
 import { startTestEngine, type TestEngine } from '../../support/engineHarness';
 import { createTempDir, removeDir } from '../../support/gitRepos';
 

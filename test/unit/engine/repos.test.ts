@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { mkdir } from 'node:fs/promises';
 import * as path from 'node:path';
-import { repoNameFromRemote } from '../../../src/api/repoNames';
+import { repoNameFromRemote } from '../../../src/contract/repoNames';
 import { discoverRepositories, RepositoryError } from '../../../src/engine/repos';
 import { startTestEngine } from '../../support/engineHarness';
 import { createTempDir, createTestRepo, removeDir, type TestRepo } from '../../support/gitRepos';

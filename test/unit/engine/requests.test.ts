@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import { connect } from 'node:net';
-import type { WireConversation, WireErrorBody } from '../../../src/api/wire';
+import type { WireConversation, WireErrorBody } from '../../../src/contract/legacyWire';
 import { ECHO_LIMIT } from '../../../src/engine/echo';
-import { MAX_QUESTION_LENGTH } from '../../../src/engine/routes';
+import { MAX_QUESTION_LENGTH } from '../../../src/engine/conversations/routes';
 import { startTestEngine, TEST_TOKENS, waitFor, type TestEngine } from '../../support/engineHarness';
 
 describe('engine: authentication and request validation', function () {

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { CONNECT_SERVICE_PATH, type ConnectErrorBody } from '../../../src/contract/connectWire';
 import { TOOL_SERVER_ENDPOINTS } from '../../../src/contract/toolServers';
-import { API_PATH } from '../../../src/api/wire';
+import { API_PATH } from '../../../src/contract/legacyWire';
 import { CLIENT_HEADER, startTestEngine, type TestEngine } from '../../support/engineHarness';
 
 const TOKENS = {

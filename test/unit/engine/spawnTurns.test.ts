@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { SpawnTurns } from '../../../src/engine/spawnTurns';
+import { SpawnTurns } from '../../../src/engine/conversations/spawnTurns';
 
 /** Resolves after every immediate queued so far has run (one check phase of the event loop). */
 const nextCheckPhase = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));

@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { rename } from 'node:fs/promises';
-import type { WireConversation } from '../../../src/api/wire';
+import type { WireConversation } from '../../../src/contract/legacyWire';
 import { startTestEngine, type TestEngine } from '../../support/engineHarness';
 import { createTestRepo, type TestRepo } from '../../support/gitRepos';
 import { McpSession } from './mcp/fixture';

@@ -12,7 +12,7 @@ import { ConversationStore, conversationLabel, MAX_LABEL_LENGTH, type Conversati
 import { createDispatcher } from '../../../src/api/http';
 import { isUnfinished, type Conversation, type Question } from '../../../src/api/model';
 import type { PollerClock } from '../../../src/api/poller';
-import { API_PATH } from '../../../src/api/wire';
+import { API_PATH } from '../../../src/contract/legacyWire';
 import { startTestEngine, TEST_TOKENS, TEST_USERS, waitFor, type TestEngine } from '../../support/engineHarness';
 
 const QUESTION = 'Where is parseConfig defined and what does it check?';

@@ -12,6 +12,7 @@ import { firstMatchingLine } from '../../../../src/api/tools/toolResults';
 import type { EngineVariant } from '../../../../src/engine/options';
 import { TEST_TOKENS, startTestEngine, type TestEngine } from '../../../support/engineHarness';
 import { APP, BIG_FILE, LIB, TOOLS, useMcpWorld, type McpWorld } from '../../engine/mcp/fixture';
+import { definitionQuery, isSearchableSymbol, referencesQuery } from '../../../../src/api/tools/symbolSearch';
 import { everythingIn, expectError } from '../expectError';
 
 interface RecordingProxy {
@@ -319,6 +320,18 @@ describe('Tool client against the engine', function () {
       const references = await tools.findReferences({ repo: LIB, path: 'ts/price.ts', symbol: 'formatPrice' });
       const where = references.map((match) => `${match.repo}:${match.path}`);
       assert.ok(where.includes(`${APP}:src/server.ts`), where.join(', '));
+    });
+
+    it('finds definitions and references by keyword search where the navigation tools are missing (the queries the editor falls back to)', async function () {
+      const definitions = await tools.keywordSearch(definitionQuery('formatPrice'));
+      assert.deepEqual(definitions.map((match) => `${match.repo}:${match.path}:${firstMatchingLine(match, 'function formatPrice')?.line}`), [`${LIB}:ts/price.ts:1`]);
+      const references = await tools.keywordSearch(referencesQuery('formatPrice'));
+      const where = references.map((match) => `${match.repo}:${match.path}`);
+      assert.ok(where.includes(`${APP}:src/server.ts`) && where.includes(`${LIB}:ts/price.ts`), where.join(', '));
+      // Whole words, case-sensitive: a longer name or another case is not a reference.
+      assert.ok(references.every((match) => match.chunks.some((chunk) => chunk.lines.some((line) => /\bformatPrice\b/.test(line.text)))));
+      assert.equal(isSearchableSymbol('formatPrice'), true);
+      assert.equal(isSearchableSymbol('a.b'), false, 'only a name is looked up this way');
     });
 
     it('refuses an empty symbol before asking the server', async function () {

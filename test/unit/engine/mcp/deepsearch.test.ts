@@ -5,11 +5,11 @@
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { WireConversation } from '../../../../src/api/wire';
+import type { WireConversation } from '../../../../src/contract/legacyWire';
 import { HttpError } from '../../../../src/engine/http';
-import type { DeepSearchResult } from '../../../../src/engine/mcp/deepsearch';
+import type { DeepSearchResult } from '../../../../src/engine/tools/deepsearch';
 import { createMcpHandler, DEFAULT_TOOL_SLOTS } from '../../../../src/engine/mcp/server';
-import { MAX_QUESTION_LENGTH } from '../../../../src/engine/routes';
+import { MAX_QUESTION_LENGTH } from '../../../../src/engine/conversations/routes';
 import { TEST_TOKENS } from '../../../support/engineHarness';
 import { McpSession, useMcpWorld, type McpWorld } from './fixture';
 import { Slots } from '../../../../src/engine/slots';

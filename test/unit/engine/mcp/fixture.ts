@@ -9,7 +9,7 @@ import { symlink, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { MCP_PATH } from '../../../../src/api/wire';
+import { MCP_PATH } from '../../../../src/contract/legacyWire';
 import { startTestEngine, TEST_TOKENS, type TestEngine, type TestEngineOptions } from '../../../support/engineHarness';
 import { createTestRepo, type CommitAuthor, type TestRepo, SAMPLE_APP_FILES } from '../../../support/gitRepos';
 

@@ -5,12 +5,12 @@
  * MCP access.
  */
 import assert from 'node:assert/strict';
-import type { WireConversation } from '../../../../src/api/wire';
-import type { CommitMatch } from '../../../../src/api/tools/toolWire';
+import type { WireConversation } from '../../../../src/contract/legacyWire';
+import type { CommitMatch } from '../../../../src/contract/toolWire';
 import { ENDPOINT_TOOLS, TOOL_SERVER_ENDPOINTS } from '../../../../src/contract/toolServers';
-import type { DeepSearchReadResult, DeepSearchResult } from '../../../../src/engine/mcp/deepsearch';
-import type { DiffResult } from '../../../../src/engine/mcp/diffs';
-import type { ContributorRepository } from '../../../../src/engine/mcp/history';
+import type { DeepSearchReadResult, DeepSearchResult } from '../../../../src/engine/tools/deepsearch';
+import type { DiffResult } from '../../../../src/engine/tools/diffs';
+import type { ContributorRepository } from '../../../../src/engine/tools/history';
 import { startTestEngine, TEST_TOKENS, type TestEngine } from '../../../support/engineHarness';
 import { createTestRepo, type TestRepo } from '../../../support/gitRepos';
 import { ALAN, APP, LIB, McpSession, useMcpWorld, type Block, type McpWorld } from './fixture';

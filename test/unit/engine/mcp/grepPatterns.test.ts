@@ -3,7 +3,7 @@
  * (lines never span, bytes as git sees them) and what it leaves to git grep.
  */
 import assert from 'node:assert/strict';
-import { latin1OfUtf8, lineMatcher, type LineMatcher } from '../../../../src/engine/mcp/grepPatterns';
+import { latin1OfUtf8, lineMatcher, type LineMatcher } from '../../../../src/engine/search/grepPatterns';
 
 /** The lines of `text` the matcher finds, as the index scans them (one string, every line ending in a newline). */
 function matchingLines(matcher: LineMatcher | undefined, text: string): string[] {

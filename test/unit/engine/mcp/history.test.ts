@@ -7,10 +7,10 @@ import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import type { Comparison } from '../../../../src/engine/mcp/compare';
-import type { DiffResult } from '../../../../src/engine/mcp/diffs';
-import type { CommitMatch } from '../../../../src/api/tools/toolWire';
-import type { ContributorRepository } from '../../../../src/engine/mcp/history';
+import type { Comparison } from '../../../../src/engine/tools/compare';
+import type { DiffResult } from '../../../../src/engine/tools/diffs';
+import type { CommitMatch } from '../../../../src/contract/toolWire';
+import type { ContributorRepository } from '../../../../src/engine/tools/history';
 import { APP, EMPTY, LIB, McpSession, TOOLS, type McpWorld, useMcpWorld } from './fixture';
 
 interface Commits {

@@ -3,7 +3,7 @@
  * naming where), and the TypeScript types they give tool arguments (checked by the type-check).
  */
 import assert from 'node:assert/strict';
-import { array, boolean, integer, number, object, oneOf, optional, problems, string, unknown, type Infer } from '../../../../src/engine/mcp/jsonSchema';
+import { array, boolean, integer, number, object, oneOf, optional, problems, string, unknown, type Infer } from '../../../../src/engine/tools/jsonSchema';
 
 const args = object({
   repo: string('Repository name.'),

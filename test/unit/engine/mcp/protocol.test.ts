@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { MCP_PATH } from '../../../../src/api/wire';
+import { MCP_PATH } from '../../../../src/contract/legacyWire';
 import { TEST_TOKENS } from '../../../support/engineHarness';
 import { APP, createWorld, McpSession, type McpWorld } from './fixture';
 

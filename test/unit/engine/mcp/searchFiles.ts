@@ -3,8 +3,8 @@
  * helper, more matching lines than a file keeps, long lines that fill a small output cap), a tool
  * context over one repository, and its HEAD.
  */
-import type { ToolContext } from '../../../../src/engine/mcp/context';
-import type { SearchIndexes } from '../../../../src/engine/mcp/searchIndex';
+import type { ToolContext } from '../../../../src/engine/tools/context';
+import type { SearchIndexes } from '../../../../src/engine/search/searchIndex';
 import type { TestRepo } from '../../../support/gitRepos';
 
 export const APP_TS = [

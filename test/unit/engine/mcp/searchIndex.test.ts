@@ -9,12 +9,12 @@
 import assert from 'node:assert/strict';
 import { mkdir, rm, symlink, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
-import { readBlobText, readTargetText } from '../../../../src/engine/mcp/blocks';
-import type { ToolContext } from '../../../../src/engine/mcp/context';
-import { grepTarget, type GrepOptions, type SearchTarget } from '../../../../src/engine/mcp/grep';
-import { lineMatcher } from '../../../../src/engine/mcp/grepPatterns';
-import { NAVIGATION_LANGUAGES, pathspecsOf } from '../../../../src/engine/mcp/languages';
-import { SearchIndexes, type SearchIndex } from '../../../../src/engine/mcp/searchIndex';
+import { readBlobText, readTargetText } from '../../../../src/engine/tools/blocks';
+import type { ToolContext } from '../../../../src/engine/tools/context';
+import { grepTarget, type GrepOptions, type SearchTarget } from '../../../../src/engine/tools/grep';
+import { lineMatcher } from '../../../../src/engine/search/grepPatterns';
+import { NAVIGATION_LANGUAGES, pathspecsOf } from '../../../../src/engine/tools/languages';
+import { SearchIndexes, type SearchIndex } from '../../../../src/engine/search/searchIndex';
 import { startTestEngine, waitFor } from '../../../support/engineHarness';
 import { createTestRepo, type TestRepo } from '../../../support/gitRepos';
 import { McpSession } from './fixture';

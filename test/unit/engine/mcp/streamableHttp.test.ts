@@ -5,7 +5,7 @@
  * DELETE and other requests it cannot take are answered with.
  */
 import assert from 'node:assert/strict';
-import { MCP_PATH } from '../../../../src/api/wire';
+import { MCP_PATH } from '../../../../src/contract/legacyWire';
 import { startTestEngine, TEST_TOKENS, type TestEngine } from '../../../support/engineHarness';
 import Ajv2020 from 'ajv/dist/2020';
 

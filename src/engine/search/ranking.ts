@@ -1,0 +1,121 @@
+/**
+ * Ranking for natural-language search: query words become terms (identifiers split at camelCase
+ * and snake_case, stop words dropped, words reduced to a stem that is a prefix of their variants),
+ * and files are scored with BM25 over their contents plus a bonus for terms in their path.
+ */
+import { splitIdentifier } from './searchTerms';
+
+export interface SearchTermSpec {
+  /** Lower-case text searched for as a substring (a stem such as `connect`, or a whole identifier). */
+  text: string;
+  /** Weight in the score: whole identifiers count more than the parts split from them. */
+  weight: number;
+}
+
+const STOPWORDS = new Set(
+  (
+    'a about after all also an and any are as at be because been before being between both but by can could did do does ' +
+    'doing done each for from get gets got had has have how i if in into is it its just me more most my no not of on or ' +
+    'other our out over same should so some such than that the their them then there these they this those through to too ' +
+    'under up very was we were what when where which while who why will with would you your code codebase find show ' +
+    'explain tell where please implement implemented implementation work works working use used uses using'
+  ).split(' '),
+);
+
+const SUFFIXES = ['ations', 'ation', 'ments', 'ment', 'ness', 'ings', 'ing', 'ions', 'ion', 'ers', 'er', 'ies', 'ied', 'es', 'ed', 'ly', 's'];
+const MIN_STEM = 3;
+const MAX_TERMS = 12;
+
+/** A prefix of the word's inflections: `connections` → `connect`, `retries` → `retr`, `handler` → `handl`. */
+export function stem(word: string): string {
+  let result = word.toLowerCase();
+  if (result.length <= 4) return result;
+  for (const suffix of SUFFIXES) {
+    if (suffix === 's' && result.endsWith('ss')) break;
+    if (result.endsWith(suffix) && result.length - suffix.length >= MIN_STEM) {
+      result = result.slice(0, -suffix.length);
+      if (/(ing|ed|er|ers|ings)$/.test(suffix) && /([b-df-hj-np-tv-z])\1$/.test(result) && result.length > MIN_STEM) result = result.slice(0, -1);
+      break;
+    }
+  }
+  if (/[eyi]$/.test(result) && result.length - 1 >= MIN_STEM + 1) result = result.slice(0, -1);
+  return result;
+}
+
+/** The terms of a natural-language query, at most twelve, deduplicated. */
+export function queryTerms(words: readonly string[]): SearchTermSpec[] {
+  const terms = new Map<string, SearchTermSpec>();
+  const add = (text: string, weight: number): void => {
+    if (text.length < 2 || terms.has(text)) return;
+    terms.set(text, { text, weight });
+  };
+  for (const word of words) {
+    for (const token of word.match(/[A-Za-z_$][A-Za-z0-9_$]*|\d{2,}/g) ?? []) {
+      const parts = splitIdentifier(token);
+      if (parts.length > 0) {
+        add(token.toLowerCase(), 1.5);
+        for (const part of parts) if (!STOPWORDS.has(part.toLowerCase())) add(stem(part), 1);
+      } else if (!STOPWORDS.has(token.toLowerCase())) {
+        const stemmed = stem(token);
+        add(stemmed, 1);
+        // Long words are often abbreviated in code: configuration ~ config, authentication ~ authen.
+        if (stemmed.length >= 8) add(stemmed.slice(0, 6), 0.5);
+      }
+    }
+  }
+  return [...terms.values()].slice(0, MAX_TERMS);
+}
+
+export interface Document {
+  key: string;
+  path: string;
+  /** Length in bytes. */
+  length: number;
+  /** Matching lines per term text. */
+  termFrequencies: Map<string, number>;
+}
+
+export interface CorpusStats {
+  /** Files in the searched trees. */
+  documentCount: number;
+  averageLength: number;
+  /** Files containing each term. */
+  documentFrequency: Map<string, number>;
+}
+
+const K1 = 1.2;
+const B = 0.75;
+const PATH_WEIGHT = 2;
+
+/** BM25 of one document for the terms, plus a bonus per term found in its path. */
+export function bm25(document: Document, terms: readonly SearchTermSpec[], stats: CorpusStats): number {
+  let score = 0;
+  const lowerPath = document.path.toLowerCase();
+  for (const term of terms) {
+    const df = stats.documentFrequency.get(term.text) ?? 0;
+    const idf = Math.log(1 + (stats.documentCount - df + 0.5) / (df + 0.5));
+    const tf = document.termFrequencies.get(term.text) ?? 0;
+    if (tf > 0) {
+      const norm = 1 - B + (B * document.length) / Math.max(1, stats.averageLength);
+      score += term.weight * idf * ((tf * (K1 + 1)) / (tf + K1 * norm));
+    }
+    if (lowerPath.includes(term.text)) score += term.weight * idf * PATH_WEIGHT * 0.5;
+  }
+  return score;
+}
+
+/** Score of each line for chunk selection: sum of the weights × idf of the distinct terms on it. */
+export function lineScores(lines: readonly string[], terms: readonly SearchTermSpec[], stats: CorpusStats): Map<number, number> {
+  const scores = new Map<number, number>();
+  lines.forEach((line, index) => {
+    const lower = line.toLowerCase();
+    let score = 0;
+    for (const term of terms) {
+      if (!lower.includes(term.text)) continue;
+      const df = stats.documentFrequency.get(term.text) ?? 0;
+      score += term.weight * Math.log(1 + (stats.documentCount - df + 0.5) / (df + 0.5));
+    }
+    if (score > 0) scores.set(index + 1, score);
+  });
+  return scores;
+}

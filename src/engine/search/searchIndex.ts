@@ -1,0 +1,281 @@
+/**
+ * The engine's in-memory search index: per served repository, the text files of its HEAD commit,
+ * held by a worker thread (searchWorker.ts) that greps them with git grep's exact results.
+ *
+ * An index is built in the background the first time a repository's HEAD is searched, not when the
+ * engine starts: an engine may serve many repositories that are never searched, and building costs
+ * a few seconds of CPU and memory the size of the text. Until it is ready, searches run git grep as
+ * before (or ripgrep, when the engine has one: ripgrep.ts), so no search waits for it. When HEAD
+ * moves, the next search builds the new commit's index, which replaces the old one once ready:
+ * each repository keeps at most one. Trees whose regular files add up to more than `maxBytes` get
+ * no index.
+ */
+import { Worker } from 'node:worker_threads';
+import type { ServedRepository } from '../repos';
+import { formatSize, ToolError } from '../toolError';
+import type { GrepLine, GrepResult, SearchTarget } from './grepResult';
+import { pathspecFilter, type LineMatcher } from './grepPatterns';
+import { Ripgrep } from './ripgrep';
+import { SEARCH_WORKER_SOURCE, type ReadRequest, type ScanReply, type ScanRequest, type WorkerInit, type WorkerMessage } from './searchWorker';
+import { readTreeText, TreeTooLarge, type TreeText } from './treeText';
+import { errorMessage } from '../errorMessage';
+
+/** Trees up to this many bytes of regular files are indexed (the index holds about as much memory). */
+export const DEFAULT_INDEX_MAX_BYTES = 256 * 1024 * 1024;
+/** A scan that takes longer is stopped and git grep answers instead (a pathological regular expression). */
+export const DEFAULT_SCAN_TIME_LIMIT_MS = 2_000;
+
+export interface SearchIndexesOptions {
+  /** Where the "index ready" and failure lines go. */
+  log: (line: string) => void;
+  maxBytes?: number;
+  scanTimeLimitMs?: number;
+  /** A ripgrep executable for the searches that come before an index is ready (ripgrep.ts). */
+  ripgrepPath?: string;
+}
+
+interface RepositoryState {
+  ready?: SearchIndex;
+  building?: { commit: string; abort: AbortController };
+  /** Commits whose index was refused (too large) or failed: not tried again. */
+  refused: Set<string>;
+}
+
+/** The indexes of one engine's repositories. */
+export class SearchIndexes {
+  private readonly states = new Map<ServedRepository, RepositoryState>();
+  private readonly shutdown = new AbortController();
+  private readonly maxBytes: number;
+  private readonly scanTimeLimitMs: number;
+  /** Answers for the searches that come before an index is ready, when the engine has a ripgrep. */
+  readonly ripgrep: Ripgrep | undefined;
+
+  constructor(private readonly options: SearchIndexesOptions) {
+    this.maxBytes = options.maxBytes ?? DEFAULT_INDEX_MAX_BYTES;
+    this.scanTimeLimitMs = options.scanTimeLimitMs ?? DEFAULT_SCAN_TIME_LIMIT_MS;
+    this.ripgrep = options.ripgrepPath ? new Ripgrep(options.ripgrepPath, options.log) : undefined;
+  }
+
+  /**
+   * The ready index of the target's commit, or undefined. A search of a repository's HEAD starts
+   * building that commit's index in the background unless it is already being built (or the
+   * caller says not yet: `build` false).
+   */
+  lookup(target: SearchTarget, build = true): SearchIndex | undefined {
+    if (this.shutdown.signal.aborted) return undefined;
+    let state = this.states.get(target.repo);
+    if (!state) {
+      state = { refused: new Set() };
+      this.states.set(target.repo, state);
+    }
+    if (state.ready && !state.ready.alive) {
+      // A worker that died (out of memory, most likely) would die again: this commit stays with git grep.
+      state.refused.add(state.ready.commit);
+      state.ready = undefined;
+    }
+    if (state.ready?.commit === target.commit) return state.ready;
+    if (build && target.revision === 'HEAD' && state.building?.commit !== target.commit && !state.refused.has(target.commit)) {
+      this.build(target.repo, target.commit, state);
+    }
+    return undefined;
+  }
+
+  /** Stops every build and worker. */
+  close(): void {
+    this.shutdown.abort();
+    for (const state of this.states.values()) {
+      state.building?.abort.abort();
+      void state.ready?.close();
+      state.ready = undefined;
+    }
+  }
+
+  private build(repo: ServedRepository, commit: string, state: RepositoryState): void {
+    state.building?.abort.abort();
+    const abort = new AbortController();
+    state.building = { commit, abort };
+    const signal = AbortSignal.any([abort.signal, this.shutdown.signal]);
+    const started = performance.now();
+    const at = `${repo.name} at ${commit.slice(0, 12)}`;
+    void (async () => {
+      try {
+        const tree = await readTreeText(repo.dir, commit, this.maxBytes, signal);
+        const index = await SearchIndex.start(commit, tree, this.scanTimeLimitMs, this.options.log);
+        if (signal.aborted) {
+          await index.close();
+          return;
+        }
+        void state.ready?.close();
+        state.ready = index;
+        const seconds = ((performance.now() - started) / 1000).toFixed(1);
+        this.options.log(`search index of ${at} ready: ${tree.paths.length} text files, ${formatSize(tree.length)}, ${seconds} s`);
+      } catch (error) {
+        if (signal.aborted) return;
+        state.refused.add(commit);
+        const reason = errorMessage(error);
+        this.options.log(`${error instanceof TreeTooLarge ? 'no search index for' : 'search index failed for'} ${at}: ${reason}; its searches use git grep`);
+      } finally {
+        if (state.building?.abort === abort) state.building = undefined;
+      }
+    })();
+  }
+}
+
+const engines = new WeakMap<readonly ServedRepository[], SearchIndexes>();
+
+/**
+ * The indexes of the engine serving `repositories` (one set, shared by its tool endpoints), closed
+ * when `shuttingDown` aborts.
+ */
+export function searchIndexesFor(repositories: readonly ServedRepository[], log: (line: string) => void, shuttingDown: AbortSignal, ripgrepPath?: string): SearchIndexes {
+  let indexes = engines.get(repositories);
+  if (!indexes) {
+    const created = new SearchIndexes({ log, ripgrepPath });
+    shuttingDown.addEventListener('abort', () => created.close(), { once: true });
+    if (shuttingDown.aborted) created.close();
+    engines.set(repositories, created);
+    indexes = created;
+  }
+  return indexes;
+}
+
+/** One commit's index: the file list here, the text and the scanning in the worker. */
+export class SearchIndex {
+  alive = true;
+  private nextId = 1;
+  private readonly pending = new Map<number, (reply: Extract<WorkerMessage, { id: number }> | undefined) => void>();
+  private readonly allowedBySpecs = new Map<string, Uint8Array | null | undefined>();
+  private fileIndexes: Map<string, number> | undefined;
+
+  private constructor(
+    readonly commit: string,
+    private readonly worker: Worker,
+    private readonly paths: readonly string[],
+    private readonly sizes: Int32Array,
+    private readonly scanTimeLimitMs: number,
+    private readonly log: (line: string) => void,
+  ) {}
+
+  /** Hands the text to a new worker and resolves once it has laid out its lines. */
+  static start(commit: string, tree: TreeText, scanTimeLimitMs: number, log: (line: string) => void): Promise<SearchIndex> {
+    const init: WorkerInit = { buffer: tree.buffer, length: tree.length, fileStarts: tree.fileStarts, pathBytes: tree.pathBytes, prefixBytes: commit.length + 1 };
+    const worker = new Worker(SEARCH_WORKER_SOURCE, { eval: true, workerData: init, transferList: [tree.buffer] });
+    const index = new SearchIndex(commit, worker, tree.paths, tree.sizes, scanTimeLimitMs, log);
+    return new Promise<SearchIndex>((resolve, reject) => {
+      worker.on('message', (message: WorkerMessage) => {
+        if (message.type === 'ready') {
+          // The engine's server keeps the process alive; an idle index must not.
+          worker.unref();
+          resolve(index);
+        } else {
+          index.pending.get(message.id)?.(message);
+        }
+      });
+      const stopped = (error: unknown): void => {
+        index.stop();
+        reject(error instanceof Error ? error : new Error(String(error)));
+      };
+      worker.on('error', stopped);
+      worker.on('exit', (code) => stopped(new Error(`the search worker stopped (exit code ${code})`)));
+    });
+  }
+
+  /**
+   * The lines git grep would print for `matcher` on the files `pathspecs` select, with its caps; or
+   * undefined when git grep has to answer: a pathspec form the index does not know, or a scan that
+   * ran over its time limit.
+   */
+  async grep(request: { matcher: LineMatcher; pathspecs: readonly string[]; linesPerFile: number; maxOutputBytes: number; what: string }, signal: AbortSignal): Promise<GrepResult | undefined> {
+    const allowed = this.allowed(request.pathspecs);
+    if (allowed === undefined || !this.alive) return undefined;
+    const scan: ScanRequest = { kind: 'scan', id: this.nextId++, matcher: request.matcher, allowed, keep: request.linesPerFile, maxBytes: request.maxOutputBytes, timeoutMs: this.scanTimeLimitMs };
+    const reply = (await this.ask(scan, signal)) as ScanReply | undefined;
+    if (!reply) return undefined;
+    if (!reply.ok) {
+      this.log(
+        reply.timedOut
+          ? `search index: ${request.what} took over ${this.scanTimeLimitMs} ms; git grep answers instead`
+          : `search index: ${request.what} failed in the index (${reply.message}); git grep answers instead`,
+      );
+      return undefined;
+    }
+    const files = new Map<string, GrepLine[]>();
+    const counts = new Map<string, number>();
+    for (let at = 0; at < reply.counts.length; at += 2) {
+      const path = this.paths[reply.counts[at]];
+      counts.set(path, reply.counts[at + 1]);
+      files.set(path, []);
+    }
+    reply.texts.forEach((text, at) => {
+      files.get(this.paths[reply.files[at]])?.push({ line: reply.lines[at], text });
+    });
+    return { files, counts, truncated: reply.truncated };
+  }
+
+  /**
+   * The text of an indexed file of at most `maxBytes` bytes (UTF-8 decoded, as `git cat-file` output
+   * is), or undefined: not a text file of this commit, or larger.
+   */
+  async readText(path: string, maxBytes: number, signal: AbortSignal): Promise<string | undefined> {
+    this.fileIndexes ??= new Map(this.paths.map((each, index) => [each, index]));
+    const file = this.fileIndexes.get(path);
+    const size = file === undefined ? undefined : this.sizes[file];
+    if (file === undefined || size === undefined || size > maxBytes || !this.alive) return undefined;
+    const reply = await this.ask({ kind: 'read', id: this.nextId++, file, size }, signal);
+    return reply && 'text' in reply ? reply.text : undefined;
+  }
+
+  /** Sends one request to the worker; undefined when the worker stopped before answering. */
+  private ask(request: ScanRequest | ReadRequest, signal: AbortSignal): Promise<Extract<WorkerMessage, { id: number }> | undefined> {
+    if (signal.aborted) return Promise.reject(new ToolError('The request was cancelled.'));
+    const id = request.id;
+    return new Promise((resolve, reject) => {
+      const onAbort = (): void => {
+        this.pending.delete(id);
+        if (this.pending.size === 0) this.worker.unref();
+        reject(new ToolError('The request was cancelled.'));
+      };
+      signal.addEventListener('abort', onAbort, { once: true });
+      // An idle worker must not keep the process alive; one with a request to answer must.
+      if (this.pending.size === 0) this.worker.ref();
+      this.pending.set(id, (answer) => {
+        this.pending.delete(id);
+        if (this.pending.size === 0) this.worker.unref();
+        signal.removeEventListener('abort', onAbort);
+        resolve(answer);
+      });
+      this.worker.postMessage(request);
+    });
+  }
+
+  async close(): Promise<void> {
+    this.stop();
+    await this.worker.terminate();
+  }
+
+  private stop(): void {
+    this.alive = false;
+    for (const resolve of this.pending.values()) resolve(undefined);
+    this.pending.clear();
+  }
+
+  /**
+   * Which files the pathspecs select: null for all (no pathspec); undefined for forms other than
+   * `*.<extension>` (git's `*` crosses `/`, so it means "ends with").
+   */
+  private allowed(pathspecs: readonly string[]): Uint8Array | null | undefined {
+    if (pathspecs.length === 0) return null;
+    const key = pathspecs.join('\0');
+    if (this.allowedBySpecs.has(key)) return this.allowedBySpecs.get(key);
+    const selects = pathspecFilter(pathspecs);
+    let allowed: Uint8Array | undefined;
+    if (selects) {
+      allowed = new Uint8Array(this.paths.length);
+      this.paths.forEach((path, index) => {
+        if (selects(path)) (allowed as Uint8Array)[index] = 1;
+      });
+    }
+    this.allowedBySpecs.set(key, allowed);
+    return allowed;
+  }
+}

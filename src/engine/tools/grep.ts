@@ -1,0 +1,178 @@
+/**
+ * `git grep` over one committed tree for the search and navigation tools: caller patterns only ever
+ * follow `-e`, regular expressions run inside git (PCRE with its match limit, or POSIX ERE) under a
+ * timeout, and the output is capped. When the repository's search index is ready for the commit and
+ * can promise git's exact answer for the patterns, the index answers instead (searchIndex.ts); until
+ * then, ripgrep does where the engine has one and the working tree is the commit (ripgrep.ts).
+ */
+import { GitError } from '../git';
+import { explainGitError, git, ToolError, type ToolContext } from './context';
+import { lineMatcher, ripgrepPattern } from '../search/grepPatterns';
+import type { GrepLine, GrepResult, SearchTarget } from '../search/grepResult';
+
+export type { GrepLine, GrepResult, SearchTarget } from '../search/grepResult';
+
+export interface GrepOptions {
+  patterns: readonly string[];
+  /** `fixed` strings, `extended` (POSIX ERE, always available) or `perl` (PCRE, falls back to ERE). */
+  syntax: 'fixed' | 'extended' | 'perl';
+  caseSensitive: boolean;
+  wholeWord?: boolean;
+  /** Our own pathspecs (globs such as `*.ts`); never caller text. */
+  pathspecs?: readonly string[];
+  /** Lines kept per file. Default 200. */
+  linesPerFile?: number;
+  maxOutputBytes?: number;
+  /** Names the pattern in error messages, e.g. `the regular expression /a+/`. */
+  what: string;
+}
+
+const DEFAULT_LINES_PER_FILE = 200;
+const DEFAULT_MAX_OUTPUT_BYTES = 2 * 1024 * 1024;
+
+/** Matching lines of `target`'s text files, grouped by path. */
+export async function grepTarget(context: ToolContext, target: SearchTarget, options: GrepOptions): Promise<GrepResult> {
+  let syntax = options.syntax;
+  if (syntax === 'perl' && context.pcre.available === false) syntax = 'extended';
+  // With ripgrep, the index starts building once this search is answered: the two would share the
+  // machine, and the first search would wait for its share (ripgrep is fastest on its own).
+  const ripgrep = context.searchIndexes?.ripgrep !== undefined;
+  const indexed = await grepIndex(context, target, options, syntax, !ripgrep);
+  if (indexed) return indexed;
+  const early = await grepRipgrep(context, target, options, syntax).finally(() => {
+    if (ripgrep) context.searchIndexes?.lookup(target);
+  });
+  if (early) return early;
+  try {
+    return await runGrep(context, target, options, syntax);
+  } catch (error) {
+    if (syntax === 'perl' && error instanceof GitError && /USE_LIBPCRE|Perl-compatible|not compiled with/i.test(error.stderr)) {
+      context.pcre.available = false;
+      return runGrep(context, target, options, 'extended');
+    }
+    if (error instanceof GitError && error.kind === 'exit') {
+      const detail = error.stderr.split('\n').find((line) => line.trim() !== '')?.replace(/^fatal:\s*/, '').trim() ?? '';
+      if (/match limit|resource limit|depth limit|heap limit|pcre2?_.*(exceed|limit)/i.test(detail)) {
+        throw new ToolError(`${options.what} needs too much backtracking and was stopped: simplify it (avoid nested repetition such as (a+)+, or use plain terms).`);
+      }
+      throw new ToolError(`${options.what} could not be searched (${detail.slice(0, 200)}): fix the regular expression, or search for plain terms or a "quoted phrase".`);
+    }
+    throw explainGitError(error, target.repo);
+  }
+}
+
+/**
+ * The index's answer, or undefined when git grep must answer: no index ready for the commit, a
+ * pattern or pathspec the index cannot promise git's result for, or a scan over its time limit.
+ * PCRE patterns wait until git has shown it has PCRE: without it, git would run them as ERE.
+ */
+async function grepIndex(context: ToolContext, target: SearchTarget, options: GrepOptions, syntax: GrepOptions['syntax'], build: boolean): Promise<GrepResult | undefined> {
+  const index = context.searchIndexes?.lookup(target, build);
+  if (!index || (syntax === 'perl' && context.pcre.available !== true)) return undefined;
+  const matcher = lineMatcher(options.patterns, syntax, options.caseSensitive, options.wholeWord ?? false);
+  if (!matcher) return undefined;
+  return index.grep(
+    {
+      matcher,
+      pathspecs: options.pathspecs ?? [],
+      linesPerFile: options.linesPerFile ?? DEFAULT_LINES_PER_FILE,
+      maxOutputBytes: options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES,
+      what: options.what,
+    },
+    context.signal,
+  );
+}
+
+/**
+ * ripgrep's answer (ripgrep.ts), or undefined when git grep must answer: no ripgrep, a revision
+ * other than HEAD (ripgrep reads the working tree, which can only ever be HEAD's), a pattern the
+ * index could not promise git's answer for either, or a tree ripgrep cannot vouch for. A PCRE
+ * pattern needs to know first whether git has PCRE: without it, git runs the pattern as ERE.
+ */
+async function grepRipgrep(context: ToolContext, target: SearchTarget, options: GrepOptions, syntax: GrepOptions['syntax']): Promise<GrepResult | undefined> {
+  const ripgrep = context.searchIndexes?.ripgrep;
+  if (!ripgrep || target.revision !== 'HEAD' || target.repo.bare) return undefined;
+  if (syntax === 'perl' && context.pcre.available === undefined) await probePcre(context, target);
+  if (syntax === 'perl' && context.pcre.available !== true) syntax = 'extended';
+  const pattern = ripgrepPattern(options.patterns, syntax, options.caseSensitive, options.wholeWord ?? false);
+  if (!pattern) return undefined;
+  return ripgrep.grep(
+    target,
+    {
+      pattern,
+      pathspecs: options.pathspecs ?? [],
+      linesPerFile: options.linesPerFile ?? DEFAULT_LINES_PER_FILE,
+      maxOutputBytes: options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES,
+    },
+    context.signal,
+  );
+}
+
+/**
+ * Learns whether git has PCRE without searching anything: `git grep -P` over the empty tree fails
+ * at once without it and finds nothing with it. Inconclusive answers leave it unknown.
+ */
+async function probePcre(context: ToolContext, target: SearchTarget): Promise<void> {
+  const emptyTree = target.commit.length === 64 ? '6ef19b41225c5369f1c104d45d8d85efa9b057b53b14b4b9b939dd74decc5321' : '4b825dc642cb6eb9a060e54bf8d69288fbee4904';
+  try {
+    const result = await git(context, target.repo, ['grep', '-q', '-P', '-e', 'x', emptyTree, '--'], { okExitCodes: [1] });
+    if (result.exitCode === 1) context.pcre.available = true;
+  } catch (error) {
+    if (error instanceof GitError && /USE_LIBPCRE|Perl-compatible|not compiled with/i.test(error.stderr)) context.pcre.available = false;
+  }
+}
+
+async function runGrep(context: ToolContext, target: SearchTarget, options: GrepOptions, syntax: GrepOptions['syntax']): Promise<GrepResult> {
+  const flag = syntax === 'fixed' ? '-F' : syntax === 'perl' ? '-P' : '-E';
+  const args = ['grep', '-I', '-n', '--null', '--no-color', flag];
+  if (!options.caseSensitive) args.push('-i');
+  if (options.wholeWord) args.push('-w');
+  for (const pattern of options.patterns) args.push('-e', pattern);
+  args.push(target.commit, '--', ...(options.pathspecs ?? []));
+  const result = await git(context, target.repo, args, {
+    okExitCodes: [0, 1],
+    maxOutputBytes: options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES,
+    onOutputLimit: 'truncate',
+    timeoutMs: 15_000,
+  });
+  if (syntax === 'perl') context.pcre.available = true;
+  const files = new Map<string, GrepLine[]>();
+  const counts = new Map<string, number>();
+  const keep = options.linesPerFile ?? DEFAULT_LINES_PER_FILE;
+  const prefix = `${target.commit}:`;
+  for (const record of result.stdout.split('\n')) {
+    const nameEnd = record.indexOf('\0');
+    const numberEnd = record.indexOf('\0', nameEnd + 1);
+    if (nameEnd < 0 || numberEnd < 0) continue;
+    const name = record.slice(0, nameEnd);
+    const path = name.startsWith(prefix) ? name.slice(prefix.length) : name;
+    const line = Number(record.slice(nameEnd + 1, numberEnd));
+    if (!Number.isInteger(line)) continue;
+    counts.set(path, (counts.get(path) ?? 0) + 1);
+    let lines = files.get(path);
+    if (!lines) {
+      lines = [];
+      files.set(path, lines);
+    }
+    if (lines.length < keep) lines.push({ line, text: record.slice(numberEnd + 1) });
+  }
+  return { files, counts, truncated: result.truncated };
+}
+
+/** Every file path of the tree (up to `max`), for queries that can match files without a term. */
+export async function listTree(context: ToolContext, target: SearchTarget, max = 50_000): Promise<{ paths: string[]; sizes: Map<string, number>; truncated: boolean }> {
+  const result = await git(context, target.repo, ['ls-tree', '-r', '-z', '--long', target.commit], {
+    maxOutputBytes: 16 * 1024 * 1024,
+    onOutputLimit: 'truncate',
+  });
+  const paths: string[] = [];
+  const sizes = new Map<string, number>();
+  for (const record of result.stdout.split('\0')) {
+    const match = /^\d{6} blob [0-9a-f]{40,64} +(\d+)\t([\s\S]+)$/.exec(record);
+    if (!match?.[2]) continue;
+    if (paths.length >= max) return { paths, sizes, truncated: true };
+    paths.push(match[2]);
+    sizes.set(match[2], Number(match[1]));
+  }
+  return { paths, sizes, truncated: result.truncated };
+}

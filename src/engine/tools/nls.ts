@@ -1,0 +1,105 @@
+/**
+ * `sg_nls_search`: natural-language search. The query's words become stems and identifier parts
+ * (any of which may match), every file containing one is scored with BM25 and the best files come
+ * back with their most relevant chunks. Filters work as in keyword search.
+ */
+import { bestChunks, readTargetText, renderBlocks, splitLines, type FileBlock } from './blocks';
+import { plural, ToolError, type ToolContext, type ToolOutput } from './context';
+import { grepTarget, listTree, type SearchTarget } from './grep';
+import { evaluate, parseQuery, type FilterNode, type ParsedQuery } from '../search/query';
+import { bm25, lineScores, queryTerms, type CorpusStats, type Document, type SearchTermSpec } from '../search/ranking';
+import { checkFilters, evaluateKnown, filterVerdicts, selectTargets } from './targets';
+import { echo } from '../echo';
+
+const MAX_FILES = 15;
+const CHUNKS_PER_FILE = 3;
+const BLOB_READ_MAX = 1024 * 1024;
+
+interface Candidate {
+  target: SearchTarget;
+  document: Document;
+  score: number;
+}
+
+export async function nlsSearch(context: ToolContext, args: { query: string }): Promise<ToolOutput<{ blocks: FileBlock[] }>> {
+  const query = parseQuery(args.query);
+  checkFilters(query);
+  const terms = queryTerms(query.patterns.map((pattern) => pattern.value));
+  if (terms.length === 0) {
+    throw new ToolError('The query has no words to search for (only filters or common words): add keywords such as "database connection close".');
+  }
+  const notes: string[] = [];
+  const targets = await selectTargets(context, query, notes);
+  const stats: CorpusStats = { documentCount: 0, averageLength: 0, documentFrequency: new Map() };
+  let totalLength = 0;
+  const candidates: Candidate[] = [];
+  for (const target of targets) {
+    const tree = await listTree(context, target);
+    stats.documentCount += tree.paths.length;
+    for (const size of tree.sizes.values()) totalLength += size;
+    const documents = await documentsOf(context, target, terms, tree.sizes, notes);
+    const paths = [...documents.keys()];
+    const verdicts = await filterVerdicts(query, target.repo.name, paths);
+    paths.forEach((path, index) => {
+      const document = documents.get(path);
+      if (!document || !passesFilters(query, (filter) => verdicts.get(filter.id)?.(index) ?? false)) return;
+      candidates.push({ target, document, score: 0 });
+      for (const term of document.termFrequencies.keys()) stats.documentFrequency.set(term, (stats.documentFrequency.get(term) ?? 0) + 1);
+    });
+  }
+  stats.averageLength = stats.documentCount > 0 ? totalLength / stats.documentCount : 1;
+  for (const candidate of candidates) candidate.score = bm25(candidate.document, terms, stats);
+  candidates.sort((a, b) => b.score - a.score || a.document.key.localeCompare(b.document.key));
+  const shown = candidates.slice(0, MAX_FILES);
+  const blocks: FileBlock[] = [];
+  for (const candidate of shown) blocks.push(await blockFor(context, candidate, terms, stats));
+  const termList = terms.map((term) => term.text).join(', ');
+  const heading =
+    candidates.length === 0
+      ? `No file contains any of the terms (${termList}). Try other words, a synonym, or fewer filters.`
+      : `${plural(candidates.length, 'file')} contain some of the terms (${termList}); the ${plural(shown.length, 'most relevant file', 'most relevant files')}:`;
+  if (candidates.length > shown.length) notes.push(`${candidates.length - shown.length} less relevant files are not shown: add repo: or file: filters, or more specific words.`);
+  return { text: blocks.length > 0 ? `${heading}\n\n${renderBlocks(blocks)}` : heading, structured: { blocks }, notes };
+}
+
+/** Files of the target containing at least one term, with matching-line counts per term. */
+async function documentsOf(
+  context: ToolContext,
+  target: SearchTarget,
+  terms: readonly SearchTermSpec[],
+  sizes: ReadonlyMap<string, number>,
+  notes: string[],
+): Promise<Map<string, Document>> {
+  const documents = new Map<string, Document>();
+  for (const term of terms) {
+    const result = await grepTarget(context, target, { patterns: [term.text], syntax: 'fixed', caseSensitive: false, linesPerFile: 0, what: `The term ${echo(term.text)}` });
+    if (result.truncated) notes.push(`"${term.text}" matches too much in ${target.repo.name}; not every file was counted.`);
+    for (const [path, count] of result.counts) {
+      let document = documents.get(path);
+      if (!document) {
+        document = { key: `${target.repo.name}\0${path}`, path, length: sizes.get(path) ?? 0, termFrequencies: new Map() };
+        documents.set(path, document);
+      }
+      document.termFrequencies.set(term.text, count);
+    }
+  }
+  return documents;
+}
+
+/** Patterns do not restrict natural-language search (any term may match); its filters do. */
+function passesFilters(query: ParsedQuery, holds: (filter: FilterNode) => boolean): boolean {
+  const verdict = evaluateKnown(query.root, (leaf) => (leaf.kind === 'filter' ? holds(leaf) : undefined));
+  if (verdict !== undefined) return verdict;
+  return evaluate(query.root, (leaf) => (leaf.kind === 'filter' ? holds(leaf) : true));
+}
+
+async function blockFor(context: ToolContext, candidate: Candidate, terms: readonly SearchTermSpec[], stats: CorpusStats): Promise<FileBlock> {
+  const { target, document } = candidate;
+  const block: FileBlock = { type: 'file', repo: target.repo.name, file: document.path, rev: target.revision, chunks: [] };
+  const blob = await readTargetText(context, target, document.path, BLOB_READ_MAX).catch(() => undefined);
+  if (!blob) return block;
+  const lines = splitLines(blob.text);
+  if (blob.truncated) lines.pop();
+  block.chunks = bestChunks(lines, lineScores(lines, terms, stats), 2, CHUNKS_PER_FILE);
+  return block;
+}

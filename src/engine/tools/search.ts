@@ -1,0 +1,130 @@
+/**
+ * `sg_keyword_search`: exact search of the served repositories' committed files. Each term, phrase
+ * or /regex/ is grepped once per repository; AND, OR and NOT then combine at the level of files
+ * (as code search does), filters narrow, and the best files come back as numbered chunks.
+ */
+import { bestChunks, chunksFromLines, readTargetText, renderBlocks, splitLines, type FileBlock } from './blocks';
+import { plural, ToolError, type ToolContext, type ToolOutput } from './context';
+import { grepTarget, listTree, type GrepLine, type SearchTarget } from './grep';
+import { evaluate, parseQuery, positivePatterns, type ParsedQuery, type PatternNode } from '../search/query';
+import { checkFilters, filterVerdicts, matchesWithoutPatterns, selectTargets } from './targets';
+import { echo } from '../echo';
+
+const DEFAULT_FILES = 15;
+const MAX_FILES = 100;
+const CHUNKS_PER_FILE = 3;
+const BLOB_READ_MAX = 1024 * 1024;
+/** Files read at once for the blocks shown (each may be a git process until the index is ready). */
+const BLOCKS_AT_ONCE = 8;
+
+interface FileHit {
+  target: SearchTarget;
+  path: string;
+  /** Lines matched per positive pattern id. */
+  lines: Map<number, GrepLine[]>;
+  hits: number;
+  score: number;
+}
+
+export async function keywordSearch(context: ToolContext, args: { query: string }): Promise<ToolOutput<{ blocks: FileBlock[] }>> {
+  const query = parseQuery(args.query);
+  if (!query.root) throw new ToolError('The query is empty: give at least one term, such as parseConfig, or a filter such as file:README.');
+  checkFilters(query);
+  const notes: string[] = [];
+  const targets = await selectTargets(context, query, notes);
+  const wanted = Math.min(query.count ?? DEFAULT_FILES, MAX_FILES);
+  if ((query.count ?? 0) > MAX_FILES) notes.push(`count is capped at ${MAX_FILES} files.`);
+  const positive = positivePatterns(query.root);
+  const hits: FileHit[] = [];
+  for (const target of targets) hits.push(...(await searchTarget(context, target, query, positive, notes)));
+  hits.sort((a, b) => b.score - a.score || a.target.repo.name.localeCompare(b.target.repo.name) || a.path.localeCompare(b.path));
+  const shown = hits.slice(0, wanted);
+  const blocks = await mapInOrder(shown, BLOCKS_AT_ONCE, (hit) => blockFor(context, hit));
+  if (hits.length > shown.length) notes.push(`${hits.length - shown.length} more matching files are not shown: narrow the query with repo: or file: filters, or raise count: (up to ${MAX_FILES}).`);
+  const heading =
+    hits.length === 0
+      ? `No file matches ${echo(args.query)}. Try fewer terms, OR between alternatives, or sg_nls_search for a broader search.`
+      : `${plural(hits.length, 'file')} match ${echo(args.query)}${hits.length > shown.length ? `; the best ${shown.length} are shown` : ''}:`;
+  return { text: blocks.length > 0 ? `${heading}\n\n${renderBlocks(blocks)}` : heading, structured: { blocks }, notes };
+}
+
+async function searchTarget(context: ToolContext, target: SearchTarget, query: ParsedQuery, positive: readonly PatternNode[], notes: string[]): Promise<FileHit[]> {
+  const byPattern = new Map<number, Map<string, GrepLine[]>>();
+  const counts = new Map<number, Map<string, number>>();
+  for (const pattern of query.patterns) {
+    const result = await grepTarget(context, target, {
+      patterns: [pattern.value],
+      syntax: pattern.regex ? 'perl' : 'fixed',
+      caseSensitive: query.caseSensitive,
+      what: pattern.regex ? `The regular expression /${pattern.value}/` : `The term ${echo(pattern.value)}`,
+    });
+    if (result.truncated) notes.push(`${echo(pattern.value)} matches too much in ${target.repo.name}; not every match was considered.`);
+    byPattern.set(pattern.id, result.files);
+    counts.set(pattern.id, result.counts);
+  }
+  const universe = new Set<string>();
+  for (const files of byPattern.values()) for (const path of files.keys()) universe.add(path);
+  if (matchesWithoutPatterns(query)) {
+    const tree = await listTree(context, target);
+    if (tree.truncated) notes.push(`${target.repo.name} has too many files; only the first ${tree.paths.length} were considered.`);
+    for (const path of tree.paths) universe.add(path);
+  }
+  const paths = [...universe];
+  const verdicts = await filterVerdicts(query, target.repo.name, paths);
+  const found: FileHit[] = [];
+  paths.forEach((path, index) => {
+    const matches = evaluate(query.root, (leaf) =>
+      leaf.kind === 'pattern' ? (byPattern.get(leaf.id)?.has(path) ?? false) : (verdicts.get(leaf.id)?.(index) ?? false),
+    );
+    if (!matches) return;
+    const lines = new Map<number, GrepLine[]>();
+    let total = 0;
+    let pathBonus = 0;
+    const base = path.slice(path.lastIndexOf('/') + 1).toLowerCase();
+    for (const pattern of positive) {
+      const matched = byPattern.get(pattern.id)?.get(path);
+      if (!matched) continue;
+      lines.set(pattern.id, matched);
+      total += counts.get(pattern.id)?.get(path) ?? matched.length;
+      if (!pattern.regex && base.includes(pattern.value.toLowerCase())) pathBonus += 5;
+    }
+    const depth = path.split('/').length;
+    found.push({ target, path, lines, hits: total, score: lines.size * 10 + Math.min(total, 25) + pathBonus - depth * 0.1 });
+  });
+  return found;
+}
+
+/** The file's block: chunks around the lines that match the most patterns, with a line of context. */
+async function blockFor(context: ToolContext, hit: FileHit): Promise<FileBlock> {
+  const block: FileBlock = { type: 'file', repo: hit.target.repo.name, file: hit.path, rev: hit.target.revision, chunks: [] };
+  if (hit.lines.size === 0) return block;
+  const scores = new Map<number, number>();
+  const matched = new Map<number, string>();
+  for (const lines of hit.lines.values()) {
+    for (const entry of lines) {
+      scores.set(entry.line, (scores.get(entry.line) ?? 0) + 10);
+      matched.set(entry.line, entry.text);
+    }
+  }
+  const blob = await readTargetText(context, hit.target, hit.path, BLOB_READ_MAX).catch(() => undefined);
+  if (!blob || blob.truncated) {
+    block.chunks = chunksFromLines([...matched.entries()].map(([line, text]) => ({ line, text })), CHUNKS_PER_FILE);
+  } else {
+    block.chunks = bestChunks(splitLines(blob.text), scores, 1, CHUNKS_PER_FILE);
+  }
+  return block;
+}
+
+/** `run` over the items, at most `limit` at a time, results in the items' order. */
+async function mapInOrder<T, R>(items: readonly T[], limit: number, run: (item: T) => Promise<R>): Promise<R[]> {
+  const results: R[] = new Array<R>(items.length);
+  let next = 0;
+  const lane = async (): Promise<void> => {
+    while (next < items.length) {
+      const index = next++;
+      results[index] = await run(items[index]);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
+  return results;
+}
