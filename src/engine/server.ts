@@ -12,6 +12,7 @@ import { API_PATH } from '../contract/legacyWire';
 import { CONNECT_SERVICE_PATH } from '../contract/connectWire';
 import { isToolServerTool, MCP_ACCESS_PERMISSION, MCP_TOKEN_SCOPE, TOOL_SERVER_ENDPOINTS, TOOL_SERVER_TOOLS, type ToolServerEndpoint } from '../contract/toolServers';
 import { Answerer } from './conversations/answerer';
+import { searchIndexesFor } from './search/searchIndex';
 import { connectCodeOfStatus, ConnectError, connectErrorReply, handleConnectRequest } from './conversations/connectRoutes';
 import { lockDataDir } from './dataDirLock';
 import { requireScope, UserDirectory, type AuthenticatedUser } from './auth';
@@ -73,7 +74,10 @@ export async function startEngine(options: EngineOptions): Promise<RunningEngine
   const { storage, records, counters } = loaded;
   const url = `http://127.0.0.1:${port}`;
   const variant = resolveVariant(options.variant);
-  const answerer = new Answerer({ repositories, instanceUrl: url, paceMs, maxConcurrentAnswers: options.limits?.answers });
+  const shuttingDown = new AbortController();
+  // One search stack: the answerer searches with the tools' indexes (the same set, keyed by the repositories).
+  const searchIndexes = searchIndexesFor(repositories, log, shuttingDown.signal, options.ripgrepPath);
+  const answerer = new Answerer({ repositories, instanceUrl: url, paceMs, searchIndexes, maxConcurrentAnswers: options.limits?.answers });
   const service = new ConversationService({
     storage,
     records,
@@ -86,7 +90,6 @@ export async function startEngine(options: EngineOptions): Promise<RunningEngine
     faults: options.faults ?? {},
     log,
   });
-  const shuttingDown = new AbortController();
   const inFlight = new Set<Promise<void>>();
   // One bound for both endpoints: a batch of calls on one must not starve the engine either.
   const toolSlots = new Slots(options.limits?.toolCalls ?? DEFAULT_TOOL_SLOTS);

@@ -3,12 +3,27 @@
  * absolute links into the instance, a short title and follow-up suggestions. Pure functions.
  */
 import { markdownFence } from '../../contract/markdownFence';
-import type { FileMatch, LineWindow } from './codeSearch';
 import type { ServedRepository } from '../repos';
 import { plural } from '../plural';
 
+/** A file the search found, as the answer describes it. */
+export interface FoundFile {
+  repo: ServedRepository;
+  path: string;
+  /** Matching lines per term, labelled with the question's word each term stands for. */
+  termHits: Map<string, number>;
+  /** Its best line, linked to when the file is only listed. */
+  line?: number;
+}
+
+export interface LineWindow {
+  /** 1-based, inclusive. */
+  start: number;
+  end: number;
+}
+
 export interface ReadExcerpt {
-  match: FileMatch;
+  file: FoundFile;
   windows: LineWindow[];
   /** The whole file, split into lines. */
   fileLines: string[];
@@ -18,8 +33,8 @@ export interface Findings {
   terms: string[];
   searched: ServedRepository[];
   excerpts: ReadExcerpt[];
-  /** Ranked matches after the excerpts, listed without quoting. */
-  otherFiles: FileMatch[];
+  /** Ranked files after the excerpts, listed without quoting. */
+  otherFiles: FoundFile[];
   totalFiles: number;
   /** Repository-level problems to mention, e.g. "github.com/x has no commits yet". */
   notes: string[];
@@ -28,7 +43,7 @@ export interface Findings {
 
 export interface Definition {
   name: string;
-  match: FileMatch;
+  file: FoundFile;
   line: number;
 }
 
@@ -88,7 +103,7 @@ export function findDefinitions(excerpts: readonly ReadExcerpt[]): Definition[] 
           const name = declared[1] ?? '';
           if (name.length < 3 || seen.has(name)) continue;
           seen.add(name);
-          definitions.push({ name, match: excerpt.match, line });
+          definitions.push({ name, file: excerpt.file, line });
         }
       }
     }
@@ -107,7 +122,7 @@ export function suggestFollowups(findings: Findings): string[] {
   ];
   const followups = preferred.slice(0, 2).map((definition) => `Where is \`${definition.name}\` used?`);
   const top = findings.excerpts[0];
-  if (top) followups.push(`What does \`${top.match.path}\` do?`);
+  if (top) followups.push(`What does \`${top.file.path}\` do?`);
   if (followups.length < 3 && findings.terms[0]) followups.push(`How is \`${findings.terms[0]}\` tested?`);
   return followups.slice(0, 3);
 }
@@ -141,21 +156,20 @@ export function writeAnswer(findings: Findings): string {
   );
   if (definitions.length > 0) {
     const listed = definitions.map((definition) => {
-      const link = blobUrl(findings.instanceUrl, definition.match.repo.name, definition.match.path, {
+      const link = blobUrl(findings.instanceUrl, definition.file.repo.name, definition.file.path, {
         start: definition.line,
         end: definition.line,
       });
-      return `${inlineCode(definition.name)} is declared in [${definition.match.path}:${definition.line}](${link})`;
+      return `${inlineCode(definition.name)} is declared in [${definition.file.path}:${definition.line}](${link})`;
     });
     parts.push(`${listed.join('; ')}.`);
   }
   findings.excerpts.forEach((excerpt, index) => parts.push(describeExcerpt(excerpt, index + 1, findings.instanceUrl)));
   if (findings.otherFiles.length > 0) {
-    const others = findings.otherFiles.map((match) => {
-      const first = match.lines[0];
-      const window = first ? { start: first.line, end: first.line } : undefined;
-      const link = blobUrl(findings.instanceUrl, match.repo.name, match.path, window);
-      return `- [${escapeLinkText(match.path)}](${link}) in ${match.repo.name}: ${describeHits(match)}`;
+    const others = findings.otherFiles.map((file) => {
+      const window = file.line !== undefined ? { start: file.line, end: file.line } : undefined;
+      const link = blobUrl(findings.instanceUrl, file.repo.name, file.path, window);
+      return `- [${escapeLinkText(file.path)}](${link}) in ${file.repo.name}: ${describeHits(file)}`;
     });
     parts.push(`Other files that mention these terms:\n\n${others.join('\n')}`);
   }
@@ -165,20 +179,20 @@ export function writeAnswer(findings: Findings): string {
 }
 
 function describeExcerpt(excerpt: ReadExcerpt, rank: number, instanceUrl: string): string {
-  const { match } = excerpt;
-  const header = `### ${rank}. ${inlineCode(match.path)} in ${match.repo.name}`;
-  const summary = `It mentions ${describeHits(match)}.`;
+  const { file } = excerpt;
+  const header = `### ${rank}. ${inlineCode(file.path)} in ${file.repo.name}`;
+  const summary = `It mentions ${describeHits(file)}.`;
   const blocks = excerpt.windows.map((window) => {
-    const link = blobUrl(instanceUrl, match.repo.name, match.path, window);
+    const link = blobUrl(instanceUrl, file.repo.name, file.path, window);
     const code = excerpt.fileLines.slice(window.start - 1, window.end).map(clipLine).join('\n');
     const fence = markdownFence(code);
-    return `[Lines ${window.start}–${window.end}](${link}):\n\n${fence}${languageOf(match.path)}\n${code}\n${fence}`;
+    return `[Lines ${window.start}–${window.end}](${link}):\n\n${fence}${languageOf(file.path)}\n${code}\n${fence}`;
   });
   return [header, summary, ...blocks].join('\n\n');
 }
 
-function describeHits(match: FileMatch): string {
-  return [...match.termHits.entries()]
+function describeHits(file: FoundFile): string {
+  return [...file.termHits.entries()]
     .map(([term, lines]) => `${inlineCode(term)} (${plural(lines, 'line')})`)
     .join(', ');
 }

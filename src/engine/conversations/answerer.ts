@@ -1,32 +1,24 @@
 /**
- * Answers a question from the served repositories: finds the terms, greps every repository at HEAD,
- * reads the best files and writes an answer, reporting each step as a turn. Cancellable throughout.
- * Starting a git process blocks the event loop that also serves HTTP, so every answer takes its
- * turn to start one (`spawnTurns.ts`), answers waiting together share one HEAD resolution
- * (`headCommits.ts`), and the files quoted from a repository are read with one process (`fileBatch.ts`).
+ * Answers a question from the served repositories with the search the tools use: the question's
+ * words become the terms of natural-language search (`tools/nls.ts`: stems and identifier parts,
+ * BM25, the same indexes and greps), the best files are read for their best chunks, and an answer
+ * is written that leads with them, each step reported as a turn. Cancellable throughout.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { WireSource, WireStats } from '../../contract/legacyWire';
-import { suggestFollowups, titleFor, writeAnswer, type Findings, type ReadExcerpt } from './answerWriter';
-import {
-  excerptWindows,
-  grepRepository,
-  rankMatches,
-  readBlob,
-  resolveHead,
-  splitLines,
-  type FileMatch,
-  type GitCallOptions,
-} from './codeSearch';
-import { readTextFiles } from './fileBatch';
-import { GitError } from '../git';
-import { HeadCommits } from './headCommits';
-import { zeroStats } from './records';
-import type { ServedRepository } from '../repos';
-import { extractSearchTerms } from '../search/searchTerms';
-import { SpawnTurns } from './spawnTurns';
+import type { AuthenticatedUser } from '../auth';
 import { plural } from '../plural';
+import type { ServedRepository } from '../repos';
+import { parseQuery } from '../search/query';
+import { queryTerms, type SearchTermSpec } from '../search/ranking';
+import type { SearchIndexes } from '../search/searchIndex';
+import { extractSearchTerms } from '../search/searchTerms';
 import { Slots } from '../slots';
+import { ToolError } from '../toolError';
+import type { DeepSearchBackend, ToolContext } from '../tools/context';
+import { rankFiles, readRankedFile, type RankedFile } from '../tools/nls';
+import { suggestFollowups, titleFor, writeAnswer, type Findings, type FoundFile, type ReadExcerpt } from './answerWriter';
+import { zeroStats } from './records';
 
 export interface AnswerRequest {
   question: string;
@@ -50,30 +42,40 @@ export interface AnswererOptions {
   /** Absolute base of links in answers, e.g. `http://127.0.0.1:3370`. */
   instanceUrl: string;
   paceMs: number;
-  gitTimeoutMs?: number;
+  /** The engine's search indexes, shared with its tools; without them, every search is a git grep. */
+  searchIndexes?: SearchIndexes;
   /** Answers worked on at once; the rest wait, saying so in a turn. Default `DEFAULT_ANSWER_SLOTS`. */
   maxConcurrentAnswers?: number;
 }
 
-/** Enough to keep two cores busy with git while the others wait in order. */
+/** Enough to keep two cores busy while the others wait in order. */
 export const DEFAULT_ANSWER_SLOTS = 4;
 
-const GIT_TIMEOUT_MS = 20_000;
 const FILES_QUOTED = 3;
 const FILES_LISTED = 7;
+const CHUNKS_QUOTED = 3;
+/** Lines quoted from one place at most (a run of matching lines, such as generated code, is cut). */
+const MAX_EXCERPT_LINES = 30;
 const CHARS_PER_TOKEN = 4;
 
+/** Who the answerer's searches run as (they read only what every user of the engine may read). */
+const ANSWERER: AuthenticatedUser = { id: 0, name: 'answerer' };
+
+/** The answerer searches; it never asks Deep Search itself. */
+const NO_DEEP_SEARCH: DeepSearchBackend = {
+  create: () => Promise.reject(new ToolError('The answerer does not start conversations.')),
+  get: () => {
+    throw new ToolError('The answerer does not read conversations.');
+  },
+};
+
 export class Answerer {
-  /** Shared by every answer in progress: their git processes start one per event-loop turn. */
-  private readonly spawnTurns = new SpawnTurns();
-  private readonly heads: HeadCommits;
   private readonly slots: Slots;
+  /** Whether git has PCRE, learnt once for every answer (as the tools learn it). */
+  private readonly pcre = { available: undefined as boolean | undefined };
 
   constructor(private readonly options: AnswererOptions) {
     this.slots = new Slots(options.maxConcurrentAnswers ?? DEFAULT_ANSWER_SLOTS);
-    // A shared resolution is not cancelled with one of its askers: it is short and bounded by the timeout.
-    const git = { signal: new AbortController().signal, timeoutMs: options.gitTimeoutMs ?? GIT_TIMEOUT_MS };
-    this.heads = new HeadCommits(this.spawnTurns, (repo) => resolveHead(repo, git));
   }
 
   async answer(request: AnswerRequest): Promise<Answer> {
@@ -86,13 +88,23 @@ export class Answerer {
 
   private async work(request: AnswerRequest): Promise<Answer> {
     const started = Date.now();
-    const run = new AnswerRun(this.options, request, this.spawnTurns, this.heads);
+    const context: ToolContext = {
+      repositories: this.options.repositories,
+      user: ANSWERER,
+      instanceUrl: this.options.instanceUrl,
+      signal: request.signal,
+      deepSearch: NO_DEEP_SEARCH,
+      deepSearchWaitMs: 0,
+      pcre: this.pcre,
+      ...(this.options.searchIndexes ? { searchIndexes: this.options.searchIndexes } : {}),
+    };
+    const run = new AnswerRun(this.options, request, context);
     const findings = await run.investigate();
     await run.step('Writing the answer');
     const answer = writeAnswer(findings);
     const inputTokens = Math.ceil(run.charsRead / CHARS_PER_TOKEN);
     const completionTokens = Math.ceil(answer.length / CHARS_PER_TOKEN);
-    const usedRepos = new Map(findings.excerpts.map((excerpt) => [excerpt.match.repo.name, excerpt.match.repo]));
+    const usedRepos = new Map(findings.excerpts.map((excerpt) => [excerpt.file.repo.name, excerpt.file.repo]));
     return {
       title: titleFor(request.question),
       answer,
@@ -115,16 +127,12 @@ export class Answerer {
 class AnswerRun {
   toolCalls = 0;
   charsRead = 0;
-  private readonly git: GitCallOptions;
 
   constructor(
     private readonly options: AnswererOptions,
     private readonly request: AnswerRequest,
-    private readonly spawnTurns: SpawnTurns,
-    private readonly heads: HeadCommits,
-  ) {
-    this.git = { signal: request.signal, timeoutMs: options.gitTimeoutMs ?? GIT_TIMEOUT_MS };
-  }
+    private readonly context: ToolContext,
+  ) {}
 
   /** Pauses for the configured pace, then records a turn; throws once the question is cancelled. */
   async step(reasoning: string): Promise<void> {
@@ -136,8 +144,14 @@ class AnswerRun {
 
   async investigate(): Promise<Findings> {
     const repositories = [...this.options.repositories];
+    const question = this.questionToSearch();
+    // Shown in the answer: the names and distinctive words of the question. Searched: every word,
+    // as natural-language search takes a query (stems and identifier parts, common words dropped).
+    const terms = termsOf(question);
+    const named = extractSearchTerms(question);
+    const words = named.length > 0 || terms.length === 0 ? named : terms.map((term) => term.text);
     const findings: Findings = {
-      terms: this.searchTerms(),
+      terms: words,
       searched: repositories,
       excerpts: [],
       otherFiles: [],
@@ -145,114 +159,85 @@ class AnswerRun {
       notes: [],
       instanceUrl: this.options.instanceUrl,
     };
-    if (findings.terms.length === 0) {
+    if (terms.length === 0) {
       await this.step('The question names nothing to search for');
       return findings;
     }
-    const quoted = findings.terms.map((term) => `\`${term}\``).join(', ');
+    const quoted = words.map((word) => `\`${word}\``).join(', ');
     await this.step(`Searching ${plural(repositories.length, 'repository', 'repositories')} for ${quoted}…`);
 
-    const matches: FileMatch[] = [];
-    for (const repo of repositories) {
-      matches.push(...(await this.searchRepository(repo, findings.terms, findings.notes)));
+    let ranked: Awaited<ReturnType<typeof rankFiles>>;
+    try {
+      this.toolCalls++;
+      ranked = await rankFiles(this.context, parseQuery(''), terms);
+    } catch (error) {
+      // Nothing searchable (no repository with commits, folders gone): said in the answer, not a failure.
+      if (!(error instanceof ToolError) || this.request.signal.aborted) throw error;
+      findings.notes.push(error.message.replace(/\.$/, ''));
+      await this.step('Nothing could be searched');
+      return findings;
     }
-    const ranked = rankMatches(matches);
-    findings.totalFiles = ranked.length;
-    if (ranked.length === 0) {
+    for (const note of ranked.notes) {
+      findings.notes.push(note.replace(/\.$/, ''));
+      await this.step(note);
+    }
+    findings.totalFiles = ranked.files.length;
+    if (ranked.files.length === 0) {
       await this.step('No file mentions these terms');
       return findings;
     }
-    const toRead = ranked.slice(0, FILES_QUOTED);
-    const best = toRead.length === ranked.length ? (toRead.length === 1 ? 'it' : 'them') : `the top ${toRead.length}`;
-    await this.step(`Found matches in ${plural(ranked.length, 'file')}; reading ${best}`);
-    const texts = await this.readFiles(toRead);
-    for (const match of toRead) {
-      const excerpt = await this.readExcerpt(match, texts.get(match));
+    const toRead = ranked.files.slice(0, FILES_QUOTED);
+    const best = toRead.length === ranked.files.length ? (toRead.length === 1 ? 'it' : 'them') : `the top ${toRead.length}`;
+    await this.step(`Found matches in ${plural(ranked.files.length, 'file')}; reading ${best}`);
+    for (const file of toRead) {
+      const excerpt = await this.readExcerpt(file, terms, words, ranked.stats);
       if (excerpt) findings.excerpts.push(excerpt);
     }
-    findings.otherFiles = ranked.slice(FILES_QUOTED, FILES_QUOTED + FILES_LISTED);
+    findings.otherFiles = ranked.files.slice(FILES_QUOTED, FILES_QUOTED + FILES_LISTED).map((file) => foundFile(file, terms, words));
     return findings;
   }
 
-  private searchTerms(): string[] {
-    const own = extractSearchTerms(this.request.question);
-    if (own.length > 0) return own;
-    for (const earlier of [...this.request.earlierQuestions].reverse()) {
-      const terms = extractSearchTerms(earlier);
-      if (terms.length > 0) return terms;
-    }
-    return [];
+  /** The question, or the latest earlier one that names something (for a follow-up such as "why?"). */
+  private questionToSearch(): string {
+    const { question, earlierQuestions } = this.request;
+    if (termsOf(question).length > 0) return question;
+    return [...earlierQuestions].reverse().find((earlier) => termsOf(earlier).length > 0) ?? question;
   }
 
-  private async searchRepository(repo: ServedRepository, terms: readonly string[], notes: string[]): Promise<FileMatch[]> {
-    try {
-      this.toolCalls++;
-      const commit = await this.heads.resolve(repo, this.request.signal);
-      if (!commit) {
-        notes.push(`${repo.name} has no commits yet, so it was not searched`);
-        return [];
-      }
-      this.toolCalls++;
-      await this.spawnTurns.take(this.request.signal);
-      const outcome = await grepRepository(repo, commit, terms, this.git);
-      this.charsRead += outcome.bytesRead;
-      if (outcome.truncated) notes.push(`the search of ${repo.name} stopped early because it matched too much`);
-      return outcome.matches;
-    } catch (error) {
-      if (!(error instanceof GitError) || error.kind === 'aborted') throw error;
-      notes.push(`${repo.name} could not be searched (${error.message})`);
-      await this.step(`Could not search ${repo.name}: ${error.message}`);
-      return [];
-    }
-  }
-
-  /**
-   * The lines of the files to quote, with one git process per repository; a file missing from the
-   * result (not text, too long for the batch, or the batch failed) is read on its own.
-   */
-  private async readFiles(matches: readonly FileMatch[]): Promise<Map<FileMatch, string[]>> {
-    const texts = new Map<FileMatch, string[]>();
-    const byCommit = new Map<string, FileMatch[]>();
-    for (const match of matches) {
-      const key = `${match.repo.dir}\0${match.commit}`;
-      byCommit.set(key, [...(byCommit.get(key) ?? []), match]);
-    }
-    for (const group of byCommit.values()) {
-      const first = group[0];
-      try {
-        this.toolCalls++;
-        await this.spawnTurns.take(this.request.signal);
-        const files = await readTextFiles(first.repo, first.commit, group.map((match) => match.path), this.git);
-        for (const match of group) {
-          const lines = files.get(match.path);
-          if (lines) texts.set(match, lines);
-        }
-      } catch (error) {
-        if (!(error instanceof GitError) || error.kind === 'aborted') throw error;
-      }
-    }
-    return texts;
-  }
-
-  private async readExcerpt(match: FileMatch, prefetched: string[] | undefined): Promise<ReadExcerpt | undefined> {
-    const firstLine = match.lines[0]?.line ?? 1;
-    const lastLine = match.lines[match.lines.length - 1]?.line ?? firstLine;
-    await this.step(`Reading ${match.path} lines ${firstLine}–${lastLine} in ${match.repo.name}`);
-    if (prefetched) {
-      this.charsRead += prefetched.reduce((sum, line) => sum + line.length + 1, 0);
-      return { match, windows: excerptWindows(match, prefetched.length), fileLines: prefetched };
-    }
-    try {
-      this.toolCalls++;
-      await this.spawnTurns.take(this.request.signal);
-      const text = await readBlob(match, this.git);
-      this.charsRead += text.length;
-      const fileLines = splitLines(text);
-      return { match, windows: excerptWindows(match, fileLines.length), fileLines };
-    } catch (error) {
-      if (!(error instanceof GitError) || error.kind === 'aborted') throw error;
-      await this.step(`Could not read ${match.path}: ${error.message}`);
+  private async readExcerpt(file: RankedFile, terms: readonly SearchTermSpec[], words: readonly string[], stats: Parameters<typeof readRankedFile>[3]): Promise<ReadExcerpt | undefined> {
+    this.toolCalls++;
+    const read = await readRankedFile(this.context, file, terms, stats, CHUNKS_QUOTED);
+    const { lines } = read;
+    if (lines.length === 0 || read.windows.length === 0) {
+      await this.step(`Could not read ${file.document.path} in ${file.target.repo.name}`);
       return undefined;
     }
+    this.charsRead += lines.reduce((sum, line) => sum + line.length + 1, 0);
+    const windows = read.windows.map((window) => ({ start: window.start, end: Math.min(window.end, window.start + MAX_EXCERPT_LINES - 1) }));
+    const found = foundFile(file, terms, words, windows[0]?.start);
+    const first = windows[0]?.start ?? 1;
+    const last = windows[windows.length - 1]?.end ?? first;
+    await this.step(`Reading ${file.document.path} lines ${first}–${last} in ${file.target.repo.name}`);
+    return { file: found, windows, fileLines: lines };
   }
+}
+
+/** The search terms of a question, as natural-language search takes a query. */
+function termsOf(question: string): SearchTermSpec[] {
+  return queryTerms(question.split(/\s+/).filter(Boolean));
+}
+
+/**
+ * A ranked file as the answer describes it: its matching lines per term, each term labelled with
+ * the question's word it came from (`poll` → `poller`), so the answer speaks the question's words.
+ */
+function foundFile(file: RankedFile, terms: readonly SearchTermSpec[], words: readonly string[], line?: number): FoundFile {
+  const termHits = new Map<string, number>();
+  for (const term of terms) {
+    const count = file.document.termFrequencies.get(term.text);
+    if (!count) continue;
+    const label = words.find((word) => word.toLowerCase() === term.text) ?? words.find((word) => word.toLowerCase().startsWith(term.text)) ?? term.text;
+    termHits.set(label, Math.max(termHits.get(label) ?? 0, count));
+  }
+  return { repo: file.target.repo, path: file.document.path, termHits, ...(line !== undefined ? { line } : {}) };
 }

@@ -2,7 +2,6 @@
  * The shape search and navigation results share: file blocks of numbered line chunks, cut to bounded
  * sizes, and the blob reading they are built from.
  */
-import { splitLines } from '../conversations/codeSearch';
 import type { ServedRepository } from '../repos';
 import { git, type ToolContext } from './context';
 import type { SearchTarget } from './grep';
@@ -56,7 +55,12 @@ export async function readTargetText(context: ToolContext, target: SearchTarget,
   return readBlobText(context, target.repo, `${target.commit}:${path}`, undefined, maxBytes);
 }
 
-export { splitLines };
+/** The lines of a text (a final newline ends the last line; it does not start an empty one). */
+export function splitLines(text: string): string[] {
+  const lines = text.split(/\r?\n/);
+  if (lines.length > 1 && lines[lines.length - 1] === '') lines.pop();
+  return lines;
+}
 
 /** Cuts an over-long line, saying so. */
 export function clipLine(line: string, max = MAX_LINE_CHARS): string {
@@ -89,6 +93,11 @@ export interface Window {
  * `context` lines either side, merged where they touch, in file order.
  */
 export function bestChunks(lines: readonly string[], lineScores: ReadonlyMap<number, number>, context: number, max: number): Chunk[] {
+  return bestWindows(lines, lineScores, context, max).map((window) => makeChunk(lines, window.start, window.end));
+}
+
+/** The line ranges of `bestChunks`, before chunks cut them to their size. */
+export function bestWindows(lines: readonly string[], lineScores: ReadonlyMap<number, number>, context: number, max: number): Window[] {
   const byScore = [...lineScores.entries()].filter(([line]) => line >= 1 && line <= lines.length).sort((a, b) => b[1] - a[1] || a[0] - b[0]);
   const windows: Window[] = [];
   for (const [line, score] of byScore) {
@@ -108,7 +117,7 @@ export function bestChunks(lines: readonly string[], lineScores: ReadonlyMap<num
     if (previous && window.start <= previous.end + 1) previous.end = Math.max(previous.end, window.end);
     else merged.push({ ...window });
   }
-  return merged.map((window) => makeChunk(lines, window.start, window.end));
+  return merged;
 }
 
 /** Chunks of the given matched lines only (when the file text is not at hand), adjacent lines merged. */

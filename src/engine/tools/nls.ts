@@ -1,9 +1,10 @@
 /**
  * `sg_nls_search`: natural-language search. The query's words become stems and identifier parts
  * (any of which may match), every file containing one is scored with BM25 and the best files come
- * back with their most relevant chunks. Filters work as in keyword search.
+ * back with their most relevant chunks. Filters work as in keyword search. The answerer ranks the
+ * files it quotes with the same functions (`rankFiles`, `readRankedFile`).
  */
-import { bestChunks, readTargetText, renderBlocks, splitLines, type FileBlock } from './blocks';
+import { bestWindows, makeChunk, readTargetText, renderBlocks, splitLines, type FileBlock, type Window } from './blocks';
 import { plural, ToolError, type ToolContext, type ToolOutput } from './context';
 import { grepTarget, listTree, type SearchTarget } from './grep';
 import { evaluate, parseQuery, type FilterNode, type ParsedQuery } from '../search/query';
@@ -15,12 +16,21 @@ const MAX_FILES = 15;
 const CHUNKS_PER_FILE = 3;
 const BLOB_READ_MAX = 1024 * 1024;
 
-interface Candidate {
+/** A file that holds some of the terms, with its BM25 score. */
+export interface RankedFile {
   target: SearchTarget;
   document: Document;
   score: number;
 }
 
+/** Every file holding one of the terms, best first, with the corpus figures their scores came from. */
+export interface RankedFiles {
+  files: RankedFile[];
+  stats: CorpusStats;
+  notes: string[];
+}
+
+/** The query's patterns become terms (any may match); its filters select repositories and files. */
 export async function nlsSearch(context: ToolContext, args: { query: string }): Promise<ToolOutput<{ blocks: FileBlock[] }>> {
   const query = parseQuery(args.query);
   checkFilters(query);
@@ -28,11 +38,29 @@ export async function nlsSearch(context: ToolContext, args: { query: string }): 
   if (terms.length === 0) {
     throw new ToolError('The query has no words to search for (only filters or common words): add keywords such as "database connection close".');
   }
+  const { files, stats, notes } = await rankFiles(context, query, terms);
+  const shown = files.slice(0, MAX_FILES);
+  const blocks: FileBlock[] = [];
+  for (const file of shown) blocks.push((await readRankedFile(context, file, terms, stats, CHUNKS_PER_FILE)).block);
+  const termList = terms.map((term) => term.text).join(', ');
+  const heading =
+    files.length === 0
+      ? `No file contains any of the terms (${termList}). Try other words, a synonym, or fewer filters.`
+      : `${plural(files.length, 'file')} contain some of the terms (${termList}); the ${plural(shown.length, 'most relevant file', 'most relevant files')}:`;
+  if (files.length > shown.length) notes.push(`${files.length - shown.length} less relevant files are not shown: add repo: or file: filters, or more specific words.`);
+  return { text: blocks.length > 0 ? `${heading}\n\n${renderBlocks(blocks)}` : heading, structured: { blocks }, notes };
+}
+
+/**
+ * The files of the query's repositories (and files, by its filters) that hold any of the terms,
+ * scored with BM25: the one ranking behind natural-language search and the answerer's search.
+ */
+export async function rankFiles(context: ToolContext, query: ParsedQuery, terms: readonly SearchTermSpec[]): Promise<RankedFiles> {
   const notes: string[] = [];
   const targets = await selectTargets(context, query, notes);
   const stats: CorpusStats = { documentCount: 0, averageLength: 0, documentFrequency: new Map() };
   let totalLength = 0;
-  const candidates: Candidate[] = [];
+  const files: RankedFile[] = [];
   for (const target of targets) {
     const tree = await listTree(context, target);
     stats.documentCount += tree.paths.length;
@@ -43,23 +71,14 @@ export async function nlsSearch(context: ToolContext, args: { query: string }): 
     paths.forEach((path, index) => {
       const document = documents.get(path);
       if (!document || !passesFilters(query, (filter) => verdicts.get(filter.id)?.(index) ?? false)) return;
-      candidates.push({ target, document, score: 0 });
+      files.push({ target, document, score: 0 });
       for (const term of document.termFrequencies.keys()) stats.documentFrequency.set(term, (stats.documentFrequency.get(term) ?? 0) + 1);
     });
   }
   stats.averageLength = stats.documentCount > 0 ? totalLength / stats.documentCount : 1;
-  for (const candidate of candidates) candidate.score = bm25(candidate.document, terms, stats);
-  candidates.sort((a, b) => b.score - a.score || a.document.key.localeCompare(b.document.key));
-  const shown = candidates.slice(0, MAX_FILES);
-  const blocks: FileBlock[] = [];
-  for (const candidate of shown) blocks.push(await blockFor(context, candidate, terms, stats));
-  const termList = terms.map((term) => term.text).join(', ');
-  const heading =
-    candidates.length === 0
-      ? `No file contains any of the terms (${termList}). Try other words, a synonym, or fewer filters.`
-      : `${plural(candidates.length, 'file')} contain some of the terms (${termList}); the ${plural(shown.length, 'most relevant file', 'most relevant files')}:`;
-  if (candidates.length > shown.length) notes.push(`${candidates.length - shown.length} less relevant files are not shown: add repo: or file: filters, or more specific words.`);
-  return { text: blocks.length > 0 ? `${heading}\n\n${renderBlocks(blocks)}` : heading, structured: { blocks }, notes };
+  for (const file of files) file.score = bm25(file.document, terms, stats);
+  files.sort((a, b) => b.score - a.score || a.document.key.localeCompare(b.document.key));
+  return { files, stats, notes };
 }
 
 /** Files of the target containing at least one term, with matching-line counts per term. */
@@ -93,13 +112,28 @@ function passesFilters(query: ParsedQuery, holds: (filter: FilterNode) => boolea
   return evaluate(query.root, (leaf) => (leaf.kind === 'filter' ? holds(leaf) : true));
 }
 
-async function blockFor(context: ToolContext, candidate: Candidate, terms: readonly SearchTermSpec[], stats: CorpusStats): Promise<FileBlock> {
-  const { target, document } = candidate;
+/**
+ * A ranked file's text and its best chunks (at most `chunks`, two lines of context around the lines
+ * that hold the most of the terms), with their whole line ranges (`windows`: a chunk is cut to its
+ * size); `lines` is empty when the file could not be read.
+ */
+export async function readRankedFile(
+  context: ToolContext,
+  file: RankedFile,
+  terms: readonly SearchTermSpec[],
+  stats: CorpusStats,
+  chunks: number,
+): Promise<{ block: FileBlock; lines: string[]; windows: Window[] }> {
+  const { target, document } = file;
   const block: FileBlock = { type: 'file', repo: target.repo.name, file: document.path, rev: target.revision, chunks: [] };
-  const blob = await readTargetText(context, target, document.path, BLOB_READ_MAX).catch(() => undefined);
-  if (!blob) return block;
+  const blob = await readTargetText(context, target, document.path, BLOB_READ_MAX).catch((error: unknown) => {
+    if (context.signal.aborted) throw error;
+    return undefined;
+  });
+  if (!blob) return { block, lines: [], windows: [] };
   const lines = splitLines(blob.text);
   if (blob.truncated) lines.pop();
-  block.chunks = bestChunks(lines, lineScores(lines, terms, stats), 2, CHUNKS_PER_FILE);
-  return block;
+  const windows = bestWindows(lines, lineScores(lines, terms, stats), 2, chunks);
+  block.chunks = windows.map((window) => makeChunk(lines, window.start, window.end));
+  return { block, lines, windows };
 }

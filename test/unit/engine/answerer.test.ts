@@ -82,26 +82,28 @@ describe('answerer', function () {
     assert.match(answer.answer, /`retry_with_backoff` is declared in \[lib\/retry_policy\.py:4\]\(http:\/\/127\.0\.0\.1:9\/github\.com\/acme\/app\/-\/blob\/lib\/retry_policy\.py\?L4-4\)/);
     assert.match(answer.answer, /```python\n/);
     assert.deepEqual(answer.sources, [{ type: 'Repository', link: `/${SAMPLE_APP_NAME}`, label: SAMPLE_APP_NAME }]);
-    assert.equal(answer.stats.tool_calls, 3, 'rev-parse, grep, one file read');
+    const quoted = answer.answer.match(/^### \d+\. /gm)?.length ?? 0;
+    assert.equal(answer.stats.tool_calls, 1 + quoted, 'one search, then one read per quoted file');
     assert.equal(turns[0], 'Searching 1 repository for `retry_with_backoff`, `retry`, `backoff`…');
     assert.equal(turns[turns.length - 1], 'Writing the answer');
   });
 
-  it('quotes several files read with one git process, line for line', async function () {
+  it('quotes the best chunks of the three best files, line for line, in ranking order', async function () {
     const answer = await answerer().answer({
       question: 'Where is `parseConfig` used?',
       earlierQuestions: [],
       signal: new AbortController().signal,
       report: async () => undefined,
     });
-    assert.equal(answer.stats.tool_calls, 3, 'rev-parse, grep, one read for all three files');
-    assert.match(answer.answer, /### 1\. `src\/config\.ts`[\s\S]*\[Lines 8–19\][^\n]*\n\n```typescript\nexport class ConfigError extends Error \{\}\n/);
+    assert.equal(answer.stats.tool_calls, 4, 'one search, one read per quoted file');
+    assert.match(answer.answer, /### 1\. `src\/config\.ts`[\s\S]*\[Lines 9–14\][^\n]*\n\n```typescript\n\n\/\*\* Reads the JSON settings file and checks its fields\. \*\/\nexport function parseConfig\(text: string\): AppConfig \{\n/);
     assert.match(answer.answer, /### 2\. `README\.md`[\s\S]*Settings are read by parseConfig from app\.json\.\n```/);
     assert.match(answer.answer, /### 3\. `src\/server\.ts`[\s\S]*\[Lines 1–6\][^\n]*\n\n```typescript\nimport \{ loadConfig \} from '\.\/config';\n/);
+    assert.match(answer.answer, /`parseConfig` is declared in \[src\/config\.ts:11\]/);
   });
 
-  it('reads on its own a file too long for the shared read, and quotes it', async function () {
-    const lines = Array.from({ length: 300_000 }, (_, index) => (index === 149_999 ? 'const marker = fetchWidgets();' : 'x'));
+  it('quotes the lines around the match in a long file', async function () {
+    const lines = Array.from({ length: 100_000 }, (_, index) => (index === 49_999 ? 'const marker = fetchWidgets();' : 'x'));
     const long = await createTestRepo({ name: 'long', commits: [{ files: { 'gen/long.ts': `${lines.join('\n')}\n` }, message: 'long' }] });
     try {
       const answer = await new Answerer({ repositories: await discoverRepositories([long.dir]), instanceUrl: 'http://x', paceMs: 0 }).answer({
@@ -110,8 +112,7 @@ describe('answerer', function () {
         signal: new AbortController().signal,
         report: async () => undefined,
       });
-      assert.equal(answer.stats.tool_calls, 4, 'rev-parse, grep, the shared read, then the file alone');
-      assert.match(answer.answer, /\[Lines 149997–150003\][^\n]*\n\n```typescript\nx\nx\nx\nconst marker = fetchWidgets\(\);\nx\nx\nx\n```/);
+      assert.match(answer.answer, /\[Lines 49998–50002\][^\n]*\n\n```typescript\nx\nx\nconst marker = fetchWidgets\(\);\nx\nx\n```/);
     } finally {
       await long.remove();
     }
@@ -149,7 +150,7 @@ describe('answerer', function () {
         signal: new AbortController().signal,
         report: async () => undefined,
       });
-      assert.match(answer.answer, /Note: empty has no commits yet, so it was not searched\./);
+      assert.match(answer.answer, /Note: Skipped \(no commits\): empty\./);
       assert.match(answer.answer, /src\/config\.ts/);
     } finally {
       await empty.remove();

@@ -57,7 +57,7 @@ describe('engine: a repository whose folder disappears', function () {
     assert.equal(question.status, 'completed');
     assert.match(question.answer ?? '', /github\.com\/acme\/kept/);
     const turns = (question.turns ?? []).map((turn) => turn.reasoning ?? '').join('\n');
-    assert.match(turns, /github\.com\/acme\/gone.*gone or cannot be read/);
+    assert.match(turns, /Skipped \(folder gone or unreadable[^)]*\): github\.com\/acme\/gone/);
     assert.doesNotMatch(turns, /git was not found/);
   });
 });
