@@ -259,6 +259,29 @@ export class VSCodeUi {
     return offered > 0;
   }
 
+  /** Asks `probe` once a second until it says yes; fails after `timeoutMs` naming `what`. */
+  async eventually(probe: () => Promise<boolean>, what: string, timeoutMs = 30_000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while (!(await probe())) {
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+      await this.page.waitForTimeout(1000);
+    }
+  }
+
+  /**
+   * Whether the notification center holds a message that matches: every notification of this
+   * window goes there, including toasts that have already hidden themselves.
+   */
+  async notified(message: RegExp): Promise<boolean> {
+    await this.runCommand('Notifications: Show Notifications');
+    const center = this.page.locator('.notifications-center');
+    await center.waitFor();
+    const found = await center.locator('.notification-list-item-message', { hasText: message }).count();
+    await center.click();
+    await this.page.keyboard.press('Escape');
+    return found > 0;
+  }
+
   /** The notification toast whose message matches. */
   toast(message: string | RegExp): Locator {
     return this.page.locator('.notification-toast', { hasText: message });

@@ -159,8 +159,40 @@ async function runGrep(context: ToolContext, target: SearchTarget, options: Grep
   return { files, counts, truncated: result.truncated };
 }
 
+/** Shared by every search of the commit while it is kept: read only. */
+export interface TreeListing {
+  readonly paths: readonly string[];
+  readonly sizes: ReadonlyMap<string, number>;
+  readonly truncated: boolean;
+}
+
+/**
+ * The listings last read, by repository folder, commit and limit: a commit's tree never changes,
+ * and natural-language search (every answer too) lists the whole tree, which on a large repository
+ * is megabytes of git output to parse. A few entries, the oldest dropped first.
+ */
+const listings = new Map<string, TreeListing>();
+const LISTINGS_KEPT = 4;
+
 /** Every file path of the tree (up to `max`), for queries that can match files without a term. */
-export async function listTree(context: ToolContext, target: SearchTarget, max = 50_000): Promise<{ paths: string[]; sizes: Map<string, number>; truncated: boolean }> {
+export async function listTree(context: ToolContext, target: SearchTarget, max = 50_000): Promise<TreeListing> {
+  const key = `${target.repo.dir}\0${target.commit}\0${max}`;
+  const kept = listings.get(key);
+  if (kept) {
+    listings.delete(key);
+    listings.set(key, kept);
+    return kept;
+  }
+  const listing = await readTree(context, target, max);
+  listings.set(key, listing);
+  for (const oldest of listings.keys()) {
+    if (listings.size <= LISTINGS_KEPT) break;
+    listings.delete(oldest);
+  }
+  return listing;
+}
+
+async function readTree(context: ToolContext, target: SearchTarget, max: number): Promise<TreeListing> {
   const result = await git(context, target.repo, ['ls-tree', '-r', '-z', '--long', target.commit], {
     maxOutputBytes: 16 * 1024 * 1024,
     onOutputLimit: 'truncate',
