@@ -31,12 +31,12 @@ export default tseslint.config(
     },
   },
   {
-    files: ['src/api/**/*.ts'],
+    files: ['src/api/**/*.ts', 'src/conversations/**/*.ts'],
     rules: {
       'no-restricted-imports': [
         'error',
         {
-          paths: [{ name: 'vscode', message: 'The client runs on plain Node: no editor here.' }],
+          paths: [{ name: 'vscode', message: 'The client and the conversation store run on plain Node: no editor here.' }],
           patterns: [{ group: ['**/vscode/**', '**/engine/**', '**/webview/**'], message: 'The client imports neither the editor layer, the engine nor the webview.' }],
         },
       ],

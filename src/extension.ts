@@ -4,7 +4,7 @@
  */
 import * as l10n from '@vscode/l10n';
 import * as vscode from 'vscode';
-import { ConversationStore } from './api/conversationStore';
+import { ConversationStore } from './conversations/conversationStore';
 import { errorMessage, isDeepSearchError } from './api/errors';
 import { DeepSearchAuthProvider } from './vscode/authProvider';
 import { registerCommands } from './vscode/commands';

@@ -5,7 +5,7 @@
  * each side (`extension.ts`, `webview/main.ts`).
  */
 import * as l10n from '@vscode/l10n';
-import type { Question, Stats } from './api/model';
+import type { Question, Stats } from './conversations/model';
 
 /** `42s`, `3m 05s`, `1h 02m`: compact and stable in width as it ticks. */
 export function formatDuration(milliseconds: number): string {

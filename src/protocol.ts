@@ -6,7 +6,7 @@
  * with a full `snapshot`, followed by `questions` carrying only what changed. After a webview
  * reload, `ready` comes again and so does a fresh snapshot.
  */
-import type { Conversation, Question } from './api/model';
+import type { Conversation, Question } from './conversations/model';
 
 /** Conversation fields other than its questions, for headers and actions. */
 export type ConversationSummary = Omit<Conversation, 'questions'>;

@@ -8,9 +8,9 @@
 import { mkdtemp } from 'node:fs/promises';
 import path from 'node:path';
 import { DeepSearchClient } from '../../src/api/client';
-import { ConversationStore, type ConversationStoreOptions } from '../../src/api/conversationStore';
+import { ConversationStore, type ConversationStoreOptions } from '../../src/conversations/conversationStore';
 import { createDispatcher } from '../../src/api/http';
-import { DEFAULT_POLL_INTERVALS } from '../../src/api/poller';
+import { DEFAULT_POLL_INTERVALS } from '../../src/conversations/poller';
 import type { EngineVariant, RunningEngine } from '../../src/engine/options';
 import { startEngine } from '../../src/engine/server';
 import { createSampleAppRepo } from '../../test/support/gitRepos';

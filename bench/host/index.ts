@@ -10,7 +10,7 @@ import * as path from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import * as vscode from 'vscode';
-import { ConversationStore } from '../../src/api/conversationStore';
+import { ConversationStore } from '../../src/conversations/conversationStore';
 import type { DeepSearchExtensionApi } from '../../src/extension';
 import type { HostBenchOptions } from './fixtures';
 

@@ -2,8 +2,8 @@
  * A conversation as one Markdown document: every question with its answer (or what went wrong),
  * sources and stats, with instance-relative links made absolute so the file stands on its own.
  */
-import { conversationLabel } from './conversationStore';
-import type { Conversation, Question } from './model';
+import { conversationLabel } from '../conversations/conversationStore';
+import type { Conversation, Question } from '../conversations/model';
 
 export function conversationMarkdown(conversation: Conversation, instanceUrl: string): string {
   const lines: string[] = [`# ${oneLine(conversationLabel(conversation))}`, ''];

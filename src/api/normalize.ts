@@ -17,7 +17,7 @@ import {
   type Source,
   type Stats,
   type Turn,
-} from './model';
+} from '../conversations/model';
 
 
 export function normalizeConversation(value: unknown): Conversation {

@@ -3,7 +3,7 @@
  *
  * These are the shapes real servers send (see `reference/deepsearch-api.md`), with every field that
  * some server omits marked optional. The client never hands these to the UI: `api/normalize.ts` turns
- * them into the domain model of `api/model.ts`. The local engine produces them.
+ * them into the domain model of `conversations/model.ts`. The local engine produces them.
  */
 import { TOOL_SERVER_ENDPOINTS } from './toolServers';
 

@@ -1,8 +1,10 @@
 /**
- * The engine CLI's command line: a pure parser (no I/O, no exits) so every case is unit-testable.
+ * The engine CLI's command line: a pure parser (no I/O, no exits) over `node:util` parseArgs, so
+ * every case is unit-testable.
  * `cli.ts` acts on the result: usage on stdout and exit 0 for help, message + usage on stderr and
  * exit 2 for errors.
  */
+import { parseArgs as parseArgv, type ParseArgsConfig } from 'node:util';
 import { TOKEN_SCOPES } from '../contract/tokenScopes';
 import { TOOL_SERVER_TOOLS, type ToolServerTool } from '../contract/toolServers';
 
@@ -76,32 +78,46 @@ Options:
 
 Clients send "Authorization: token <t>" and "X-Requested-With: <client> <version>".`;
 
-const VALUE_FLAGS = new Set([
-  '--repo', '--port', '--token', '--data', '--pace', '--max-answers', '--max-tool-calls', '--ripgrep', '--conversation-apis', '--tool-server', '--disable-tool', '--scopes',
-]);
+/** Every option, as `node:util` parseArgs takes them; values are checked in `apply`. */
+const OPTIONS = {
+  repo: { type: 'string', multiple: true },
+  port: { type: 'string' },
+  token: { type: 'string', multiple: true },
+  data: { type: 'string' },
+  pace: { type: 'string' },
+  'max-answers': { type: 'string' },
+  'max-tool-calls': { type: 'string' },
+  ripgrep: { type: 'string' },
+  'conversation-apis': { type: 'string' },
+  'tool-server': { type: 'string' },
+  'disable-tool': { type: 'string', multiple: true },
+  scopes: { type: 'string', multiple: true },
+  'no-sharing': { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const satisfies ParseArgsConfig['options'];
 
+/**
+ * The command line, read by `node:util` parseArgs (its tokens, in order, so that each value is
+ * checked with a message that names the flag and says what to write instead).
+ */
 export function parseArgs(argv: readonly string[]): CliCommand {
+  const { tokens } = parseArgv({ args: [...argv], options: OPTIONS, strict: false, allowPositionals: true, tokens: true });
+  if (tokens.some((token) => token.kind === 'option' && token.name === 'help')) return { kind: 'help' };
   const config: CliConfig = { repos: [], tokens: [], dataDir: DEFAULT_DATA_DIR, sharing: true, limits: {} };
-  for (let index = 0; index < argv.length; index++) {
-    const arg = argv[index] ?? '';
-    if (arg === '-h' || arg === '--help') return { kind: 'help' };
-    if (arg === '--no-sharing') {
+  for (const token of tokens) {
+    if (token.kind === 'positional') return { kind: 'error', message: `Unexpected argument "${token.value}".` };
+    if (token.kind !== 'option') continue;
+    const flag = `--${token.name}`;
+    const option = (OPTIONS as Record<string, { type: 'string' | 'boolean' }>)[token.name];
+    if (!option || token.rawName.startsWith('--') === false) return { kind: 'error', message: `Unknown option ${token.rawName}.` };
+    if (option.type === 'boolean') {
+      if (token.value !== undefined) return { kind: 'error', message: `${flag} takes no value.` };
       config.sharing = false;
       continue;
     }
-    const equals = arg.indexOf('=');
-    const flag = arg.startsWith('--') && equals > 0 ? arg.slice(0, equals) : arg;
-    if (!VALUE_FLAGS.has(flag)) {
-      return { kind: 'error', message: arg.startsWith('-') ? `Unknown option ${flag}.` : `Unexpected argument "${arg}".` };
-    }
-    let value: string | undefined;
-    if (flag !== arg) {
-      value = arg.slice(equals + 1);
-    } else {
-      value = argv[index + 1];
-      if (value === undefined || (value.startsWith('-') && value.length > 1)) return { kind: 'error', message: `${flag} needs a value.` };
-      index++;
-    }
+    const value = token.value;
+    // `--repo --port 1`: the next flag is not the value.
+    if (value === undefined || (!token.inlineValue && value.startsWith('-') && value.length > 1)) return { kind: 'error', message: `${flag} needs a value.` };
     if (value === '') return { kind: 'error', message: `${flag} needs a non-empty value.` };
     const problem = apply(config, flag, value);
     if (problem) return { kind: 'error', message: problem };

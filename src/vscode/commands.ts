@@ -4,11 +4,11 @@
  */
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { conversationLabel, type ConversationStore } from '../api/conversationStore';
+import { conversationLabel, type ConversationStore } from '../conversations/conversationStore';
 import { formatRelativeTime } from './hostFormat';
 import { errorMessage, isDeepSearchError } from '../api/errors';
 import { conversationMarkdown } from '../api/markdownExport';
-import { latestQuestion, type Conversation } from '../api/model';
+import { latestQuestion, type Conversation } from '../conversations/model';
 import { readTokenFromInput } from '../api/readToken';
 import { selectionQuestion } from '../api/selectionQuestion';
 import type { ConversationPanels } from './conversationPanels';

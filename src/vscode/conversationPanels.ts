@@ -5,9 +5,9 @@
  * a fresh snapshot when it shows again.
  */
 import * as vscode from 'vscode';
-import { conversationLabel, type ConversationStore } from '../api/conversationStore';
+import { conversationLabel, type ConversationStore } from '../conversations/conversationStore';
 import { isDeepSearchError } from '../api/errors';
-import type { Conversation } from '../api/model';
+import type { Conversation } from '../conversations/model';
 import { changedQuestions, isWebviewMessage, type HostMessage, type PanelViewState, type WebviewMessage } from '../protocol';
 import { createNonce, panelHtml } from './panelHtml';
 

@@ -4,8 +4,8 @@
  * of its own: every render reads the store.
  */
 import * as vscode from 'vscode';
-import { conversationLabel, type ConversationStore } from '../api/conversationStore';
-import { latestQuestion, type Conversation, type Question } from '../api/model';
+import { conversationLabel, type ConversationStore } from '../conversations/conversationStore';
+import { latestQuestion, type Conversation, type Question } from '../conversations/model';
 import { formatRelativeTime, formatStats } from './hostFormat';
 import { errorMessage } from '../api/errors';
 

@@ -3,8 +3,8 @@
  * notification with "Open" when one finishes while its panel is not visible.
  */
 import * as vscode from 'vscode';
-import { conversationLabel, type ConversationStore } from '../api/conversationStore';
-import { latestQuestion, type Conversation } from '../api/model';
+import { conversationLabel, type ConversationStore } from '../conversations/conversationStore';
+import { latestQuestion, type Conversation } from '../conversations/model';
 import { VIEW_ID } from './conversationTree';
 
 export class RunningIndicator implements vscode.Disposable {

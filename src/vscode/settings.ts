@@ -2,7 +2,7 @@
  * The extension's settings and the VS Code settings it honours (proxy), read in one place.
  */
 import * as vscode from 'vscode';
-import { DEFAULT_POLL_INTERVALS } from '../api/poller';
+import { DEFAULT_POLL_INTERVALS } from '../conversations/poller';
 
 export const SECTION = 'deepSearch';
 

@@ -3,7 +3,7 @@
  * It applies host messages to the DOM, rebuilding only the questions that changed, and keeps the
  * small view state (draft, scroll) the page persists with `setState`.
  */
-import type { Conversation, Question } from '../api/model';
+import type { Conversation, Question } from '../conversations/model';
 import type { ConversationSummary, PanelAction, PanelViewState } from '../protocol';
 import { ConversationHeader } from './conversationHeader';
 import { codicon, element } from './dom';

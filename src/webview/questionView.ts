@@ -4,7 +4,7 @@
  * follow-ups; or the failure; or the cancellation). The article element lives as long as the
  * question does; updates touch only what changed.
  */
-import type { Question, Source, Turn } from '../api/model';
+import type { Question, Source, Turn } from '../conversations/model';
 import { button, codicon, element, hasFocusWithin, hiddenLabel } from './dom';
 import { elapsedSince, formatDuration, statsParts } from '../format';
 import { isOpenableHref } from './linkPolicy';

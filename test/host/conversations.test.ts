@@ -1,8 +1,8 @@
 import * as assert from 'node:assert/strict';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { ConversationStore } from '../../src/api/conversationStore';
-import { latestQuestion } from '../../src/api/model';
+import { ConversationStore } from '../../src/conversations/conversationStore';
+import { latestQuestion } from '../../src/conversations/model';
 import { ConversationTree } from '../../src/vscode/conversationTree';
 import { eventually, hostTestOptions, signInTo as signInToEngine } from './extensionApi';
 

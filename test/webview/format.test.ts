@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { emptyStats } from '../../src/api/model';
+import { emptyStats } from '../../src/conversations/model';
 import {
   conversationTitle,
   elapsedSince,

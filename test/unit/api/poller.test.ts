@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { ConversationPoller, DEFAULT_POLL_INTERVALS, type ConversationPollerOptions, type PollerClock, type RefreshOutcome } from '../../../src/api/poller';
+import { ConversationPoller, DEFAULT_POLL_INTERVALS, type ConversationPollerOptions, type PollerClock, type RefreshOutcome } from '../../../src/conversations/poller';
 
 /** A clock whose time moves only when the test says so; timers fire in order, promises settle between. */
 class FakeClock implements PollerClock {

@@ -11,7 +11,7 @@ import { discoverRepositories } from '../../../src/engine/repos';
 const ROOT = path.resolve(__dirname, '..', '..', '..');
 
 const QUESTIONS: ReadonlyArray<{ question: string; leadsWith: string; quotes: RegExp }> = [
-  { question: 'How does the poller back off after errors?', leadsWith: 'src/api/poller.ts', quotes: /backoff|back off/i },
+  { question: 'How does the poller back off after errors?', leadsWith: 'src/conversations/poller.ts', quotes: /backoff|back off/i },
   { question: 'How does the engine check the Authorization header?', leadsWith: 'src/engine/auth.ts', quotes: /authorization/i },
   { question: 'Where are the tool server endpoints defined?', leadsWith: 'src/contract/toolServers.ts', quotes: /TOOL_SERVER_ENDPOINTS/ },
 ];

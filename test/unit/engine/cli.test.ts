@@ -31,6 +31,8 @@ describe('engine CLI arguments', function () {
   it('reports unknown options, stray arguments and missing or bad values as errors', function () {
     const cases: Array<[string[], RegExp]> = [
       [['--bogus'], /^Unknown option --bogus\.$/],
+      [['-x'], /^Unknown option -x\.$/],
+      [['--no-sharing=yes'], /^--no-sharing takes no value\.$/],
       [['extra'], /^Unexpected argument "extra"\.$/],
       [['--repo'], /^--repo needs a value\.$/],
       [['--repo', '--port', '1'], /^--repo needs a value\.$/],

@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { conversationMarkdown } from '../../../src/api/markdownExport';
-import { emptyStats, type Conversation, type Question } from '../../../src/api/model';
+import { emptyStats, type Conversation, type Question } from '../../../src/conversations/model';
 
 const INSTANCE = 'https://sourcegraph.example.com';
 

@@ -8,10 +8,10 @@ import { readFile, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import type { Dispatcher } from 'undici';
 import { DeepSearchClient } from '../../../src/api/client';
-import { ConversationStore, conversationLabel, MAX_LABEL_LENGTH, type ConversationStoreOptions, type RunningIdsMemento, type StoreChange } from '../../../src/api/conversationStore';
+import { ConversationStore, conversationLabel, MAX_LABEL_LENGTH, type ConversationStoreOptions, type RunningIdsMemento, type StoreChange } from '../../../src/conversations/conversationStore';
 import { createDispatcher } from '../../../src/api/http';
-import { isUnfinished, type Conversation, type Question } from '../../../src/api/model';
-import type { PollerClock } from '../../../src/api/poller';
+import { isUnfinished, type Conversation, type Question } from '../../../src/conversations/model';
+import type { PollerClock } from '../../../src/conversations/poller';
 import { API_PATH } from '../../../src/contract/legacyWire';
 import { startTestEngine, TEST_TOKENS, TEST_USERS, waitFor, type TestEngine } from '../../support/engineHarness';
 

@@ -3,9 +3,9 @@
  * notifications observe it; none keeps its own. It talks to the server through the client, keeps
  * unfinished conversations polled through the poller, and persists only ids (never answers).
  */
-import type { DeepSearchClient } from './client';
-import { DeepSearchError, isDeepSearchError } from './errors';
-import { conversationWebUrl } from './instance';
+import type { DeepSearchClient } from '../api/client';
+import { DeepSearchError, isDeepSearchError } from '../api/errors';
+import { conversationWebUrl } from '../api/instance';
 import { isUnfinished, type Conversation, type ConversationPage, type SortOrder } from './model';
 import { ConversationPoller, type PollerClock } from './poller';
 

@@ -1,7 +1,7 @@
 /**
  * The one domain model of conversations that every part of the extension works with. Whatever
- * variant a server sends (see `contract/legacyWire.ts`, `contract/connectWire.ts` and the
- * `normalize*.ts` beside this file), it arrives here in this shape.
+ * variant a server sends (see `contract/legacyWire.ts`, `contract/connectWire.ts` and
+ * `api/normalize*.ts`), it arrives here in this shape.
  */
 
 /**
