@@ -14,7 +14,7 @@ export const VIEW_ID = 'deepSearch.conversations';
 export type TreeNode = { kind: 'conversation'; id: number } | { kind: 'loadMore' } | { kind: 'showNewest' } | { kind: 'message'; text: string };
 
 export class ConversationTree implements vscode.TreeDataProvider<TreeNode>, vscode.Disposable {
-  private readonly changeEmitter = new vscode.EventEmitter<TreeNode | undefined>();
+  private readonly changeEmitter = new vscode.EventEmitter<TreeNode | TreeNode[] | undefined>();
   readonly onDidChangeTreeData = this.changeEmitter.event;
   private readonly subscription: { dispose(): void };
   private loadError: string | undefined;
@@ -22,9 +22,15 @@ export class ConversationTree implements vscode.TreeDataProvider<TreeNode>, vsco
   private readonly nodes = new Map<number, TreeNode>();
 
   constructor(private readonly store: ConversationStore) {
-    this.subscription = store.onDidChange(() => {
-      void vscode.commands.executeCommand('setContext', 'deepSearch.hasConversations', store.listed.length > 0);
-      this.changeEmitter.fire(undefined);
+    this.subscription = store.onDidChange((change) => {
+      if (change.reset || change.listChanged || change.removed.length > 0) {
+        void vscode.commands.executeCommand('setContext', 'deepSearch.hasConversations', store.listed.length > 0);
+        this.changeEmitter.fire(undefined);
+        return;
+      }
+      // A poll that changed some conversations repaints their rows only, not the whole list.
+      const rows = change.changed.flatMap((id) => this.nodes.get(id) ?? []);
+      if (rows.length > 0) this.changeEmitter.fire(rows);
     });
   }
 

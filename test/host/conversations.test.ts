@@ -28,6 +28,9 @@ describe('conversations', () => {
     assert.equal((processing.iconPath as vscode.ThemeIcon).id, 'loading~spin');
     assert.ok(api.tree.getChildren().some((node) => node.kind === 'conversation' && node.id === id), 'listed in the tree');
     assert.ok(api.panels.isVisible(id), 'the panel opened at once');
+    // From here the list stays as it is: each poll that changes the question repaints its row only.
+    const repaints: unknown[] = [];
+    const watching = api.tree.onDidChangeTreeData((nodes) => repaints.push(nodes));
 
     const answered = await eventually(() => {
       const conversation = api.store.get(id);
@@ -41,6 +44,9 @@ describe('conversations', () => {
     assert.equal(latestQuestion(shown)!.answer, latestQuestion(answered)!.answer);
     const done = api.tree.getTreeItem(api.tree.nodeFor(id));
     assert.match(String(done.contextValue), /\bcompleted\b/);
+    watching.dispose();
+    assert.ok(repaints.length > 0, 'the row was repainted as the question progressed');
+    assert.deepEqual(repaints.filter((nodes) => !(Array.isArray(nodes) && nodes.every((node) => node === api.tree.nodeFor(id)))), [], 'only its row');
   });
 
   it('asks about a selection with its code, path, line range and repository', async () => {
