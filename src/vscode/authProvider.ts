@@ -4,23 +4,24 @@
  */
 import * as vscode from 'vscode';
 import type { Session } from './session';
+import { Disposables } from './disposables';
 import { signIn } from './signIn';
 
 export const AUTH_PROVIDER_ID = 'deepsearch';
 
-export class DeepSearchAuthProvider implements vscode.AuthenticationProvider, vscode.Disposable {
-  private readonly changeEmitter = new vscode.EventEmitter<vscode.AuthenticationProviderAuthenticationSessionsChangeEvent>();
+export class DeepSearchAuthProvider extends Disposables implements vscode.AuthenticationProvider, vscode.Disposable {
+  private readonly changeEmitter = this.register(new vscode.EventEmitter<vscode.AuthenticationProviderAuthenticationSessionsChangeEvent>());
   readonly onDidChangeSessions = this.changeEmitter.event;
   private shown: vscode.AuthenticationSession | undefined;
-  private readonly disposables: vscode.Disposable[];
 
   constructor(private readonly session: Session) {
-    this.disposables = [
+    super();
+    this.register(
       vscode.authentication.registerAuthenticationProvider(AUTH_PROVIDER_ID, vscode.l10n.t('Deep Search'), this, {
         supportsMultipleAccounts: false,
       }),
-      session.onDidChange(() => void this.announce()),
-    ];
+    );
+    this.register(session.onDidChange(() => void this.announce()));
   }
 
   async getSessions(): Promise<vscode.AuthenticationSession[]> {
@@ -37,11 +38,6 @@ export class DeepSearchAuthProvider implements vscode.AuthenticationProvider, vs
 
   async removeSession(): Promise<void> {
     await this.session.signOut();
-  }
-
-  dispose(): void {
-    for (const disposable of this.disposables) disposable.dispose();
-    this.changeEmitter.dispose();
   }
 
   private async currentSession(): Promise<vscode.AuthenticationSession | undefined> {

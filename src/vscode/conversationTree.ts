@@ -6,6 +6,7 @@
 import * as vscode from 'vscode';
 import { conversationLabel, type ConversationStore } from '../conversations/conversationStore';
 import { latestQuestion, type Conversation, type Question } from '../conversations/model';
+import { Disposables } from './disposables';
 import { formatRelativeTime, formatStats } from './hostFormat';
 import { errorMessage } from '../api/errors';
 
@@ -13,16 +14,16 @@ export const VIEW_ID = 'deepSearch.conversations';
 
 export type TreeNode = { kind: 'conversation'; id: number } | { kind: 'loadMore' } | { kind: 'showNewest' } | { kind: 'message'; text: string };
 
-export class ConversationTree implements vscode.TreeDataProvider<TreeNode>, vscode.Disposable {
-  private readonly changeEmitter = new vscode.EventEmitter<TreeNode | TreeNode[] | undefined>();
+export class ConversationTree extends Disposables implements vscode.TreeDataProvider<TreeNode>, vscode.Disposable {
+  private readonly changeEmitter = this.register(new vscode.EventEmitter<TreeNode | TreeNode[] | undefined>());
   readonly onDidChangeTreeData = this.changeEmitter.event;
-  private readonly subscription: { dispose(): void };
   private loadError: string | undefined;
   private reloading: Promise<void> | undefined;
   private readonly nodes = new Map<number, TreeNode>();
 
   constructor(private readonly store: ConversationStore) {
-    this.subscription = store.onDidChange((change) => {
+    super();
+    this.register(store.onDidChange((change) => {
       if (change.reset || change.listChanged || change.removed.length > 0) {
         void vscode.commands.executeCommand('setContext', 'deepSearch.hasConversations', store.listed.length > 0);
         this.changeEmitter.fire(undefined);
@@ -31,7 +32,7 @@ export class ConversationTree implements vscode.TreeDataProvider<TreeNode>, vsco
       // A poll that changed some conversations repaints their rows only, not the whole list.
       const rows = change.changed.flatMap((id) => this.nodes.get(id) ?? []);
       if (rows.length > 0) this.changeEmitter.fire(rows);
-    });
+    }));
   }
 
   /** Reloads the first page; failures show as a row rather than a silent empty list. */
@@ -103,11 +104,6 @@ export class ConversationTree implements vscode.TreeDataProvider<TreeNode>, vsco
         return conversation ? conversationItem(conversation, !this.store.isReadOnly(node.id)) : new vscode.TreeItem(vscode.l10n.t('(deleted)'));
       }
     }
-  }
-
-  dispose(): void {
-    this.subscription.dispose();
-    this.changeEmitter.dispose();
   }
 }
 

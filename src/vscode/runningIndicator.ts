@@ -6,25 +6,22 @@ import * as vscode from 'vscode';
 import { conversationLabel, type ConversationStore } from '../conversations/conversationStore';
 import { latestQuestion, type Conversation } from '../conversations/model';
 import { VIEW_ID } from './conversationTree';
+import { Disposables } from './disposables';
 
-export class RunningIndicator implements vscode.Disposable {
-  private readonly item = vscode.window.createStatusBarItem('deepSearch.running', vscode.StatusBarAlignment.Left, 50);
-  private readonly subscriptions: { dispose(): void }[];
+export class RunningIndicator extends Disposables implements vscode.Disposable {
+  private readonly item = this.register(vscode.window.createStatusBarItem('deepSearch.running', vscode.StatusBarAlignment.Left, 50));
 
   constructor(
     private readonly store: ConversationStore,
     private readonly isPanelVisible: (id: number) => boolean,
     private readonly openConversation: (id: number) => void,
   ) {
+    super();
     this.item.name = vscode.l10n.t('Deep Search: running questions');
     this.item.command = `${VIEW_ID}.focus`;
-    this.subscriptions = [store.onDidChange(() => this.render()), store.onDidFinish((conversation) => void this.finished(conversation))];
+    this.register(store.onDidChange(() => this.render()));
+    this.register(store.onDidFinish((conversation) => void this.finished(conversation)));
     this.render();
-  }
-
-  dispose(): void {
-    this.subscriptions.forEach((subscription) => subscription.dispose());
-    this.item.dispose();
   }
 
   private render(): void {

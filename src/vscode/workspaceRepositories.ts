@@ -4,12 +4,17 @@
  */
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { Disposables } from './disposables';
 import { localRepository, type LocalRepository } from './git';
 
 /** The workspace's git repositories by instance name, looked up once per set of folders. */
-export class WorkspaceRepositories implements vscode.Disposable {
+export class WorkspaceRepositories extends Disposables implements vscode.Disposable {
   private byName: Promise<Map<string, LocalRepository>> | undefined;
-  private readonly subscription = vscode.workspace.onDidChangeWorkspaceFolders(() => (this.byName = undefined));
+
+  constructor() {
+    super();
+    this.register(vscode.workspace.onDidChangeWorkspaceFolders(() => (this.byName = undefined)));
+  }
 
   async find(repoName: string): Promise<LocalRepository | undefined> {
     this.byName ??= this.scan();
@@ -25,10 +30,6 @@ export class WorkspaceRepositories implements vscode.Disposable {
   /** The repository (if any) holding a file, for questions about a selection. */
   async holding(uri: vscode.Uri): Promise<LocalRepository | undefined> {
     return uri.scheme === 'file' ? localRepository(path.dirname(uri.fsPath)) : undefined;
-  }
-
-  dispose(): void {
-    this.subscription.dispose();
   }
 
   private async scan(): Promise<Map<string, LocalRepository>> {

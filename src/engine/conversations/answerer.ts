@@ -54,6 +54,11 @@ export const DEFAULT_ANSWER_SLOTS = 4;
 const FILES_QUOTED = 3;
 const FILES_LISTED = 7;
 const CHUNKS_QUOTED = 3;
+/**
+ * How long an answer waits for a repository's search index being built before it greps instead: a
+ * grep of every term over a large tree, for every answer of a burst, costs more than the wait.
+ */
+const INDEX_WAIT_MS = 60_000;
 /** Lines quoted from one place at most (a run of matching lines, such as generated code, is cut). */
 const MAX_EXCERPT_LINES = 30;
 const CHARS_PER_TOKEN = 4;
@@ -169,7 +174,12 @@ class AnswerRun {
     let ranked: Awaited<ReturnType<typeof rankFiles>>;
     try {
       this.toolCalls++;
-      ranked = await rankFiles(this.context, parseQuery(''), terms);
+      ranked = await rankFiles(this.context, parseQuery(''), terms, {
+        waitForIndexes: {
+          maxWaitMs: INDEX_WAIT_MS,
+          waiting: (names) => this.step(`Waiting for the search index of ${names.join(', ')} to be built`),
+        },
+      });
     } catch (error) {
       // Nothing searchable (no repository with commits, folders gone): said in the answer, not a failure.
       if (!(error instanceof ToolError) || this.request.signal.aborted) throw error;

@@ -36,7 +36,8 @@ export interface SearchIndexesOptions {
 
 interface RepositoryState {
   ready?: SearchIndex;
-  building?: { commit: string; abort: AbortController };
+  /** `done` settles when the build ends, whatever its outcome. */
+  building?: { commit: string; abort: AbortController; done: Promise<void> };
   /** Commits whose index was refused (too large) or failed: not tried again. */
   refused: Set<string>;
 }
@@ -80,6 +81,38 @@ export class SearchIndexes {
     return undefined;
   }
 
+  /**
+   * The target's index once it is built: at once when it is ready, after the build under way (or
+   * started now) otherwise; undefined when there will be none (not HEAD, refused, failed), or when
+   * `maxWaitMs` passes or `signal` aborts first. For work that may wait (an answer), not a tool call.
+   */
+  async whenReady(target: SearchTarget, signal: AbortSignal, maxWaitMs: number): Promise<SearchIndex | undefined> {
+    const ready = this.lookup(target);
+    if (ready) return ready;
+    const building = this.states.get(target.repo)?.building;
+    if (!building || building.commit !== target.commit) return undefined;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    let onAbort: (() => void) | undefined;
+    const givenUp = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, maxWaitMs);
+      onAbort = () => resolve();
+      signal.addEventListener('abort', onAbort, { once: true });
+    });
+    try {
+      await Promise.race([building.done, givenUp]);
+    } finally {
+      clearTimeout(timer);
+      if (onAbort) signal.removeEventListener('abort', onAbort);
+    }
+    signal.throwIfAborted();
+    return this.lookup(target, false);
+  }
+
+  /** Whether the target's index is being built now (so a search could wait for it). */
+  isBuilding(target: SearchTarget): boolean {
+    return this.states.get(target.repo)?.building?.commit === target.commit;
+  }
+
   /** Stops every build and worker. */
   close(): void {
     this.shutdown.abort();
@@ -93,7 +126,8 @@ export class SearchIndexes {
   private build(repo: ServedRepository, commit: string, state: RepositoryState): void {
     state.building?.abort.abort();
     const abort = new AbortController();
-    state.building = { commit, abort };
+    let finished = (): void => undefined;
+    state.building = { commit, abort, done: new Promise<void>((resolve) => (finished = resolve)) };
     const signal = AbortSignal.any([abort.signal, this.shutdown.signal]);
     const started = performance.now();
     const at = `${repo.name} at ${commit.slice(0, 12)}`;
@@ -116,6 +150,7 @@ export class SearchIndexes {
         this.options.log(`${error instanceof TreeTooLarge ? 'no search index for' : 'search index failed for'} ${at}: ${reason}; its searches use git grep`);
       } finally {
         if (state.building?.abort === abort) state.building = undefined;
+        finished();
       }
     })();
   }

@@ -6,7 +6,7 @@
  */
 import { bestWindows, makeChunk, readTargetText, renderBlocks, splitLines, type FileBlock, type Window } from './blocks';
 import { plural, ToolError, type ToolContext, type ToolOutput } from './context';
-import { grepTarget, listTree, type SearchTarget } from './grep';
+import { grepTarget, listTree, type SearchTarget, type TreeListing } from './grep';
 import { evaluate, parseQuery, type FilterNode, type ParsedQuery } from '../search/query';
 import { bm25, lineScores, queryTerms, type CorpusStats, type Document, type SearchTermSpec } from '../search/ranking';
 import { checkFilters, evaluateKnown, filterVerdicts, selectTargets } from './targets';
@@ -28,6 +28,15 @@ export interface RankedFiles {
   files: RankedFile[];
   stats: CorpusStats;
   notes: string[];
+}
+
+export interface RankOptions {
+  /**
+   * For work that may wait (an answer): when a repository's search index is being built, wait for
+   * it (at most `maxWaitMs`) instead of grepping the whole tree per term meanwhile; `waiting` is
+   * told which repositories it waits for.
+   */
+  waitForIndexes?: { maxWaitMs: number; waiting(repositories: string[]): Promise<void> };
 }
 
 /** The query's patterns become terms (any may match); its filters select repositories and files. */
@@ -55,9 +64,10 @@ export async function nlsSearch(context: ToolContext, args: { query: string }): 
  * The files of the query's repositories (and files, by its filters) that hold any of the terms,
  * scored with BM25: the one ranking behind natural-language search and the answerer's search.
  */
-export async function rankFiles(context: ToolContext, query: ParsedQuery, terms: readonly SearchTermSpec[]): Promise<RankedFiles> {
+export async function rankFiles(context: ToolContext, query: ParsedQuery, terms: readonly SearchTermSpec[], options: RankOptions = {}): Promise<RankedFiles> {
   const notes: string[] = [];
   const targets = await selectTargets(context, query, notes);
+  if (options.waitForIndexes) await waitForIndexes(context, targets, options.waitForIndexes);
   const stats: CorpusStats = { documentCount: 0, averageLength: 0, documentFrequency: new Map() };
   let totalLength = 0;
   const files: RankedFile[] = [];
@@ -65,14 +75,14 @@ export async function rankFiles(context: ToolContext, query: ParsedQuery, terms:
     const tree = await listTree(context, target);
     stats.documentCount += tree.paths.length;
     for (const size of tree.sizes.values()) totalLength += size;
-    const documents = await documentsOf(context, target, terms, tree.sizes, notes);
+    const { documents, frequency } = await documentsOf(context, target, terms, tree, notes);
+    for (const [term, files] of frequency) stats.documentFrequency.set(term, (stats.documentFrequency.get(term) ?? 0) + files);
     const paths = [...documents.keys()];
     const verdicts = await filterVerdicts(query, target.repo.name, paths);
     paths.forEach((path, index) => {
       const document = documents.get(path);
       if (!document || !passesFilters(query, (filter) => verdicts.get(filter.id)?.(index) ?? false)) return;
       files.push({ target, document, score: 0 });
-      for (const term of document.termFrequencies.keys()) stats.documentFrequency.set(term, (stats.documentFrequency.get(term) ?? 0) + 1);
     });
   }
   stats.averageLength = stats.documentCount > 0 ? totalLength / stats.documentCount : 1;
@@ -81,28 +91,59 @@ export async function rankFiles(context: ToolContext, query: ParsedQuery, terms:
   return { files, stats, notes };
 }
 
-/** Files of the target containing at least one term, with matching-line counts per term. */
+async function waitForIndexes(context: ToolContext, targets: readonly SearchTarget[], wait: NonNullable<RankOptions['waitForIndexes']>): Promise<void> {
+  const indexes = context.searchIndexes;
+  if (!indexes) return;
+  // Starts the builds that have not started (a lookup of HEAD does).
+  const pending = targets.filter((target) => !indexes.lookup(target) && indexes.isBuilding(target));
+  if (pending.length === 0) return;
+  await wait.waiting(pending.map((target) => target.repo.name));
+  await Promise.all(pending.map((target) => indexes.whenReady(target, context.signal, wait.maxWaitMs)));
+}
+
+/**
+ * A term in more than this share of a tree's files (as common words are in prose and code) scores
+ * too little to make a file a candidate by itself: files become candidates through the rarer terms.
+ */
+const COMMON_TERM_SHARE = 0.1;
+
+/**
+ * Files of the target worth scoring, with matching-line counts per term, and each term's document
+ * frequency in the tree. A file containing only common terms is not a candidate (unless every term
+ * is common: then the files of the rarest one are), which keeps a search of common words over a
+ * large tree from building a document for every file.
+ */
 async function documentsOf(
   context: ToolContext,
   target: SearchTarget,
   terms: readonly SearchTermSpec[],
-  sizes: ReadonlyMap<string, number>,
+  tree: TreeListing,
   notes: string[],
-): Promise<Map<string, Document>> {
-  const documents = new Map<string, Document>();
+): Promise<{ documents: Map<string, Document>; frequency: Map<string, number> }> {
+  const counts: Array<{ term: SearchTermSpec; files: ReadonlyMap<string, number> }> = [];
   for (const term of terms) {
     const result = await grepTarget(context, target, { patterns: [term.text], syntax: 'fixed', caseSensitive: false, linesPerFile: 0, what: `The term ${echo(term.text)}` });
     if (result.truncated) notes.push(`"${term.text}" matches too much in ${target.repo.name}; not every file was counted.`);
-    for (const [path, count] of result.counts) {
-      let document = documents.get(path);
-      if (!document) {
-        document = { key: `${target.repo.name}\0${path}`, path, length: sizes.get(path) ?? 0, termFrequencies: new Map() };
-        documents.set(path, document);
+    counts.push({ term, files: result.counts });
+  }
+  const frequency = new Map(counts.map(({ term, files }) => [term.text, files.size]));
+  const common = Math.max(50, tree.paths.length * COMMON_TERM_SHARE);
+  const rare = counts.filter(({ files }) => files.size > 0 && files.size <= common);
+  const rarest = [...counts].filter(({ files }) => files.size > 0).sort((a, b) => a.files.size - b.files.size)[0];
+  const selecting = rare.length > 0 ? rare : rarest ? [rarest] : [];
+  const documents = new Map<string, Document>();
+  for (const { files } of selecting) {
+    for (const path of files.keys()) {
+      if (documents.has(path)) continue;
+      const termFrequencies = new Map<string, number>();
+      for (const { term, files: termFiles } of counts) {
+        const count = termFiles.get(path);
+        if (count) termFrequencies.set(term.text, count);
       }
-      document.termFrequencies.set(term.text, count);
+      documents.set(path, { key: `${target.repo.name}\0${path}`, path, length: tree.sizes.get(path) ?? 0, termFrequencies });
     }
   }
-  return documents;
+  return { documents, frequency };
 }
 
 /** Patterns do not restrict natural-language search (any term may match); its filters do. */

@@ -7,23 +7,27 @@
 import { createHash } from 'node:crypto';
 import * as vscode from 'vscode';
 import { TOOL_SERVER_PATHS } from '../../api/tools/toolServer';
+import { Disposables } from '../disposables';
 import type { Session } from '../session';
 
 export const MCP_PROVIDER_ID = 'deepSearch.tools';
 
-export class DeepSearchMcpServers implements vscode.McpServerDefinitionProvider<vscode.McpHttpServerDefinition>, vscode.Disposable {
-  private readonly changeEmitter = new vscode.EventEmitter<void>();
+export class DeepSearchMcpServers extends Disposables implements vscode.McpServerDefinitionProvider<vscode.McpHttpServerDefinition>, vscode.Disposable {
+  private readonly changeEmitter = this.register(new vscode.EventEmitter<void>());
   readonly onDidChangeMcpServerDefinitions = this.changeEmitter.event;
-  private readonly subscription: vscode.Disposable;
   private stopWatchingDiscovery: (() => void) | undefined;
 
   constructor(private readonly session: Session) {
-    this.subscription = session.onDidChange((connection) => {
-      // What a tool feature finds out (the endpoint, or that there is none) changes the definition too.
-      this.stopWatchingDiscovery?.();
-      this.stopWatchingDiscovery = connection?.tools.client.onDidDiscover(() => this.changeEmitter.fire());
-      this.changeEmitter.fire();
-    });
+    super();
+    this.register({ dispose: () => this.stopWatchingDiscovery?.() });
+    this.register(
+      session.onDidChange((connection) => {
+        // What a tool feature finds out (the endpoint, or that there is none) changes the definition too.
+        this.stopWatchingDiscovery?.();
+        this.stopWatchingDiscovery = connection?.tools.client.onDidDiscover(() => this.changeEmitter.fire());
+        this.changeEmitter.fire();
+      }),
+    );
   }
 
   /** Eager and silent: no request, no prompt. An instance known to lack a tool server offers none. */
@@ -51,11 +55,5 @@ export class DeepSearchMcpServers implements vscode.McpServerDefinitionProvider<
     }
     server.headers = { ...server.headers, Authorization: `token ${token}` };
     return server;
-  }
-
-  dispose(): void {
-    this.stopWatchingDiscovery?.();
-    this.subscription.dispose();
-    this.changeEmitter.dispose();
   }
 }

@@ -10,6 +10,7 @@ import * as vscode from 'vscode';
 import { DeepSearchError, errorMessage, isDeepSearchError } from '../../api/errors';
 import type { CodeTools } from '../../api/tools/codeTools';
 import { isToolServerMissing, TOOL_FEATURES, TOOL_NAMES, type ToolName, type ToolServer } from '../../api/tools/toolServer';
+import { Disposables } from '../disposables';
 import type { Session } from '../session';
 
 /** Context key that hides the tool commands when the instance has no tool server. */
@@ -17,13 +18,12 @@ const MISSING_CONTEXT = 'deepSearch.noToolServer';
 /** Context key prefix: `deepSearch.lacks.<tool>` is true when the instance's tool server lacks that tool. */
 const LACKS_CONTEXT = 'deepSearch.lacks.';
 
-export class ToolAccess implements vscode.Disposable {
+export class ToolAccess extends Disposables implements vscode.Disposable {
   private announcedFor: CodeTools | undefined;
-  private readonly subscription: vscode.Disposable;
   private stopWatchingDiscovery: (() => void) | undefined;
   /** Per connection: the fallbacks already explained (each is said once). */
   private readonly explained = new WeakMap<CodeTools, Set<string>>();
-  private readonly changeEmitter = new vscode.EventEmitter<void>();
+  private readonly changeEmitter = this.register(new vscode.EventEmitter<void>());
   /** Fires when the connection (and so the tool server) changes. */
   readonly onDidChange = this.changeEmitter.event;
 
@@ -31,10 +31,14 @@ export class ToolAccess implements vscode.Disposable {
     private readonly session: Session,
     private readonly log: vscode.LogOutputChannel,
   ) {
-    this.subscription = session.onDidChange(() => {
-      this.watchDiscovery();
-      this.changeEmitter.fire();
-    });
+    super();
+    this.register({ dispose: () => this.stopWatchingDiscovery?.() });
+    this.register(
+      session.onDidChange(() => {
+        this.watchDiscovery();
+        this.changeEmitter.fire();
+      }),
+    );
     this.watchDiscovery();
   }
 
@@ -167,12 +171,6 @@ export class ToolAccess implements vscode.Disposable {
     const message = errorMessage(error);
     this.log.error(message);
     void vscode.window.showErrorMessage(message);
-  }
-
-  dispose(): void {
-    this.stopWatchingDiscovery?.();
-    this.subscription.dispose();
-    this.changeEmitter.dispose();
   }
 
   /** Once per connection: the instance has no tool server at all. */

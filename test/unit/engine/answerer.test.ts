@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { Answerer } from '../../../src/engine/conversations/answerer';
 import { blobUrl, languageOf, titleFor } from '../../../src/engine/conversations/answerWriter';
 import { discoverRepositories, type ServedRepository } from '../../../src/engine/repos';
+import { SearchIndexes } from '../../../src/engine/search/searchIndex';
 import { extractSearchTerms, splitIdentifier } from '../../../src/engine/search/searchTerms';
 import { createSampleAppRepo, createTestRepo, SAMPLE_APP_NAME, type TestRepo } from '../../support/gitRepos';
 
@@ -154,6 +155,32 @@ describe('answerer', function () {
       assert.match(answer.answer, /src\/config\.ts/);
     } finally {
       await empty.remove();
+    }
+  });
+
+  it('waits for the search index being built rather than grepping meanwhile, and answers from it', async function () {
+    const indexes = new SearchIndexes({ log: () => undefined });
+    try {
+      const indexed = new Answerer({ repositories, instanceUrl: 'http://127.0.0.1:9', paceMs: 0, searchIndexes: indexes });
+      const ask = async (): Promise<{ turns: string[]; answer: string }> => {
+        const turns: string[] = [];
+        const { answer } = await indexed.answer({
+          question: 'Where is `parseConfig` defined?',
+          earlierQuestions: [],
+          signal: new AbortController().signal,
+          report: async (reasoning) => void turns.push(reasoning),
+        });
+        return { turns, answer };
+      };
+      const first = await ask();
+      assert.ok(first.turns.includes(`Waiting for the search index of ${SAMPLE_APP_NAME} to be built`), first.turns.join('\n'));
+      assert.match(first.answer, /`parseConfig` is declared in \[src\/config\.ts:11\]/);
+      const second = await ask();
+      assert.ok(!second.turns.some((turn) => turn.startsWith('Waiting')), 'the index is ready: no wait');
+      const grepped = await answerer().answer({ question: 'Where is `parseConfig` defined?', earlierQuestions: [], signal: new AbortController().signal, report: async () => undefined });
+      assert.equal(second.answer, grepped.answer, 'the index answers as git grep does');
+    } finally {
+      indexes.close();
     }
   });
 

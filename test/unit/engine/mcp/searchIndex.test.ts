@@ -265,6 +265,31 @@ describe('search index', function () {
     }
   });
 
+  it('lets work that may wait wait for the index being built, not for a commit it will not index, and stops waiting when cancelled', async function () {
+    const repo = await createTestRepo({ name: 'waited', commits: [{ message: 'One file', files: { 'a.ts': 'export const answer = 42;\n' } }] });
+    const indexes = new SearchIndexes({ log: () => undefined });
+    try {
+      const repository = { name: 'waited', dir: repo.dir, bare: false };
+      const target: SearchTarget = { repo: repository, commit: await head(repo), revision: 'HEAD' };
+      const signal = new AbortController().signal;
+      assert.equal(await indexes.whenReady({ ...target, revision: 'main' }, signal, 10_000), undefined, 'only HEAD is indexed: nothing to wait for');
+      assert.equal(indexes.isBuilding(target), false);
+      const waited = indexes.whenReady(target, signal, 30_000);
+      assert.equal(indexes.isBuilding(target), true, 'asking started the build');
+      const index = await waited;
+      assert.equal(index?.commit, target.commit);
+      assert.equal(indexes.lookup(target), index);
+      const cancelled = new AbortController();
+      cancelled.abort();
+      await repo.commit({ message: 'Two', files: { 'b.ts': 'export const other = 1;\n' } });
+      const next: SearchTarget = { ...target, commit: await head(repo) };
+      await assert.rejects(indexes.whenReady(next, cancelled.signal, 30_000), (error: unknown) => error instanceof Error && error.name === 'AbortError');
+    } finally {
+      indexes.close();
+      await repo.remove();
+    }
+  });
+
   it('follows HEAD: a new commit gets its own index, which replaces the old one', async function () {
     const repo = await createTestRepo({ name: 'moving', commits: [{ message: 'First', files: { 'a.ts': 'const before = 1;\n' } }] });
     const logs: string[] = [];
