@@ -213,8 +213,11 @@ export class ConversationStore {
     const generation = this.generation;
     const conversation = await this.requireClient().createConversation(question);
     if (generation !== this.generation) throw staleAccountError();
+    const listedBefore = this.listedIds;
     this.listedIds = [conversation.id, ...this.listedIds.filter((id) => id !== conversation.id)];
     this.put(conversation, true);
+    // A new conversation heads the list: the views show it (a repaint of changed rows would not).
+    if (!sameIds(listedBefore, this.listedIds)) this.emit({ changed: [], removed: [], listChanged: true });
     return conversation;
   }
 
@@ -388,11 +391,10 @@ export class ConversationStore {
     if (!running) this.poller.untrack(conversation.id);
     else if (!fromPoll || !this.poller.isTracking(conversation.id)) this.poller.track(conversation.id, { refreshNow: startedHere });
     const shared = conversation.isOwner === false || this.sharedReadTokens.has(conversation.id);
-    if (!this.listedIds.includes(conversation.id) && this.listLoaded && !shared) {
-      this.listedIds.unshift(conversation.id);
-    }
+    const listedNow = !this.listedIds.includes(conversation.id) && this.listLoaded && !shared;
+    if (listedNow) this.listedIds.unshift(conversation.id);
     this.saveRunning();
-    if (changed) this.emit({ changed: [conversation.id], removed: [], listChanged: false });
+    if (changed || listedNow) this.emit({ changed: [conversation.id], removed: [], listChanged: listedNow });
     if (wasRunning && !running) this.finishListeners.forEach((listener) => listener(conversation));
   }
 
@@ -484,3 +486,6 @@ export function conversationLabel(conversation: Conversation): string {
   return label.length > MAX_LABEL_LENGTH ? `${label.slice(0, MAX_LABEL_LENGTH - 1).trimEnd()}…` : label;
 }
 
+function sameIds(a: readonly number[], b: readonly number[]): boolean {
+  return a.length === b.length && a.every((id, index) => id === b[index]);
+}

@@ -158,6 +158,7 @@ describe('ConversationStore against the local engine', () => {
       assert.equal(store.listed[0]?.id, asked.id);
       assert.equal(store.listed.filter((conversation) => conversation.id === asked.id).length, 1);
       assert.ok(changes.some((change) => change.changed.includes(asked.id)), 'onDidChange names the new conversation');
+      assert.ok(changes.some((change) => change.listChanged), 'and says the list changed: views that repaint changed rows only must add its row');
       assert.equal(store.runningCount, 1);
 
       const done = await untilFinishedInStore(store, asked.id);
