@@ -16,7 +16,12 @@ export interface PanelViewState {
   conversationId: number;
   draft: string;
   scrollTop: number;
+  /** The follow-up sent and not yet answered, so its reply is understood after a reload of the page. */
+  pendingFollowup?: { requestId: number; text: string };
 }
+
+/** How a request of the webview ended: done, or not, with what to tell the user. */
+export type RequestOutcome = { ok: true } | { ok: false; message: string };
 
 export type HostMessage =
   /** Everything the panel shows; sent after every `ready`. */
@@ -30,13 +35,11 @@ export type HostMessage =
     }
   /** Questions that changed or were added since the last message, matched by id. */
   | { type: 'questions'; summary: ConversationSummary; questions: Question[]; now: number }
-  /** A follow-up could not be sent; the webview keeps the draft and shows why. */
-  | { type: 'followupFailed'; message: string }
   /**
-   * The follow-up `text` was accepted: the webview clears its draft if that is what the draft
-   * holds (after a reload of the page, only the draft tells what was being sent).
+   * The answer to a request that needs one (`askFollowup`, `cancel`), by the webview's `requestId`:
+   * a follow-up that failed keeps its draft and says why; a cancel that failed lets the user try again.
    */
-  | { type: 'followupSent'; text: string }
+  | { type: 'reply'; requestId: number; outcome: RequestOutcome }
   /** The conversation no longer exists on the server. */
   | { type: 'removed'; message: string };
 
@@ -44,8 +47,9 @@ export type PanelAction = 'copyShareLink' | 'openInBrowser' | 'export' | 'delete
 
 export type WebviewMessage =
   | { type: 'ready' }
-  | { type: 'askFollowup'; text: string }
-  | { type: 'cancel'; questionId: number }
+  /** `requestId`s are the webview's own, unique per page; the host echoes them in its `reply`. */
+  | { type: 'askFollowup'; requestId: number; text: string }
+  | { type: 'cancel'; requestId: number; questionId: number }
   /** Every click on a link: the host decides what opens, the webview never navigates. */
   | { type: 'openLink'; href: string }
   | { type: 'copyText'; text: string }
@@ -70,9 +74,9 @@ export function isWebviewMessage(value: unknown): value is WebviewMessage {
     case 'ready':
       return true;
     case 'askFollowup':
-      return typeof message.text === 'string';
+      return isRequestId(message.requestId) && typeof message.text === 'string';
     case 'cancel':
-      return typeof message.questionId === 'number';
+      return isRequestId(message.requestId) && typeof message.questionId === 'number';
     case 'openLink':
       return typeof message.href === 'string';
     case 'copyText':
@@ -80,6 +84,10 @@ export function isWebviewMessage(value: unknown): value is WebviewMessage {
     case 'action':
       return typeof message.action === 'string' && PANEL_ACTIONS.has(message.action);
   }
+}
+
+function isRequestId(value: unknown): value is number {
+  return typeof value === 'number' && Number.isSafeInteger(value) && value > 0;
 }
 
 /**

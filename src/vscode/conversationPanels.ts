@@ -296,15 +296,18 @@ class PanelHost {
         this.pendingOutcome = undefined;
         return;
       case 'askFollowup':
-        return this.askFollowup(message.text);
+        return this.askFollowup(message.requestId, message.text);
       case 'cancel':
-        return this.run(() => this.store.cancel(this.id, message.questionId)).then(() => {
-          // A failed cancel leaves the webview's button waiting: a fresh snapshot resets it.
-          if (this.store.get(this.id)?.questions.some((question) => question.id === message.questionId && question.state === 'processing')) {
-            this.shown = undefined;
-            this.update();
-          }
-        });
+        try {
+          await this.store.cancel(this.id, message.questionId);
+          this.post({ type: 'reply', requestId: message.requestId, outcome: { ok: true } });
+        } catch (error) {
+          const said = errorMessage(error);
+          // The webview's Cancel works again; the message says why this one did not.
+          this.post({ type: 'reply', requestId: message.requestId, outcome: { ok: false, message: said } });
+          void vscode.window.showErrorMessage(said);
+        }
+        return;
       case 'openLink':
         return this.run(() => this.actions.openLink(message.href));
       case 'copyText':
@@ -323,17 +326,17 @@ class PanelHost {
     }
   }
 
-  private async askFollowup(text: string): Promise<void> {
+  private async askFollowup(requestId: number, text: string): Promise<void> {
     if (!text.trim()) {
-      this.post({ type: 'followupFailed', message: vscode.l10n.t('Type a question first.') });
+      this.post({ type: 'reply', requestId, outcome: { ok: false, message: vscode.l10n.t('Type a question first.') } });
       return;
     }
     try {
       await this.store.addFollowup(this.id, text.trim());
-      this.postOutcome({ type: 'followupSent', text });
+      this.postOutcome({ type: 'reply', requestId, outcome: { ok: true } });
     } catch (error) {
       // Never retried automatically: the draft stays in the box for the user to send again.
-      this.postOutcome({ type: 'followupFailed', message: errorMessage(error) });
+      this.postOutcome({ type: 'reply', requestId, outcome: { ok: false, message: errorMessage(error) } });
     }
   }
 

@@ -4,7 +4,7 @@
  * small view state (draft, scroll) the page persists with `setState`.
  */
 import type { Conversation, Question } from '../conversations/model';
-import type { ConversationSummary, PanelAction, PanelViewState } from '../protocol';
+import type { ConversationSummary, PanelAction, PanelViewState, RequestOutcome } from '../protocol';
 import { ConversationHeader } from './conversationHeader';
 import { codicon, element } from './dom';
 import { FollowupBox } from './followupBox';
@@ -19,6 +19,9 @@ const SCROLL_SAVE_DELAY = 150;
 const TICK_INTERVAL = 1000;
 
 type SendSource = 'box' | 'suggestion';
+
+/** What a request posted to the host asked, kept until its reply. */
+type PendingRequest = { kind: 'followup'; text: string } | { kind: 'cancel'; questionId: number };
 
 export class ConversationPanel {
   private readonly header: ConversationHeader;
@@ -41,6 +44,9 @@ export class ConversationPanel {
   private scrollFrame?: number;
   /** Restored draft until the first snapshot shows the box. */
   private savedState?: PanelViewState;
+  /** Requests posted and not yet answered, by id. */
+  private readonly pending = new Map<number, PendingRequest>();
+  private nextRequestId: number;
 
   constructor(
     private readonly root: HTMLElement,
@@ -49,9 +55,13 @@ export class ConversationPanel {
     private readonly mac: boolean,
   ) {
     this.savedState = savedState;
+    // A follow-up sent before a reload of the page may still be answered: its id stays taken.
+    const inFlight = savedState?.pendingFollowup;
+    if (inFlight) this.pending.set(inFlight.requestId, { kind: 'followup', text: inFlight.text });
+    this.nextRequestId = (inFlight?.requestId ?? 0) + 1;
     this.questionContext = {
       hostNow: () => Date.now() + this.clockOffset,
-      onCancel: (questionId) => this.host.postMessage({ type: 'cancel', questionId }),
+      onCancel: (questionId) => this.host.postMessage({ type: 'cancel', requestId: this.request({ kind: 'cancel', questionId }), questionId }),
       onAskFollowup: (text) => this.askFollowup(text, 'suggestion'),
       onCopy: (text) => this.host.postMessage({ type: 'copyText', text }),
     };
@@ -132,7 +142,21 @@ export class ConversationPanel {
     if (followBottom) this.scrollToBottomSoon();
   }
 
-  followupSent(text: string): void {
+  /** The host's answer to a request: matched by its id, never by its text. */
+  reply(requestId: number, outcome: RequestOutcome): void {
+    const request = this.pending.get(requestId);
+    if (!request) return;
+    this.pending.delete(requestId);
+    if (request.kind === 'cancel') {
+      if (!outcome.ok) this.views.get(request.questionId)?.cancelFailed();
+      return;
+    }
+    if (outcome.ok) this.followupSent(request.text);
+    else this.followupFailed(outcome.message);
+    this.saveState();
+  }
+
+  private followupSent(text: string): void {
     this.sending = undefined;
     // Only the text that was sent leaves the box: a suggestion sent meanwhile keeps the user's draft.
     if (this.box && this.box.draft.trim() === text.trim()) this.box.clearDraft();
@@ -141,7 +165,7 @@ export class ConversationPanel {
     this.refresh();
   }
 
-  followupFailed(message: string): void {
+  private followupFailed(message: string): void {
     this.sending = undefined;
     this.box?.showError(message);
     if (!this.box) this.announce(strings.announce.followupFailed(message));
@@ -189,8 +213,19 @@ export class ConversationPanel {
   private askFollowup(text: string, source: SendSource): void {
     if (!this.canEdit || this.removed || this.sending || this.anyLive()) return;
     this.sending = source;
-    this.host.postMessage({ type: 'askFollowup', text });
+    this.host.postMessage({ type: 'askFollowup', requestId: this.request({ kind: 'followup', text }), text });
+    this.saveState();
     this.refresh();
+  }
+
+  /** A new request id, remembered with what it asks until the host replies. */
+  private request(request: PendingRequest): number {
+    const id = this.nextRequestId++;
+    if (request.kind === 'followup') {
+      for (const [other, pending] of this.pending) if (pending.kind === 'followup') this.pending.delete(other);
+    }
+    this.pending.set(id, request);
+    return id;
   }
 
   /** Re-derives everything that depends on more than one question. */
@@ -274,10 +309,12 @@ export class ConversationPanel {
 
   private saveState(): void {
     if (this.conversationId === undefined) return;
+    const followup = [...this.pending].find(([, request]) => request.kind === 'followup');
     this.host.setState({
       conversationId: this.conversationId,
       draft: this.box?.draft ?? '',
       scrollTop: Math.round(scroller().scrollTop),
+      ...(followup && followup[1].kind === 'followup' ? { pendingFollowup: { requestId: followup[0], text: followup[1].text } } : {}),
     });
   }
 }

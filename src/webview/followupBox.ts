@@ -1,7 +1,7 @@
 /**
  * The follow-up box at the bottom of the panel: a textarea that sends on Ctrl/Cmd+Enter, unavailable
  * (and saying why) while a question is still running, a follow-up is on its way, or the
- * conversation is gone. The draft survives a failed send; the host's `followupSent` clears it.
+ * conversation is gone. The draft survives a failed send; the host's reply that it was sent clears it.
  */
 import { button, element } from './dom';
 import { strings } from './strings';

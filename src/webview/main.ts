@@ -34,11 +34,8 @@ function dispatch(message: HostMessage): void {
     case 'questions':
       panel.applyQuestions(message.summary, message.questions, message.now);
       break;
-    case 'followupFailed':
-      panel.followupFailed(message.message);
-      break;
-    case 'followupSent':
-      panel.followupSent(message.text);
+    case 'reply':
+      panel.reply(message.requestId, message.outcome);
       break;
     case 'removed':
       panel.showRemoved(message.message);

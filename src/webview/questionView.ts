@@ -220,6 +220,13 @@ export class QuestionView {
     this.tick();
   }
 
+  /** The host could not cancel: the button works again. */
+  cancelFailed(): void {
+    if (!this.cancelButton) return;
+    this.cancelButton.disabled = false;
+    this.cancelButton.querySelector('.button-label')!.textContent = strings.cancel;
+  }
+
   private liveTurns(): HTMLElement {
     const section = element('section', 'turns');
     section.setAttribute('aria-label', strings.reasoning);

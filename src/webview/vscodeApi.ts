@@ -33,9 +33,15 @@ export function asViewState(value: unknown): PanelViewState | undefined {
   if (typeof value !== 'object' || value === null) return undefined;
   const state = value as Record<string, unknown>;
   if (typeof state.conversationId !== 'number') return undefined;
+  const pending = state.pendingFollowup as Record<string, unknown> | null | undefined;
+  const pendingFollowup =
+    typeof pending === 'object' && pending !== null && typeof pending.requestId === 'number' && Number.isSafeInteger(pending.requestId) && pending.requestId > 0 && typeof pending.text === 'string'
+      ? { requestId: pending.requestId, text: pending.text }
+      : undefined;
   return {
     conversationId: state.conversationId,
     draft: typeof state.draft === 'string' ? state.draft : '',
     scrollTop: typeof state.scrollTop === 'number' && Number.isFinite(state.scrollTop) ? Math.max(0, state.scrollTop) : 0,
+    ...(pendingFollowup ? { pendingFollowup } : {}),
   };
 }

@@ -34,6 +34,23 @@ describe('Deep Search in a real VS Code (UI)', function () {
     await ui.screenshot('palette-source-opened');
   });
 
+  it('sends a follow-up from the panel box, clears the draft once the host replies, and cancels it with the panel\'s button', async () => {
+    // Back to the conversation's tab (the source link opened an editor over it).
+    await ui.page.locator('.tabs-container .tab', { hasText: 'Where is parseConfig defined' }).click();
+    const webview = await ui.webview();
+    const box = webview.locator('textarea');
+    await box.fill('And where is it called?');
+    await box.press('Control+Enter');
+    const followup = webview.locator('.question', { has: webview.locator('.question-text', { hasText: 'And where is it called?' }) });
+    await followup.waitFor();
+    // The host's reply to the request (by its id) clears the draft.
+    await webview.waitForFunction(() => document.querySelector('textarea')?.value === '');
+    const cancel = followup.locator('.cancel-button');
+    await cancel.click();
+    await followup.locator('.status-label', { hasText: /^Canceled$/ }).waitFor({ timeout: 30_000 });
+    await ui.screenshot('panel-followup-cancelled');
+  });
+
   it('cancels and deletes a conversation from the tree context menu', async () => {
     const question = 'How are retries configured in retry_with_backoff?';
     await ui.runCommand('Deep Search: Ask Deep Search');

@@ -25,7 +25,7 @@ describe('conversation panel: interaction', function () {
   it('asks a suggested follow-up with askFollowup', async () => {
     const panel = await openAnswered();
     await panel.page.getByRole('button', { name: 'Ask: What happens after a reload?' }).click();
-    assert.deepEqual(await panel.postedOfType('askFollowup'), [{ type: 'askFollowup', text: 'What happens after a reload?' }]);
+    assert.deepEqual(await panel.postedWithoutIds('askFollowup'), [{ type: 'askFollowup', text: 'What happens after a reload?' }]);
   });
 
   describe('follow-up box', () => {
@@ -34,11 +34,13 @@ describe('conversation panel: interaction', function () {
       const box = panel.page.getByRole('textbox', { name: 'Ask a follow-up question' });
       await box.fill('  And how is it tested?  ');
       await box.press('Control+Enter');
-      assert.deepEqual(await panel.postedOfType('askFollowup'), [{ type: 'askFollowup', text: 'And how is it tested?' }]);
+      assert.deepEqual(await panel.postedWithoutIds('askFollowup'), [{ type: 'askFollowup', text: 'And how is it tested?' }]);
 
-      await panel.send({ type: 'followupFailed', message: 'try again' });
+      await panel.replyToLast('askFollowup', { ok: false, message: 'try again' });
       await box.press('Meta+Enter');
-      assert.equal((await panel.postedOfType('askFollowup')).length, 2);
+      const sent = await panel.postedOfType('askFollowup');
+      assert.equal(sent.length, 2);
+      assert.notEqual(sent[0]?.requestId, sent[1]?.requestId, 'each request has its own id');
     });
 
     it('does not send an empty or blank draft', async () => {
@@ -102,7 +104,7 @@ describe('conversation panel: interaction', function () {
       await box.press('Control+Enter');
       assert.equal((await panel.postedOfType('askFollowup')).length, 1);
 
-      await panel.send({ type: 'followupFailed', message: 'Quota exceeded: try again after 12:00.' });
+      await panel.replyToLast('askFollowup', { ok: false, message: 'Quota exceeded: try again after 12:00.' });
       assert.equal(await box.inputValue(), 'Why 30 seconds?');
       assert.ok(await box.isEnabled());
       const error = panel.page.locator('.followup-error');
@@ -116,9 +118,12 @@ describe('conversation panel: interaction', function () {
       const box = panel.page.locator('textarea');
       await box.fill('Why 30 seconds?');
       await box.press('Control+Enter');
-      await panel.send({ type: 'followupSent', text: 'Why 30 seconds?' });
+      await panel.send({ type: 'reply', requestId: 987_654, outcome: { ok: true } });
+      assert.equal(await box.inputValue(), 'Why 30 seconds?', 'a reply to no request of the page changes nothing');
+      await panel.replyToLast('askFollowup', { ok: true });
       assert.equal(await box.inputValue(), '');
       assert.equal((await panel.savedState())?.draft, '');
+      assert.equal((await panel.savedState())?.pendingFollowup, undefined);
     });
 
     it('clears a draft that was sent before the page was reloaded, when told after the reload', async () => {
@@ -126,11 +131,12 @@ describe('conversation panel: interaction', function () {
       const box = panel.page.locator('textarea');
       await box.fill('Why 30 seconds?');
       await box.press('Control+Enter');
+      const [sent] = await panel.postedOfType('askFollowup');
       // The page is discarded (its panel hidden) before the answer comes: it reloads with the draft.
       await panel.reload();
       await panel.send(snapshot(conversation([completedQuestion(1)])));
       assert.equal(await panel.page.locator('textarea').inputValue(), 'Why 30 seconds?');
-      await panel.send({ type: 'followupSent', text: 'Why 30 seconds?' });
+      await panel.send({ type: 'reply', requestId: sent!.requestId, outcome: { ok: true } });
       assert.equal(await panel.page.locator('textarea').inputValue(), '');
     });
 
@@ -141,7 +147,8 @@ describe('conversation panel: interaction', function () {
       const suggestion = panel.page.locator('.followup-suggestion').first();
       const suggested = (await suggestion.textContent())!.trim();
       await suggestion.click();
-      await panel.send({ type: 'followupSent', text: suggested });
+      assert.deepEqual(await panel.postedWithoutIds('askFollowup'), [{ type: 'askFollowup', text: suggested }]);
+      await panel.replyToLast('askFollowup', { ok: true });
       assert.equal(await box.inputValue(), 'my own question');
     });
   });
@@ -152,17 +159,32 @@ describe('conversation panel: interaction', function () {
       await panel.send(snapshot(conversation([completedQuestion(1), processingQuestion(2)])));
       assert.ok(await tabTo(panel.page, '.question[data-question-id="2"] .cancel-button'));
       await panel.page.keyboard.press('Enter');
-      assert.deepEqual(await panel.postedOfType('cancel'), [{ type: 'cancel', questionId: 2 }]);
+      assert.deepEqual(await panel.postedWithoutIds('cancel'), [{ type: 'cancel', questionId: 2 }]);
+    });
+
+    it('lets Cancel be pressed again when the host replies that cancelling failed', async () => {
+      const panel = await env.open();
+      await panel.send(snapshot(conversation([completedQuestion(1), processingQuestion(2)])));
+      const cancel = panel.page.locator('.question[data-question-id="2"] .cancel-button');
+      await cancel.click();
+      assert.ok(await cancel.isDisabled(), 'waiting for the host');
+      await panel.replyToLast('cancel', { ok: false, message: 'The instance is unavailable right now.' });
+      assert.ok(await cancel.isEnabled(), 'can be pressed again');
+      assert.equal(await cancel.locator('.button-label').textContent(), 'Cancel');
+      await cancel.click();
+      const posted = await panel.postedOfType('cancel');
+      assert.equal(posted.length, 2);
+      assert.notEqual(posted[0]?.requestId, posted[1]?.requestId);
     });
 
     it('Tab reaches the suggested follow-ups and Space or Enter asks them', async () => {
       const panel = await openAnswered();
       assert.ok(await tabTo(panel.page, '.followup-suggestion'));
       await panel.page.keyboard.press('Space');
-      await panel.send({ type: 'followupFailed', message: 'busy' });
+      await panel.replyToLast('askFollowup', { ok: false, message: 'busy' });
       assert.ok(await tabTo(panel.page, '.followup-suggestion:nth-child(2)'));
       await panel.page.keyboard.press('Enter');
-      assert.deepEqual(await panel.postedOfType('askFollowup'), [
+      assert.deepEqual(await panel.postedWithoutIds('askFollowup'), [
         { type: 'askFollowup', text: 'How is the interval configured?' },
         { type: 'askFollowup', text: 'What happens after a reload?' },
       ]);

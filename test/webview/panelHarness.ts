@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { buildSync } from 'esbuild';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import type { HostMessage, PanelViewState, WebviewMessage } from '../../src/protocol';
+import type { HostMessage, PanelViewState, RequestOutcome, WebviewMessage } from '../../src/protocol';
 import { createNonce, panelHtml } from '../../src/vscode/panelHtml';
 
 export const REPO_ROOT = path.resolve(__dirname, '..', '..');
@@ -272,6 +272,25 @@ export class PanelPage {
   async postedOfType<T extends WebviewMessage['type']>(type: T): Promise<Extract<WebviewMessage, { type: T }>[]> {
     const all = await this.posted();
     return all.filter((message): message is Extract<WebviewMessage, { type: T }> => message.type === type);
+  }
+
+  /**
+   * Answers, as the host does, the last request of a kind the page posted (by its request id);
+   * returns that id.
+   */
+  async replyToLast(type: 'askFollowup' | 'cancel', outcome: RequestOutcome): Promise<number> {
+    const last = (await this.postedOfType(type)).at(-1);
+    if (!last) throw new Error(`the page posted no ${type}`);
+    await this.send({ type: 'reply', requestId: last.requestId, outcome });
+    return last.requestId;
+  }
+
+  /** What the page posted of a kind, without the request ids (which only have to be unique). */
+  async postedWithoutIds(type: 'askFollowup' | 'cancel'): Promise<Array<Record<string, unknown>>> {
+    return (await this.postedOfType(type)).map((message) => {
+      const { requestId: _id, ...rest } = message;
+      return rest;
+    });
   }
 
   async clearPosted(): Promise<void> {

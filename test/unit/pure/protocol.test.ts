@@ -29,9 +29,9 @@ function conversation(questions: Question[]): Conversation {
 describe('isWebviewMessage', () => {
   const valid: WebviewMessage[] = [
     { type: 'ready' },
-    { type: 'askFollowup', text: 'And then?' },
-    { type: 'askFollowup', text: '' },
-    { type: 'cancel', questionId: 3 },
+    { type: 'askFollowup', requestId: 1, text: 'And then?' },
+    { type: 'askFollowup', requestId: 2, text: '' },
+    { type: 'cancel', requestId: 3, questionId: 3 },
     { type: 'openLink', href: '/github.com/acme/app/-/blob/a.ts?L1' },
     { type: 'copyText', text: 'const x = 1;' },
     { type: 'action', action: 'copyShareLink' },
@@ -64,10 +64,15 @@ describe('isWebviewMessage', () => {
   it('rejects messages with a missing or wrongly typed field', () => {
     for (const value of [
       { type: 'askFollowup' },
-      { type: 'askFollowup', text: 42 },
-      { type: 'askFollowup', text: null },
+      { type: 'askFollowup', requestId: 1, text: 42 },
+      { type: 'askFollowup', requestId: 1, text: null },
+      { type: 'askFollowup', text: 'no request id' },
+      { type: 'askFollowup', requestId: '1', text: 'a string id' },
+      { type: 'askFollowup', requestId: 0, text: 'ids start at 1' },
+      { type: 'askFollowup', requestId: 1.5, text: 'a fraction' },
       { type: 'cancel' },
-      { type: 'cancel', questionId: '3' },
+      { type: 'cancel', requestId: 1, questionId: '3' },
+      { type: 'cancel', questionId: 3 },
       { type: 'openLink' },
       { type: 'openLink', href: { toString: () => 'https://evil.example' } },
       { type: 'copyText' },
