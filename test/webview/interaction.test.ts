@@ -136,7 +136,7 @@ describe('conversation panel: interaction', function () {
       await panel.reload();
       await panel.send(snapshot(conversation([completedQuestion(1)])));
       assert.equal(await panel.page.locator('textarea').inputValue(), 'Why 30 seconds?');
-      await panel.send({ type: 'reply', requestId: sent!.requestId, outcome: { ok: true } });
+      await panel.send({ type: 'reply', requestId: sent.requestId, outcome: { ok: true } });
       assert.equal(await panel.page.locator('textarea').inputValue(), '');
     });
 
