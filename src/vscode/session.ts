@@ -11,6 +11,7 @@ import type { DeepSearchClient } from '../api/client';
 import { normalizeInstanceUrl } from '../api/instance';
 import type { InstanceConnection } from '../api/network';
 import type { CodeTools } from '../api/tools/codeTools';
+import { Disposables } from './disposables';
 import type { LocalEngineLauncher } from './localEngine';
 import { configuredInstanceUrl, networkSettings, setConfiguredInstanceUrl } from './settings';
 import { errorMessage } from '../api/errors';
@@ -39,11 +40,10 @@ const lackingToolsKey = (instanceUrl: string) => `deepSearch.lackingToolsSaid:${
 export const LAUNCH_URL_VARIABLE = 'DEEP_SEARCH_LAUNCH_INSTANCE_URL';
 export const LAUNCH_TOKEN_VARIABLE = 'DEEP_SEARCH_LAUNCH_TOKEN';
 
-export class Session implements vscode.Disposable {
+export class Session extends Disposables implements vscode.Disposable {
   private connection: Connection | undefined;
   private restoring: Promise<void> = Promise.resolve();
-  private readonly changeEmitter = new vscode.EventEmitter<Connection | undefined>();
-  private readonly restartSubscription: vscode.Disposable;
+  private readonly changeEmitter = this.register(new vscode.EventEmitter<Connection | undefined>());
   /** Fires after every sign-in, sign-out, switch or client rebuild. */
   readonly onDidChange = this.changeEmitter.event;
 
@@ -51,9 +51,10 @@ export class Session implements vscode.Disposable {
     private readonly context: vscode.ExtensionContext,
     private readonly localEngine: LocalEngineLauncher,
   ) {
+    super();
     // The engine died and was started again: connect to it (the same URL keeps every conversation,
     // and what failed meanwhile is refreshed at once).
-    this.restartSubscription = localEngine.onDidRestart((url) => void this.reconnectLocal(url));
+    this.register(localEngine.onDidRestart((url) => void this.reconnectLocal(url)));
   }
 
   get current(): Connection | undefined {
@@ -185,11 +186,6 @@ export class Session implements vscode.Disposable {
     const current = this.connection;
     if (!current) return undefined;
     return this.context.secrets.get(current.kind === 'local' ? LOCAL_TOKEN_KEY : tokenKey(current.instanceUrl));
-  }
-
-  dispose(): void {
-    this.restartSubscription.dispose();
-    this.changeEmitter.dispose();
   }
 
   private async reconnectLocal(url: string): Promise<void> {

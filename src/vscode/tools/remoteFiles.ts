@@ -8,6 +8,7 @@ import { errorMessage, isDeepSearchError } from '../../api/errors';
 import { formatRemotePath, parentPath, parseRemotePath, type RemoteFile } from '../../api/tools/remotePath';
 import type { DirectoryEntry } from '../../api/tools/toolResults';
 import type { ToolAccess } from './toolAccess';
+import { Disposables } from '../disposables';
 
 export const REMOTE_SCHEME = 'deepsearch-remote';
 /** A diff side that may not exist (a file added or deleted between revisions) reads as empty. */
@@ -22,19 +23,21 @@ export function remoteFileOf(uri: vscode.Uri): RemoteFile | undefined {
   return uri.scheme === REMOTE_SCHEME ? parseRemotePath(uri.path) : undefined;
 }
 
-export class RemoteFileSystem implements vscode.FileSystemProvider, vscode.Disposable {
+export class RemoteFileSystem extends Disposables implements vscode.FileSystemProvider, vscode.Disposable {
   private readonly files = new Map<string, Promise<Uint8Array>>();
   private readonly directories = new Map<string, Promise<DirectoryEntry[]>>();
-  private readonly changeEmitter = new vscode.EventEmitter<vscode.FileChangeEvent[]>();
+  private readonly changeEmitter = this.register(new vscode.EventEmitter<vscode.FileChangeEvent[]>());
   readonly onDidChangeFile = this.changeEmitter.event;
-  private readonly subscription: vscode.Disposable;
 
   constructor(private readonly access: ToolAccess) {
+    super();
     // Another instance or account may see other files: forget everything.
-    this.subscription = access.onDidChange(() => {
-      this.files.clear();
-      this.directories.clear();
-    });
+    this.register(
+      access.onDidChange(() => {
+        this.files.clear();
+        this.directories.clear();
+      }),
+    );
   }
 
   watch(): vscode.Disposable {
@@ -89,11 +92,6 @@ export class RemoteFileSystem implements vscode.FileSystemProvider, vscode.Dispo
 
   rename(uri: vscode.Uri): never {
     throw vscode.FileSystemError.NoPermissions(uri);
-  }
-
-  dispose(): void {
-    this.subscription.dispose();
-    this.changeEmitter.dispose();
   }
 
   private parse(uri: vscode.Uri): RemoteFile {
