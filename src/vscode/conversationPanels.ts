@@ -6,9 +6,10 @@
  */
 import * as vscode from 'vscode';
 import { conversationLabel, type ConversationStore } from '../conversations/conversationStore';
-import { isDeepSearchError } from '../api/errors';
+import { errorMessage, isDeepSearchError } from '../api/errors';
 import type { Conversation } from '../conversations/model';
 import { changedQuestions, isWebviewMessage, type HostMessage, type PanelViewState, type WebviewMessage } from '../protocol';
+import { Disposables } from './disposables';
 import { createNonce, panelHtml } from './panelHtml';
 
 export const PANEL_VIEW_TYPE = 'deepSearch.conversation';
@@ -34,9 +35,8 @@ export interface PanelActions {
   deleteConversation(id: number): PromiseLike<unknown>;
 }
 
-export class ConversationPanels implements vscode.Disposable {
+export class ConversationPanels extends Disposables implements vscode.Disposable {
   private readonly panels = new Map<number, PanelHost>();
-  private readonly registrations: vscode.Disposable[];
 
   constructor(
     private readonly extensionUri: vscode.Uri,
@@ -44,7 +44,15 @@ export class ConversationPanels implements vscode.Disposable {
     private readonly actions: PanelActions,
     private readonly instances: PanelInstances,
   ) {
-    this.registrations = [
+    super();
+    // The extension host is going away: let go of the panels, which VS Code restores next time.
+    this.register({
+      dispose: () => {
+        for (const panel of [...this.panels.values()]) panel.detach();
+        this.panels.clear();
+      },
+    });
+    this.register(
       vscode.window.registerWebviewPanelSerializer(PANEL_VIEW_TYPE, {
         deserializeWebviewPanel: async (webviewPanel, state: unknown) => {
           const id = (state as Partial<PanelViewState> | undefined)?.conversationId;
@@ -55,7 +63,7 @@ export class ConversationPanels implements vscode.Disposable {
           this.adopt(id, webviewPanel);
         },
       }),
-    ];
+    );
   }
 
   /** Shows the conversation's panel, creating it if needed (asking for an open one reveals it). */
@@ -89,13 +97,6 @@ export class ConversationPanels implements vscode.Disposable {
 
   get openIds(): number[] {
     return [...this.panels.keys()];
-  }
-
-  /** The extension host is going away: let go of the panels, which VS Code restores next time. */
-  dispose(): void {
-    for (const panel of [...this.panels.values()]) panel.detach();
-    this.panels.clear();
-    for (const registration of this.registrations) registration.dispose();
   }
 
   private adopt(id: number, webviewPanel: vscode.WebviewPanel): void {
@@ -357,11 +358,6 @@ class PanelHost {
   private post(message: HostMessage): void {
     if (!this.disposed && this.ready) void this.webviewPanel.webview.postMessage(message);
   }
-}
-
-function errorMessage(error: unknown): string {
-  if (isDeepSearchError(error) || error instanceof Error) return error.message;
-  return String(error);
 }
 
 function toDisposable(subscription: { dispose(): void }): vscode.Disposable {

@@ -10,17 +10,22 @@ import { EngineProcess, EngineProcessError } from './engineProcess';
 import { ripgrepInVSCode } from './ripgrepPath';
 import { gitTopLevel } from './git';
 import { errorMessage } from '../api/errors';
+import { Disposables } from './disposables';
 
-export class LocalEngineLauncher implements vscode.Disposable {
+export class LocalEngineLauncher extends Disposables implements vscode.Disposable {
   private running: Promise<EngineProcess> | undefined;
-  private readonly restartEmitter = new vscode.EventEmitter<string>();
+  private readonly restartEmitter = this.register(new vscode.EventEmitter<string>());
   /** The engine died and was started again, listening at this URL. */
   readonly onDidRestart = this.restartEmitter.event;
 
   constructor(
     private readonly context: vscode.ExtensionContext,
     private readonly log: vscode.LogOutputChannel,
-  ) {}
+  ) {
+    super();
+    // Its writes finished, as VS Code closes (deactivate() awaits the same stop).
+    this.register({ dispose: () => void this.stop() });
+  }
 
   /** Starts the engine (once) and resolves to its URL. */
   async start(token: string): Promise<string> {
@@ -40,11 +45,6 @@ export class LocalEngineLauncher implements vscode.Disposable {
     const running = this.running;
     this.running = undefined;
     await (await running?.catch(() => undefined))?.stop();
-  }
-
-  dispose(): void {
-    void this.stop();
-    this.restartEmitter.dispose();
   }
 
   private async launch(token: string): Promise<EngineProcess> {
