@@ -16,7 +16,7 @@ describe('Against a server with only the 7.x interfaces (UI)', function () {
   before(async () => {
     ui = await VSCodeUi.launch({
       paceMs: 200,
-      variant: { conversationApis: 'connect', toolServer: 'current', disabledTools: ['go_to_definition', 'compare_revisions'] },
+      variant: { conversationApis: 'connect', toolServer: 'current', disabledTools: ['nls_search', 'go_to_definition', 'compare_revisions'] },
       engineLog: (line) => requests.push(line),
     });
   });
@@ -30,7 +30,7 @@ describe('Against a server with only the 7.x interfaces (UI)', function () {
   });
 
   it('says once which features the instance lacks when it connects, and not again at the next start', async () => {
-    const lacking = /does not offer Go to Definition across repositories, comparing revisions \(an older server, or an administrator turned them off\): those commands are hidden/;
+    const lacking = /does not offer natural-language code search, Go to Definition across repositories, comparing revisions \(an older server, or an administrator turned them off\): Deep Search leaves them out/;
     // The extension starts when it is first used: here, when its view opens.
     await ui.runCommand('Deep Search: Focus on Conversations View');
     await ui.eventually(() => ui.notified(lacking), 'the notice of the features the instance lacks');
@@ -47,7 +47,7 @@ describe('Against a server with only the 7.x interfaces (UI)', function () {
     await ui.runCommand('Deep Search: Sign In');
     await ui.answerInputBox('Deep Search: Sign In (1/2)', ui.engine.url);
     await ui.answerInputBox('Deep Search: Sign In (2/2)', HOST_TEST_TOKEN);
-    const report = ui.toast(/Signed in to http:\/\/127\.0\.0\.1:\d+\. Conversations work\. Its tool server does not offer Go to Definition across repositories, comparing revisions/);
+    const report = ui.toast(/Signed in to http:\/\/127\.0\.0\.1:\d+\. Conversations work\. Its tool server does not offer natural-language code search, Go to Definition across repositories, comparing revisions/);
     await report.waitFor({ timeout: 30_000 });
     await ui.screenshot('generations-sign-in-report');
   });
@@ -69,6 +69,14 @@ describe('Against a server with only the 7.x interfaces (UI)', function () {
     assert.equal(await ui.paletteOffers('Deep Search: Search Code…'), true, 'keyword search is there');
     assert.equal(await ui.paletteOffers('Deep Search: Search Diffs…'), true, 'diff search is there');
     assert.equal(await ui.paletteOffers('Deep Search: Compare Revisions…'), false, 'compare_revisions was turned off');
+  });
+
+  it('offers Search Code by keywords only where natural-language search is turned off', async () => {
+    await ui.runCommand('Deep Search: Search Code…');
+    const widget = ui.page.locator('.quick-input-widget', { has: ui.page.locator('.quick-input-title', { hasText: 'Search Code (keywords)' }) });
+    await widget.locator('input.input').waitFor();
+    assert.equal(await widget.locator('.action-label[aria-label="Switch to natural-language search"]').count(), 0, 'no switch to a mode the instance lacks');
+    await ui.page.keyboard.press('Escape');
   });
 
   it('finds a definition by keyword search where go_to_definition is turned off, and says so once', async () => {

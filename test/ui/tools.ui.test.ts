@@ -22,6 +22,7 @@ describe('Tools in a real VS Code (UI)', function () {
     const widget = ui.page.locator('.quick-input-widget', { has: ui.page.locator('.quick-input-title', { hasText: 'Search Code (keywords)' }) });
     const input = widget.locator('input.input');
     await input.waitFor();
+    assert.equal(await widget.locator('.action-label[aria-label="Switch to natural-language search"]').count(), 1, 'both modes are offered');
     await input.fill('invoiceLine');
     // The billing repository is not checked out: the result opens as a remote document.
     const row = widget.locator('.quick-input-list .monaco-list-row', { hasText: 'invoice.ts' }).first();

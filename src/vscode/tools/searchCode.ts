@@ -24,7 +24,10 @@ export interface SearchCodeArguments {
 
 export async function searchCode(access: ToolAccess, locations: CodeLocations, given: SearchCodeArguments = {}): Promise<vscode.TextEditor | undefined> {
   const tools = access.tools;
-  let mode: SearchMode = given.mode ?? 'keyword';
+  // Each mode steps aside where the instance lacks its tool (the other one is then the only one).
+  const [keyword, natural] = await Promise.all([access.has('keyword_search'), access.has('nls_search')]);
+  const both = keyword && natural;
+  let mode: SearchMode = given.mode === 'natural' && natural ? 'natural' : keyword || !natural ? 'keyword' : 'natural';
   const switchButton = (): vscode.QuickInputButton =>
     mode === 'keyword'
       ? { iconPath: new vscode.ThemeIcon('comment'), tooltip: vscode.l10n.t('Switch to natural-language search') }
@@ -41,7 +44,7 @@ export async function searchCode(access: ToolAccess, locations: CodeLocations, g
       placeholder: placeholderFor(),
       value: given.query,
       delayMs: mode === 'keyword' ? 250 : 500,
-      buttons: [switchButton()],
+      buttons: both ? [switchButton()] : [],
       onButton: (_button, pick, reload) => {
         mode = mode === 'keyword' ? 'natural' : 'keyword';
         pick.title = titleFor();

@@ -82,7 +82,7 @@ export class ToolAccess extends Disposables implements vscode.Disposable {
     void this.session.rememberLackingToolsSaid(connection.instanceUrl, lacking);
     if (lacking.length === 0) return;
     const message = vscode.l10n.t(
-      '{0} does not offer {1} (an older server, or an administrator turned them off): those commands are hidden.',
+      '{0} does not offer {1} (an older server, or an administrator turned them off): Deep Search leaves them out.',
       new URL(connection.instanceUrl).host,
       lacking.map((tool) => TOOL_FEATURES[tool]).join(', '),
     );
