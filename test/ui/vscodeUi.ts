@@ -277,8 +277,9 @@ export class VSCodeUi {
     const center = this.page.locator('.notifications-center');
     await center.waitFor();
     const found = await center.locator('.notification-list-item-message', { hasText: message }).count();
-    await center.click();
-    await this.page.keyboard.press('Escape');
+    // Closed again (toasts do not show while it is open): the status bar's bell toggles it.
+    if (await center.isVisible()) await this.page.locator('[id="status.notifications"]').click();
+    await center.waitFor({ state: 'hidden', timeout: 5000 });
     return found > 0;
   }
 
