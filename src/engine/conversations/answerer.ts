@@ -10,7 +10,7 @@ import type { AuthenticatedUser } from '../auth';
 import { plural } from '../plural';
 import type { ServedRepository } from '../repos';
 import { parseQuery } from '../search/query';
-import { queryTerms, type SearchTermSpec } from '../search/ranking';
+import { queryTerms, type CorpusStats, type SearchTermSpec } from '../search/ranking';
 import type { SearchIndexes } from '../search/searchIndex';
 import { extractSearchTerms } from '../search/searchTerms';
 import { Slots } from '../slots';
@@ -214,7 +214,7 @@ class AnswerRun {
     return [...earlierQuestions].reverse().find((earlier) => termsOf(earlier).length > 0) ?? question;
   }
 
-  private async readExcerpt(file: RankedFile, terms: readonly SearchTermSpec[], words: readonly string[], stats: Parameters<typeof readRankedFile>[3]): Promise<ReadExcerpt | undefined> {
+  private async readExcerpt(file: RankedFile, terms: readonly SearchTermSpec[], words: readonly string[], stats: CorpusStats): Promise<ReadExcerpt | undefined> {
     this.toolCalls++;
     const read = await readRankedFile(this.context, file, terms, stats, CHUNKS_QUOTED);
     const { lines } = read;

@@ -83,7 +83,7 @@ export class ToolAccess extends Disposables implements vscode.Disposable {
     if (lacking.length === 0) return;
     const message = vscode.l10n.t(
       '{0} does not offer {1} (an older server, or an administrator turned them off): Deep Search leaves them out.',
-      new URL(connection.instanceUrl).host,
+      this.instanceHost,
       lacking.map((tool) => TOOL_FEATURES[tool]).join(', '),
     );
     void vscode.window.showInformationMessage(message);
