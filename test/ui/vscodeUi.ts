@@ -273,9 +273,17 @@ export class VSCodeUi {
    * window goes there, including toasts that have already hidden themselves.
    */
   async notified(message: RegExp): Promise<boolean> {
-    await this.runCommand('Notifications: Show Notifications');
     const center = this.page.locator('.notifications-center');
-    await center.waitFor();
+    // Seen on a loaded machine: the center stays shut after the command (focus moving to a view that
+    // opened meanwhile closes it). Ask again rather than wait on a center that will not open.
+    for (let attempt = 1; !(await center.isVisible()); attempt++) {
+      await this.runCommand('Notifications: Show Notifications');
+      try {
+        await center.waitFor({ timeout: 5000 });
+      } catch (error) {
+        if (attempt === 4) throw error;
+      }
+    }
     const found = await center.locator('.notification-list-item-message', { hasText: message }).count();
     // Closed again (toasts do not show while it is open): the status bar's bell toggles it.
     if (await center.isVisible()) await this.page.locator('[id="status.notifications"]').click();
