@@ -6,6 +6,12 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { TOKEN_SCOPES } from '../contract/tokenScopes';
 import { HttpError } from './http';
 import type { EngineUser } from './options';
+import type { AccessVerdict } from './oauth/issuedTokens';
+
+/** What the engine's authorization server says of a token it may have issued. */
+export interface IssuedTokenVerifier {
+  verifyAccess(token: string): AccessVerdict;
+}
 
 export interface AuthenticatedUser {
   id: number;
@@ -50,6 +56,7 @@ export function requireScope(user: AuthenticatedUser, access: Access): void {
 
 export class UserDirectory {
   private readonly users: KnownUser[];
+  private issuer: IssuedTokenVerifier | undefined;
 
   /** Throws when the configuration is unusable: no users, empty or duplicate tokens, duplicate ids. */
   constructor(users: readonly EngineUser[]) {
@@ -72,6 +79,16 @@ export class UserDirectory {
     });
   }
 
+  /** The users, for a sign-in page to act for. */
+  accounts(): Array<{ id: number; name: string }> {
+    return this.users.map(({ id, name }) => ({ id, name }));
+  }
+
+  /** Accepts the OAuth access tokens `issuer` issued, besides the configured tokens. */
+  trustIssuer(issuer: IssuedTokenVerifier): void {
+    this.issuer = issuer;
+  }
+
   /** The user whose token the header carries, or a 401 that says what is wrong. */
   authenticate(authorization: string | undefined): AuthenticatedUser {
     const match = /^\s*(token|bearer)\s+(\S+)\s*$/i.exec(authorization ?? '');
@@ -87,8 +104,16 @@ export class UserDirectory {
     for (const user of this.users) {
       if (timingSafeEqual(presented, user.tokenDigest)) found = user;
     }
-    if (!found) throw unauthorized('Invalid access token: check the token you configured, or create a new one.');
-    return { id: found.id, name: found.name, ...(found.scopes ? { scopes: found.scopes } : {}) };
+    if (found) return { id: found.id, name: found.name, ...(found.scopes ? { scopes: found.scopes } : {}) };
+    const verdict = this.issuer?.verifyAccess(match[2] ?? '');
+    if (verdict?.kind === 'expired') {
+      throw new HttpError(401, `The OAuth access token expired at ${new Date(verdict.expiredAt).toISOString()}: refresh it, or sign in again.`, {
+        'WWW-Authenticate': 'Bearer error="invalid_token", error_description="The access token expired"',
+      });
+    }
+    const user = verdict?.kind === 'valid' ? this.users.find((each) => each.id === verdict.grant.userId) : undefined;
+    if (verdict?.kind === 'valid' && user) return { id: user.id, name: user.name, scopes: new Set(verdict.grant.scopes) };
+    throw unauthorized('Invalid access token: check the token you configured, or create a new one.');
   }
 }
 

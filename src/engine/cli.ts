@@ -66,6 +66,7 @@ async function run(config: CliConfig, repos: string[]): Promise<void> {
       sharing: config.sharing,
       paceMs: config.paceMs,
       limits: config.limits,
+      oauth: config.oauth ? { clients: config.oauthClients } : false,
       ripgrepPath: config.ripgrepPath,
       variant: {
         ...(config.conversationApis ? { conversationApis: config.conversationApis } : {}),

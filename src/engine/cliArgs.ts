@@ -30,6 +30,10 @@ export interface CliConfig {
   disabledTools?: ToolServerTool[];
   /** `--scopes`: the scopes of every token (a scoped token); absent: unscoped tokens. */
   scopes?: string[];
+  /** `--no-oauth` turns the OAuth authorization server off. */
+  oauth: boolean;
+  /** `--oauth-client`: public OAuth clients pre-registered, with their redirect URIs. */
+  oauthClients: Array<{ id: string; redirectUris: string[] }>;
 }
 
 export const CONVERSATION_APIS = ['legacy', 'both', 'connect'] as const;
@@ -73,6 +77,11 @@ Options:
   --scopes <list>  make the tokens scoped, as 7.x scoped and OAuth tokens are: a comma-separated list of
                    ${KNOWN_SCOPES.join(', ')}; what needs another scope is refused
                    with a 403 that names it (default: unscoped tokens reach everything)
+  --oauth-client <id>=<redirect URI>[,<redirect URI>…]
+                   pre-register a public OAuth client, as an admin does on an instance (repeatable);
+                   a loopback redirect URI (http://127.0.0.1/...) matches on any port
+  --no-oauth       no OAuth authorization server (default: on, at /.auth/idp/oauth, clients may
+                   register themselves and then reach the tool server only)
   --no-sharing     read tokens open only the owner's own conversations
   -h, --help       show this help
 
@@ -92,6 +101,8 @@ const OPTIONS = {
   'tool-server': { type: 'string' },
   'disable-tool': { type: 'string', multiple: true },
   scopes: { type: 'string', multiple: true },
+  'oauth-client': { type: 'string', multiple: true },
+  'no-oauth': { type: 'boolean' },
   'no-sharing': { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const satisfies ParseArgsConfig['options'];
@@ -103,7 +114,7 @@ const OPTIONS = {
 export function parseArgs(argv: readonly string[]): CliCommand {
   const { tokens } = parseArgv({ args: [...argv], options: OPTIONS, strict: false, allowPositionals: true, tokens: true });
   if (tokens.some((token) => token.kind === 'option' && token.name === 'help')) return { kind: 'help' };
-  const config: CliConfig = { repos: [], tokens: [], dataDir: DEFAULT_DATA_DIR, sharing: true, limits: {} };
+  const config: CliConfig = { repos: [], tokens: [], dataDir: DEFAULT_DATA_DIR, sharing: true, limits: {}, oauth: true, oauthClients: [] };
   for (const token of tokens) {
     if (token.kind === 'positional') return { kind: 'error', message: `Unexpected argument "${token.value}".` };
     if (token.kind !== 'option') continue;
@@ -112,7 +123,8 @@ export function parseArgs(argv: readonly string[]): CliCommand {
     if (!option || token.rawName.startsWith('--') === false) return { kind: 'error', message: `Unknown option ${token.rawName}.` };
     if (option.type === 'boolean') {
       if (token.value !== undefined) return { kind: 'error', message: `${flag} takes no value.` };
-      config.sharing = false;
+      if (flag === '--no-oauth') config.oauth = false;
+      else config.sharing = false;
       continue;
     }
     const value = token.value;
@@ -163,6 +175,18 @@ function apply(config: CliConfig, flag: string, value: string): string | undefin
       const unknown = scopes.find((scope) => !(KNOWN_SCOPES as readonly string[]).includes(scope));
       if (unknown !== undefined) return `--scopes takes ${KNOWN_SCOPES.join(', ')}, not "${unknown.slice(0, 40)}".`;
       config.scopes = [...new Set([...(config.scopes ?? []), ...scopes])];
+      return undefined;
+    }
+    case '--oauth-client': {
+      const [id = '', uris = ''] = value.split(/=(.*)/s);
+      const redirectUris = uris.split(',').map((uri) => uri.trim()).filter(Boolean);
+      if (!/^[A-Za-z0-9._-]{1,100}$/.test(id) || redirectUris.length === 0) {
+        return `--oauth-client takes <client id>=<redirect URI>[,<redirect URI>…], such as deep-search-vscode=http://127.0.0.1/callback, not "${value.slice(0, 60)}".`;
+      }
+      const invalid = redirectUris.find((uri) => !URL.canParse(uri));
+      if (invalid !== undefined) return `--oauth-client: "${invalid.slice(0, 60)}" is not an absolute URI.`;
+      if (config.oauthClients.some((client) => client.id === id)) return `--oauth-client ${id} was given twice: give each client once, with all its redirect URIs.`;
+      config.oauthClients.push({ id, redirectUris });
       return undefined;
     }
     case '--token':

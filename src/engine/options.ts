@@ -4,6 +4,7 @@
  * `server.ts` with these types.
  */
 import type { WireQuestionError } from '../contract/legacyWire';
+import type { OAuthOptions } from './oauth/authorizationServer';
 
 export interface EngineUser {
   /** The access token that identifies this user (`Authorization: token <t>` or `Bearer <t>`). */
@@ -114,6 +115,12 @@ export interface EngineOptions {
    * others show a "Queued" turn). `toolCalls`: tool calls across both tool endpoints (default 4).
    */
   limits?: { answers?: number; toolCalls?: number };
+  /**
+   * The OAuth 2.0 authorization server (oauth/authorizationServer.ts): its pre-registered clients,
+   * lifetimes, and whether clients may register themselves. Default: on, with no pre-registered
+   * client and self-registration allowed; `false` turns it off (its paths then answer 404).
+   */
+  oauth?: OAuthOptions | false;
   /** Where log lines go (never tokens). Default: nowhere. */
   log?: (line: string) => void;
   /**

@@ -18,13 +18,15 @@ import { lockDataDir } from './dataDirLock';
 import { requireScope, UserDirectory, type AuthenticatedUser } from './auth';
 import { echo } from './echo';
 import { ConversationService, type ResolvedVariant } from './conversations/service';
-import { ClientGoneError, errorReply, HttpError, parseJsonObject, readBody, sendReply, type Reply } from './http';
+import { ClientGoneError, errorReply, HttpError, jsonReply, parseJsonObject, readBody, sendReply, type Reply } from './http';
 import type { EngineFault, EngineOptions, EngineVariant, RunningEngine } from './options';
 import { createMcpHandler, DEFAULT_TOOL_SLOTS, type McpHandler } from './mcp/server';
 import { discoverRepositories } from './repos';
 import { handleApiRequest } from './conversations/routes';
 import { renderSharePage, SHARE_PAGE_CSP } from './conversations/sharePage';
 import { Slots } from './slots';
+import { AuthorizationServer } from './oauth/authorizationServer';
+import { PROTECTED_RESOURCE_METADATA_PATH } from '../contract/oauthWire';
 import { ConversationStorage } from './conversations/storage';
 import { errorMessage } from './errorMessage';
 
@@ -107,8 +109,18 @@ export async function startEngine(options: EngineOptions): Promise<RunningEngine
     servedToolEndpoints(variant.toolServer).map((endpoint) => [TOOL_SERVER_ENDPOINTS[endpoint], createMcpHandler({ ...mcpOptions, endpoint })] as const),
   );
 
+  const authorizationServer = options.oauth === false ? undefined : new AuthorizationServer(url, users.accounts(), options.oauth);
+  if (authorizationServer) users.trustIssuer(authorizationServer);
+
   const route = async (request: IncomingMessage, path: string, query: URLSearchParams): Promise<Reply> => {
     const method = request.method ?? 'GET';
+    if (authorizationServer?.serves(path)) return authorizationServer.handle(request, path, query);
+    // RFC 9728: what protects the tool server, for MCP clients that sign in by themselves.
+    const resource = protectedResource(path);
+    if (authorizationServer && resource !== undefined && toolServers.has(resource)) {
+      if (method !== 'GET') throw new HttpError(405, `${method} is not supported here: use GET.`, { Allow: 'GET' });
+      return jsonReply(200, { resource: `${url}${resource}`, authorization_servers: [url], scopes_supported: [MCP_TOKEN_SCOPE], bearer_methods_supported: ['header'] });
+    }
     // The 7.x API; a 6.x server (`legacy`) has none, and answers its paths with a plain 404 below.
     if (variant.conversationApis !== 'legacy' && isConnectPath(path)) {
       return handleConnectRequest({ service, variant, users, shuttingDown: shuttingDown.signal, log }, request, path);
@@ -176,7 +188,7 @@ export async function startEngine(options: EngineOptions): Promise<RunningEngine
       if (mcp) {
         // The tool server: same token as the conversation API; no X-Requested-With needed.
         checkToolServerOrigin(request.headers.origin, url);
-        const user = toolServerUser(users, request.headers.authorization);
+        const user = toolServerUser(users, request.headers.authorization, authorizationServer ? `${url}${PROTECTED_RESOURCE_METADATA_PATH}${path}` : undefined);
         requireScope(user, 'mcp');
         if (variant.mcpAccess === 'denied') {
           throw new HttpError(
@@ -323,15 +335,25 @@ function checkToolServerOrigin(origin: string | undefined, engineUrl: string): v
 }
 
 /**
- * The tool server's user. Its 401 is a Bearer challenge that carries the engine's words and no
- * OAuth metadata, so MCP clients show the message instead of starting an OAuth flow it has not.
+ * The tool server's user. Its 401 is a Bearer challenge that carries the engine's words; with OAuth
+ * on, it also names the protected-resource metadata (RFC 9728), from which MCP clients that sign in
+ * by themselves find the authorization server. Without it, they show the message instead of
+ * starting a flow the engine does not offer.
  */
-function toolServerUser(users: UserDirectory, authorization: string | undefined): AuthenticatedUser {
+function toolServerUser(users: UserDirectory, authorization: string | undefined, resourceMetadata: string | undefined): AuthenticatedUser {
   try {
     return users.authenticate(authorization);
   } catch (error) {
     if (!(error instanceof HttpError) || error.status !== 401) throw error;
     const description = error.message.replace(/["\\]/g, "'");
-    throw new HttpError(401, error.message, { 'WWW-Authenticate': `Bearer realm="Deep Search local engine", error="invalid_token", error_description="${description}"` });
+    const metadata = resourceMetadata ? `, resource_metadata="${resourceMetadata}"` : '';
+    throw new HttpError(401, error.message, {
+      'WWW-Authenticate': `Bearer realm="Deep Search local engine", error="invalid_token", error_description="${description}"${metadata}`,
+    });
   }
+}
+
+/** The tool-server path a protected-resource metadata path names (`/.well-known/oauth-protected-resource/.api/mcp`). */
+function protectedResource(path: string): string | undefined {
+  return path.startsWith(`${PROTECTED_RESOURCE_METADATA_PATH}/`) ? path.slice(PROTECTED_RESOURCE_METADATA_PATH.length) : undefined;
 }

@@ -175,6 +175,7 @@ class AnswerRun {
     try {
       this.toolCalls++;
       ranked = await rankFiles(this.context, parseQuery(''), terms, {
+        limit: FILES_QUOTED + FILES_LISTED,
         waitForIndexes: {
           maxWaitMs: INDEX_WAIT_MS,
           waiting: (names) => this.step(`Waiting for the search index of ${names.join(', ')} to be built`),
@@ -191,14 +192,14 @@ class AnswerRun {
       findings.notes.push(note.replace(/\.$/, ''));
       await this.step(note);
     }
-    findings.totalFiles = ranked.files.length;
-    if (ranked.files.length === 0) {
+    findings.totalFiles = ranked.total;
+    if (ranked.total === 0) {
       await this.step('No file mentions these terms');
       return findings;
     }
     const toRead = ranked.files.slice(0, FILES_QUOTED);
-    const best = toRead.length === ranked.files.length ? (toRead.length === 1 ? 'it' : 'them') : `the top ${toRead.length}`;
-    await this.step(`Found matches in ${plural(ranked.files.length, 'file')}; reading ${best}`);
+    const best = toRead.length === ranked.total ? (toRead.length === 1 ? 'it' : 'them') : `the top ${toRead.length}`;
+    await this.step(`Found matches in ${plural(ranked.total, 'file')}; reading ${best}`);
     for (const file of toRead) {
       const excerpt = await this.readExcerpt(file, terms, words, ranked.stats);
       if (excerpt) findings.excerpts.push(excerpt);

@@ -3,6 +3,7 @@
  * server string is escaped (answers are shown as their Markdown source).
  */
 import type { WireConversation } from '../../contract/legacyWire';
+import { escapeHtml } from '../html';
 
 /** Served with the page: nothing may load or run. */
 export const SHARE_PAGE_CSP = "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'";
@@ -36,13 +37,4 @@ export function renderSharePage(conversation: WireConversation): string {
     '</body>',
     '</html>',
   ].join('\n');
-}
-
-export function escapeHtml(text: string): string {
-  return text
-    .replace(/&/g, '&amp;')
-    .replace(/</g, '&lt;')
-    .replace(/>/g, '&gt;')
-    .replace(/"/g, '&quot;')
-    .replace(/'/g, '&#39;');
 }

@@ -83,24 +83,46 @@ export interface CorpusStats {
   documentFrequency: Map<string, number>;
 }
 
-const K1 = 1.2;
-const B = 0.75;
-const PATH_WEIGHT = 2;
+/**
+ * One term's share of a file's score: BM25 for its matching lines (`tf`), plus a bonus when the
+ * file's path holds the term. Self-contained (no outside names), because the search worker runs
+ * its source to rank the files it holds (searchWorker.ts): one definition for both.
+ */
+export function termScore(tf: number, inPath: boolean, weight: number, df: number, documentCount: number, length: number, averageLength: number): number {
+  const k1 = 1.2;
+  const b = 0.75;
+  const pathWeight = 2;
+  const idf = Math.log(1 + (documentCount - df + 0.5) / (df + 0.5));
+  let score = 0;
+  if (tf > 0) {
+    const norm = 1 - b + (b * length) / Math.max(1, averageLength);
+    score += weight * idf * ((tf * (k1 + 1)) / (tf + k1 * norm));
+  }
+  if (inPath) score += weight * idf * pathWeight * 0.5;
+  return score;
+}
 
-/** BM25 of one document for the terms, plus a bonus per term found in its path. */
+/**
+ * Which terms earn the path bonus: those the path holds, except a term inside a longer one the path
+ * also holds (`authoriz` in `authorization`: one word, one bonus). Self-contained, like termScore.
+ */
+export function pathBonuses(lowerPath: string, texts: readonly string[]): boolean[] {
+  const held = texts.map((text) => lowerPath.includes(text));
+  return texts.map((text, index) => held[index] === true && !texts.some((other, at) => at !== index && held[at] === true && other.length > text.length && other.includes(text)));
+}
+
+/** BM25 of one document for the terms, plus a bonus per word found in its path. */
 export function bm25(document: Document, terms: readonly SearchTermSpec[], stats: CorpusStats): number {
   let score = 0;
-  const lowerPath = document.path.toLowerCase();
-  for (const term of terms) {
+  const inPath = pathBonuses(
+    document.path.toLowerCase(),
+    terms.map((term) => term.text),
+  );
+  terms.forEach((term, index) => {
     const df = stats.documentFrequency.get(term.text) ?? 0;
-    const idf = Math.log(1 + (stats.documentCount - df + 0.5) / (df + 0.5));
     const tf = document.termFrequencies.get(term.text) ?? 0;
-    if (tf > 0) {
-      const norm = 1 - B + (B * document.length) / Math.max(1, stats.averageLength);
-      score += term.weight * idf * ((tf * (K1 + 1)) / (tf + K1 * norm));
-    }
-    if (lowerPath.includes(term.text)) score += term.weight * idf * PATH_WEIGHT * 0.5;
-  }
+    score += termScore(tf, inPath[index] === true, term.weight, df, stats.documentCount, document.length, stats.averageLength);
+  });
   return score;
 }
 

@@ -16,9 +16,10 @@ import { formatSize, ToolError } from '../toolError';
 import type { GrepLine, GrepResult, SearchTarget } from './grepResult';
 import { pathspecFilter, type LineMatcher } from './grepPatterns';
 import { Ripgrep } from './ripgrep';
-import { SEARCH_WORKER_SOURCE, type ReadRequest, type ScanReply, type ScanRequest, type WorkerInit, type WorkerMessage } from './searchWorker';
+import { SEARCH_WORKER_SOURCE, type RankReply, type RankRequest, type ScanReply, type ScanRequest, type WorkerInit, type WorkerMessage, type WorkerRequest } from './searchWorker';
 import { readTreeText, TreeTooLarge, type TreeText } from './treeText';
 import { errorMessage } from '../errorMessage';
+import { Slots } from '../slots';
 
 /** Trees up to this many bytes of regular files are indexed (the index holds about as much memory). */
 export const DEFAULT_INDEX_MAX_BYTES = 256 * 1024 * 1024;
@@ -45,6 +46,7 @@ interface RepositoryState {
 /** The indexes of one engine's repositories. */
 export class SearchIndexes {
   private readonly states = new Map<ServedRepository, RepositoryState>();
+  private readonly turns = new WeakMap<ServedRepository, Slots>();
   private readonly shutdown = new AbortController();
   private readonly maxBytes: number;
   private readonly scanTimeLimitMs: number;
@@ -106,6 +108,19 @@ export class SearchIndexes {
     }
     signal.throwIfAborted();
     return this.lookup(target, false);
+  }
+
+  /**
+   * Runs `search` when the repository's searches that run without its index have had their turn:
+   * one at a time while its index builds.
+   */
+  takingTurns<T>(target: SearchTarget, signal: AbortSignal, search: () => Promise<T>): Promise<T> {
+    let turns = this.turns.get(target.repo);
+    if (!turns) {
+      turns = new Slots(1);
+      this.turns.set(target.repo, turns);
+    }
+    return turns.run(search, signal);
   }
 
   /** Whether the target's index is being built now (so a search could wait for it). */
@@ -174,6 +189,12 @@ export function searchIndexesFor(repositories: readonly ServedRepository[], log:
   return indexes;
 }
 
+/** The index's best files for a ranking, best first, and how many candidates were scored. */
+export interface RankedInIndex {
+  total: number;
+  best: Array<{ path: string; length: number; score: number; termFrequencies: Map<string, number> }>;
+}
+
 /** One commit's index: the file list here, the text and the scanning in the worker. */
 export class SearchIndex {
   alive = true;
@@ -185,7 +206,8 @@ export class SearchIndex {
   private constructor(
     readonly commit: string,
     private readonly worker: Worker,
-    private readonly paths: readonly string[],
+    /** The indexed (text) files of the commit, in the order the worker numbers them. */
+    readonly paths: readonly string[],
     private readonly sizes: Int32Array,
     private readonly scanTimeLimitMs: number,
     private readonly log: (line: string) => void,
@@ -193,7 +215,15 @@ export class SearchIndex {
 
   /** Hands the text to a new worker and resolves once it has laid out its lines. */
   static start(commit: string, tree: TreeText, scanTimeLimitMs: number, log: (line: string) => void): Promise<SearchIndex> {
-    const init: WorkerInit = { buffer: tree.buffer, length: tree.length, fileStarts: tree.fileStarts, pathBytes: tree.pathBytes, prefixBytes: commit.length + 1 };
+    const init: WorkerInit = {
+      buffer: tree.buffer,
+      length: tree.length,
+      fileStarts: tree.fileStarts,
+      pathBytes: tree.pathBytes,
+      prefixBytes: commit.length + 1,
+      sizes: tree.sizes,
+      paths: tree.paths.join('\0'),
+    };
     const worker = new Worker(SEARCH_WORKER_SOURCE, { eval: true, workerData: init, transferList: [tree.buffer] });
     const index = new SearchIndex(commit, worker, tree.paths, tree.sizes, scanTimeLimitMs, log);
     return new Promise<SearchIndex>((resolve, reject) => {
@@ -260,8 +290,37 @@ export class SearchIndex {
     return reply && 'text' in reply ? reply.text : undefined;
   }
 
+  /**
+   * How many files hold each term (ASCII words, any case, as `git grep -i -F` finds them): exact
+   * counts, never capped. Undefined when the worker has stopped.
+   */
+  async termFiles(terms: readonly string[], signal: AbortSignal): Promise<number[] | undefined> {
+    const reply = await this.ask({ kind: 'terms', id: this.nextId++, terms: [...terms] }, signal);
+    return reply && reply.type === 'terms' ? reply.files : undefined;
+  }
+
+  /**
+   * The best files for natural-language search and how many candidates there were (the worker
+   * scores them all: RankRequest); undefined when the worker has stopped.
+   */
+  async rank(request: Omit<RankRequest, 'kind' | 'id'>, signal: AbortSignal): Promise<RankedInIndex | undefined> {
+    const reply = await this.ask({ kind: 'rank', id: this.nextId++, ...request }, signal);
+    if (!reply || reply.type !== 'rank') return undefined;
+    const { files, scores, frequencies, total } = reply as RankReply;
+    const width = request.terms.length;
+    const best = Array.from(files, (file, at) => {
+      const termFrequencies = new Map<string, number>();
+      request.terms.forEach((term, index) => {
+        const count = frequencies[at * width + index];
+        if (count > 0) termFrequencies.set(term.text, count);
+      });
+      return { path: this.paths[file], length: this.sizes[file], score: scores[at], termFrequencies };
+    });
+    return { total, best };
+  }
+
   /** Sends one request to the worker; undefined when the worker stopped before answering. */
-  private ask(request: ScanRequest | ReadRequest, signal: AbortSignal): Promise<Extract<WorkerMessage, { id: number }> | undefined> {
+  private ask(request: WorkerRequest, signal: AbortSignal): Promise<Extract<WorkerMessage, { id: number }> | undefined> {
     if (signal.aborted) return Promise.reject(new ToolError('The request was cancelled.'));
     const id = request.id;
     return new Promise((resolve, reject) => {

@@ -7,6 +7,7 @@
  * tsx and from the esbuild bundles, which have no separate file for it.
  */
 import type { LineMatcher } from './grepPatterns';
+import { pathBonuses, termScore } from './ranking';
 
 /** What the worker is started with (`workerData`); `buffer` is transferred, not copied. */
 export interface WorkerInit {
@@ -19,6 +20,10 @@ export interface WorkerInit {
   pathBytes: Int32Array;
   /** Bytes git prints before each path: `<commit>:`. */
   prefixBytes: number;
+  /** Each file's blob size (the text may have gained a final newline). */
+  sizes: Int32Array;
+  /** The files' paths joined with NULs (no path holds one), for ranking. */
+  paths: string;
 }
 
 export interface ScanRequest {
@@ -57,7 +62,52 @@ export interface ReadRequest {
   size: number;
 }
 
-export type WorkerMessage = { type: 'ready'; lines: number } | ({ type: 'scan' } & ScanReply) | { type: 'read'; id: number; text: string };
+/** How many files hold each term (ASCII, matched in any case as `git grep -i -F` does). */
+export interface TermsRequest {
+  kind: 'terms';
+  id: number;
+  terms: string[];
+}
+
+/**
+ * The best files for natural-language search, scored with BM25 (ranking.ts) by corpus figures the
+ * caller gathered over every repository searched. Files become candidates through the terms held
+ * by at most `common` files (through the rarest term when every term is more common).
+ */
+export interface RankRequest {
+  kind: 'rank';
+  id: number;
+  terms: Array<{ text: string; weight: number }>;
+  /** Files holding each term across every repository searched. */
+  documentFrequencies: number[];
+  documentCount: number;
+  averageLength: number;
+  /** Which files the query's filters allow (1) by index; null: every file. */
+  allowed: Uint8Array | null;
+  common: number;
+  limit: number;
+  /** What precedes a path in the key that breaks ties (`<repository>\0`), as the caller orders files. */
+  keyPrefix: string;
+}
+
+export interface RankReply {
+  id: number;
+  /** Candidates in all, of which the best `limit` follow, best first. */
+  total: number;
+  files: Int32Array;
+  scores: Float64Array;
+  /** Matching lines of each of those files per term: `terms.length` entries a file. */
+  frequencies: Int32Array;
+}
+
+export type WorkerRequest = ScanRequest | ReadRequest | TermsRequest | RankRequest;
+
+export type WorkerMessage =
+  | { type: 'ready'; lines: number }
+  | ({ type: 'scan' } & ScanReply)
+  | { type: 'read'; id: number; text: string }
+  | { type: 'terms'; id: number; files: number[] }
+  | ({ type: 'rank' } & RankReply);
 
 export const SEARCH_WORKER_SOURCE = String.raw`
 'use strict';
@@ -243,6 +293,126 @@ function scan(request) {
   return { files: Int32Array.from(files), lines: Int32Array.from(lines), texts, counts: Int32Array.from(counts), truncated };
 }
 
+// Ranking for natural-language search. Its terms are ASCII words, searched as literals: no scan
+// for them can run away, so they run outside the time-limited context.
+const termScore = (${termScore.toString()});
+const pathBonuses = (${pathBonuses.toString()});
+const paths = workerData.paths.split('\0');
+workerData.paths = undefined;
+const sizes = workerData.sizes;
+const collator = new Intl.Collator();
+
+// Each term's counts, kept for the terms last asked within a byte budget: questions asked together
+// share words, and a ranking asks for its terms twice (their frequencies, then the scores).
+const TERM_CACHE_BYTES = 32 * 1024 * 1024;
+const termCache = new Map();
+let termCacheBytes = 0;
+
+/** Pairs of file index and matching-line count, in file order, for a term in any (ASCII) case. */
+function termCounts(term) {
+  const kept = termCache.get(term);
+  if (kept !== undefined) {
+    termCache.delete(term);
+    termCache.set(term, kept);
+    return kept;
+  }
+  const regex = new RegExp(term.replace(/[\\^$.*+?()[\]{}|]/g, '\\$&'), 'gi');
+  const pairs = [];
+  let file = 0;
+  let current = -1;
+  let count = 0;
+  for (let match = regex.exec(text); match !== null; match = regex.exec(text)) {
+    const at = match.index;
+    while (fileStarts[file + 1] <= at) file++;
+    if (file !== current) {
+      if (current >= 0) pairs.push(current, count);
+      current = file;
+      count = 0;
+    }
+    count++;
+    // A line counts once: go on after its newline (every line ends with one).
+    const lineEnd = text.indexOf('\n', at);
+    if (lineEnd === -1) break;
+    regex.lastIndex = lineEnd + 1;
+  }
+  if (current >= 0) pairs.push(current, count);
+  const counts = Int32Array.from(pairs);
+  termCache.set(term, counts);
+  termCacheBytes += counts.byteLength;
+  for (const [key, value] of termCache) {
+    if (termCacheBytes <= TERM_CACHE_BYTES || key === term) break;
+    termCache.delete(key);
+    termCacheBytes -= value.byteLength;
+  }
+  return counts;
+}
+
+function rank(request) {
+  const terms = request.terms;
+  const counts = terms.map((term) => termCounts(term.text));
+  let selecting = [];
+  counts.forEach((pairs, index) => {
+    if (pairs.length > 0 && pairs.length / 2 <= request.common) selecting.push(index);
+  });
+  if (selecting.length === 0) {
+    let rarest = -1;
+    counts.forEach((pairs, index) => {
+      if (pairs.length > 0 && (rarest === -1 || pairs.length < counts[rarest].length)) rarest = index;
+    });
+    selecting = rarest === -1 ? [] : [rarest];
+  }
+  const allowed = request.allowed;
+  const candidate = new Uint8Array(fileCount);
+  let total = 0;
+  for (const index of selecting) {
+    const pairs = counts[index];
+    for (let at = 0; at < pairs.length; at += 2) {
+      const file = pairs[at];
+      if (candidate[file] === 0 && (allowed === null || allowed[file] === 1)) {
+        candidate[file] = 1;
+        total++;
+      }
+    }
+  }
+  // Candidates in file order; each term's pairs are walked alongside (they are in file order too).
+  const texts = terms.map((term) => term.text);
+  const cursors = new Int32Array(terms.length);
+  const frequency = new Int32Array(terms.length);
+  const limit = request.limit;
+  const best = [];
+  const before = (a, b) => b.score - a.score || collator.compare(request.keyPrefix + paths[a.file], request.keyPrefix + paths[b.file]);
+  for (let file = 0; file < fileCount; file++) {
+    if (candidate[file] === 0) continue;
+    const inPath = pathBonuses(paths[file].toLowerCase(), texts);
+    let score = 0;
+    for (let index = 0; index < terms.length; index++) {
+      const pairs = counts[index];
+      let at = cursors[index];
+      while (at < pairs.length && pairs[at] < file) at += 2;
+      cursors[index] = at;
+      const tf = at < pairs.length && pairs[at] === file ? pairs[at + 1] : 0;
+      frequency[index] = tf;
+      const term = terms[index];
+      score += termScore(tf, inPath[index], term.weight, request.documentFrequencies[index], request.documentCount, sizes[file], request.averageLength);
+    }
+    const entry = { file, score, frequency: undefined };
+    if (best.length === limit && before(entry, best[best.length - 1]) >= 0) continue;
+    entry.frequency = Int32Array.from(frequency);
+    let place = best.length;
+    while (place > 0 && before(entry, best[place - 1]) < 0) place--;
+    best.splice(place, 0, entry);
+    if (best.length > limit) best.pop();
+  }
+  const frequencies = new Int32Array(best.length * terms.length);
+  best.forEach((entry, index) => frequencies.set(entry.frequency, index * terms.length));
+  return {
+    total,
+    files: Int32Array.from(best, (entry) => entry.file),
+    scores: Float64Array.from(best, (entry) => entry.score),
+    frequencies,
+  };
+}
+
 // The context only calls scan(); patterns reach nothing but the RegExp constructor.
 const sandbox = vm.createContext({ scan, request: undefined, result: undefined }, { codeGeneration: { strings: false, wasm: false } });
 const script = new vm.Script('result = scan(request)');
@@ -251,6 +421,15 @@ parentPort.on('message', (request) => {
   if (request.kind === 'read') {
     const start = fileStarts[request.file];
     parentPort.postMessage({ type: 'read', id: request.id, text: decode(text.slice(start, start + request.size)) });
+    return;
+  }
+  if (request.kind === 'terms') {
+    parentPort.postMessage({ type: 'terms', id: request.id, files: request.terms.map((term) => termCounts(term).length / 2) });
+    return;
+  }
+  if (request.kind === 'rank') {
+    const ranked = rank(request);
+    parentPort.postMessage({ type: 'rank', id: request.id, ...ranked }, [ranked.files.buffer, ranked.scores.buffer, ranked.frequencies.buffer]);
     return;
   }
   sandbox.request = request;

@@ -36,9 +36,19 @@ export async function grepTarget(context: ToolContext, target: SearchTarget, opt
   if (syntax === 'perl' && context.pcre.available === false) syntax = 'extended';
   // With ripgrep, the index starts building once this search is answered: the two would share the
   // machine, and the first search would wait for its share (ripgrep is fastest on its own).
-  const ripgrep = context.searchIndexes?.ripgrep !== undefined;
+  const indexes = context.searchIndexes;
+  const ripgrep = indexes?.ripgrep !== undefined;
   const indexed = await grepIndex(context, target, options, syntax, !ripgrep);
   if (indexed) return indexed;
+  if (!indexes?.isBuilding(target)) return grepUnindexed(context, target, options, syntax);
+  // While the index builds, the repository's searches take turns without it: greps piling up would
+  // starve the build that makes them unnecessary. Those that waited may find it ready.
+  return indexes.takingTurns(target, context.signal, async () => (await grepIndex(context, target, options, syntax, false)) ?? grepUnindexed(context, target, options, syntax));
+}
+
+/** ripgrep's answer where it can give one, else git grep's. */
+async function grepUnindexed(context: ToolContext, target: SearchTarget, options: GrepOptions, syntax: GrepOptions['syntax']): Promise<GrepResult> {
+  const ripgrep = context.searchIndexes?.ripgrep !== undefined;
   const early = await grepRipgrep(context, target, options, syntax).finally(() => {
     if (ripgrep) context.searchIndexes?.lookup(target);
   });
@@ -167,15 +177,16 @@ export interface TreeListing {
 }
 
 /**
- * The listings last read, by repository folder, commit and limit: a commit's tree never changes,
- * and natural-language search (every answer too) lists the whole tree, which on a large repository
- * is megabytes of git output to parse. A few entries, the oldest dropped first.
+ * The listings last read (or being read), by repository folder, commit and limit: a commit's tree
+ * never changes, and natural-language search (every answer too) lists the whole tree, which on a
+ * large repository is megabytes of git output to parse. Searches that ask at once share one read.
+ * A few entries, the oldest dropped first; a read that fails is not kept.
  */
-const listings = new Map<string, TreeListing>();
+const listings = new Map<string, Promise<TreeListing>>();
 const LISTINGS_KEPT = 4;
 
 /** Every file path of the tree (up to `max`), for queries that can match files without a term. */
-export async function listTree(context: ToolContext, target: SearchTarget, max = 50_000): Promise<TreeListing> {
+export function listTree(context: ToolContext, target: SearchTarget, max = 50_000): Promise<TreeListing> {
   const key = `${target.repo.dir}\0${target.commit}\0${max}`;
   const kept = listings.get(key);
   if (kept) {
@@ -183,8 +194,12 @@ export async function listTree(context: ToolContext, target: SearchTarget, max =
     listings.set(key, kept);
     return kept;
   }
-  const listing = await readTree(context, target, max);
+  // Read for whoever asks (within git's own time limit), not cancelled with the request that asked first.
+  const listing = readTree({ ...context, signal: new AbortController().signal }, target, max);
   listings.set(key, listing);
+  listing.catch(() => {
+    if (listings.get(key) === listing) listings.delete(key);
+  });
   for (const oldest of listings.keys()) {
     if (listings.size <= LISTINGS_KEPT) break;
     listings.delete(oldest);

@@ -7,6 +7,7 @@
 import { bestWindows, makeChunk, readTargetText, renderBlocks, splitLines, type FileBlock, type Window } from './blocks';
 import { plural, ToolError, type ToolContext, type ToolOutput } from './context';
 import { grepTarget, listTree, type SearchTarget, type TreeListing } from './grep';
+import type { SearchIndex } from '../search/searchIndex';
 import { evaluate, parseQuery, type FilterNode, type ParsedQuery } from '../search/query';
 import { bm25, lineScores, queryTerms, type CorpusStats, type Document, type SearchTermSpec } from '../search/ranking';
 import { checkFilters, evaluateKnown, filterVerdicts, selectTargets } from './targets';
@@ -23,14 +24,19 @@ export interface RankedFile {
   score: number;
 }
 
-/** Every file holding one of the terms, best first, with the corpus figures their scores came from. */
+/** The best files holding the terms, best first, with the corpus figures their scores came from. */
 export interface RankedFiles {
+  /** At most `RankOptions.limit`. */
   files: RankedFile[];
+  /** Files that hold some of the terms (and pass the filters), counted exactly. */
+  total: number;
   stats: CorpusStats;
   notes: string[];
 }
 
 export interface RankOptions {
+  /** How many of the best files are wanted. */
+  limit: number;
   /**
    * For work that may wait (an answer): when a repository's search index is being built, wait for
    * it (at most `maxWaitMs`) instead of grepping the whole tree per term meanwhile; `waiting` is
@@ -47,48 +53,94 @@ export async function nlsSearch(context: ToolContext, args: { query: string }): 
   if (terms.length === 0) {
     throw new ToolError('The query has no words to search for (only filters or common words): add keywords such as "database connection close".');
   }
-  const { files, stats, notes } = await rankFiles(context, query, terms);
-  const shown = files.slice(0, MAX_FILES);
+  const { files, total, stats, notes } = await rankFiles(context, query, terms, { limit: MAX_FILES });
   const blocks: FileBlock[] = [];
-  for (const file of shown) blocks.push((await readRankedFile(context, file, terms, stats, CHUNKS_PER_FILE)).block);
+  for (const file of files) blocks.push((await readRankedFile(context, file, terms, stats, CHUNKS_PER_FILE)).block);
   const termList = terms.map((term) => term.text).join(', ');
   const heading =
-    files.length === 0
+    total === 0
       ? `No file contains any of the terms (${termList}). Try other words, a synonym, or fewer filters.`
-      : `${plural(files.length, 'file')} contain some of the terms (${termList}); the ${plural(shown.length, 'most relevant file', 'most relevant files')}:`;
-  if (files.length > shown.length) notes.push(`${files.length - shown.length} less relevant files are not shown: add repo: or file: filters, or more specific words.`);
+      : `${plural(total, 'file')} contain some of the terms (${termList}); the ${plural(files.length, 'most relevant file', 'most relevant files')}:`;
+  if (total > files.length) notes.push(`${total - files.length} less relevant files are not shown: add repo: or file: filters, or more specific words.`);
   return { text: blocks.length > 0 ? `${heading}\n\n${renderBlocks(blocks)}` : heading, structured: { blocks }, notes };
 }
 
 /**
  * The files of the query's repositories (and files, by its filters) that hold any of the terms,
- * scored with BM25: the one ranking behind natural-language search and the answerer's search.
+ * scored with BM25: the one ranking behind natural-language search and the answerer's search. A
+ * repository with a ready search index is counted and scored in the index's worker (exact counts,
+ * no work on the engine's thread per file); the others by git grep (or ripgrep) here.
  */
-export async function rankFiles(context: ToolContext, query: ParsedQuery, terms: readonly SearchTermSpec[], options: RankOptions = {}): Promise<RankedFiles> {
+export async function rankFiles(context: ToolContext, query: ParsedQuery, terms: readonly SearchTermSpec[], options: RankOptions): Promise<RankedFiles> {
   const notes: string[] = [];
   const targets = await selectTargets(context, query, notes);
   if (options.waitForIndexes) await waitForIndexes(context, targets, options.waitForIndexes);
   const stats: CorpusStats = { documentCount: 0, averageLength: 0, documentFrequency: new Map() };
+  const addFrequency = (term: string, files: number): void => void stats.documentFrequency.set(term, (stats.documentFrequency.get(term) ?? 0) + files);
   let totalLength = 0;
-  const files: RankedFile[] = [];
+  const scored: RankedFile[] = [];
+  const indexed: Array<{ target: SearchTarget; index: SearchIndex; common: number }> = [];
   for (const target of targets) {
     const tree = await listTree(context, target);
     stats.documentCount += tree.paths.length;
     for (const size of tree.sizes.values()) totalLength += size;
-    const { documents, frequency } = await documentsOf(context, target, terms, tree, notes);
-    for (const [term, files] of frequency) stats.documentFrequency.set(term, (stats.documentFrequency.get(term) ?? 0) + files);
+    const common = Math.max(50, tree.paths.length * COMMON_TERM_SHARE);
+    const index = context.searchIndexes?.lookup(target, false);
+    const frequencies = await index?.termFiles(
+      terms.map((term) => term.text),
+      context.signal,
+    );
+    if (index && frequencies) {
+      terms.forEach((term, at) => addFrequency(term.text, frequencies[at] ?? 0));
+      indexed.push({ target, index, common });
+      continue;
+    }
+    const { documents, frequency } = await documentsOf(context, target, terms, tree, common, notes);
+    for (const [term, files] of frequency) addFrequency(term, files);
     const paths = [...documents.keys()];
     const verdicts = await filterVerdicts(query, target.repo.name, paths);
     paths.forEach((path, index) => {
       const document = documents.get(path);
       if (!document || !passesFilters(query, (filter) => verdicts.get(filter.id)?.(index) ?? false)) return;
-      files.push({ target, document, score: 0 });
+      scored.push({ target, document, score: 0 });
     });
   }
   stats.averageLength = stats.documentCount > 0 ? totalLength / stats.documentCount : 1;
-  for (const file of files) file.score = bm25(file.document, terms, stats);
-  files.sort((a, b) => b.score - a.score || a.document.key.localeCompare(b.document.key));
-  return { files, stats, notes };
+  for (const file of scored) file.score = bm25(file.document, terms, stats);
+  let total = scored.length;
+  for (const { target, index, common } of indexed) {
+    const ranked = await index.rank(
+      {
+        terms: terms.map(({ text, weight }) => ({ text, weight })),
+        documentFrequencies: terms.map((term) => stats.documentFrequency.get(term.text) ?? 0),
+        documentCount: stats.documentCount,
+        averageLength: stats.averageLength,
+        allowed: await allowedByFilters(query, target, index.paths),
+        common,
+        limit: options.limit,
+        keyPrefix: `${target.repo.name}\0`,
+      },
+      context.signal,
+    );
+    if (!ranked) throw new ToolError(`The search index of ${target.repo.name} stopped while ranking: try again (the next search uses git grep).`);
+    total += ranked.total;
+    for (const { path, length, score, termFrequencies } of ranked.best) {
+      scored.push({ target, score, document: { key: `${target.repo.name}\0${path}`, path, length, termFrequencies } });
+    }
+  }
+  scored.sort((a, b) => b.score - a.score || a.document.key.localeCompare(b.document.key));
+  return { files: scored.slice(0, options.limit), total, stats, notes };
+}
+
+/** Which of an index's files the query's filters allow (1), or null when it has none. */
+async function allowedByFilters(query: ParsedQuery, target: SearchTarget, paths: readonly string[]): Promise<Uint8Array | null> {
+  if (query.filters.length === 0) return null;
+  const verdicts = await filterVerdicts(query, target.repo.name, paths);
+  const allowed = new Uint8Array(paths.length);
+  for (let index = 0; index < paths.length; index++) {
+    if (passesFilters(query, (filter) => verdicts.get(filter.id)?.(index) ?? false)) allowed[index] = 1;
+  }
+  return allowed;
 }
 
 async function waitForIndexes(context: ToolContext, targets: readonly SearchTarget[], wait: NonNullable<RankOptions['waitForIndexes']>): Promise<void> {
@@ -118,6 +170,7 @@ async function documentsOf(
   target: SearchTarget,
   terms: readonly SearchTermSpec[],
   tree: TreeListing,
+  common: number,
   notes: string[],
 ): Promise<{ documents: Map<string, Document>; frequency: Map<string, number> }> {
   const counts: Array<{ term: SearchTermSpec; files: ReadonlyMap<string, number> }> = [];
@@ -127,7 +180,6 @@ async function documentsOf(
     counts.push({ term, files: result.counts });
   }
   const frequency = new Map(counts.map(({ term, files }) => [term.text, files.size]));
-  const common = Math.max(50, tree.paths.length * COMMON_TERM_SHARE);
   const rare = counts.filter(({ files }) => files.size > 0 && files.size <= common);
   const rarest = [...counts].filter(({ files }) => files.size > 0).sort((a, b) => a.files.size - b.files.size)[0];
   const selecting = rare.length > 0 ? rare : rarest ? [rarest] : [];

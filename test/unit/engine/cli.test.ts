@@ -16,15 +16,21 @@ describe('engine CLI arguments', function () {
   it('uses defaults when given nothing', function () {
     assert.deepEqual(parseArgs([]), {
       kind: 'run',
-      config: { repos: [], tokens: [], dataDir: DEFAULT_DATA_DIR, sharing: true, limits: {} },
+      config: { repos: [], tokens: [], dataDir: DEFAULT_DATA_DIR, sharing: true, limits: {}, oauth: true, oauthClients: [] },
     });
   });
 
   it('reads every option, repeatable ones repeated, in both "--flag value" and "--flag=value" forms', function () {
-    const command = parseArgs(['--repo', 'a', '--repo=b', '--port', '3370', '--token', 't1', '--token=t2', '--data', 'd', '--pace=5', '--no-sharing', '--max-answers', '2', '--max-tool-calls=8']);
+    const command = parseArgs([
+      '--repo', 'a', '--repo=b', '--port', '3370', '--token', 't1', '--token=t2', '--data', 'd', '--pace=5', '--no-sharing', '--max-answers', '2', '--max-tool-calls=8',
+      '--oauth-client', 'app=http://127.0.0.1/callback,vscode://x.y/oauth', '--oauth-client=other=http://localhost/cb', '--no-oauth',
+    ]);
     assert.deepEqual(command, {
       kind: 'run',
-      config: { repos: ['a', 'b'], port: 3370, tokens: ['t1', 't2'], dataDir: 'd', paceMs: 5, sharing: false, limits: { answers: 2, toolCalls: 8 } },
+      config: {
+        repos: ['a', 'b'], port: 3370, tokens: ['t1', 't2'], dataDir: 'd', paceMs: 5, sharing: false, limits: { answers: 2, toolCalls: 8 }, oauth: false,
+        oauthClients: [{ id: 'app', redirectUris: ['http://127.0.0.1/callback', 'vscode://x.y/oauth'] }, { id: 'other', redirectUris: ['http://localhost/cb'] }],
+      },
     });
   });
 
@@ -45,6 +51,10 @@ describe('engine CLI arguments', function () {
       [['--max-tool-calls', 'many'], /--max-tool-calls must be a whole number from 1 to 1000/],
       [['--token', 'a', '--token', 'a'], /given twice/],
       [['--token', 'has space'], /must not contain spaces/],
+      [['--oauth-client', 'app'], /--oauth-client takes <client id>=<redirect URI>/],
+      [['--oauth-client', 'app=not a uri'], /"not a uri" is not an absolute URI/],
+      [['--oauth-client', 'a=http://127.0.0.1/', '--oauth-client', 'a=http://127.0.0.1/x'], /--oauth-client a was given twice/],
+      [['--no-oauth=1'], /^--no-oauth takes no value\.$/],
     ];
     for (const [argv, message] of cases) {
       const command = parseArgs(argv);

@@ -12,6 +12,9 @@ import * as path from 'node:path';
 import { readBlobText, readTargetText } from '../../../../src/engine/tools/blocks';
 import type { ToolContext } from '../../../../src/engine/tools/context';
 import { grepTarget, type GrepOptions, type SearchTarget } from '../../../../src/engine/tools/grep';
+import { rankFiles, type RankedFiles } from '../../../../src/engine/tools/nls';
+import { parseQuery } from '../../../../src/engine/search/query';
+import { queryTerms } from '../../../../src/engine/search/ranking';
 import { lineMatcher } from '../../../../src/engine/search/grepPatterns';
 import { NAVIGATION_LANGUAGES, pathspecsOf } from '../../../../src/engine/tools/languages';
 import { SearchIndexes, type SearchIndex } from '../../../../src/engine/search/searchIndex';
@@ -109,6 +112,16 @@ async function fromIndex(world: World, options: GrepOptions) {
   );
   assert.ok(result, `the index answered ${JSON.stringify(options.patterns)} itself`);
   return result;
+}
+
+/** What a ranking says, without the repository objects. */
+function summary(ranked: RankedFiles) {
+  return {
+    total: ranked.total,
+    files: ranked.files.map(({ target, document, score }) => ({ repo: target.repo.name, ...document, termFrequencies: [...document.termFrequencies], score })),
+    stats: { ...ranked.stats, documentFrequency: [...ranked.stats.documentFrequency] },
+    notes: ranked.notes,
+  };
 }
 
 const grep = (patterns: string[], syntax: GrepOptions['syntax'], more: Partial<GrepOptions> = {}): GrepOptions => ({
@@ -317,6 +330,84 @@ describe('search index', function () {
       indexes.close();
       await repo.remove();
     }
+  });
+
+  describe('ranks for natural-language search as the counts of git grep do', function () {
+    const queries = [
+      // Rare terms select the candidates; a common one ("e") only scores them.
+      'parseConfig settings e',
+      // Identifier parts and stems, case folded.
+      'RetryWithBackoff needles',
+      // Filters: within the index's files, evaluated before scoring.
+      'needle file:\\.txt$ -file:late',
+      'parseConfig lang:typescript',
+      // Nothing matches.
+      'zebracorn',
+    ];
+    for (const text of queries) {
+      it(`"${text}": the same files, scores, counts and corpus figures from the index's worker`, async function () {
+        const query = parseQuery(text);
+        const terms = queryTerms(query.patterns.map((pattern) => pattern.value));
+        for (const limit of [1, 3, 50]) {
+          const expected = await rankFiles(world.plain, query, terms, { limit });
+          const actual = await rankFiles(world.indexed, query, terms, { limit });
+          assert.deepEqual(summary(actual), summary(expected), `limit ${limit}`);
+          assert.ok(actual.files.length <= limit);
+        }
+      });
+    }
+
+    it('selects candidates past fifty files by the rarer terms, or the rarest when all are common, as git grep’s counts do', async function () {
+      const files: Record<string, string> = {};
+      for (let at = 0; at < 120; at++) {
+        const words = ['alpha', at % 2 === 0 ? 'beta' : '', at % 12 === 0 ? 'gamma' : ''].filter(Boolean);
+        files[`src/${words.join('-')}/file${at}.ts`] = `${words.map((word) => `const ${word} = ${at};`).join('\n')}\n${'// filler\n'.repeat(at % 7)}`;
+      }
+      const repo = await createTestRepo({ name: 'selecting', commits: [{ message: 'Words', files }] });
+      const indexes = new SearchIndexes({ log: () => undefined });
+      try {
+        const repository = { name: 'selecting', dir: repo.dir, bare: false };
+        const target: SearchTarget = { repo: repository, commit: await head(repo), revision: 'HEAD' };
+        const plain: ToolContext = { ...toolContext(repo, 'selecting'), repositories: [repository] };
+        await readyIndex(indexes, target);
+        for (const [text, candidates] of [['alpha gamma', 10], ['alpha beta', 60], ['alpha', 120]] as const) {
+          const query = parseQuery(text);
+          const terms = queryTerms(query.patterns.map((pattern) => pattern.value));
+          const expected = await rankFiles(plain, query, terms, { limit: 7 });
+          assert.equal(expected.total, candidates, text);
+          assert.deepEqual(summary(await rankFiles({ ...plain, searchIndexes: indexes }, query, terms, { limit: 7 })), summary(expected), text);
+        }
+      } finally {
+        indexes.close();
+        await repo.remove();
+      }
+    });
+
+    it('counts every file, where git grep’s output cap stops short: no "not every file was counted"', async function () {
+      const files: Record<string, string> = {};
+      // 2,500 files of 30 matching lines: about 4 MB of git grep output, twice its cap.
+      for (let at = 0; at < 2500; at++) files[`src/widget${at}.ts`] = `${'const widget = fetchWidget(); // widget\n'.repeat(30)}`;
+      const repo = await createTestRepo({ name: 'many', commits: [{ message: 'Many widgets', files }] });
+      const indexes = new SearchIndexes({ log: () => undefined });
+      try {
+        const repository = { name: 'many', dir: repo.dir, bare: false };
+        const target: SearchTarget = { repo: repository, commit: await head(repo), revision: 'HEAD' };
+        const plain: ToolContext = { ...toolContext(repo, 'many'), repositories: [repository] };
+        const terms = queryTerms(['widget']);
+        const capped = await rankFiles(plain, parseQuery('widget'), terms, { limit: 5 });
+        assert.ok(capped.total < 2500, `git grep's capped output counted ${capped.total} files`);
+        assert.match(capped.notes.join(' '), /not every file was counted/);
+        await readyIndex(indexes, target);
+        const exact = await rankFiles({ ...plain, searchIndexes: indexes }, parseQuery('widget'), terms, { limit: 5 });
+        assert.equal(exact.total, 2500);
+        assert.equal(exact.stats.documentFrequency.get('widget'), 2500);
+        assert.deepEqual(exact.notes, []);
+        assert.equal(exact.files[0]?.document.termFrequencies.get('widget'), 30);
+      } finally {
+        indexes.close();
+        await repo.remove();
+      }
+    });
   });
 
   it('builds no index for a tree over its size limit, and says so', async function () {

@@ -257,20 +257,27 @@ describe('MCP tool server: Streamable HTTP transport', function () {
       }
     });
 
-    it('answers 401 with a Bearer challenge that carries its message and no OAuth metadata', async function () {
-      for (const authorization of [undefined, 'token not-a-valid-token']) {
-        const response = await fetch(engine.url + MCP_PATH, {
+    it('answers 401 with a Bearer challenge that carries its message, and no OAuth metadata when OAuth is off', async function () {
+      const withoutOAuth = await startTestEngine({ oauth: false });
+      try {
+        for (const authorization of [undefined, 'token not-a-valid-token']) {
+          const response = await fetch(withoutOAuth.url + MCP_PATH, {
           method: 'POST',
           headers: { 'Content-Type': 'application/json', Accept: ACCEPT, ...(authorization ? { Authorization: authorization } : {}) },
           body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }),
         });
-        assert.equal(response.status, 401);
-        const challenge = response.headers.get('www-authenticate') ?? '';
-        assert.match(challenge, /^Bearer realm="Deep Search local engine", error="invalid_token", error_description="[^"]+"$/);
-        assert.doesNotMatch(challenge, /resource_metadata/);
-        assert.doesNotMatch(challenge, /not-a-valid-token/, 'the token is never repeated');
-        await response.text();
+          assert.equal(response.status, 401);
+          const challenge = response.headers.get('www-authenticate') ?? '';
+          assert.match(challenge, /^Bearer realm="Deep Search local engine", error="invalid_token", error_description="[^"]+"$/);
+          assert.doesNotMatch(challenge, /not-a-valid-token/, 'the token is never repeated');
+          await response.text();
+        }
+      } finally {
+        await withoutOAuth.stop();
       }
+      const withOAuth = await fetch(engine.url + MCP_PATH, { method: 'POST', headers: { 'Content-Type': 'application/json', Accept: ACCEPT }, body: '{}' });
+      assert.match(withOAuth.headers.get('www-authenticate') ?? '', /error_description="[^"]+", resource_metadata="http:\/\/127\.0\.0\.1:\d+\/\.well-known\/oauth-protected-resource\/\.api\/mcp\/v1"$/);
+      await withOAuth.text();
     });
 
     it('asks for the Accept and Content-Type headers the transport prescribes', async function () {
