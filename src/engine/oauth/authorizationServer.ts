@@ -23,6 +23,7 @@ import { TOKEN_SCOPES } from '../../contract/tokenScopes';
 import { echo } from '../echo';
 import { HttpError, jsonReply, parseJsonObject, readBody, type Reply } from '../http';
 import { ALL_CLIENT_SCOPES, OAuthClients, redirectAllowed, type OAuthClient } from './clients';
+import { sweep } from './bounded';
 import { DeviceCodes } from './deviceCodes';
 import { IssuedTokens, newSecret, OAuthError, type AccessVerdict } from './issuedTokens';
 import { consentPage, devicePage, outcomePage, signInPageCsp, type Account } from './pages';
@@ -162,7 +163,8 @@ export class AuthorizationServer {
     }
     const scopes = grantedScopes(client, single(query, 'scope'));
     if (scopes.length === 0) return fail('invalid_scope', `None of the scopes asked for is allowed for this client (allowed: ${client.scopes.join(' ')}).`);
-    this.sweepConsents();
+    const now = this.now();
+    sweep(this.consents, (pending) => pending.expiresAt <= now, MAX_PENDING_CONSENTS);
     const requestId = newSecret(18);
     this.consents.set(requestId, { client, redirectUri, scopes, state, codeChallenge, expiresAt: this.now() + CONSENT_LIFETIME_MS });
     const nonce = randomBytes(16).toString('base64');
@@ -304,14 +306,6 @@ export class AuthorizationServer {
     return { status, body: outcomePage(nonce, title, message), contentType: 'text/html; charset=utf-8', headers: pageHeaders(nonce) };
   }
 
-  private sweepConsents(): void {
-    const now = this.now();
-    for (const [id, pending] of this.consents) if (pending.expiresAt <= now) this.consents.delete(id);
-    for (const id of this.consents.keys()) {
-      if (this.consents.size < MAX_PENDING_CONSENTS) break;
-      this.consents.delete(id);
-    }
-  }
 }
 
 /**

@@ -4,6 +4,7 @@
  * than the interval is answered `slow_down` and the interval grows by five seconds, as §3.5 says.
  */
 import { createHash, randomInt } from 'node:crypto';
+import { sweep } from './bounded';
 import { newSecret, OAuthError, type Grant } from './issuedTokens';
 
 export interface DeviceTimings {
@@ -36,7 +37,8 @@ export class DeviceCodes {
   ) {}
 
   start(clientId: string, scopes: readonly string[]): { deviceCode: string; userCode: string; expiresIn: number; interval: number } {
-    this.sweep();
+    const now = this.now();
+    sweep(this.pending, (entry) => entry.expiresAt <= now, MAX_PENDING);
     const deviceCode = newSecret(24);
     const userCode = newUserCode();
     this.pending.set(digest(deviceCode), {
@@ -102,14 +104,6 @@ export class DeviceCodes {
     throw new OAuthError('authorization_pending', 'Waiting for the code to be entered and approved on the verification page.');
   }
 
-  private sweep(): void {
-    const now = this.now();
-    for (const [key, entry] of this.pending) if (entry.expiresAt <= now) this.pending.delete(key);
-    for (const key of this.pending.keys()) {
-      if (this.pending.size < MAX_PENDING) break;
-      this.pending.delete(key);
-    }
-  }
 }
 
 /** Eight letters as `XXXX-XXXX`: about 2^34 codes, entered once within minutes. */

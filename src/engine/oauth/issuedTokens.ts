@@ -7,6 +7,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { WireTokenResponse } from '../../contract/oauthWire';
 import { OAUTH_SCOPES } from '../../contract/oauthWire';
+import { sweep } from './bounded';
 
 /** Who a token acts for, for which client, with which scopes. */
 export interface Grant {
@@ -70,7 +71,7 @@ export class IssuedTokens {
 
   /** New tokens for a grant: a refresh token too when it has `offline_access`. */
   issue(grant: Grant, family = newSecret(12)): WireTokenResponse {
-    this.sweep();
+    this.forgetUnusable();
     const accessToken = `sgo_at_${newSecret(24)}`;
     this.access.set(digest(accessToken), { grant, family, expiresAt: this.now() + this.lifetimes.accessSeconds * 1000 });
     const response: WireTokenResponse = { access_token: accessToken, token_type: 'Bearer', expires_in: this.lifetimes.accessSeconds, scope: grant.scopes.join(' ') };
@@ -133,7 +134,7 @@ export class IssuedTokens {
 
   /** A new single-use authorization code for a grant approved by its user. */
   newCode(pending: Omit<PendingCode, 'expiresAt'>): string {
-    this.sweep();
+    this.forgetUnusable();
     const code = newSecret(24);
     this.codes.set(digest(code), { ...pending, expiresAt: this.now() + CODE_LIFETIME_MS });
     return code;
@@ -148,18 +149,12 @@ export class IssuedTokens {
   }
 
   /** Drops what can no longer be used, and the oldest entries past the bound. */
-  private sweep(): void {
+  private forgetUnusable(): void {
     const now = this.now();
-    for (const [key, issued] of this.access) if (issued.expiresAt + EXPIRED_KEPT_MS <= now) this.access.delete(key);
-    for (const [key, issued] of this.refresh) if (issued.expiresAt <= now) this.refresh.delete(key);
-    for (const [key, spentAt] of this.spent) if (spentAt + EXPIRED_KEPT_MS <= now) this.spent.delete(key);
-    for (const [key, pending] of this.codes) if (pending.expiresAt <= now) this.codes.delete(key);
-    for (const map of [this.access, this.refresh, this.spent, this.codes] as Array<Map<string, unknown>>) {
-      for (const key of map.keys()) {
-        if (map.size < MAX_ISSUED) break;
-        map.delete(key);
-      }
-    }
+    sweep(this.access, (issued) => issued.expiresAt + EXPIRED_KEPT_MS <= now, MAX_ISSUED);
+    sweep(this.refresh, (issued) => issued.expiresAt <= now, MAX_ISSUED);
+    sweep(this.spent, (spentAt) => spentAt + EXPIRED_KEPT_MS <= now, MAX_ISSUED);
+    sweep(this.codes, (pending) => pending.expiresAt <= now, MAX_ISSUED);
   }
 }
 

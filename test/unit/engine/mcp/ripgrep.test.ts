@@ -396,7 +396,7 @@ describe('ripgrep in a VS Code install', function () {
 describe('the engine CLI’s --ripgrep', function () {
   it('is parsed, once', async function () {
     const { parseArgs } = await import('../../../../src/engine/cliArgs');
-    assert.deepEqual(parseArgs(['--ripgrep', '/opt/rg']), { kind: 'run', config: { repos: [], tokens: [], dataDir: '.engine-data', sharing: true, limits: {}, ripgrepPath: '/opt/rg' } });
+    assert.deepEqual(parseArgs(['--ripgrep', '/opt/rg']), { kind: 'run', config: { repos: [], tokens: [], dataDir: '.engine-data', sharing: true, limits: {}, oauth: true, oauthClients: [], ripgrepPath: '/opt/rg' } });
     const twice = parseArgs(['--ripgrep=/a/rg', '--ripgrep', '/b/rg']);
     assert.equal(twice.kind, 'error');
     assert.match(twice.kind === 'error' ? twice.message : '', /--ripgrep was given twice/);

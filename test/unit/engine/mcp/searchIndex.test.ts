@@ -114,6 +114,28 @@ async function fromIndex(world: World, options: GrepOptions) {
   return result;
 }
 
+/**
+ * A repository of `files` for one test: `plain` searches it with git alone, `indexed()` waits for
+ * its search index and gives a context that searches with it.
+ */
+async function withRepository(name: string, files: Record<string, string>, run: (contexts: { plain: ToolContext; indexed: () => Promise<ToolContext> }) => Promise<void>): Promise<void> {
+  const repo = await createTestRepo({ name, commits: [{ message: 'Files', files }] });
+  const indexes = new SearchIndexes({ log: () => undefined });
+  try {
+    const repository = { name, dir: repo.dir, bare: false };
+    const target: SearchTarget = { repo: repository, commit: await head(repo), revision: 'HEAD' };
+    const plain: ToolContext = { ...toolContext(repo, name), repositories: [repository] };
+    const indexed = async (): Promise<ToolContext> => {
+      await readyIndex(indexes, target);
+      return { ...plain, searchIndexes: indexes };
+    };
+    await run({ plain, indexed });
+  } finally {
+    indexes.close();
+    await repo.remove();
+  }
+}
+
 /** What a ranking says, without the repository objects. */
 function summary(ranked: RankedFiles) {
   return {
@@ -363,50 +385,32 @@ describe('search index', function () {
         const words = ['alpha', at % 2 === 0 ? 'beta' : '', at % 12 === 0 ? 'gamma' : ''].filter(Boolean);
         files[`src/${words.join('-')}/file${at}.ts`] = `${words.map((word) => `const ${word} = ${at};`).join('\n')}\n${'// filler\n'.repeat(at % 7)}`;
       }
-      const repo = await createTestRepo({ name: 'selecting', commits: [{ message: 'Words', files }] });
-      const indexes = new SearchIndexes({ log: () => undefined });
-      try {
-        const repository = { name: 'selecting', dir: repo.dir, bare: false };
-        const target: SearchTarget = { repo: repository, commit: await head(repo), revision: 'HEAD' };
-        const plain: ToolContext = { ...toolContext(repo, 'selecting'), repositories: [repository] };
-        await readyIndex(indexes, target);
+      await withRepository('selecting', files, async ({ plain, indexed }) => {
         for (const [text, candidates] of [['alpha gamma', 10], ['alpha beta', 60], ['alpha', 120]] as const) {
           const query = parseQuery(text);
           const terms = queryTerms(query.patterns.map((pattern) => pattern.value));
           const expected = await rankFiles(plain, query, terms, { limit: 7 });
           assert.equal(expected.total, candidates, text);
-          assert.deepEqual(summary(await rankFiles({ ...plain, searchIndexes: indexes }, query, terms, { limit: 7 })), summary(expected), text);
+          assert.deepEqual(summary(await rankFiles(await indexed(), query, terms, { limit: 7 })), summary(expected), text);
         }
-      } finally {
-        indexes.close();
-        await repo.remove();
-      }
+      });
     });
 
     it('counts every file, where git grep’s output cap stops short: no "not every file was counted"', async function () {
       const files: Record<string, string> = {};
       // 2,500 files of 30 matching lines: about 4 MB of git grep output, twice its cap.
       for (let at = 0; at < 2500; at++) files[`src/widget${at}.ts`] = `${'const widget = fetchWidget(); // widget\n'.repeat(30)}`;
-      const repo = await createTestRepo({ name: 'many', commits: [{ message: 'Many widgets', files }] });
-      const indexes = new SearchIndexes({ log: () => undefined });
-      try {
-        const repository = { name: 'many', dir: repo.dir, bare: false };
-        const target: SearchTarget = { repo: repository, commit: await head(repo), revision: 'HEAD' };
-        const plain: ToolContext = { ...toolContext(repo, 'many'), repositories: [repository] };
+      await withRepository('many', files, async ({ plain, indexed }) => {
         const terms = queryTerms(['widget']);
         const capped = await rankFiles(plain, parseQuery('widget'), terms, { limit: 5 });
         assert.ok(capped.total < 2500, `git grep's capped output counted ${capped.total} files`);
         assert.match(capped.notes.join(' '), /not every file was counted/);
-        await readyIndex(indexes, target);
-        const exact = await rankFiles({ ...plain, searchIndexes: indexes }, parseQuery('widget'), terms, { limit: 5 });
+        const exact = await rankFiles(await indexed(), parseQuery('widget'), terms, { limit: 5 });
         assert.equal(exact.total, 2500);
         assert.equal(exact.stats.documentFrequency.get('widget'), 2500);
         assert.deepEqual(exact.notes, []);
         assert.equal(exact.files[0]?.document.termFrequencies.get('widget'), 30);
-      } finally {
-        indexes.close();
-        await repo.remove();
-      }
+      });
     });
   });
 
