@@ -325,6 +325,41 @@ describe('search index', function () {
     }
   });
 
+  it('lets searches that come while the index builds take turns without it, each answered as git would', async function () {
+    const repo = await createTestRepo({ name: 'turns', commits: [{ message: 'One file', files: { 'a.ts': 'export const answer = 42;\n' } }] });
+    const indexes = new SearchIndexes({ log: () => undefined });
+    try {
+      const repository = { name: 'turns', dir: repo.dir, bare: false };
+      const target: SearchTarget = { repo: repository, commit: await head(repo), revision: 'HEAD' };
+      // One at a time, in order; one cancelled while waiting never runs.
+      const running: string[] = [];
+      const log: string[] = [];
+      const task = (name: string) => async () => {
+        running.push(name);
+        assert.equal(running.length, 1, `${running.join(', ')} ran at once`);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        log.push(name);
+        running.pop();
+        return name;
+      };
+      const cancelled = new AbortController();
+      const turns = [indexes.takingTurns(target, new AbortController().signal, task('first')), indexes.takingTurns(target, cancelled.signal, task('cancelled')), indexes.takingTurns(target, new AbortController().signal, task('third'))];
+      cancelled.abort();
+      const outcomes = await Promise.allSettled(turns);
+      assert.deepEqual(log, ['first', 'third']);
+      assert.equal(outcomes[1]?.status, 'rejected');
+      // Through grepTarget while the build is under way: the same answer as git grep's.
+      const context = { ...toolContext(repo, 'turns', indexes), repositories: [repository] };
+      assert.equal(indexes.lookup(target), undefined);
+      assert.equal(indexes.isBuilding(target), true);
+      const results = await Promise.all([1, 2, 3].map(() => grepTarget(context, target, grep(['answer'], 'fixed'))));
+      for (const result of results) assert.deepEqual([...result.counts], [['a.ts', 1]]);
+    } finally {
+      indexes.close();
+      await repo.remove();
+    }
+  });
+
   it('follows HEAD: a new commit gets its own index, which replaces the old one', async function () {
     const repo = await createTestRepo({ name: 'moving', commits: [{ message: 'First', files: { 'a.ts': 'const before = 1;\n' } }] });
     const logs: string[] = [];
