@@ -4,6 +4,7 @@
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
+import { launch } from './processLauncher';
 
 export interface GitRunOptions {
   /** Working directory: a work tree or a bare repository. */
@@ -61,83 +62,47 @@ function gitEnvironment(): NodeJS.ProcessEnv {
   };
 }
 
-/** Runs `git <args>` in `options.cwd` and resolves with its output, or rejects with a `GitError`. */
-export function runGit(args: readonly string[], options: GitRunOptions): Promise<GitResult> {
+/**
+ * Runs `git <args>` in `options.cwd` and resolves with its output, or rejects with a `GitError`.
+ * The process is started off the engine's thread (processLauncher.ts).
+ */
+export async function runGit(args: readonly string[], options: GitRunOptions): Promise<GitResult> {
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const maxOutputBytes = options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES;
   const okExitCodes = options.okExitCodes ?? [0];
   const command = describe(args);
-
-  return new Promise<GitResult>((resolve, reject) => {
-    if (options.signal?.aborted) {
-      reject(new GitError(`${command} was cancelled before it started`, 'aborted'));
-      return;
-    }
-    const child = spawn('git', [...SAFE_CONFIG, ...args], {
+  if (options.signal?.aborted) throw new GitError(`${command} was cancelled before it started`, 'aborted');
+  const outcome = await launch(
+    {
+      command: 'git',
+      args: [...SAFE_CONFIG, ...args],
       cwd: options.cwd,
       env: gitEnvironment(),
-      stdio: ['ignore', 'pipe', 'pipe'],
-      windowsHide: true,
-    });
-    const stdout: Buffer[] = [];
-    let stdoutBytes = 0;
-    let stderr = '';
-    let truncated = false;
-    let settled = false;
-
-    const settle = (outcome: () => void): void => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      options.signal?.removeEventListener('abort', onAbort);
-      outcome();
-    };
-    // Abort and timeout settle at once: a killed git may leave a grandchild holding the pipes.
-    const stop = (error: GitError): void => {
-      child.kill('SIGKILL');
-      child.stdout.destroy();
-      child.stderr.destroy();
-      settle(() => reject(error));
-    };
-    const onAbort = (): void => stop(new GitError(`${command} was cancelled`, 'aborted'));
-    const timer = setTimeout(() => stop(new GitError(`${command} timed out after ${timeoutMs} ms`, 'timeout')), timeoutMs);
-    options.signal?.addEventListener('abort', onAbort, { once: true });
-
-    child.stdout.on('data', (chunk: Buffer) => {
-      if (truncated || settled) return;
-      const room = maxOutputBytes - stdoutBytes;
-      if (chunk.length <= room) {
-        stdout.push(chunk);
-        stdoutBytes += chunk.length;
-        return;
-      }
-      if (options.onOutputLimit !== 'truncate') {
-        stop(new GitError(`${command} produced more than ${maxOutputBytes} bytes of output`, 'output-limit'));
-        return;
-      }
-      stdout.push(chunk.subarray(0, room));
-      stdoutBytes += room;
-      truncated = true;
-      child.kill('SIGKILL');
-    });
-    child.stderr.on('data', (chunk: Buffer) => {
-      if (stderr.length < STDERR_KEPT_BYTES) stderr += chunk.toString('utf8');
-    });
-    child.on('error', (error: NodeJS.ErrnoException) => settle(() => reject(startError(error, command, options.cwd))));
-    child.on('close', (code) => {
-      settle(() => {
-        const output = Buffer.concat(stdout).toString('utf8');
-        if (truncated) {
-          resolve({ stdout: output, stderr, exitCode: code ?? 0, truncated });
-        } else if (code !== null && okExitCodes.includes(code)) {
-          resolve({ stdout: output, stderr, exitCode: code, truncated });
-        } else {
-          const detail = firstLine(stderr) || `exit code ${code ?? 'none'}`;
-          reject(new GitError(`${command} failed: ${detail}`, 'exit', code ?? undefined, stderr));
-        }
-      });
-    });
-  });
+      timeoutMs,
+      maxOutputBytes,
+      truncate: options.onOutputLimit === 'truncate',
+      stderrKeptBytes: STDERR_KEPT_BYTES,
+    },
+    options.signal,
+  );
+  switch (outcome.kind) {
+    case 'aborted':
+      throw new GitError(`${command} was cancelled`, 'aborted');
+    case 'timeout':
+      throw new GitError(`${command} timed out after ${timeoutMs} ms`, 'timeout');
+    case 'output-limit':
+      throw new GitError(`${command} produced more than ${maxOutputBytes} bytes of output`, 'output-limit');
+    case 'start-failed':
+      throw startError(outcome.errno, outcome.message, command, options.cwd);
+    case 'exited': {
+      const { code, stderr, truncated } = outcome;
+      const stdout = outcome.stdout.toString('utf8');
+      if (truncated) return { stdout, stderr, exitCode: code ?? 0, truncated };
+      if (code !== null && okExitCodes.includes(code)) return { stdout, stderr, exitCode: code, truncated };
+      const detail = firstLine(stderr) || `exit code ${code ?? 'none'}`;
+      throw new GitError(`${command} failed: ${detail}`, 'exit', code ?? undefined, stderr);
+    }
+  }
 }
 
 /**
@@ -153,14 +118,14 @@ export function spawnGit(args: readonly string[], cwd: string): ChildProcessWith
  * Why git could not start. A working folder that is gone fails the same way as a missing git
  * (ENOENT), so the folder is checked first: a deleted repository is never reported as a missing git.
  */
-function startError(error: NodeJS.ErrnoException, command: string, cwd: string): GitError {
+function startError(errno: string | undefined, message: string, command: string, cwd: string): GitError {
   try {
     accessSync(cwd, constants.R_OK | constants.X_OK);
   } catch {
     return new GitError(`the repository folder ${cwd} is gone or cannot be read (moved, deleted, or its permissions changed)`, 'unavailable');
   }
-  if (error.code === 'ENOENT') return new GitError('git was not found: install git and make sure it is on PATH', 'not-found');
-  return new GitError(`could not start ${command}: ${error.message}`, 'not-found');
+  if (errno === 'ENOENT') return new GitError('git was not found: install git and make sure it is on PATH', 'not-found');
+  return new GitError(`could not start ${command}: ${message}`, 'not-found');
 }
 
 /** `git grep` etc.: names the subcommand in errors without repeating user-supplied patterns. */

@@ -29,11 +29,11 @@
  * no config file (`--no-config`) and runs no preprocessor or decompressor (neither is asked for).
  */
 import { isUtf8 } from 'node:buffer';
-import { spawn } from 'node:child_process';
 import { closeSync, constants, openSync, readSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import * as path from 'node:path';
 import { runGit } from '../git';
+import { launch } from '../processLauncher';
 import type { ServedRepository } from '../repos';
 import { ToolError } from '../toolError';
 import type { GrepLine, GrepResult, SearchTarget } from './grepResult';
@@ -564,58 +564,29 @@ function startsBinary(file: string): boolean {
 }
 
 /**
- * Runs ripgrep once: no shell, no config, stdout kept up to `cap` bytes (then ripgrep is stopped
- * and the output marked cut). Exit 0 (matches) and 1 (none) succeed; anything else, such as a file
- * that could not be read, fails.
+ * Runs ripgrep once, started off the engine's thread (processLauncher.ts): no shell, no config,
+ * stdout kept up to `cap` bytes (then ripgrep is stopped and the output marked cut). Exit 0
+ * (matches) and 1 (none) succeed; anything else, such as a file that could not be read, fails.
  */
-function runRipgrep(executable: string, cwd: string, args: readonly string[], cap: number, signal: AbortSignal): Promise<RunOutput> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) {
-      reject(new Error('cancelled'));
-      return;
-    }
-    const environment = { ...process.env };
-    delete environment.RIPGREP_CONFIG_PATH;
-    const child = spawn(executable, args, { cwd, env: environment, stdio: ['ignore', 'pipe', 'pipe'], windowsHide: true });
-    const chunks: Buffer[] = [];
-    let bytes = 0;
-    let cut = false;
-    let stderr = '';
-    let settled = false;
-    const settle = (outcome: () => void): void => {
-      if (settled) return;
-      settled = true;
-      signal.removeEventListener('abort', onAbort);
-      outcome();
-    };
-    const onAbort = (): void => {
-      child.kill('SIGKILL');
-      settle(() => reject(new Error('cancelled')));
-    };
-    signal.addEventListener('abort', onAbort, { once: true });
-    child.stdout.on('data', (chunk: Buffer) => {
-      if (cut) return;
-      const room = cap - bytes;
-      if (chunk.length < room) {
-        chunks.push(chunk);
-        bytes += chunk.length;
-        return;
-      }
-      chunks.push(chunk.subarray(0, room));
-      bytes += room;
-      cut = true;
-      child.kill('SIGKILL');
-    });
-    child.stderr.on('data', (chunk: Buffer) => {
-      if (stderr.length < STDERR_KEPT_BYTES) stderr += chunk.toString('utf8');
-    });
-    child.on('error', (error) => settle(() => reject(error)));
-    child.on('close', (code) => {
-      settle(() => {
-        if (cut) resolve({ output: Buffer.concat(chunks), cut: true });
-        else if (code === 0 || code === 1) resolve({ output: Buffer.concat(chunks), cut: false });
-        else reject(new Error(stderr.split('\n').find((line) => line.trim() !== '')?.trim().slice(0, 200) || `exit code ${code}`));
-      });
-    });
-  });
+async function runRipgrep(executable: string, cwd: string, args: readonly string[], cap: number, signal: AbortSignal): Promise<RunOutput> {
+  const environment = { ...process.env };
+  delete environment.RIPGREP_CONFIG_PATH;
+  // The caller's deadline stops it first; this bound only keeps a lost one from running for ever.
+  const outcome = await launch(
+    { command: executable, args, cwd, env: environment, timeoutMs: 2 * RIPGREP_TIMEOUT_MS, maxOutputBytes: cap, truncate: true, stderrKeptBytes: STDERR_KEPT_BYTES },
+    signal,
+  );
+  switch (outcome.kind) {
+    case 'exited':
+      if (outcome.truncated) return { output: outcome.stdout, cut: true };
+      if (outcome.code === 0 || outcome.code === 1) return { output: outcome.stdout, cut: false };
+      throw new Error(outcome.stderr.split('\n').find((line) => line.trim() !== '')?.trim().slice(0, 200) || `exit code ${outcome.code}`);
+    case 'start-failed':
+      throw new Error(outcome.message);
+    case 'aborted':
+      throw new Error('cancelled');
+    case 'timeout':
+    case 'output-limit':
+      throw new Error(`ripgrep did not finish (${outcome.kind})`);
+  }
 }

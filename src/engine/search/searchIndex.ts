@@ -250,8 +250,11 @@ export class SearchIndex {
    * undefined when git grep has to answer: a pathspec form the index does not know, or a scan that
    * ran over its time limit.
    */
-  async grep(request: { matcher: LineMatcher; pathspecs: readonly string[]; linesPerFile: number; maxOutputBytes: number; what: string }, signal: AbortSignal): Promise<GrepResult | undefined> {
-    const allowed = this.allowed(request.pathspecs);
+  async grep(
+    request: { matcher: LineMatcher; pathspecs: readonly string[]; /** In place of pathspecs. */ files?: readonly string[]; linesPerFile: number; maxOutputBytes: number; what: string },
+    signal: AbortSignal,
+  ): Promise<GrepResult | undefined> {
+    const allowed = request.files ? this.allowedFiles(request.files) : this.allowed(request.pathspecs);
     if (allowed === undefined || !this.alive) return undefined;
     const scan: ScanRequest = { kind: 'scan', id: this.nextId++, matcher: request.matcher, allowed, keep: request.linesPerFile, maxBytes: request.maxOutputBytes, timeoutMs: this.scanTimeLimitMs };
     const reply = (await this.ask(scan, signal)) as ScanReply | undefined;
@@ -351,6 +354,17 @@ export class SearchIndex {
     this.alive = false;
     for (const resolve of this.pending.values()) resolve(undefined);
     this.pending.clear();
+  }
+
+  /** Which files are among `files` (exact paths; those the index does not hold match nothing). */
+  private allowedFiles(files: readonly string[]): Uint8Array {
+    this.fileIndexes ??= new Map(this.paths.map((each, index) => [each, index]));
+    const allowed = new Uint8Array(this.paths.length);
+    for (const file of files) {
+      const index = this.fileIndexes.get(file);
+      if (index !== undefined) allowed[index] = 1;
+    }
+    return allowed;
   }
 
   /**

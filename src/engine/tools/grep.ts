@@ -20,6 +20,8 @@ export interface GrepOptions {
   wholeWord?: boolean;
   /** Our own pathspecs (globs such as `*.ts`); never caller text. */
   pathspecs?: readonly string[];
+  /** Only these files (exact paths of the tree), such as the ones a search will show; in place of `pathspecs`. */
+  files?: readonly string[];
   /** Lines kept per file. Default 200. */
   linesPerFile?: number;
   maxOutputBytes?: number;
@@ -85,6 +87,7 @@ async function grepIndex(context: ToolContext, target: SearchTarget, options: Gr
     {
       matcher,
       pathspecs: options.pathspecs ?? [],
+      ...(options.files ? { files: options.files } : {}),
       linesPerFile: options.linesPerFile ?? DEFAULT_LINES_PER_FILE,
       maxOutputBytes: options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES,
       what: options.what,
@@ -101,7 +104,7 @@ async function grepIndex(context: ToolContext, target: SearchTarget, options: Gr
  */
 async function grepRipgrep(context: ToolContext, target: SearchTarget, options: GrepOptions, syntax: GrepOptions['syntax']): Promise<GrepResult | undefined> {
   const ripgrep = context.searchIndexes?.ripgrep;
-  if (!ripgrep || target.revision !== 'HEAD' || target.repo.bare) return undefined;
+  if (!ripgrep || target.revision !== 'HEAD' || target.repo.bare || options.files) return undefined;
   if (syntax === 'perl' && context.pcre.available === undefined) await probePcre(context, target);
   if (syntax === 'perl' && context.pcre.available !== true) syntax = 'extended';
   const pattern = ripgrepPattern(options.patterns, syntax, options.caseSensitive, options.wholeWord ?? false);
@@ -138,7 +141,9 @@ async function runGrep(context: ToolContext, target: SearchTarget, options: Grep
   if (!options.caseSensitive) args.push('-i');
   if (options.wholeWord) args.push('-w');
   for (const pattern of options.patterns) args.push('-e', pattern);
-  args.push(target.commit, '--', ...(options.pathspecs ?? []));
+  if (options.files?.length === 0) return { files: new Map(), counts: new Map(), truncated: false };
+  // Exact files as literal pathspecs (no glob magic), in place of the pathspecs.
+  args.push(target.commit, '--', ...(options.files ? options.files.map((file) => `:(literal)${file}`) : (options.pathspecs ?? [])));
   const result = await git(context, target.repo, args, {
     okExitCodes: [0, 1],
     maxOutputBytes: options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES,

@@ -5,7 +5,7 @@
  */
 import { bestChunks, chunksFromLines, readTargetText, renderBlocks, splitLines, type FileBlock } from './blocks';
 import { plural, ToolError, type ToolContext, type ToolOutput } from './context';
-import { grepTarget, listTree, type GrepLine, type SearchTarget } from './grep';
+import { grepTarget, listTree, type GrepLine, type GrepOptions, type SearchTarget } from './grep';
 import { evaluate, parseQuery, positivePatterns, type ParsedQuery, type PatternNode } from '../search/query';
 import { checkFilters, filterVerdicts, matchesWithoutPatterns, selectTargets } from './targets';
 import { echo } from '../echo';
@@ -20,7 +20,9 @@ const BLOCKS_AT_ONCE = 8;
 interface FileHit {
   target: SearchTarget;
   path: string;
-  /** Lines matched per positive pattern id. */
+  /** The positive patterns (ids) the file matches. */
+  patterns: number[];
+  /** Lines matched per positive pattern id: filled for the files shown. */
   lines: Map<number, GrepLine[]>;
   hits: number;
   score: number;
@@ -39,6 +41,7 @@ export async function keywordSearch(context: ToolContext, args: { query: string 
   for (const target of targets) hits.push(...(await searchTarget(context, target, query, positive, notes)));
   hits.sort((a, b) => b.score - a.score || a.target.repo.name.localeCompare(b.target.repo.name) || a.path.localeCompare(b.path));
   const shown = hits.slice(0, wanted);
+  await readMatchedLines(context, query, shown);
   const blocks = await mapInOrder(shown, BLOCKS_AT_ONCE, (hit) => blockFor(context, hit));
   if (hits.length > shown.length) notes.push(`${hits.length - shown.length} more matching files are not shown: narrow the query with repo: or file: filters, or raise count: (up to ${MAX_FILES}).`);
   const heading =
@@ -48,22 +51,19 @@ export async function keywordSearch(context: ToolContext, args: { query: string 
   return { text: blocks.length > 0 ? `${heading}\n\n${renderBlocks(blocks)}` : heading, structured: { blocks }, notes };
 }
 
+/**
+ * Every file of the target that matches the query, scored by its counts: the lines of the files
+ * shown are read afterwards, for those files only (a common term's lines would be megabytes).
+ */
 async function searchTarget(context: ToolContext, target: SearchTarget, query: ParsedQuery, positive: readonly PatternNode[], notes: string[]): Promise<FileHit[]> {
-  const byPattern = new Map<number, Map<string, GrepLine[]>>();
-  const counts = new Map<number, Map<string, number>>();
+  const counts = new Map<number, ReadonlyMap<string, number>>();
   for (const pattern of query.patterns) {
-    const result = await grepTarget(context, target, {
-      patterns: [pattern.value],
-      syntax: pattern.regex ? 'perl' : 'fixed',
-      caseSensitive: query.caseSensitive,
-      what: pattern.regex ? `The regular expression /${pattern.value}/` : `The term ${echo(pattern.value)}`,
-    });
+    const result = await grepTarget(context, target, { ...grepOptionsOf(query, pattern), linesPerFile: 0 });
     if (result.truncated) notes.push(`${echo(pattern.value)} matches too much in ${target.repo.name}; not every match was considered.`);
-    byPattern.set(pattern.id, result.files);
     counts.set(pattern.id, result.counts);
   }
   const universe = new Set<string>();
-  for (const files of byPattern.values()) for (const path of files.keys()) universe.add(path);
+  for (const files of counts.values()) for (const path of files.keys()) universe.add(path);
   if (matchesWithoutPatterns(query)) {
     const tree = await listTree(context, target);
     if (tree.truncated) notes.push(`${target.repo.name} has too many files; only the first ${tree.paths.length} were considered.`);
@@ -74,24 +74,50 @@ async function searchTarget(context: ToolContext, target: SearchTarget, query: P
   const found: FileHit[] = [];
   paths.forEach((path, index) => {
     const matches = evaluate(query.root, (leaf) =>
-      leaf.kind === 'pattern' ? (byPattern.get(leaf.id)?.has(path) ?? false) : (verdicts.get(leaf.id)?.(index) ?? false),
+      leaf.kind === 'pattern' ? (counts.get(leaf.id)?.has(path) ?? false) : (verdicts.get(leaf.id)?.(index) ?? false),
     );
     if (!matches) return;
-    const lines = new Map<number, GrepLine[]>();
+    const patterns: number[] = [];
     let total = 0;
     let pathBonus = 0;
     const base = path.slice(path.lastIndexOf('/') + 1).toLowerCase();
     for (const pattern of positive) {
-      const matched = byPattern.get(pattern.id)?.get(path);
-      if (!matched) continue;
-      lines.set(pattern.id, matched);
-      total += counts.get(pattern.id)?.get(path) ?? matched.length;
+      const count = counts.get(pattern.id)?.get(path);
+      if (count === undefined) continue;
+      patterns.push(pattern.id);
+      total += count;
       if (!pattern.regex && base.includes(pattern.value.toLowerCase())) pathBonus += 5;
     }
     const depth = path.split('/').length;
-    found.push({ target, path, lines, hits: total, score: lines.size * 10 + Math.min(total, 25) + pathBonus - depth * 0.1 });
+    found.push({ target, path, patterns, lines: new Map(), hits: total, score: patterns.length * 10 + Math.min(total, 25) + pathBonus - depth * 0.1 });
   });
   return found;
+}
+
+function grepOptionsOf(query: ParsedQuery, pattern: PatternNode): GrepOptions {
+  return {
+    patterns: [pattern.value],
+    syntax: pattern.regex ? 'perl' : 'fixed',
+    caseSensitive: query.caseSensitive,
+    what: pattern.regex ? `The regular expression /${pattern.value}/` : `The term ${echo(pattern.value)}`,
+  };
+}
+
+/** The matched lines of the files shown, per repository and pattern, reading those files only. */
+async function readMatchedLines(context: ToolContext, query: ParsedQuery, shown: readonly FileHit[]): Promise<void> {
+  const byTarget = new Map<SearchTarget, FileHit[]>();
+  for (const hit of shown) byTarget.set(hit.target, [...(byTarget.get(hit.target) ?? []), hit]);
+  for (const [target, hits] of byTarget) {
+    for (const pattern of query.patterns) {
+      const matching = hits.filter((hit) => hit.patterns.includes(pattern.id));
+      if (matching.length === 0) continue;
+      const result = await grepTarget(context, target, { ...grepOptionsOf(query, pattern), files: matching.map((hit) => hit.path) });
+      for (const hit of matching) {
+        const lines = result.files.get(hit.path);
+        if (lines) hit.lines.set(pattern.id, lines);
+      }
+    }
+  }
 }
 
 /** The file's block: chunks around the lines that match the most patterns, with a line of context. */

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { access } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import * as path from 'node:path';
 import { GitError, runGit } from '../../../src/engine/git';
 import { createTestRepo, type TestRepo } from '../../support/gitRepos';
@@ -23,6 +24,24 @@ describe('git runner', function () {
     assert.equal(result.exitCode, 0);
     assert.match(result.stdout, /^HEAD:notes\.txt:1:one \$\(touch pwned\) two$/m);
     await assert.rejects(access(path.join(repo.dir, 'pwned')), 'nothing was executed');
+  });
+
+  it('starts git off the engine’s thread (starting a process there would stall every other request)', async function () {
+    const childProcess = createRequire(__filename)('node:child_process') as typeof import('node:child_process');
+    const original = childProcess.spawn;
+    let startedHere = 0;
+    childProcess.spawn = ((...args: Parameters<typeof original>) => {
+      startedHere++;
+      return original(...args);
+    }) as typeof original;
+    try {
+      const results = await Promise.all([runGit(['rev-parse', 'HEAD'], { cwd: repo.dir }), runGit(['cat-file', '-p', 'HEAD:notes.txt'], { cwd: repo.dir })]);
+      assert.match(results[0].stdout, /^[0-9a-f]{40}\n$/);
+      assert.equal(results[1].stdout, 'one $(touch pwned) two\nthree\n');
+      assert.equal(startedHere, 0, 'no process was started on this thread');
+    } finally {
+      childProcess.spawn = original;
+    }
   });
 
   it('treats listed exit codes as success (git grep answers 1 for "no match")', async function () {

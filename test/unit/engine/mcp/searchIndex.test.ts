@@ -13,6 +13,7 @@ import { readBlobText, readTargetText } from '../../../../src/engine/tools/block
 import type { ToolContext } from '../../../../src/engine/tools/context';
 import { grepTarget, type GrepOptions, type SearchTarget } from '../../../../src/engine/tools/grep';
 import { rankFiles, type RankedFiles } from '../../../../src/engine/tools/nls';
+import { keywordSearch } from '../../../../src/engine/tools/search';
 import { parseQuery } from '../../../../src/engine/search/query';
 import { queryTerms } from '../../../../src/engine/search/ranking';
 import { lineMatcher } from '../../../../src/engine/search/grepPatterns';
@@ -107,7 +108,14 @@ async function fromIndex(world: World, options: GrepOptions) {
   const matcher = lineMatcher(options.patterns, syntax, options.caseSensitive, options.wholeWord ?? false);
   assert.ok(matcher, `the index takes ${JSON.stringify(options.patterns)}`);
   const result = await world.index.grep(
-    { matcher, pathspecs: options.pathspecs ?? [], linesPerFile: options.linesPerFile ?? 200, maxOutputBytes: options.maxOutputBytes ?? 2 * 1024 * 1024, what: options.what },
+    {
+      matcher,
+      pathspecs: options.pathspecs ?? [],
+      ...(options.files ? { files: options.files } : {}),
+      linesPerFile: options.linesPerFile ?? 200,
+      maxOutputBytes: options.maxOutputBytes ?? 2 * 1024 * 1024,
+      what: options.what,
+    },
     world.plain.signal,
   );
   assert.ok(result, `the index answered ${JSON.stringify(options.patterns)} itself`);
@@ -198,6 +206,11 @@ describe('search index', function () {
         assert.equal(result.counts.get('data/rows.txt'), 300);
       }],
       ['counts only', grep(['e'], 'fixed', { linesPerFile: 0 }), (result) => assert.deepEqual(result.files.get('src/app.ts'), [])],
+      [
+        'only the files named (a binary one and a missing one match nothing)',
+        grep(['needle'], 'fixed', { caseSensitive: false, files: ['data/no-final-newline.txt', 'assets/logo.png', 'docs/latin1.txt', 'no/such/file.txt'] }),
+        (result) => assert.deepEqual([...result.files.keys()], ['data/no-final-newline.txt', 'docs/latin1.txt']),
+      ],
       ['the output cap, cut inside a line', grep(['long'], 'fixed', { maxOutputBytes: 2000 }), (result) => {
         assert.equal(result.truncated, true);
         assert.equal(result.counts.get('data/long.txt'), 4);
@@ -413,6 +426,23 @@ describe('search index', function () {
         }
       });
     }
+
+    it('gives keyword search the same answer as git, reading the lines of the files it shows only', async function () {
+      const files: Record<string, string> = {};
+      for (let at = 0; at < 2500; at++) files[`src/widget${at}.ts`] = `${'const widget = fetchWidget(); // widget\n'.repeat(30)}`;
+      files['src/widget-gadget.ts'] = 'const widget = 1;\nconst gadget = 2;\n';
+      await withRepository('keywords', files, async ({ plain, indexed }) => {
+        for (const query of ['widget', 'widget gadget', 'gadget OR fetchWidget count:40', 'widget -gadget']) {
+          const expected = await keywordSearch(plain, { query });
+          const actual = await keywordSearch(await indexed(), { query });
+          assert.deepEqual(actual, expected, query);
+          for (const block of actual.structured.blocks) assert.ok(block.chunks.length > 0, `${query}: ${block.file} shows its matched lines`);
+        }
+        const both = await keywordSearch(await indexed(), { query: 'widget gadget' });
+        assert.equal(both.structured.blocks[0]?.file, 'src/widget-gadget.ts', 'the file with both terms leads');
+        assert.match(both.structured.blocks[0]?.chunks[0]?.content ?? '', /gadget/);
+      });
+    });
 
     it('selects candidates past fifty files by the rarer terms, or the rarest when all are common, as git grep’s counts do', async function () {
       const files: Record<string, string> = {};
