@@ -66,6 +66,8 @@ export interface HttpRequest {
   signal?: AbortSignal;
   /** A read sent as POST (Connect's unary calls): retried like a GET. Never set it on a write. */
   idempotent?: boolean;
+  /** Statuses besides 2xx answered as responses, not errors (an OAuth endpoint's errors are answers to read). */
+  acceptStatuses?: readonly number[];
 }
 
 export interface HttpResponse {
@@ -193,7 +195,7 @@ export class HttpTransport {
       });
       const body = await this.readBody(response.body);
       const headers = flattenHeaders(response.headers);
-      if (response.statusCode >= 200 && response.statusCode < 300) {
+      if ((response.statusCode >= 200 && response.statusCode < 300) || req.acceptStatuses?.includes(response.statusCode)) {
         return { status: response.statusCode, headers, body };
       }
       throw errorFromStatus({

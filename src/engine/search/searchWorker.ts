@@ -303,8 +303,9 @@ const sizes = workerData.sizes;
 const collator = new Intl.Collator();
 
 // Each term's counts, kept for the terms last asked within a byte budget: questions asked together
-// share words, and a ranking asks for its terms twice (their frequencies, then the scores).
-const TERM_CACHE_BYTES = 32 * 1024 * 1024;
+// share words, and a ranking asks for its terms twice (their frequencies, then the scores). The
+// budget is an eighth of the text (at most 32 MiB), so the index stays within 1.5 times its text.
+const TERM_CACHE_BYTES = Math.min(32 * 1024 * 1024, Math.max(1024 * 1024, Math.floor(workerData.length / 8)));
 const termCache = new Map();
 let termCacheBytes = 0;
 
