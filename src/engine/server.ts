@@ -109,7 +109,8 @@ export async function startEngine(options: EngineOptions): Promise<RunningEngine
     servedToolEndpoints(variant.toolServer).map((endpoint) => [TOOL_SERVER_ENDPOINTS[endpoint], createMcpHandler({ ...mcpOptions, endpoint })] as const),
   );
 
-  const authorizationServer = options.oauth === false ? undefined : new AuthorizationServer(url, users.accounts(), options.oauth);
+  const authorizationServer =
+    options.oauth === false ? undefined : await AuthorizationServer.open(url, users.accounts(), options.oauth, { file: path.join(options.dataDir, 'oauth-tokens.json'), log });
   if (authorizationServer) users.trustIssuer(authorizationServer);
 
   const route = async (request: IncomingMessage, path: string, query: URLSearchParams): Promise<Reply> => {
@@ -234,6 +235,7 @@ export async function startEngine(options: EngineOptions): Promise<RunningEngine
       server.closeAllConnections();
       await serverClosed;
       await storage.idle();
+      await authorizationServer?.idle();
       await lock.release();
     })();
     return closed;

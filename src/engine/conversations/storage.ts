@@ -3,10 +3,13 @@
  * counters, each replaced atomically (temp file, fsync, rename, fsync of the folder), so a crash at
  * any moment leaves either the old or the new version and nothing acknowledged is lost.
  */
-import { randomBytes } from 'node:crypto';
-import { mkdir, open, readdir, readFile, rename, unlink } from 'node:fs/promises';
+import { mkdir, readdir, readFile, unlink } from 'node:fs/promises';
 import * as path from 'node:path';
 import { isConversationRecord, type ConversationRecord, type IdCounters } from './records';
+import { syncDirectory, writeFileAtomically } from '../atomicFile';
+
+/** The full-disk seam lives with the atomic writes; tests reach it here too. */
+export { fullDiskSeamForTests } from '../atomicFile';
 
 const FORMAT_VERSION = 1;
 
@@ -109,48 +112,6 @@ export class ConversationStorage {
   }
 }
 
-/**
- * A seam for tests on machines where they cannot mount a small file system to fill (not root): while
- * `device` is set, every write of more than `spaceLeft` bytes goes through that file instead of its
- * temp file. Tests set `/dev/full`, whose writes fail with the kernel's own ENOSPC. The engine never
- * sets it.
- */
-export const fullDiskSeamForTests: { device?: string; spaceLeft?: number } = {};
-
-async function writeFileAtomically(file: string, contents: string): Promise<void> {
-  const temporary = `${file}.${randomBytes(6).toString('hex')}.tmp`;
-  const bytes = Buffer.from(contents, 'utf8');
-  const seam = fullDiskSeamForTests.device !== undefined && bytes.length > (fullDiskSeamForTests.spaceLeft ?? 0);
-  try {
-    const handle = await open(seam ? (fullDiskSeamForTests.device as string) : temporary, 'w');
-    try {
-      await handle.writeFile(bytes);
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-    await rename(temporary, file);
-  } catch (error) {
-    // A temp file cut short (a full disk) holds on to the space it got: give it back at once.
-    await unlink(temporary).catch(() => undefined);
-    throw error;
-  }
-  await syncDirectory(path.dirname(file));
-}
-
-/** Makes a rename durable; some platforms (Windows) cannot open folders, and need not. */
-async function syncDirectory(dir: string): Promise<void> {
-  let handle;
-  try {
-    handle = await open(dir, 'r');
-    await handle.sync();
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code !== 'EISDIR' && code !== 'EPERM' && code !== 'EINVAL' && code !== 'EACCES') throw error;
-  } finally {
-    await handle?.close();
-  }
-}
 
 async function readRecord(file: string): Promise<ConversationRecord | undefined> {
   try {

@@ -6,6 +6,7 @@
  * both interfaces enforce (auth.ts).
  */
 import type { IncomingMessage } from 'node:http';
+import { readFile } from 'node:fs/promises';
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import {
   codeChallengeOf,
@@ -20,7 +21,9 @@ import {
   type WireUserInfo,
 } from '../../contract/oauthWire';
 import { TOKEN_SCOPES } from '../../contract/tokenScopes';
+import { writeFileAtomically } from '../atomicFile';
 import { echo } from '../echo';
+import { errorMessage } from '../errorMessage';
 import { HttpError, jsonReply, parseJsonObject, readBody, type Reply } from '../http';
 import { ALL_CLIENT_SCOPES, OAuthClients, redirectAllowed, type OAuthClient } from './clients';
 import { sweep } from './bounded';
@@ -64,16 +67,60 @@ export class AuthorizationServer {
   private readonly consents = new Map<string, PendingConsent>();
   private readonly dynamicRegistration: boolean;
 
-  constructor(
+  private saving: Promise<void> = Promise.resolve();
+  private saveQueued = false;
+
+  private constructor(
     private readonly url: string,
     private readonly accounts: readonly Account[],
-    options: OAuthOptions = {},
+    options: OAuthOptions,
+    private readonly saveTo: { file: string; log: (line: string) => void } | undefined,
     private readonly now: () => number = Date.now,
   ) {
     this.clients = new OAuthClients((options.clients ?? []).map((client) => ({ ...client, scopes: client.scopes ?? ALL_CLIENT_SCOPES })));
-    this.tokens = new IssuedTokens({ accessSeconds: options.accessTokenSeconds ?? 3600, refreshSeconds: options.refreshTokenSeconds ?? 30 * 24 * 3600 }, now);
+    this.tokens = new IssuedTokens({ accessSeconds: options.accessTokenSeconds ?? 3600, refreshSeconds: options.refreshTokenSeconds ?? 30 * 24 * 3600 }, now, () => this.save());
     this.devices = new DeviceCodes({ lifetimeSeconds: options.deviceCodeSeconds ?? 600, intervalSeconds: options.deviceIntervalSeconds ?? 5 }, now);
     this.dynamicRegistration = options.dynamicRegistration ?? true;
+  }
+
+  /**
+   * The server, with the tokens it issued before a restart when `saveTo` names where they are kept
+   * (digests only; a file that cannot be read is logged and the server starts empty).
+   */
+  static async open(url: string, accounts: readonly Account[], options: OAuthOptions = {}, saveTo?: { file: string; log: (line: string) => void }): Promise<AuthorizationServer> {
+    const server = new AuthorizationServer(url, accounts, options, saveTo);
+    if (saveTo) {
+      const saved = await readFile(saveTo.file, 'utf8').catch((error: NodeJS.ErrnoException) => {
+        if (error.code !== 'ENOENT') saveTo.log(`OAuth tokens could not be read from ${saveTo.file} (${error.message}); OAuth clients sign in again`);
+        return undefined;
+      });
+      if (saved !== undefined) {
+        try {
+          server.tokens.restore(JSON.parse(saved) as unknown);
+        } catch (error) {
+          saveTo.log(`OAuth tokens in ${saveTo.file} are not valid JSON (${errorMessage(error)}); OAuth clients sign in again`);
+        }
+      }
+    }
+    return server;
+  }
+
+  /** Resolves once the tokens issued so far are saved. */
+  async idle(): Promise<void> {
+    await this.saving;
+  }
+
+  /** Saves the tokens after the writes under way; changes meanwhile are folded into one write. */
+  private save(): void {
+    const saveTo = this.saveTo;
+    if (!saveTo || this.saveQueued) return;
+    this.saveQueued = true;
+    this.saving = this.saving.then(async () => {
+      this.saveQueued = false;
+      await writeFileAtomically(saveTo.file, JSON.stringify(this.tokens.snapshot())).catch((error: unknown) => {
+        saveTo.log(`OAuth tokens could not be saved to ${saveTo.file} (${errorMessage(error)}); sign-ins since will not outlive a restart`);
+      });
+    });
   }
 
   /** Whether a request path is this server's. */

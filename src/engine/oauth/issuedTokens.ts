@@ -1,8 +1,9 @@
 /**
  * The OAuth tokens the engine has issued: access tokens that expire, single-use refresh tokens that
  * rotate, authorization codes, each held only as a SHA-256 digest. Tokens of one sign-in form a
- * family: revoking its refresh token ends its access tokens too. Held in memory: an engine that
- * restarts asks its OAuth clients to sign in again.
+ * family: revoking its refresh token ends its access tokens too. Access and refresh tokens can be
+ * saved (`snapshot`, digests only) and restored, so that sign-ins outlive an engine restart;
+ * codes are short-lived and are not.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import type { WireTokenResponse } from '../../contract/oauthWire';
@@ -57,6 +58,14 @@ export interface PendingCode {
   expiresAt: number;
 }
 
+/** What is saved of the issued tokens: digests, grants and times; never a token. */
+export interface IssuedSnapshot {
+  version: 1;
+  access: Array<[string, Issued]>;
+  refresh: Array<[string, Issued]>;
+  spent: Array<[string, number]>;
+}
+
 export class IssuedTokens {
   private readonly access = new Map<string, Issued>();
   private readonly refresh = new Map<string, Issued>();
@@ -67,7 +76,23 @@ export class IssuedTokens {
   constructor(
     private readonly lifetimes: TokenLifetimes,
     private readonly now: () => number = Date.now,
+    /** Told after every change worth saving. */
+    private readonly changed: () => void = () => undefined,
   ) {}
+
+  snapshot(): IssuedSnapshot {
+    return { version: 1, access: [...this.access], refresh: [...this.refresh], spent: [...this.spent] };
+  }
+
+  /** Takes back what a snapshot saved; entries of another shape are left out. */
+  restore(snapshot: unknown): void {
+    if (typeof snapshot !== 'object' || snapshot === null || (snapshot as { version?: unknown }).version !== 1) return;
+    const { access, refresh, spent } = snapshot as Partial<Record<'access' | 'refresh' | 'spent', unknown>>;
+    for (const [key, issued] of entries(access)) if (isIssued(issued)) this.access.set(key, issued);
+    for (const [key, issued] of entries(refresh)) if (isIssued(issued)) this.refresh.set(key, issued);
+    for (const [key, spentAt] of entries(spent)) if (typeof spentAt === 'number') this.spent.set(key, spentAt);
+    this.forgetUnusable();
+  }
 
   /** New tokens for a grant: a refresh token too when it has `offline_access`. */
   issue(grant: Grant, family = newSecret(12)): WireTokenResponse {
@@ -80,6 +105,7 @@ export class IssuedTokens {
       this.refresh.set(digest(refreshToken), { grant, family, expiresAt: this.now() + this.lifetimes.refreshSeconds * 1000 });
       response.refresh_token = refreshToken;
     }
+    this.changed();
     return response;
   }
 
@@ -130,6 +156,7 @@ export class IssuedTokens {
       }
     }
     if (access) this.access.delete(key);
+    if (refresh || access) this.changed();
   }
 
   /** A new single-use authorization code for a grant approved by its user. */
@@ -164,4 +191,24 @@ export function newSecret(bytes: number): string {
 
 function digest(token: string): string {
   return createHash('sha256').update(token, 'utf8').digest('base64url');
+}
+
+function entries(value: unknown): Array<[string, unknown]> {
+  if (!Array.isArray(value)) return [];
+  return value.filter((entry): entry is [string, unknown] => Array.isArray(entry) && entry.length === 2 && typeof entry[0] === 'string');
+}
+
+function isIssued(value: unknown): value is Issued {
+  if (typeof value !== 'object' || value === null) return false;
+  const { grant, family, expiresAt } = value as Partial<Issued>;
+  return (
+    typeof family === 'string' &&
+    typeof expiresAt === 'number' &&
+    typeof grant === 'object' &&
+    grant !== null &&
+    typeof grant.userId === 'number' &&
+    typeof grant.clientId === 'string' &&
+    Array.isArray(grant.scopes) &&
+    grant.scopes.every((scope) => typeof scope === 'string')
+  );
 }

@@ -5,6 +5,8 @@
  * both interfaces. Every step is the request a client or a browser sends.
  */
 import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
+import * as path from 'node:path';
 import { API_PATH } from '../../../src/contract/legacyWire';
 import { CONNECT_SERVICE_PATH } from '../../../src/contract/connectWire';
 import { codeChallengeOf, GRANT_TYPES, newCodeVerifier, OAUTH_PATHS, type WireDeviceAuthorization, type WireTokenResponse } from '../../../src/contract/oauthWire';
@@ -327,6 +329,34 @@ describe('engine OAuth authorization server', function () {
     assert.match(((await twice.json()) as { error_description: string }).error_description, /refresh_token.* more than once/);
     const unknownClient = await form(`${flow.engine.url}${OAUTH_PATHS.token}`, { client_id: 'nobody', grant_type: 'refresh_token', refresh_token: 'x' });
     assert.equal(unknownClient.status, 401);
+  });
+});
+
+describe('engine OAuth tokens across a restart', function () {
+  this.timeout(60_000);
+  let engine: TestEngine;
+
+  before(async function () {
+    engine = await startTestEngine({ oauth: { clients: [{ id: CLIENT_ID, redirectUris: [REDIRECT] }] } });
+  });
+  after(async function () {
+    await engine?.dispose();
+  });
+
+  it('keeps its sign-ins: the access token still works and the refresh token rotates once more, and only digests are on disk', async function () {
+    const tokens = await signInWithBrowser(engine, 'externalapi:read offline_access');
+    const spent = await tokenRequest(engine, { grant_type: GRANT_TYPES.refreshToken, refresh_token: tokens.refresh_token ?? '' });
+    await engine.restart();
+    assert.equal((await listWith(engine, String(spent.body.access_token))).status, 200);
+    const rotated = await tokenRequest(engine, { grant_type: GRANT_TYPES.refreshToken, refresh_token: String(spent.body.refresh_token) });
+    assert.equal(rotated.status, 200, JSON.stringify(rotated.body));
+    const reused = await tokenRequest(engine, { grant_type: GRANT_TYPES.refreshToken, refresh_token: tokens.refresh_token ?? '' });
+    assert.match(String(reused.body.error_description), /already used/, 'a token spent before the restart stays spent');
+    await engine.stop();
+    const saved = await readFile(path.join(engine.dataDir, 'oauth-tokens.json'), 'utf8');
+    for (const token of [tokens.access_token, tokens.refresh_token, spent.body.access_token, spent.body.refresh_token, rotated.body.access_token, rotated.body.refresh_token]) {
+      assert.ok(!saved.includes(String(token)), 'no token is written down');
+    }
   });
 });
 
