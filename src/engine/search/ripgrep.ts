@@ -45,6 +45,8 @@ export interface RipgrepRequest {
   /** The patterns in ripgrep's syntax (`ripgrepPattern`). */
   pattern: string;
   pathspecs: readonly string[];
+  /** Only these files (exact paths), in place of the pathspecs. */
+  files?: readonly string[];
   linesPerFile: number;
   maxOutputBytes: number;
 }
@@ -169,7 +171,8 @@ export class Ripgrep {
   private async search(target: SearchTarget, request: RipgrepRequest, signal: AbortSignal): Promise<GrepResult | Declined> {
     const { repo, commit } = target;
     if (repo.bare) return new Declined('a bare repository has no working tree');
-    const selects = pathspecFilter(request.pathspecs);
+    const named = request.files ? new Set(request.files) : undefined;
+    const selects = named ? (path: string) => named.has(path) : pathspecFilter(request.pathspecs);
     if (selects === undefined) return new Declined('a pathspec form ripgrep does not take', false);
     const state = this.state(repo);
     const indexFile = await this.indexFile(state, repo);

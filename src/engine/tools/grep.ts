@@ -104,7 +104,7 @@ async function grepIndex(context: ToolContext, target: SearchTarget, options: Gr
  */
 async function grepRipgrep(context: ToolContext, target: SearchTarget, options: GrepOptions, syntax: GrepOptions['syntax']): Promise<GrepResult | undefined> {
   const ripgrep = context.searchIndexes?.ripgrep;
-  if (!ripgrep || target.revision !== 'HEAD' || target.repo.bare || options.files) return undefined;
+  if (!ripgrep || target.revision !== 'HEAD' || target.repo.bare) return undefined;
   if (syntax === 'perl' && context.pcre.available === undefined) await probePcre(context, target);
   if (syntax === 'perl' && context.pcre.available !== true) syntax = 'extended';
   const pattern = ripgrepPattern(options.patterns, syntax, options.caseSensitive, options.wholeWord ?? false);
@@ -114,6 +114,7 @@ async function grepRipgrep(context: ToolContext, target: SearchTarget, options: 
     {
       pattern,
       pathspecs: options.pathspecs ?? [],
+      ...(options.files ? { files: options.files } : {}),
       linesPerFile: options.linesPerFile ?? DEFAULT_LINES_PER_FILE,
       maxOutputBytes: options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES,
     },
@@ -140,8 +141,8 @@ async function runGrep(context: ToolContext, target: SearchTarget, options: Grep
   const args = ['grep', '-I', '-n', '--null', '--no-color', flag];
   if (!options.caseSensitive) args.push('-i');
   if (options.wholeWord) args.push('-w');
-  for (const pattern of options.patterns) args.push('-e', pattern);
   if (options.files?.length === 0) return { files: new Map(), counts: new Map(), truncated: false };
+  for (const pattern of options.patterns) args.push('-e', pattern);
   // Exact files as literal pathspecs (no glob magic), in place of the pathspecs.
   args.push(target.commit, '--', ...(options.files ? options.files.map((file) => `:(literal)${file}`) : (options.pathspecs ?? [])));
   const result = await git(context, target.repo, args, {

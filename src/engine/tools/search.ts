@@ -7,7 +7,7 @@ import { bestChunks, chunksFromLines, readTargetText, renderBlocks, splitLines, 
 import { plural, ToolError, type ToolContext, type ToolOutput } from './context';
 import { grepTarget, listTree, type GrepLine, type GrepOptions, type SearchTarget } from './grep';
 import { evaluate, parseQuery, positivePatterns, type ParsedQuery, type PatternNode } from '../search/query';
-import { checkFilters, filterVerdicts, matchesWithoutPatterns, selectTargets } from './targets';
+import { checkFilters, evaluateKnown, filterVerdicts, matchesWithoutPatterns, selectTargets } from './targets';
 import { echo } from '../echo';
 
 const DEFAULT_FILES = 15;
@@ -57,8 +57,9 @@ export async function keywordSearch(context: ToolContext, args: { query: string 
  */
 async function searchTarget(context: ToolContext, target: SearchTarget, query: ParsedQuery, positive: readonly PatternNode[], notes: string[]): Promise<FileHit[]> {
   const counts = new Map<number, ReadonlyMap<string, number>>();
+  const within = await filesTheFiltersAllow(context, target, query);
   for (const pattern of query.patterns) {
-    const result = await grepTarget(context, target, { ...grepOptionsOf(query, pattern), linesPerFile: 0 });
+    const result = await grepTarget(context, target, { ...grepOptionsOf(query, pattern), linesPerFile: 0, ...(within ? { files: within } : {}) });
     if (result.truncated) notes.push(`${echo(pattern.value)} matches too much in ${target.repo.name}; not every match was considered.`);
     counts.set(pattern.id, result.counts);
   }
@@ -92,6 +93,26 @@ async function searchTarget(context: ToolContext, target: SearchTarget, query: P
     found.push({ target, path, patterns, lines: new Map(), hits: total, score: patterns.length * 10 + Math.min(total, 25) + pathBonus - depth * 0.1 });
   });
   return found;
+}
+
+/** Files named to a search at most: past this, the filters are applied to what the whole tree's search finds. */
+const MAX_NAMED_FILES = 5_000;
+
+/**
+ * The files the query's `file:` and `lang:` filters leave possible, so that the search reads those
+ * only (and its output cap counts them only): a file whose filters make the query false cannot
+ * match, whatever its terms (three-valued, so OR and NOT are honoured). Undefined when there is no
+ * such filter, or when too many files pass to name them.
+ */
+async function filesTheFiltersAllow(context: ToolContext, target: SearchTarget, query: ParsedQuery): Promise<string[] | undefined> {
+  if (!query.filters.some((filter) => filter.field !== 'repo')) return undefined;
+  const tree = await listTree(context, target);
+  if (tree.truncated) return undefined;
+  const verdicts = await filterVerdicts(query, target.repo.name, tree.paths);
+  const allowed = tree.paths.filter(
+    (_, index) => evaluateKnown(query.root, (leaf) => (leaf.kind === 'filter' ? (verdicts.get(leaf.id)?.(index) ?? false) : undefined)) !== false,
+  );
+  return allowed.length <= MAX_NAMED_FILES ? allowed : undefined;
 }
 
 function grepOptionsOf(query: ParsedQuery, pattern: PatternNode): GrepOptions {

@@ -444,6 +444,21 @@ describe('search index', function () {
       });
     });
 
+    it('lets file: and lang: filters narrow what keyword search reads: a file past the whole tree’s output cap is found', async function () {
+      const files: Record<string, string> = {};
+      for (let at = 0; at < 2500; at++) files[`src/widget${at}.ts`] = `${'const widget = fetchWidget(); // widget\n'.repeat(30)}`;
+      files['zz/notes.md'] = '# Notes\nThe widget is documented here.\n';
+      files['zz/more.txt'] = 'widget\n';
+      await withRepository('filtered', files, async ({ plain, indexed }) => {
+        for (const query of ['widget file:\\.md$', 'widget -file:\\.ts$', 'widget lang:markdown', 'widget OR file:\\.md$']) {
+          const expected = await keywordSearch(plain, { query });
+          assert.deepEqual(await keywordSearch(await indexed(), { query }), expected, query);
+          if (query !== 'widget OR file:\\.md$') assert.ok(expected.structured.blocks.some((block) => block.file === 'zz/notes.md'), `${query} finds zz/notes.md`);
+          if (query === 'widget -file:\\.ts$') assert.deepEqual(expected.notes ?? [], [], 'nothing was cut: the .ts files were never read');
+        }
+      });
+    });
+
     it('selects candidates past fifty files by the rarer terms, or the rarest when all are common, as git grep’s counts do', async function () {
       const files: Record<string, string> = {};
       for (let at = 0; at < 120; at++) {
