@@ -38,16 +38,26 @@ export async function keywordSearch(context: ToolContext, args: { query: string 
   if ((query.count ?? 0) > MAX_FILES) notes.push(`count is capped at ${MAX_FILES} files.`);
   const positive = positivePatterns(query.root);
   const hits: FileHit[] = [];
-  for (const target of targets) hits.push(...(await searchTarget(context, target, query, positive, notes)));
+  let complete = true;
+  for (const target of targets) {
+    const found = await searchTarget(context, target, query, positive, notes);
+    hits.push(...found.hits);
+    complete &&= found.complete;
+  }
   hits.sort((a, b) => b.score - a.score || a.target.repo.name.localeCompare(b.target.repo.name) || a.path.localeCompare(b.path));
   const shown = hits.slice(0, wanted);
   await readMatchedLines(context, query, shown);
   const blocks = await mapInOrder(shown, BLOCKS_AT_ONCE, (hit) => blockFor(context, hit));
   if (hits.length > shown.length) notes.push(`${hits.length - shown.length} more matching files are not shown: narrow the query with repo: or file: filters, or raise count: (up to ${MAX_FILES}).`);
-  const heading =
-    hits.length === 0
+  const best = hits.length > shown.length ? `; the best ${shown.length} are shown` : '';
+  // A search cut at its output cap never claims a count (or an absence) it did not establish.
+  const heading = complete
+    ? hits.length === 0
       ? `No file matches ${echo(args.query)}. Try fewer terms, OR between alternatives, or sg_nls_search for a broader search.`
-      : `${plural(hits.length, 'file')} match ${echo(args.query)}${hits.length > shown.length ? `; the best ${shown.length} are shown` : ''}:`;
+      : `${plural(hits.length, 'file')} ${hits.length === 1 ? 'matches' : 'match'} ${echo(args.query)}${best}:`
+    : hits.length === 0
+      ? `No file matched ${echo(args.query)} before the search stopped at its output cap (a term matches too much): add file: or repo: filters, or rarer terms.`
+      : `${plural(hits.length, 'file')} found for ${echo(args.query)} before the search stopped at its output cap, so more may match${best}:`;
   return { text: blocks.length > 0 ? `${heading}\n\n${renderBlocks(blocks)}` : heading, structured: { blocks }, notes };
 }
 
@@ -55,19 +65,32 @@ export async function keywordSearch(context: ToolContext, args: { query: string 
  * Every file of the target that matches the query, scored by its counts: the lines of the files
  * shown are read afterwards, for those files only (a common term's lines would be megabytes).
  */
-async function searchTarget(context: ToolContext, target: SearchTarget, query: ParsedQuery, positive: readonly PatternNode[], notes: string[]): Promise<FileHit[]> {
+async function searchTarget(
+  context: ToolContext,
+  target: SearchTarget,
+  query: ParsedQuery,
+  positive: readonly PatternNode[],
+  notes: string[],
+): Promise<{ hits: FileHit[]; complete: boolean }> {
   const counts = new Map<number, ReadonlyMap<string, number>>();
+  let complete = true;
   const within = await filesTheFiltersAllow(context, target, query);
   for (const pattern of query.patterns) {
     const result = await grepTarget(context, target, { ...grepOptionsOf(query, pattern), linesPerFile: 0, ...(within ? { files: within } : {}) });
-    if (result.truncated) notes.push(`${echo(pattern.value)} matches too much in ${target.repo.name}; not every match was considered.`);
+    if (result.truncated) {
+      complete = false;
+      notes.push(`${echo(pattern.value)} matches too much in ${target.repo.name}; not every match was considered.`);
+    }
     counts.set(pattern.id, result.counts);
   }
   const universe = new Set<string>();
   for (const files of counts.values()) for (const path of files.keys()) universe.add(path);
   if (matchesWithoutPatterns(query)) {
     const tree = await listTree(context, target);
-    if (tree.truncated) notes.push(`${target.repo.name} has too many files; only the first ${tree.paths.length} were considered.`);
+    if (tree.truncated) {
+      complete = false;
+      notes.push(`${target.repo.name} has too many files; only the first ${tree.paths.length} were considered.`);
+    }
     for (const path of tree.paths) universe.add(path);
   }
   const paths = [...universe];
@@ -92,7 +115,7 @@ async function searchTarget(context: ToolContext, target: SearchTarget, query: P
     const depth = path.split('/').length;
     found.push({ target, path, patterns, lines: new Map(), hits: total, score: patterns.length * 10 + Math.min(total, 25) + pathBonus - depth * 0.1 });
   });
-  return found;
+  return { hits: found, complete };
 }
 
 /** Files named to a search at most: past this, the filters are applied to what the whole tree's search finds. */

@@ -438,6 +438,11 @@ describe('search index', function () {
           assert.deepEqual(actual, expected, query);
           for (const block of actual.structured.blocks) assert.ok(block.chunks.length > 0, `${query}: ${block.file} shows its matched lines`);
         }
+        // A search cut at its output cap says so in its first line, never "N files match".
+        const capped = await keywordSearch(plain, { query: 'widget' });
+        assert.match(capped.text, /^\d+ files found for "widget" before the search stopped at its output cap, so more may match; the best 15 are shown:/);
+        const complete = await keywordSearch(plain, { query: 'gadget' });
+        assert.match(complete.text, /^1 file matches "gadget":/);
         const both = await keywordSearch(await indexed(), { query: 'widget gadget' });
         assert.equal(both.structured.blocks[0]?.file, 'src/widget-gadget.ts', 'the file with both terms leads');
         assert.match(both.structured.blocks[0]?.chunks[0]?.content ?? '', /gadget/);
