@@ -122,11 +122,19 @@ async function fromIndex(world: World, options: GrepOptions) {
   return result;
 }
 
-/**
- * A repository of `files` for one test: `plain` searches it with git alone, `indexed()` waits for
- * its search index and gives a context that searches with it.
- */
-async function withRepository(name: string, files: Record<string, string>, run: (contexts: { plain: ToolContext; indexed: () => Promise<ToolContext> }) => Promise<void>): Promise<void> {
+/** One test's repository, its search target at HEAD, and indexes of its own (nothing built yet). */
+interface TestRepository {
+  repo: TestRepo;
+  target: SearchTarget;
+  indexes: SearchIndexes;
+  /** Searches it with git alone. */
+  plain: ToolContext;
+  /** Waits for its search index, then gives a context that searches with it. */
+  indexed: () => Promise<ToolContext>;
+}
+
+/** A repository of `files` for one test, removed (its indexes closed) afterwards. */
+async function withRepository(name: string, files: Record<string, string>, run: (world: TestRepository) => Promise<void>): Promise<void> {
   const repo = await createTestRepo({ name, commits: [{ message: 'Files', files }] });
   const indexes = new SearchIndexes({ log: () => undefined });
   try {
@@ -137,7 +145,7 @@ async function withRepository(name: string, files: Record<string, string>, run: 
       await readyIndex(indexes, target);
       return { ...plain, searchIndexes: indexes };
     };
-    await run({ plain, indexed });
+    await run({ repo, target, indexes, plain, indexed });
   } finally {
     indexes.close();
     await repo.remove();
@@ -295,30 +303,18 @@ describe('search index', function () {
   });
 
   it('is used by no search until it is ready: the first search of a commit runs git grep and starts the build', async function () {
-    const repo = await createTestRepo({ name: 'fresh', commits: [{ message: 'One file', files: { 'a.ts': 'export const answer = 42;\n' } }] });
-    const indexes = new SearchIndexes({ log: () => undefined });
-    try {
-      const repository = { name: 'fresh', dir: repo.dir, bare: false };
-      const target: SearchTarget = { repo: repository, commit: await head(repo), revision: 'HEAD' };
+    await withRepository('fresh', { 'a.ts': 'export const answer = 42;\n' }, async ({ target, indexes, plain }) => {
       assert.equal(indexes.lookup(target), undefined, 'not ready at once');
-      const context = { ...toolContext(repo, 'github.com/acme/indexed', indexes), repositories: [repository] };
-      const result = await grepTarget(context, target, grep(['answer'], 'fixed'));
+      const result = await grepTarget({ ...plain, searchIndexes: indexes }, target, grep(['answer'], 'fixed'));
       assert.deepEqual([...result.files.keys()], ['a.ts']);
       await readyIndex(indexes, target);
       const other: SearchTarget = { ...target, revision: 'main' };
       assert.ok(indexes.lookup(other), 'any name of the indexed commit uses the index');
-    } finally {
-      indexes.close();
-      await repo.remove();
-    }
+    });
   });
 
   it('lets work that may wait wait for the index being built, not for a commit it will not index, and stops waiting when cancelled', async function () {
-    const repo = await createTestRepo({ name: 'waited', commits: [{ message: 'One file', files: { 'a.ts': 'export const answer = 42;\n' } }] });
-    const indexes = new SearchIndexes({ log: () => undefined });
-    try {
-      const repository = { name: 'waited', dir: repo.dir, bare: false };
-      const target: SearchTarget = { repo: repository, commit: await head(repo), revision: 'HEAD' };
+    await withRepository('waited', { 'a.ts': 'export const answer = 42;\n' }, async ({ repo, target, indexes }) => {
       const signal = new AbortController().signal;
       assert.equal(await indexes.whenReady({ ...target, revision: 'main' }, signal, 10_000), undefined, 'only HEAD is indexed: nothing to wait for');
       assert.equal(indexes.isBuilding(target), false);
@@ -332,18 +328,11 @@ describe('search index', function () {
       await repo.commit({ message: 'Two', files: { 'b.ts': 'export const other = 1;\n' } });
       const next: SearchTarget = { ...target, commit: await head(repo) };
       await assert.rejects(indexes.whenReady(next, cancelled.signal, 30_000), (error: unknown) => error instanceof Error && error.name === 'AbortError');
-    } finally {
-      indexes.close();
-      await repo.remove();
-    }
+    });
   });
 
   it('lets searches that come while the index builds take turns without it, each answered as git would', async function () {
-    const repo = await createTestRepo({ name: 'turns', commits: [{ message: 'One file', files: { 'a.ts': 'export const answer = 42;\n' } }] });
-    const indexes = new SearchIndexes({ log: () => undefined });
-    try {
-      const repository = { name: 'turns', dir: repo.dir, bare: false };
-      const target: SearchTarget = { repo: repository, commit: await head(repo), revision: 'HEAD' };
+    await withRepository('turns', { 'a.ts': 'export const answer = 42;\n' }, async ({ target, indexes, plain }) => {
       // One at a time, in order; one cancelled while waiting never runs.
       const running: string[] = [];
       const log: string[] = [];
@@ -361,16 +350,20 @@ describe('search index', function () {
       const outcomes = await Promise.allSettled(turns);
       assert.deepEqual(log, ['first', 'third']);
       assert.equal(outcomes[1]?.status, 'rejected');
-      // Through grepTarget while the build is under way: the same answer as git grep's.
-      const context = { ...toolContext(repo, 'turns', indexes), repositories: [repository] };
+      // Through grepTarget while the build is under way: each search takes its turn, and gets git grep's answer.
+      const context = { ...plain, searchIndexes: indexes };
+      const takingTurns = indexes.takingTurns.bind(indexes);
+      let turnsTaken = 0;
+      indexes.takingTurns = (...args) => {
+        turnsTaken++;
+        return takingTurns(...args);
+      };
       assert.equal(indexes.lookup(target), undefined);
       assert.equal(indexes.isBuilding(target), true);
       const results = await Promise.all([1, 2, 3].map(() => grepTarget(context, target, grep(['answer'], 'fixed'))));
       for (const result of results) assert.deepEqual([...result.counts], [['a.ts', 1]]);
-    } finally {
-      indexes.close();
-      await repo.remove();
-    }
+      assert.equal(turnsTaken, 3, 'every search came through the turns');
+    });
   });
 
   it('follows HEAD: a new commit gets its own index, which replaces the old one', async function () {
