@@ -33,6 +33,10 @@ describe('Against a server with only the 7.x interfaces (UI)', function () {
     const lacking = /does not offer natural-language code search, Go to Definition across repositories, comparing revisions \(an older server, or an administrator turned them off\): Deep Search leaves them out/;
     // The extension starts when it is first used: here, when its view opens.
     await ui.runCommand('Deep Search: Focus on Conversations View');
+    // The welcome view renders links only: no Markdown markers may show as text.
+    const tip = ui.page.getByText(/Tip: select code in an editor/);
+    await tip.waitFor();
+    assert.doesNotMatch((await tip.textContent()) ?? '', /\*\*/);
     await ui.eventually(() => ui.notified(lacking), 'the notice of the features the instance lacks');
     await ui.screenshot('generations-lacking-tools');
     await ui.page.reload();
