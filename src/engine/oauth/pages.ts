@@ -3,6 +3,8 @@
  * the device grant's page where the user code is entered, and the outcome of each. Plain forms, no
  * script; every string from a client or a user is escaped, and nothing may frame the pages.
  */
+import { OAUTH_SCOPES } from '../../contract/oauthWire';
+import { TOKEN_SCOPES } from '../../contract/tokenScopes';
 import { escapeHtml } from '../html';
 
 /** Served with every sign-in page: its own styles and forms only, and no framing (clickjacking). */
@@ -17,14 +19,14 @@ export interface Account {
 
 /** Why each scope is asked for, in the words of what it lets the client do. */
 const SCOPE_MEANINGS: Readonly<Record<string, string>> = {
-  'user:all': 'everything your account can do through the API',
-  'externalapi:read': 'read your Deep Search conversations',
-  'externalapi:write': 'ask Deep Search questions, follow up, cancel and delete conversations',
-  mcp: 'use the code tools (search, read files, find definitions) as you',
-  openid: 'know who you are',
-  profile: 'see your user name',
-  email: 'see your email address',
-  offline_access: 'stay signed in (refresh its access without asking again)',
+  [TOKEN_SCOPES.all]: 'everything your account can do through the API',
+  [TOKEN_SCOPES.read]: 'read your Deep Search conversations',
+  [TOKEN_SCOPES.write]: 'ask Deep Search questions, follow up, cancel and delete conversations',
+  [TOKEN_SCOPES.mcp]: 'use the code tools (search, read files, find definitions) as you',
+  [OAUTH_SCOPES.openid]: 'know who you are',
+  [OAUTH_SCOPES.profile]: 'see your user name',
+  [OAUTH_SCOPES.email]: 'see your email address',
+  [OAUTH_SCOPES.offlineAccess]: 'stay signed in (refresh its access without asking again)',
 };
 
 export function consentPage(options: {
