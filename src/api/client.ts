@@ -14,13 +14,17 @@ import type { Conversation, ConversationPage, ListOptions } from '../conversatio
 import { normalizeConversation, normalizeConversationPage, normalizeFollowupResponse, type FollowupResponse } from './normalize';
 import type { WireCreateRequest, WireFollowupRequest } from '../contract/legacyWire';
 import type { Dispatcher } from 'undici';
+import { accessTokenCredential, type Credential } from './credential';
 
 export interface DeepSearchClientOptions {
   /** e.g. `https://sourcegraph.example.com` or `https://example.com/sourcegraph`. */
   instanceUrl: string;
-  token: string;
+  /** An access token; or give `credential`. */
+  token?: string;
   /** `token` for access tokens (default), `bearer` for OAuth access tokens. */
   tokenType?: 'token' | 'bearer';
+  /** What requests are authorized with, when it is not a fixed token (an OAuth sign-in that renews). */
+  credential?: Credential;
   /** From `createDispatcher`; undici's global dispatcher when absent. */
   dispatcher?: Dispatcher;
   /** Per request attempt. Default 30 s. */
@@ -63,13 +67,8 @@ export class DeepSearchClient {
 
   constructor(options: DeepSearchClientOptions) {
     this.instanceUrl = normalizeInstanceUrl(options.instanceUrl);
-    const token = options.token.trim();
-    if (!token) {
-      throw new DeepSearchError('unauthorized', 'No access token is set for this instance — sign in first.');
-    }
-    const scheme = options.tokenType === 'bearer' ? 'Bearer' : 'token';
+    const credential = options.credential ?? accessTokenCredential(options.token, options.tokenType);
     this.headers = {
-      authorization: `${scheme} ${token}`,
       'x-requested-with': `${options.clientName ?? packageName} ${options.clientVersion ?? packageVersion}`,
       accept: 'application/json',
     };
@@ -78,7 +77,7 @@ export class DeepSearchClient {
       timeoutMs: options.timeoutMs,
       retry: options.retry,
       timers: options.timers,
-      secrets: [token],
+      credential,
     });
     this.connect = new ConnectConversationApi(this.instanceUrl, this.headers, this.transport);
     this.pinned = options.conversationApi === 'legacy' ? 'legacy' : undefined;

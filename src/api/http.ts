@@ -15,6 +15,7 @@ import {
   parseRetryAfter,
   timeoutError,
 } from './errors';
+import { tokenOf, type Credential } from './credential';
 
 export interface DispatcherOptions {
   /** e.g. VS Code's `http.proxy`; `host:port` means `http://host:port`. Empty = connect directly. */
@@ -125,6 +126,11 @@ export interface HttpTransportOptions {
   timers?: Partial<RetryTimers>;
   /** Strings that must never appear in an error (the access token). */
   secrets?: string[];
+  /**
+   * Authorizes every request that carries no Authorization header of its own; its token never
+   * appears in an error. A 401 renews it once (see `send`).
+   */
+  credential?: Credential;
   /** Largest body read, to protect the extension host from a runaway server. Default 32 MiB. */
   maxBodyBytes?: number;
 }
@@ -137,6 +143,7 @@ export class HttpTransport {
   private readonly timers: RetryTimers;
   private readonly secrets: string[];
   private readonly maxBodyBytes: number;
+  private readonly credential: Credential | undefined;
 
   constructor(options: HttpTransportOptions = {}) {
     this.dispatcher = options.dispatcher;
@@ -145,14 +152,33 @@ export class HttpTransport {
     this.timers = { ...realTimers, ...options.timers };
     this.secrets = options.secrets ?? [];
     this.maxBodyBytes = options.maxBodyBytes ?? 32 * 1024 * 1024;
+    this.credential = options.credential;
   }
 
-  /** A 2xx response, or a `DeepSearchError` (after retries for GET). */
+  /**
+   * A 2xx response, or a `DeepSearchError` (after retries for GET). With a credential, a 401 renews
+   * it and sends the request once more, whatever its method: the instance refused the request before
+   * acting on it, so this repeats nothing (a question is not asked twice).
+   */
   async send(req: HttpRequest): Promise<HttpResponse> {
+    const credential = this.credential;
+    if (!credential || Object.keys(req.headers).some((name) => name.toLowerCase() === 'authorization')) return this.sendWithRetries(req, this.secrets);
+    const header = await credential.header();
+    try {
+      return await this.sendWithRetries({ ...req, headers: { ...req.headers, authorization: header } }, [...this.secrets, tokenOf(header)]);
+    } catch (error) {
+      if (!isDeepSearchError(error) || error.status !== 401) throw error;
+      const renewed = await credential.renewAfter(header);
+      if (renewed === undefined) throw error;
+      return this.sendWithRetries({ ...req, headers: { ...req.headers, authorization: renewed } }, [...this.secrets, tokenOf(header), tokenOf(renewed)]);
+    }
+  }
+
+  private async sendWithRetries(req: HttpRequest, secrets: string[]): Promise<HttpResponse> {
     const attempts = req.method === 'GET' || req.idempotent === true ? Math.max(1, this.retry.maxAttempts) : 1;
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.attempt(req);
+        return await this.attempt(req, secrets);
       } catch (error) {
         const delay = attempt < attempts ? this.retryDelay(error, attempt) : undefined;
         if (delay === undefined) {
@@ -177,7 +203,7 @@ export class HttpTransport {
     return Math.round(exponential / 2 + (exponential / 2) * this.timers.random());
   }
 
-  private async attempt(req: HttpRequest): Promise<HttpResponse> {
+  private async attempt(req: HttpRequest, secrets: string[]): Promise<HttpResponse> {
     const origin = req.url.origin;
     if (req.signal?.aborted) {
       throw canceledError();
@@ -205,7 +231,7 @@ export class HttpTransport {
         contentType: headers['content-type'],
         retryAfterMs: parseRetryAfter(headers['retry-after'], this.timers.now()),
         location: headers.location,
-        secrets: this.secrets,
+        secrets,
       });
     } catch (error) {
       if (isDeepSearchError(error)) {
@@ -217,7 +243,7 @@ export class HttpTransport {
       if (timeout.signal.aborted || isUndiciTimeout(error)) {
         throw timeoutError(origin, this.timeoutMs);
       }
-      throw networkError(error, origin, this.secrets);
+      throw networkError(error, origin, secrets);
     } finally {
       clearTimeout(timer);
     }

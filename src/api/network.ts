@@ -6,7 +6,8 @@
  */
 import type { Dispatcher } from 'undici';
 import { DeepSearchClient } from './client';
-import { createDispatcher, type DispatcherOptions } from './http';
+import { accessTokenCredential, type Credential } from './credential';
+import { createDispatcher, HttpTransport, type DispatcherOptions } from './http';
 import { CodeTools } from './tools/codeTools';
 import { ToolClient } from './tools/toolClient';
 
@@ -18,11 +19,24 @@ export interface InstanceConnection {
 }
 
 /** One dispatcher for both interfaces of an instance, so proxy and certificates apply to both. */
-export function connectToInstance(instanceUrl: string, token: string, network: DispatcherOptions): InstanceConnection {
+export function connectToInstance(instanceUrl: string, auth: string | Credential, network: DispatcherOptions): InstanceConnection {
   const dispatcher = createDispatcher(network);
+  const credential = typeof auth === 'string' ? accessTokenCredential(auth) : auth;
   return {
-    client: new DeepSearchClient({ instanceUrl, token, dispatcher }),
-    tools: new CodeTools(new ToolClient({ instanceUrl, token, dispatcher })),
+    client: new DeepSearchClient({ instanceUrl, credential, dispatcher }),
+    tools: new CodeTools(new ToolClient({ instanceUrl, credential, dispatcher })),
     dispatcher,
   };
+}
+
+/** OAuth sign-in and renewal (src/api/oauth), for the extension's sign-in and session. */
+export { AuthorizationServerClient, OAuthFailure } from './oauth/authorizationServer';
+export { TokenSession } from './oauth/tokenSession';
+export { LoopbackRedirect } from './oauth/loopbackRedirect';
+export { oauthCredential } from './credential';
+
+/** A transport for the instance's OAuth endpoints, through the same proxy and certificates. */
+export function oauthTransport(network: DispatcherOptions): { transport: HttpTransport; dispatcher: Dispatcher } {
+  const dispatcher = createDispatcher(network);
+  return { transport: new HttpTransport({ dispatcher, timeoutMs: 30_000 }), dispatcher };
 }

@@ -5,7 +5,7 @@
 import * as vscode from 'vscode';
 import type { Session } from './session';
 import { Disposables } from './disposables';
-import { signIn } from './signIn';
+import { signIn, signOut } from './signIn';
 
 export const AUTH_PROVIDER_ID = 'deepsearch';
 
@@ -22,6 +22,12 @@ export class DeepSearchAuthProvider extends Disposables implements vscode.Authen
       }),
     );
     this.register(session.onDidChange(() => void this.announce()));
+    // Same account, new access token: whoever holds the session reads it again.
+    this.register(
+      session.onDidRenewToken(() => {
+        if (this.shown) this.changeEmitter.fire({ added: [], removed: [], changed: [this.shown] });
+      }),
+    );
   }
 
   async getSessions(): Promise<vscode.AuthenticationSession[]> {
@@ -37,15 +43,17 @@ export class DeepSearchAuthProvider extends Disposables implements vscode.Authen
   }
 
   async removeSession(): Promise<void> {
-    await this.session.signOut();
+    await signOut(this.session);
   }
 
   private async currentSession(): Promise<vscode.AuthenticationSession | undefined> {
     const connection = this.session.current;
     const accessToken = await this.session.currentToken();
     if (!connection || !accessToken) return undefined;
-    const label = connection.kind === 'local' ? vscode.l10n.t('Local engine') : new URL(connection.instanceUrl).host;
-    return { id: connection.instanceUrl, accessToken, account: { id: connection.instanceUrl, label }, scopes: [] };
+    const host = new URL(connection.instanceUrl).host;
+    const label =
+      connection.kind === 'local' ? vscode.l10n.t('Local engine') : connection.accountLabel ? vscode.l10n.t('{0} on {1}', connection.accountLabel, host) : host;
+    return { id: `${connection.instanceUrl}#${connection.accountDigest.slice(0, 16)}`, accessToken, account: { id: connection.instanceUrl, label }, scopes: [] };
   }
 
   private async announce(): Promise<void> {

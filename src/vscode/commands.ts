@@ -15,7 +15,7 @@ import type { ConversationPanels } from './conversationPanels';
 import { conversationIdArgument, textArgument, textFields, uriArgument } from './commandArguments';
 import type { ConversationTree } from './conversationTree';
 import type { Session } from './session';
-import { signIn } from './signIn';
+import { signIn, signOut } from './signIn';
 import type { SourceLinkOpener } from './sourceLinks';
 import type { WorkspaceRepositories } from './workspaceRepositories';
 import type { CodeLocations } from './tools/codeLocations';
@@ -55,7 +55,7 @@ export function registerCommands(deps: CommandDependencies): vscode.Disposable[]
     'deepSearch.ask': (question) => ask(deps, textArgument(question)),
     'deepSearch.askAboutSelection': (first) => askAboutSelection(deps, textArgument(first), uriArgument(first)),
     'deepSearch.signIn': (given) => signIn(session, textFields(given, ['instanceUrl', 'token'])),
-    'deepSearch.signOut': () => session.signOut(),
+    'deepSearch.signOut': () => signOut(session),
     'deepSearch.useLocalEngine': () =>
       vscode.window.withProgress(
         { location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Starting the local Deep Search engine…') },

@@ -1,17 +1,23 @@
 /**
- * Who the extension talks to: a signed-in instance (URL in settings, token in SecretStorage keyed
- * by that URL) or the local engine (started on demand, its token in SecretStorage too). The token
- * leaves SecretStorage only to build the client's Authorization header.
+ * Who the extension talks to: a signed-in instance (URL in settings; an access token or an OAuth
+ * sign-in in SecretStorage, keyed by that URL) or the local engine (started on demand, its token in
+ * SecretStorage too). A token leaves SecretStorage only to build an Authorization header. An OAuth
+ * sign-in renews itself: before its access token expires and after a 401, one refresh at a time,
+ * with SecretStorage as the one copy every window reads (src/api/oauth/tokenSession.ts).
  */
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import type { Dispatcher } from 'undici';
 import * as vscode from 'vscode';
 import type { DeepSearchClient } from '../api/client';
+import type { Credential } from '../api/credential';
+import type { AuthorizationServerClient, OAuthTokens } from '../api/oauth/authorizationServer';
+import type { TokenSession } from '../api/oauth/tokenSession';
 import { normalizeInstanceUrl } from '../api/instance';
 import type { InstanceConnection } from '../api/network';
 import type { CodeTools } from '../api/tools/codeTools';
 import { Disposables } from './disposables';
+import { OAuthRedirects } from './oauthRedirect';
 import type { LocalEngineLauncher } from './localEngine';
 import { configuredInstanceUrl, networkSettings, setConfiguredInstanceUrl } from './settings';
 import { errorMessage } from '../api/errors';
@@ -26,8 +32,15 @@ export interface Connection {
   tools: CodeTools;
   /** Closed when the connection is replaced. */
   dispatcher: Dispatcher;
-  /** SHA-256 of the token, to tell a reconnect of the same account from a new one (never the token). */
-  tokenDigest: string;
+  /**
+   * SHA-256 of what identifies the account (an access token; an OAuth sign-in's user and client),
+   * to tell a reconnect of the same account from a new one. Never the token; a refresh keeps it.
+   */
+  accountDigest: string;
+  /** How the instance is signed in to (the local engine: `token`). */
+  auth: 'token' | 'oauth';
+  /** Who is signed in, where the instance said (OAuth `userinfo`). */
+  accountLabel?: string;
   /** False when the account or instance differs from the previous connection's. */
   sameAccount: boolean;
 }
@@ -35,6 +48,31 @@ export interface Connection {
 const MODE_KEY = 'deepSearch.connectionKind';
 const LOCAL_TOKEN_KEY = 'deepSearch.localEngine.token';
 const tokenKey = (instanceUrl: string) => `deepSearch.token:${instanceUrl}`;
+const oauthKey = (instanceUrl: string) => `deepSearch.oauth:${instanceUrl}`;
+
+/** An OAuth sign-in as SecretStorage keeps it (JSON under `deepSearch.oauth:<instance URL>`). */
+export interface StoredOAuthSignIn {
+  /** Random, per sign-in: tells this sign-in from another where the instance names no account. */
+  id: string;
+  clientId: string;
+  tokens: OAuthTokens;
+  /** From `userinfo` at sign-in, where the instance has it. */
+  account?: { id: string; label: string };
+}
+
+/** How a connection is authorized: a fixed access token, or an OAuth sign-in. */
+type Authorization = { kind: 'token'; token: string } | { kind: 'oauth'; signIn: StoredOAuthSignIn };
+
+/** The renewing side of an OAuth connection. */
+interface OAuthRenewal {
+  tokens: TokenSession;
+  credential: Credential;
+  /** The instance's authorization server, found on first need (refresh, sign out). */
+  server: () => Promise<AuthorizationServerClient>;
+  instanceUrl: string;
+  timer?: ReturnType<typeof setTimeout>;
+  closed: boolean;
+}
 const lackingToolsKey = (instanceUrl: string) => `deepSearch.lackingToolsSaid:${normalizeInstanceUrl(instanceUrl)}`;
 /** Set by `npm start` for the VS Code it launches (see README). */
 export const LAUNCH_URL_VARIABLE = 'DEEP_SEARCH_LAUNCH_INSTANCE_URL';
@@ -46,15 +84,37 @@ export class Session extends Disposables implements vscode.Disposable {
   private readonly changeEmitter = this.register(new vscode.EventEmitter<Connection | undefined>());
   /** Fires after every sign-in, sign-out, switch or client rebuild. */
   readonly onDidChange = this.changeEmitter.event;
+  private readonly renewEmitter = this.register(new vscode.EventEmitter<void>());
+  /** Fires when the OAuth access token was renewed (here or in another window): the account is the same. */
+  readonly onDidRenewToken = this.renewEmitter.event;
+  private renewal: OAuthRenewal | undefined;
+  /** Where browser sign-ins come back (this extension's URI handler). */
+  readonly redirects: OAuthRedirects;
+  /** Counts renewals of the current connection's token (for the MCP definition's version). */
+  private renewals = 0;
 
   constructor(
     private readonly context: vscode.ExtensionContext,
     private readonly localEngine: LocalEngineLauncher,
   ) {
     super();
+    this.redirects = this.register(new OAuthRedirects(context.extension.id));
     // The engine died and was started again: connect to it (the same URL keeps every conversation,
     // and what failed meanwhile is refreshed at once).
     this.register(localEngine.onDidRestart((url) => void this.reconnectLocal(url)));
+    // Another window refreshed the shared sign-in: this one's token changed too.
+    this.register(
+      context.secrets.onDidChange(({ key }) => {
+        const current = this.connection;
+        if (current?.auth === 'oauth' && key === oauthKey(current.instanceUrl)) this.tokenRenewed();
+      }),
+    );
+    this.register({ dispose: () => this.stopRenewal() });
+  }
+
+  /** How many times the current connection's token was renewed (changes when VS Code must re-read it). */
+  get tokenGeneration(): number {
+    return this.renewals;
   }
 
   get current(): Connection | undefined {
@@ -91,8 +151,8 @@ export class Session extends Disposables implements vscode.Disposable {
       const instanceUrl = configuredInstanceUrl();
       if (!instanceUrl) return;
       const normalized = normalizeInstanceUrl(instanceUrl);
-      const token = await this.context.secrets.get(tokenKey(normalized));
-      if (token) await this.connect('instance', normalized, token);
+      const authorization = await this.storedAuthorization(normalized);
+      if (authorization) await this.connect('instance', normalized, authorization);
     } catch (error) {
       void vscode.window.showWarningMessage(
         vscode.l10n.t('Deep Search could not reconnect: {0}', errorMessage(error)),
@@ -113,17 +173,26 @@ export class Session extends Disposables implements vscode.Disposable {
     if (!instanceUrl || !token) return false;
     const normalized = normalizeInstanceUrl(instanceUrl);
     if ((await this.context.secrets.get(tokenKey(normalized))) !== token) await this.signIn(normalized, token);
-    else await this.connect('instance', normalized, token);
+    else await this.connect('instance', normalized, { kind: 'token', token });
     return true;
   }
 
   /** Builds a client for a URL and token without storing anything (sign-in checks it first). */
-  async createClient(instanceUrl: string, token: string): Promise<InstanceConnection> {
-    const network = networkSettings();
-    const caCertificates = network.caCertificatesPath ? [await readCaFile(network.caCertificatesPath)] : [];
-    // A bundle of its own (dist/network.js), loaded here on the first connection, not at activation.
-    const { connectToInstance } = await import('../api/network');
-    return connectToInstance(instanceUrl, token, { proxyUrl: network.proxyUrl, strictSSL: network.strictSSL, caCertificates });
+  async createClient(instanceUrl: string, auth: string | Credential): Promise<InstanceConnection> {
+    const { connectToInstance } = await this.network();
+    return connectToInstance(instanceUrl, auth, await dispatcherOptions());
+  }
+
+  /** The network bundle (dist/network.js): loaded on the first connection, not at activation. */
+  network(): Promise<typeof import('../api/network')> {
+    return import('../api/network');
+  }
+
+  /** The instance's OAuth authorization server (undefined when it has none), through the proxy settings. */
+  async authorizationServer(instanceUrl: string, signal?: AbortSignal): Promise<AuthorizationServerClient | undefined> {
+    const network = await this.network();
+    const { transport } = network.oauthTransport(await dispatcherOptions());
+    return network.AuthorizationServerClient.discover(transport, instanceUrl, signal);
   }
 
   /** The tools an instance was last said to lack (comma-separated; '' for none), so it is said once. */
@@ -139,19 +208,59 @@ export class Session extends Disposables implements vscode.Disposable {
   async signIn(instanceUrl: string, token: string): Promise<void> {
     const normalized = normalizeInstanceUrl(instanceUrl);
     await this.context.secrets.store(tokenKey(normalized), token);
+    await this.context.secrets.delete(oauthKey(normalized));
+    await this.useInstance(normalized, { kind: 'token', token });
+  }
+
+  /** Stores an OAuth sign-in whose tokens were already checked and makes that instance current. */
+  async signInWithOAuth(instanceUrl: string, signIn: StoredOAuthSignIn): Promise<void> {
+    const normalized = normalizeInstanceUrl(instanceUrl);
+    await this.context.secrets.store(oauthKey(normalized), JSON.stringify(signIn));
+    await this.context.secrets.delete(tokenKey(normalized));
+    await this.useInstance(normalized, { kind: 'oauth', signIn });
+  }
+
+  private async useInstance(normalized: string, authorization: Authorization): Promise<void> {
     await this.context.globalState.update(MODE_KEY, 'instance');
     await this.localEngine.stop();
-    await this.connect('instance', normalized, token);
+    await this.connect('instance', normalized, authorization);
     // After connecting, so the settings change this causes finds the same account and keeps it.
     await setConfiguredInstanceUrl(normalized);
   }
 
-  async signOut(): Promise<void> {
+  /**
+   * Forgets the sign-in here; an OAuth sign-in is also revoked on the instance (its refresh token,
+   * which ends the access tokens issued from it). Resolves to what could not be done, if anything.
+   */
+  async signOut(): Promise<string | undefined> {
     const current = this.connection;
-    if (current?.kind === 'instance') await this.context.secrets.delete(tokenKey(current.instanceUrl));
+    let problem: string | undefined;
+    if (current?.kind === 'instance') {
+      problem = current.auth === 'oauth' ? await this.revokeOAuth(current.instanceUrl) : undefined;
+      await this.context.secrets.delete(tokenKey(current.instanceUrl));
+      await this.context.secrets.delete(oauthKey(current.instanceUrl));
+    }
     await this.context.globalState.update(MODE_KEY, undefined);
     await this.localEngine.stop();
     this.setConnection(undefined);
+    return problem;
+  }
+
+  private async revokeOAuth(instanceUrl: string): Promise<string | undefined> {
+    const stored = parseStoredOAuth(await this.context.secrets.get(oauthKey(instanceUrl)));
+    if (!stored) return undefined;
+    const renewal = this.renewal;
+    try {
+      const server = renewal ? await renewal.server() : await this.authorizationServer(instanceUrl, AbortSignal.timeout(15_000));
+      if (!server) return vscode.l10n.t('The instance no longer publishes its OAuth server, so the sign-in could not be revoked there.');
+      const signal = AbortSignal.timeout(15_000);
+      // The refresh token first: revoking it ends what was issued from it.
+      if (stored.tokens.refreshToken) await server.revoke(stored.tokens.refreshToken, stored.clientId, signal);
+      await server.revoke(stored.tokens.accessToken, stored.clientId, signal);
+      return undefined;
+    } catch (error) {
+      return vscode.l10n.t('The instance could not be told to revoke the sign-in ({0}); it ends when its tokens expire, or revoke it in your user settings on the instance.', errorMessage(error));
+    }
   }
 
   /** Starts the engine on the workspace's git repositories and connects to it. */
@@ -163,7 +272,7 @@ export class Session extends Disposables implements vscode.Disposable {
     }
     const url = await this.localEngine.start(token);
     await this.context.globalState.update(MODE_KEY, 'local');
-    await this.connect('local', url, token);
+    await this.connect('local', url, { kind: 'token', token });
   }
 
   /** Proxy, CA or instance settings changed: rebuild the client (for another instance if the URL changed). */
@@ -171,45 +280,156 @@ export class Session extends Disposables implements vscode.Disposable {
     const current = this.connection;
     if (current?.kind === 'local') {
       const token = await this.currentToken();
-      if (token) await this.connect('local', current.instanceUrl, token);
+      if (token) await this.connect('local', current.instanceUrl, { kind: 'token', token });
       return;
     }
     const configured = configuredInstanceUrl();
     const instanceUrl = configured ? normalizeInstanceUrl(configured) : undefined;
-    const token = instanceUrl && (await this.context.secrets.get(tokenKey(instanceUrl)));
-    if (instanceUrl && token) await this.connect('instance', instanceUrl, token);
+    const authorization = instanceUrl && (await this.storedAuthorization(instanceUrl));
+    if (instanceUrl && authorization) await this.connect('instance', instanceUrl, authorization);
     else if (current) this.setConnection(undefined);
   }
 
-  /** The current connection's token, for the Accounts menu's session; read from SecretStorage. */
+  /**
+   * The current connection's token, for the Accounts menu's session; read from SecretStorage (an
+   * OAuth access token is renewed first when it is about to expire).
+   */
   async currentToken(): Promise<string | undefined> {
     const current = this.connection;
     if (!current) return undefined;
-    return this.context.secrets.get(current.kind === 'local' ? LOCAL_TOKEN_KEY : tokenKey(current.instanceUrl));
+    if (current.kind === 'local') return this.context.secrets.get(LOCAL_TOKEN_KEY);
+    if (current.auth === 'oauth') return this.renewal?.tokens.accessToken().catch(() => undefined);
+    return this.context.secrets.get(tokenKey(current.instanceUrl));
+  }
+
+  /** The Authorization header value for the current connection (VS Code's agent sends it to the tool server). */
+  async currentAuthorization(): Promise<string | undefined> {
+    const token = await this.currentToken();
+    if (!token) return undefined;
+    return this.connection?.auth === 'oauth' ? `Bearer ${token}` : `token ${token}`;
+  }
+
+  private async storedAuthorization(instanceUrl: string): Promise<Authorization | undefined> {
+    const signIn = parseStoredOAuth(await this.context.secrets.get(oauthKey(instanceUrl)));
+    if (signIn) return { kind: 'oauth', signIn };
+    const token = await this.context.secrets.get(tokenKey(instanceUrl));
+    return token ? { kind: 'token', token } : undefined;
   }
 
   private async reconnectLocal(url: string): Promise<void> {
     const token = await this.context.secrets.get(LOCAL_TOKEN_KEY);
-    if (this.connection?.kind === 'local' && token) await this.connect('local', url, token);
+    if (this.connection?.kind === 'local' && token) await this.connect('local', url, { kind: 'token', token });
   }
 
   /** Whatever path leads here (restore, sign-in, settings), the same account keeps its state. */
-  private async connect(kind: ConnectionKind, instanceUrl: string, token: string): Promise<void> {
-    const { client, tools, dispatcher } = await this.createClient(instanceUrl, token);
-    const tokenDigest = createHash('sha256').update(token).digest('hex');
+  private async connect(kind: ConnectionKind, instanceUrl: string, authorization: Authorization): Promise<void> {
+    const renewal = authorization.kind === 'oauth' ? await this.startRenewal(normalizeInstanceUrl(instanceUrl), authorization.signIn) : undefined;
+    const { client, tools, dispatcher } = await this.createClient(instanceUrl, renewal ? renewal.credential : (authorization as { token: string }).token);
+    const identity = authorization.kind === 'oauth' ? `oauth\n${authorization.signIn.clientId}\n${authorization.signIn.account?.id ?? authorization.signIn.id}` : authorization.token;
+    const accountDigest = createHash('sha256').update(identity).digest('hex');
     const previous = this.connection;
-    const sameAccount = previous?.kind === kind && previous.instanceUrl === client.instanceUrl && previous.tokenDigest === tokenDigest;
-    this.setConnection({ kind, instanceUrl: client.instanceUrl, client, tools, dispatcher, tokenDigest, sameAccount });
+    const sameAccount = previous?.kind === kind && previous.instanceUrl === client.instanceUrl && previous.accountDigest === accountDigest;
+    this.stopRenewal();
+    this.renewal = renewal;
+    this.renewals = 0;
+    this.setConnection({
+      kind,
+      instanceUrl: client.instanceUrl,
+      client,
+      tools,
+      dispatcher,
+      accountDigest,
+      auth: authorization.kind,
+      ...(authorization.kind === 'oauth' && authorization.signIn.account ? { accountLabel: authorization.signIn.account.label } : {}),
+      sameAccount,
+    });
+    if (renewal) this.scheduleRenewal(renewal, authorization.kind === 'oauth' ? authorization.signIn.tokens.expiresAt : undefined);
+  }
+
+  /** The token session of an OAuth sign-in: SecretStorage is its vault; the instance's server refreshes. */
+  private async startRenewal(instanceUrl: string, signIn: StoredOAuthSignIn): Promise<OAuthRenewal> {
+    const network = await this.network();
+    const key = oauthKey(instanceUrl);
+    let found: Promise<AuthorizationServerClient> | undefined;
+    const server = () => {
+      found ??= this.authorizationServer(instanceUrl).then((client) => {
+        if (!client) throw new Error(vscode.l10n.t('{0} no longer publishes its OAuth server: sign in again.', instanceUrl));
+        return client;
+      });
+      found.catch(() => (found = undefined));
+      return found;
+    };
+    const tokens = new network.TokenSession(
+      {
+        read: async () => parseStoredOAuth(await this.context.secrets.get(key))?.tokens,
+        write: async (next) => {
+          const stored = parseStoredOAuth(await this.context.secrets.get(key)) ?? signIn;
+          await this.context.secrets.store(key, JSON.stringify({ ...stored, tokens: next } satisfies StoredOAuthSignIn));
+          this.tokenRenewed();
+        },
+      },
+      async (refreshToken) => (await server()).refresh(refreshToken, signIn.clientId),
+    );
+    return { tokens, credential: network.oauthCredential(tokens), server, instanceUrl, closed: false };
+  }
+
+  /** Renews shortly before the access token expires, so VS Code's agent never holds a dead one. */
+  private scheduleRenewal(renewal: OAuthRenewal, expiresAt: number | undefined): void {
+    if (renewal.closed || expiresAt === undefined) return;
+    // A minute and a half early (the session renews within a minute of expiry); at most a day ahead (timer limits).
+    const delay = Math.min(Math.max(expiresAt - Date.now() - 90_000, 5_000), 24 * 3_600_000);
+    renewal.timer = setTimeout(() => {
+      void renewal.tokens
+        .accessToken()
+        .then(async () => {
+          const stored = parseStoredOAuth(await this.context.secrets.get(oauthKey(renewal.instanceUrl)));
+          this.scheduleRenewal(renewal, stored?.tokens.expiresAt);
+        })
+        // A refused refresh is said by the next request that needs the token (once).
+        .catch(() => undefined);
+    }, delay);
+  }
+
+  private stopRenewal(): void {
+    const renewal = this.renewal;
+    if (!renewal) return;
+    renewal.closed = true;
+    clearTimeout(renewal.timer);
+    this.renewal = undefined;
+  }
+
+  private tokenRenewed(): void {
+    this.renewals++;
+    this.renewEmitter.fire();
   }
 
   private setConnection(connection: Connection | undefined): void {
     // Requests under way finish first; then its sockets close.
+    if (!connection) this.stopRenewal();
     const previous = this.connection;
     void previous?.tools.client.close().finally(() => void previous.dispatcher.close().catch(() => undefined));
     this.connection = connection;
     void vscode.commands.executeCommand('setContext', 'deepSearch.signedIn', connection !== undefined);
     this.changeEmitter.fire(connection);
   }
+}
+
+/** The stored OAuth sign-in, or undefined when there is none or it is not one this version wrote. */
+function parseStoredOAuth(text: string | undefined): StoredOAuthSignIn | undefined {
+  if (!text) return undefined;
+  try {
+    const value = JSON.parse(text) as Partial<StoredOAuthSignIn>;
+    if (typeof value.id !== 'string' || typeof value.clientId !== 'string' || typeof value.tokens?.accessToken !== 'string') return undefined;
+    return value as StoredOAuthSignIn;
+  } catch {
+    return undefined;
+  }
+}
+
+async function dispatcherOptions(): Promise<{ proxyUrl: string; strictSSL: boolean; caCertificates: string[] }> {
+  const network = networkSettings();
+  const caCertificates = network.caCertificatesPath ? [await readCaFile(network.caCertificatesPath)] : [];
+  return { proxyUrl: network.proxyUrl, strictSSL: network.strictSSL, caCertificates };
 }
 
 async function readCaFile(path: string): Promise<string> {

@@ -25,6 +25,22 @@ export async function setConfiguredInstanceUrl(url: string): Promise<void> {
   await vscode.workspace.getConfiguration(SECTION).update('instanceUrl', url, vscode.ConfigurationTarget.Global);
 }
 
+export interface OAuthSettings {
+  /** The public OAuth client an administrator created for the extension ('' = register one where allowed). */
+  clientId: string;
+  /** How the browser sign-in comes back to VS Code. */
+  redirect: 'auto' | 'uriHandler' | 'loopback';
+}
+
+export function oauthSettings(): OAuthSettings {
+  const config = vscode.workspace.getConfiguration(SECTION);
+  const redirect = config.get<string>('oauth.redirect', 'auto');
+  return {
+    clientId: config.get<string>('oauth.clientId', '').trim(),
+    redirect: redirect === 'uriHandler' || redirect === 'loopback' ? redirect : 'auto',
+  };
+}
+
 export function networkSettings(): NetworkSettings {
   const http = vscode.workspace.getConfiguration('http');
   return {

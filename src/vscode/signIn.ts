@@ -1,7 +1,9 @@
 /**
- * Sign In: asks for the instance URL and an access token, checks the token against both
- * interfaces (conversations and the tool server) before storing anything, says exactly what went
- * wrong when it fails, and what works and what does not when it succeeds (scoped tokens).
+ * Sign In: asks for the instance URL, then how to sign in where the instance has OAuth (in the
+ * browser, with a device code, or by pasting an access token; only the last where it has none).
+ * Whatever the way, the token is checked against both interfaces (conversations and the tool
+ * server) before anything is stored; a failure says exactly what went wrong, a success what works
+ * and what does not (scoped tokens). Sign Out revokes an OAuth sign-in on the instance.
  */
 import * as vscode from 'vscode';
 import { checkAccess, signInVerdict, toolServerAbsent, type AccessReport } from '../api/accessCheck';
@@ -10,6 +12,9 @@ import { TOOL_FEATURES } from '../api/tools/toolServer';
 import type { Session } from './session';
 import { configuredInstanceUrl } from './settings';
 import { errorMessage } from '../api/errors';
+import { accessTokenCredential, type Credential } from '../api/credential';
+import type { AuthorizationServerClient } from '../api/oauth/authorizationServer';
+import { isCancellation, runOAuthSignIn, type OAuthMethod } from './oauthSignIn';
 
 export interface SignInArguments {
   instanceUrl: string;
@@ -26,6 +31,19 @@ export async function signIn(session: Session, given?: Partial<SignInArguments>)
     if (!given?.token && !(await confirmPlainHttp(instanceUrl))) {
       instanceUrl = undefined;
       continue;
+    }
+    if (token === undefined) {
+      const way = await askWay(session, instanceUrl);
+      if (way === undefined) return false;
+      if (way === 'retry') {
+        instanceUrl = undefined;
+        continue;
+      }
+      if (way.method !== 'paste') {
+        const done = await signInWithOAuth(session, instanceUrl, way.server, way.method);
+        if (done !== 'retry') return done;
+        continue;
+      }
     }
     token ??= await askToken(instanceUrl);
     if (!token) return false;
@@ -69,9 +87,92 @@ async function askInstanceUrl(current: string): Promise<string | undefined> {
   return value === undefined ? undefined : normalizeInstanceUrl(value);
 }
 
+type Way = { method: OAuthMethod; server: AuthorizationServerClient } | { method: 'paste' };
+
+/**
+ * How to sign in: the instance's OAuth server is looked up first; without one, pasting a token is
+ * the only way and nothing is asked. 'retry': the URL could not be reached, ask for it again.
+ */
+async function askWay(session: Session, instanceUrl: string): Promise<Way | 'retry' | undefined> {
+  let server: AuthorizationServerClient | undefined;
+  try {
+    server = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Connecting to {0}…', instanceUrl) }, () =>
+      session.authorizationServer(instanceUrl, AbortSignal.timeout(30_000)),
+    );
+  } catch (error) {
+    const retry = vscode.l10n.t('Try Again');
+    const paste = vscode.l10n.t('Paste an Access Token');
+    const choice = await vscode.window.showErrorMessage(
+      vscode.l10n.t('Could not look up how {0} signs in: {1}', instanceUrl, errorMessage(error)),
+      retry,
+      paste,
+    );
+    return choice === retry ? 'retry' : choice === paste ? { method: 'paste' } : undefined;
+  }
+  if (!server) return { method: 'paste' };
+  interface WayItem extends vscode.QuickPickItem {
+    way: Way;
+  }
+  const items: WayItem[] = [
+    {
+      label: vscode.l10n.t('$(globe) Sign in with your browser'),
+      detail: vscode.l10n.t('Approve in the browser; VS Code is signed in when you come back.'),
+      way: { method: 'browser', server },
+    },
+    ...(server.offersDeviceGrant
+      ? [
+          {
+            label: vscode.l10n.t('$(device-mobile) Sign in with a device code'),
+            detail: vscode.l10n.t('Enter a short code on the instance’s page, on any device: for remote windows, Codespaces and SSH.'),
+            way: { method: 'device', server } as const,
+          },
+        ]
+      : []),
+    {
+      label: vscode.l10n.t('$(key) Paste an access token'),
+      detail: vscode.l10n.t('Create one under your user settings on the instance → Access tokens.'),
+      way: { method: 'paste' },
+    },
+  ];
+  const picked = await vscode.window.showQuickPick(items, {
+    title: vscode.l10n.t('Deep Search: Sign In (2/2)'),
+    placeHolder: vscode.l10n.t('How do you want to sign in to {0}?', new URL(instanceUrl).host),
+    ignoreFocusOut: true,
+  });
+  return picked?.way;
+}
+
+/** The browser or device sign-in, then the same check and report as a pasted token. */
+async function signInWithOAuth(session: Session, instanceUrl: string, server: AuthorizationServerClient, method: OAuthMethod): Promise<boolean | 'retry'> {
+  try {
+    const result = await runOAuthSignIn(method, server, session.redirects, session);
+    if (!result) return false;
+    const checked = await checkToken(session, instanceUrl, accessTokenCredential(result.signIn.tokens.accessToken, 'bearer'));
+    if (!checked.ok) throw new Error(checked.problem.message);
+    await session.signInWithOAuth(instanceUrl, result.signIn);
+    const { message, complete } = accessSummary(normalizeInstanceUrl(instanceUrl), checked.report);
+    const who = result.signIn.account ? vscode.l10n.t('Signed in as {0}.', result.signIn.account.label) : '';
+    const granted = vscode.l10n.t('Granted: {0}.', result.signIn.tokens.scopes.join(', ') || vscode.l10n.t('what the instance decides'));
+    const text = [who, message, granted, result.note ?? ''].filter(Boolean).join(' ');
+    void (complete && !result.note ? vscode.window.showInformationMessage(text) : vscode.window.showWarningMessage(text));
+    return true;
+  } catch (error) {
+    if (isCancellation(error)) return false;
+    const retry = vscode.l10n.t('Try Again');
+    const choice = await vscode.window.showErrorMessage(errorMessage(error), retry);
+    return choice === retry ? 'retry' : false;
+  }
+}
+
+/** Signs out here, and says when the instance could not be told to revoke the sign-in. */
+export async function signOut(session: Session): Promise<void> {
+  const problem = await session.signOut();
+  if (problem) void vscode.window.showWarningMessage(problem);
+}
+
 async function askToken(instanceUrl: string): Promise<string | undefined> {
   const value = await vscode.window.showInputBox({
-    title: vscode.l10n.t('Deep Search: Sign In (2/2)'),
+    title: vscode.l10n.t('Deep Search: Access Token'),
     prompt: vscode.l10n.t('Access token for {0} (create one under your user settings → Access tokens)', instanceUrl),
     password: true,
     ignoreFocusOut: true,
@@ -91,7 +192,7 @@ type Checked = { ok: true; report: AccessReport } | { ok: false; problem: SignIn
  * Both interfaces at once (one list call of a single item, and the tool server's discovery): proves
  * the URL, the token, its scopes and the server generation, and reports what works.
  */
-async function checkToken(session: Session, instanceUrl: string, token: string): Promise<Checked> {
+async function checkToken(session: Session, instanceUrl: string, token: string | Credential): Promise<Checked> {
   let checker: Awaited<ReturnType<Session['createClient']>> | undefined;
   try {
     checker = await session.createClient(instanceUrl, token);

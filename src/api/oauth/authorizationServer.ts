@@ -10,6 +10,9 @@ import {
   newCodeVerifier,
   OAUTH_DISCOVERY_PATHS,
   type WireAuthorizationServerMetadata,
+  type WireClientRegistration,
+  type WireOAuthError,
+  type WireRegisteredClient,
   type WireDeviceAuthorization,
   type WireTokenResponse,
   type WireUserInfo,
@@ -85,6 +88,8 @@ export class AuthorizationServerClient {
     url.searchParams.set('state', state);
     url.searchParams.set('code_challenge', codeChallengeOf(verifier));
     url.searchParams.set('code_challenge_method', 'S256');
+    // Spaces as %20, not '+': VS Code re-encodes a URL it opens, and a '+' could reach the server as itself.
+    url.search = url.search.replace(/\+/g, '%20');
     return { url, state, verifier, clientId: options.clientId, redirectUri: options.redirectUri };
   }
 
@@ -146,6 +151,43 @@ export class AuthorizationServerClient {
   /** New tokens for a refresh token (which is then spent: the answer carries the next one). */
   refresh(refreshToken: string, clientId: string, signal?: AbortSignal): Promise<OAuthTokens> {
     return this.tokenRequest({ grant_type: GRANT_TYPES.refreshToken, client_id: clientId, refresh_token: refreshToken }, signal);
+  }
+
+  /** Whether clients may register themselves here (RFC 7591). */
+  get offersRegistration(): boolean {
+    return this.metadata.registration_endpoint !== undefined;
+  }
+
+  /**
+   * Registers the extension as a public client (PKCE, no secret) with these redirect URIs: its
+   * client id, and the scopes the instance says such a client may have (undefined when it does not say).
+   */
+  async register(options: { clientName: string; redirectUris: readonly string[] }, signal?: AbortSignal): Promise<{ clientId: string; scopes?: string[] }> {
+    const endpoint = this.metadata.registration_endpoint;
+    if (!endpoint) throw new OAuthFailure('registration_not_supported', 'The instance does not let applications register themselves: ask an administrator for an OAuth client id (setting deepSearch.oauth.clientId), or paste an access token.');
+    const request: WireClientRegistration = {
+      client_name: options.clientName,
+      redirect_uris: [...options.redirectUris],
+      grant_types: [GRANT_TYPES.authorizationCode, GRANT_TYPES.refreshToken, GRANT_TYPES.deviceCode],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'none',
+    };
+    const response = await this.transport.send({
+      method: 'POST',
+      url: new URL(endpoint),
+      headers: { 'Content-Type': 'application/json', Accept: 'application/json' },
+      body: JSON.stringify(request),
+      signal,
+      acceptStatuses: [...OAUTH_ERROR_STATUSES, 403],
+    });
+    const body = parseJson(response.body, 'The registration answer') as Partial<WireRegisteredClient> & Partial<WireOAuthError>;
+    if (response.status >= 300) {
+      const code = typeof body.error === 'string' ? body.error.slice(0, 64) : `http_${response.status}`;
+      const said = typeof body.error_description === 'string' ? ` The instance said: ${body.error_description.slice(0, 300)}` : '';
+      throw new OAuthFailure(code, `The instance refused to register the extension as an OAuth client (${code}).${said}`);
+    }
+    if (typeof body.client_id !== 'string' || body.client_id === '') throw invalidResponseError('The registration answer carries no client id.');
+    return { clientId: body.client_id, ...(typeof body.scope === 'string' ? { scopes: body.scope.split(' ').filter(Boolean) } : {}) };
   }
 
   /** Revokes a token on the instance (RFC 7009); false when the instance has no revocation endpoint. */

@@ -11,6 +11,7 @@ import { fetch as undiciFetch, type Dispatcher } from 'undici';
 import { name as packageName, version as packageVersion } from '../../../package.json';
 import { canceledError, DeepSearchError, errorFromStatus, errorMessage, isDeepSearchError, networkError, redact, timeoutError } from '../errors';
 import { normalizeInstanceUrl } from '../instance';
+import { accessTokenCredential, tokenOf, type Credential } from '../credential';
 import { MCP_ACCESS_PERMISSION, MCP_TOKEN_SCOPE } from '../../contract/toolServers';
 import { argumentsFor, isToolServerMissing, TOOL_FEATURES, TOOL_NAMES, TOOL_SERVER_PATHS, type ToolName, type ToolServer } from './toolServer';
 
@@ -25,8 +26,11 @@ export interface ToolResult {
 
 export interface ToolClientOptions {
   instanceUrl: string;
-  token: string;
+  /** An access token; or give `credential`. */
+  token?: string;
   tokenType?: 'token' | 'bearer';
+  /** What requests are authorized with, when it is not a fixed token (an OAuth sign-in that renews). */
+  credential?: Credential;
   /** From `createDispatcher`; undici's global dispatcher when absent. */
   dispatcher?: Dispatcher;
   /** Per call. Default 60 s. */
@@ -43,8 +47,9 @@ interface Connected {
 
 export class ToolClient {
   readonly instanceUrl: string;
-  private readonly authorization: string;
-  private readonly secrets: string[];
+  private readonly credential: Credential;
+  /** Every token sent, never to appear in an error. */
+  private readonly secrets: string[] = [];
   private readonly timeoutMs: number;
   private connecting: Promise<Connected> | undefined;
   private found: ToolServer | 'missing' | undefined;
@@ -55,10 +60,7 @@ export class ToolClient {
 
   constructor(private readonly options: ToolClientOptions) {
     this.instanceUrl = normalizeInstanceUrl(options.instanceUrl);
-    const token = options.token.trim();
-    if (!token) throw new DeepSearchError('unauthorized', 'No access token is set for this instance — sign in first.');
-    this.authorization = `${options.tokenType === 'bearer' ? 'Bearer' : 'token'} ${token}`;
-    this.secrets = [token];
+    this.credential = options.credential ?? accessTokenCredential(options.token, options.tokenType);
     this.timeoutMs = options.timeoutMs ?? 60_000;
   }
 
@@ -214,15 +216,27 @@ export class ToolClient {
       const target = new URL(url);
       // The token goes to the instance only, whatever URL a server might send the SDK to.
       if (target.origin !== origin) throw new DeepSearchError('invalidResponse', `The tool server pointed at another address (${target.origin}); the request was not sent.`);
-      const headers = new Headers(init?.headers);
-      headers.set('authorization', this.authorization);
-      headers.set('x-requested-with', `${packageName} ${packageVersion}`);
-      let response: Awaited<ReturnType<typeof undiciFetch>>;
-      try {
-        response = await undiciFetch(target, { ...(init as object), headers, dispatcher: this.options.dispatcher } as Parameters<typeof undiciFetch>[1]);
-      } catch (error) {
-        if (init?.signal?.aborted) throw canceledError();
-        throw networkError(error, origin, this.secrets);
+      const send = async (authorization: string) => {
+        this.keepSecret(authorization);
+        const headers = new Headers(init?.headers);
+        headers.set('authorization', authorization);
+        headers.set('x-requested-with', `${packageName} ${packageVersion}`);
+        try {
+          return await undiciFetch(target, { ...(init as object), headers, dispatcher: this.options.dispatcher } as Parameters<typeof undiciFetch>[1]);
+        } catch (error) {
+          if (init?.signal?.aborted) throw canceledError();
+          throw networkError(error, origin, this.secrets);
+        }
+      };
+      const authorization = await this.credential.header();
+      let response = await send(authorization);
+      if (response.status === 401) {
+        // Refused before it was acted on (the SDK's bodies are strings): once more with a renewed token.
+        const renewed = await this.credential.renewAfter(authorization);
+        if (renewed !== undefined) {
+          await response.body?.cancel().catch(() => undefined);
+          response = await send(renewed);
+        }
       }
       // The SDK handles a refused GET (no server-sent event stream) itself; POSTs must succeed.
       if (!response.ok && (init?.method ?? 'GET') !== 'GET') {
@@ -231,6 +245,14 @@ export class ToolClient {
       }
       return response as unknown as Response;
     };
+  }
+
+  private keepSecret(authorization: string): void {
+    const token = tokenOf(authorization);
+    if (this.secrets.includes(token)) return;
+    this.secrets.push(token);
+    // The latest few: an older token has long stopped mattering to this connection's errors.
+    if (this.secrets.length > 8) this.secrets.shift();
   }
 
   /** SDK failures (timeouts, aborts, protocol errors) as DeepSearchErrors; ours pass through. */

@@ -1,8 +1,8 @@
 /**
  * VS Code's agent gets the instance's tools: an MCP server definition for the signed-in instance (or
  * the local engine). The definition VS Code lists carries no token; the Authorization header is
- * added only when VS Code resolves the server to start it. Its version changes with the instance and
- * the account, so VS Code knows to fetch the tools again.
+ * added only when VS Code resolves the server to start it. Its version changes with the instance,
+ * the account and each renewal of an OAuth token, so VS Code fetches the tools again with the new header.
  */
 import { createHash } from 'node:crypto';
 import * as vscode from 'vscode';
@@ -28,6 +28,7 @@ export class DeepSearchMcpServers extends Disposables implements vscode.McpServe
         this.changeEmitter.fire();
       }),
     );
+    this.register(session.onDidRenewToken(() => this.changeEmitter.fire()));
   }
 
   /** Eager and silent: no request, no prompt. An instance known to lack a tool server offers none. */
@@ -39,21 +40,22 @@ export class DeepSearchMcpServers extends Disposables implements vscode.McpServe
     if (found === 'missing') return [];
     const url = found?.url ?? `${connection.instanceUrl}${TOOL_SERVER_PATHS[0]}`;
     const label = connection.kind === 'local' ? vscode.l10n.t('Deep Search (local engine)') : vscode.l10n.t('Deep Search ({0})', new URL(connection.instanceUrl).host);
-    const version = createHash('sha256').update(`${connection.instanceUrl}\n${connection.tokenDigest}`).digest('hex').slice(0, 16);
+    // A renewed OAuth token is a new version: VS Code resolves the server again and gets the new header.
+    const version = createHash('sha256').update(`${connection.instanceUrl}\n${connection.accountDigest}\n${this.session.tokenGeneration}`).digest('hex').slice(0, 16);
     return [new vscode.McpHttpServerDefinition(label, vscode.Uri.parse(url), {}, version)];
   }
 
   /** Adds the token, read from SecretStorage now; refuses a definition that is not the current one. */
   async resolveMcpServerDefinition(server: vscode.McpHttpServerDefinition): Promise<vscode.McpHttpServerDefinition | undefined> {
     const connection = this.session.current;
-    const token = await this.session.currentToken();
-    if (!connection || !token) {
+    const authorization = await this.session.currentAuthorization();
+    if (!connection || !authorization) {
       throw new Error(vscode.l10n.t('Sign in to Deep Search (or use the local engine) to give the agent its code tools.'));
     }
     if (new URL(server.uri.toString(true)).origin !== new URL(connection.instanceUrl).origin) {
       throw new Error(vscode.l10n.t('This Deep Search server belongs to an instance you are no longer signed in to: refresh the MCP servers.'));
     }
-    server.headers = { ...server.headers, Authorization: `token ${token}` };
+    server.headers = { ...server.headers, Authorization: authorization };
     return server;
   }
 }

@@ -1,0 +1,42 @@
+/**
+ * What requests to an instance are authorized with: a fixed access token, or an OAuth access token
+ * that renews itself (before it expires, and once after the instance refuses it). Both HTTP clients
+ * (conversations and the tool server) take one, so both renew the same way. No `vscode` import.
+ */
+import { DeepSearchError } from './errors';
+import type { TokenSession } from './oauth/tokenSession';
+
+export interface Credential {
+  /** The Authorization header value for the next request. */
+  header(): Promise<string>;
+  /**
+   * The instance answered `sent` with 401: the header to send the request with once more, or
+   * undefined when there is none (the 401 stands). Throws an `unauthorized` error when the user
+   * must sign in again.
+   */
+  renewAfter(sent: string): Promise<string | undefined>;
+}
+
+/** The token inside an Authorization header value (for redacting it from errors). */
+export function tokenOf(header: string): string {
+  return header.slice(header.indexOf(' ') + 1);
+}
+
+/** An access token pasted by the user (`token` scheme) or any fixed bearer token: it never renews. */
+export function accessTokenCredential(token: string | undefined, scheme: 'token' | 'bearer' = 'token'): Credential {
+  const trimmed = token?.trim();
+  if (!trimmed) throw new DeepSearchError('unauthorized', 'No access token is set for this instance — sign in first.');
+  const header = `${scheme === 'bearer' ? 'Bearer' : 'token'} ${trimmed}`;
+  return { header: () => Promise.resolve(header), renewAfter: () => Promise.resolve(undefined) };
+}
+
+/** An OAuth sign-in: the session's current access token, refreshed as it says. */
+export function oauthCredential(session: TokenSession): Credential {
+  return {
+    header: async () => `Bearer ${await session.accessToken()}`,
+    renewAfter: async (sent) => {
+      const renewed = `Bearer ${await session.afterRejected(tokenOf(sent))}`;
+      return renewed === sent ? undefined : renewed;
+    },
+  };
+}
