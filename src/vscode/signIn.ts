@@ -150,10 +150,11 @@ async function signInWithOAuth(session: Session, instanceUrl: string, server: Au
     const checked = await checkToken(session, instanceUrl, accessTokenCredential(result.signIn.tokens.accessToken, 'bearer'));
     if (!checked.ok) throw new Error(checked.problem.message);
     await session.signInWithOAuth(instanceUrl, result.signIn);
-    const { message, complete } = accessSummary(normalizeInstanceUrl(instanceUrl), checked.report);
-    const who = result.signIn.account ? vscode.l10n.t('Signed in as {0}.', result.signIn.account.label) : '';
+    const account = result.signIn.account;
+    const where = account ? vscode.l10n.t('{0} as {1}', normalizeInstanceUrl(instanceUrl), account.label) : normalizeInstanceUrl(instanceUrl);
+    const { message, complete } = accessSummary(where, checked.report);
     const granted = vscode.l10n.t('Granted: {0}.', result.signIn.tokens.scopes.join(', ') || vscode.l10n.t('what the instance decides'));
-    const text = [who, message, granted, result.note ?? ''].filter(Boolean).join(' ');
+    const text = [message, granted, result.note ?? ''].filter(Boolean).join(' ');
     void (complete && !result.note ? vscode.window.showInformationMessage(text) : vscode.window.showWarningMessage(text));
     return true;
   } catch (error) {
@@ -224,8 +225,8 @@ function badTokenMessage(report: AccessReport, said: string): string {
     : said;
 }
 
-/** After signing in: what works with this token, and what does not and why. */
-function accessSummary(instanceUrl: string, report: AccessReport): { message: string; complete: boolean } {
+/** After signing in to `where` (the instance, and the account where known): what works with this token, and what does not and why. */
+function accessSummary(where: string, report: AccessReport): { message: string; complete: boolean } {
   const { conversations, tools } = report;
   const parts: string[] = [];
   if (!conversations.ok) parts.push(vscode.l10n.t('Conversations are refused: {0}', conversations.error.message));
@@ -241,9 +242,9 @@ function accessSummary(instanceUrl: string, report: AccessReport): { message: st
     const lacking = tools.value.missing.map((tool) => TOOL_FEATURES[tool]).join(', ');
     parts.push(vscode.l10n.t('Its tool server does not offer {0} (an older server, or an administrator turned them off).', lacking));
   }
-  if (parts.length === 0) return { message: vscode.l10n.t('Signed in to {0}: conversations and every code tool work.', instanceUrl), complete: true };
+  if (parts.length === 0) return { message: vscode.l10n.t('Signed in to {0}: conversations and every code tool work.', where), complete: true };
   const works = conversations.ok ? vscode.l10n.t('Conversations work.') : tools.ok ? vscode.l10n.t('Code tools work.') : '';
-  return { message: [vscode.l10n.t('Signed in to {0}.', instanceUrl), works, ...parts].filter(Boolean).join(' '), complete: false };
+  return { message: [vscode.l10n.t('Signed in to {0}.', where), works, ...parts].filter(Boolean).join(' '), complete: false };
 }
 
 /** A token sent over plain http to another machine can be read on the way: ask first. */

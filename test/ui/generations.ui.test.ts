@@ -50,7 +50,10 @@ describe('Against a server with only the 7.x interfaces (UI)', function () {
   it('signs in from the palette and says which features the instance lacks', async () => {
     await ui.runCommand('Deep Search: Sign In');
     await ui.answerInputBox('Deep Search: Sign In (1/2)', ui.engine.url);
-    await ui.answerInputBox('Deep Search: Sign In (2/2)', HOST_TEST_TOKEN);
+    // The engine has an OAuth server: the ways to sign in are offered; this one pastes a token.
+    const ways = ui.page.locator('.quick-input-widget', { has: ui.page.locator('.quick-input-title', { hasText: 'Deep Search: Sign In (2/2)' }) });
+    await ways.locator('.monaco-list-row', { hasText: 'Paste an access token' }).click();
+    await ui.answerInputBox('Deep Search: Access Token', HOST_TEST_TOKEN);
     const report = ui.toast(/Signed in to http:\/\/127\.0\.0\.1:\d+\. Conversations work\. Its tool server does not offer natural-language code search, Go to Definition across repositories, comparing revisions/);
     await report.waitFor({ timeout: 30_000 });
     await ui.screenshot('generations-sign-in-report');

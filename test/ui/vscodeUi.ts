@@ -8,6 +8,7 @@ import * as path from 'node:path';
 import { chromium, type Browser, type Frame, type Locator, type Page } from 'playwright-core';
 import type { EngineVariant, RunningEngine } from '../../src/engine/options';
 import { startEngine } from '../../src/engine/server';
+import type { OAuthOptions } from '../../src/engine/oauth/authorizationServer';
 import type { ConversationRecord } from '../../src/engine/conversations/records';
 import { BILLING_NAME } from '../host/billingRepo';
 import { createBillingRepo, HOST_TEST_TOKEN, prepareWorkspace } from '../host/fixtures';
@@ -42,6 +43,10 @@ export interface LaunchOptions {
   storedConversations?: ConversationRecord[];
   /** A server generation other than the engine's default (e.g. one without a tool server). */
   variant?: EngineVariant;
+  /** The engine's OAuth server (pre-registered clients, lifetimes); default: on, nothing registered. */
+  oauth?: OAuthOptions;
+  /** False: VS Code starts signed out (the launch token is not given). Default true. */
+  signedIn?: boolean;
 }
 
 export class VSCodeUi {
@@ -78,6 +83,7 @@ export class VSCodeUi {
       paceMs: options.paceMs,
       variant: options.variant,
       log: options.engineLog,
+      ...(options.oauth ? { oauth: options.oauth } : {}),
     });
     const extensionsDir = path.join(runDir, 'extensions');
     await scripts.installExtensionUnpacked(extensionsDir);
@@ -93,7 +99,7 @@ export class VSCodeUi {
       runDir,
       port: await scripts.freePort(),
       extensionsDir,
-      env: { DEEP_SEARCH_LAUNCH_INSTANCE_URL: engine.url, DEEP_SEARCH_LAUNCH_TOKEN: HOST_TEST_TOKEN },
+      env: options.signedIn === false ? {} : { DEEP_SEARCH_LAUNCH_INSTANCE_URL: engine.url, DEEP_SEARCH_LAUNCH_TOKEN: HOST_TEST_TOKEN },
     });
     const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: scripts.chromiumArgs });
     const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
@@ -181,6 +187,16 @@ export class VSCodeUi {
   /** The Conversations view's row for a label. */
   treeRow(label: string | RegExp): Locator {
     return this.page.locator('.monaco-list-row[role="treeitem"]', { hasText: label });
+  }
+
+  /**
+   * A loopback address as a browser on VS Code's own machine opens it: code-server sends loopback
+   * pages through its port proxy (`<code-server>/proxy/<port>/<path>`, VS Code's asExternalUri);
+   * this is the address behind it.
+   */
+  unproxied(url: string): string {
+    const proxied = /^https?:\/\/[^/]+\/proxy\/(\d+)(\/.*)$/.exec(url);
+    return proxied ? `http://127.0.0.1:${proxied[1]}${proxied[2]}` : url;
   }
 
   /** The URLs of the browser tabs opened since tab `from` (once each has left about:blank). */

@@ -369,9 +369,11 @@ function grantedScopes(client: OAuthClient, asked: string | undefined): string[]
   return [...new Set(granted)];
 }
 
-/** A page's headers: its CSP, and no referrer (the URL may carry a user code). */
+/** A page's headers: its CSP, no framing, and no referrer to other sites (the URL may carry a user code). */
 function pageHeaders(nonce: string): Record<string, string> {
-  return { 'Content-Security-Policy': signInPageCsp(nonce), 'Referrer-Policy': 'no-referrer', 'X-Frame-Options': 'DENY' };
+  // Not no-referrer: a browser then posts the page's form with `Origin: null`, which the CSRF check
+  // refuses. same-origin keeps the referrer from everyone else.
+  return { 'Content-Security-Policy': signInPageCsp(nonce), 'Referrer-Policy': 'same-origin', 'X-Frame-Options': 'DENY' };
 }
 
 /** A 302 to the client's redirect URI with the parameters added to its query. */

@@ -138,6 +138,8 @@ describe('engine OAuth authorization server', function () {
     assert.ok(nonce && html.includes(`<style nonce="${nonce}">`), csp);
     assert.match(csp, /default-src 'none'/);
     assert.match(csp, /frame-ancestors 'none'/);
+    // A browser posts a form of a no-referrer page with `Origin: null`: the CSRF check would refuse it.
+    assert.equal(response.headers.get('referrer-policy'), 'same-origin');
     assert.doesNotMatch(html, /<script/i);
     assert.match(html, /Authorize Deep Search tests/);
     assert.match(html, /use the code tools/);

@@ -1,0 +1,138 @@
+import * as assert from 'node:assert/strict';
+import type { Page } from 'playwright-core';
+import { OAUTH_PATHS } from '../../src/contract/oauthWire';
+import { VSCodeUi } from './vscodeUi';
+
+/** The client an administrator created on the engine for the extension (its id goes in the settings). */
+const CLIENT_ID = 'deep-search-vscode';
+
+/**
+ * OAuth sign-in as a user does it, in the real VS Code and Chromium against the engine's
+ * authorization server: Sign In from the palette, the way picked in the quick pick, the engine's
+ * consent page (or its device page) answered in a browser tab, and VS Code signed in by itself.
+ */
+describe('Sign in with OAuth (UI)', function () {
+  this.timeout(240_000);
+  let ui: VSCodeUi;
+  const requests: string[] = [];
+
+  before(async () => {
+    ui = await VSCodeUi.launch({
+      paceMs: 100,
+      signedIn: false,
+      oauth: { clients: [{ id: CLIENT_ID, name: 'Deep Search for VS Code', redirectUris: ['http://127.0.0.1/callback'] }], deviceIntervalSeconds: 1 },
+      settings: { 'deepSearch.oauth.clientId': CLIENT_ID },
+      engineLog: (line) => requests.push(line),
+    });
+  });
+
+  afterEach(async function () {
+    if (this.currentTest?.state === 'failed') await ui.screenshot(`failed-oauth-${this.currentTest.title.slice(0, 40).replace(/\W+/g, '-')}`);
+  });
+
+  after(async () => {
+    await ui?.close();
+  });
+
+  /** Sign In → the instance URL → the way to sign in, picked in the quick pick. */
+  async function startSignIn(way: RegExp): Promise<void> {
+    await ui.runCommand('Deep Search: Sign In');
+    await ui.answerInputBox('Deep Search: Sign In (1/2)', ui.engine.url);
+    const pick = ui.page.locator('.quick-input-widget', { has: ui.page.locator('.quick-input-title', { hasText: 'Deep Search: Sign In (2/2)' }) });
+    const rows = pick.locator('.monaco-list-row');
+    await rows.first().waitFor();
+    assert.deepEqual(
+      // Each row's first label is its title (the detail line below it is a label too).
+      await rows.evaluateAll((found) => found.map((row) => row.querySelector('.label-name')?.textContent?.trim() ?? '')),
+      ['Sign in with your browser', 'Sign in with a device code', 'Paste an access token'],
+      'the three ways, in this order',
+    );
+    await rows.filter({ hasText: way }).click();
+  }
+
+  /**
+   * The browser tab VS Code opens next, at the address it names. code-server opens a loopback page
+   * through its port proxy, where the engine's pages (absolute form actions, an Origin check) are
+   * not meant to be used; a browser beside desktop VS Code opens the address itself, as here.
+   */
+  async function nextTab(from: number): Promise<Page> {
+    await ui.eventually(() => Promise.resolve(ui.openedTabs.length > from), 'VS Code to open a browser tab');
+    const tab = ui.openedTabs[from];
+    await tab.waitForURL((url) => url.href !== 'about:blank', { waitUntil: 'commit' });
+    const direct = ui.unproxied(tab.url());
+    if (direct !== tab.url()) await tab.goto(direct);
+    return tab;
+  }
+
+  /** The Accounts menu's entry for Deep Search (opened from the activity bar, as a user does). */
+  async function accountsEntry(): Promise<string> {
+    await ui.page.locator('.activitybar .action-label.codicon-accounts-view-bar-icon').click();
+    const menu = ui.page.locator('.monaco-menu');
+    await menu.waitFor();
+    const entry = menu.locator('.action-label', { hasText: /\(Deep Search\)/ });
+    await entry.first().waitFor();
+    const text = (await entry.first().textContent()) ?? '';
+    await ui.page.keyboard.press('Escape');
+    return text;
+  }
+
+  it('signs in with the browser: the consent page opens, Authorize, and VS Code is signed in by itself', async () => {
+    const from = ui.openedTabs.length;
+    await startSignIn(/with your browser/);
+    await ui.toast(/Finish signing in in your browser/).waitFor();
+    const consent = await nextTab(from);
+    assert.ok(consent.url().startsWith(`${ui.engine.url}${OAUTH_PATHS.authorize}?`), consent.url());
+    const asked = new URL(consent.url()).searchParams;
+    assert.equal(asked.get('code_challenge_method'), 'S256');
+    assert.equal(asked.get('scope'), 'externalapi:read externalapi:write mcp offline_access');
+    assert.match(asked.get('redirect_uri') ?? '', /^http:\/\/127\.0\.0\.1:\d+\/callback$/, 'VS Code in a browser comes back through the loopback listener');
+    await consent.getByRole('button', { name: 'Authorize' }).click();
+    // The listener answers the tab once VS Code has the tokens.
+    await consent.getByText('You are signed in to Deep Search. You can close this tab and return to VS Code.').waitFor();
+    // Back in VS Code (the report came while the browser tab was in front: it is in the notification center).
+    await ui.page.bringToFront();
+    await ui.eventually(
+      () => ui.notified(/Signed in to http:\/\/127\.0\.0\.1:\d+ as user1: conversations and every code tool work\. Granted: externalapi:read, externalapi:write, mcp, offline_access\./),
+      'the sign-in report',
+    );
+    await ui.screenshot('oauth-browser-signed-in');
+    assert.match(await accountsEntry(), /user1 on 127\.0\.0\.1:\d+ \(Deep Search\)/);
+    assert.equal(requests.filter((line) => line.startsWith(`POST ${OAUTH_PATHS.token} 200`)).length, 1, 'the code was exchanged once');
+
+    await ui.runCommand('Deep Search: Ask Deep Search');
+    await ui.answerInputBox('Ask Deep Search', 'Where is parseConfig defined?');
+    const webview = await ui.webview();
+    await webview.locator('.question.is-completed .answer .markdown a[href*="src/config.ts"]').first().waitFor({ timeout: 60_000 });
+  });
+
+  it('signs out, revoking the sign-in on the instance', async () => {
+    const revokes = () => requests.filter((line) => line.startsWith(`POST ${OAUTH_PATHS.revoke} 200`)).length;
+    const before = revokes();
+    await ui.runCommand('Deep Search: Sign Out');
+    await ui.eventually(() => Promise.resolve(revokes() >= before + 2), 'the refresh and access tokens to be revoked');
+    await ui.eventually(async () => !(await ui.paletteOffers('Deep Search: Sign Out')), 'Sign Out to leave the palette');
+  });
+
+  it('signs in with a device code: the code shown in VS Code is entered on the engine’s page, and VS Code finishes on its own', async () => {
+    const from = ui.openedTabs.length;
+    await startSignIn(/with a device code/);
+    const dialog = ui.page.locator('.monaco-dialog-box', { hasText: 'Your Deep Search sign-in code:' });
+    await dialog.waitFor();
+    const text = (await dialog.textContent()) ?? '';
+    const shown = /sign-in code: ([A-Z0-9]{4}-[A-Z0-9]{4})/.exec(text)?.[1] ?? '';
+    assert.ok(shown, `a user code in the dialog: ${text}`);
+    await ui.screenshot('oauth-device-code');
+    await dialog.locator('.monaco-button', { hasText: /^Copy Code and Open Page$/ }).click();
+    await ui.toast(new RegExp(`Waiting for you to enter ${shown} at 127\\.0\\.0\\.1`)).waitFor();
+    const page = await nextTab(from);
+    assert.ok(page.url().startsWith(`${ui.engine.url}${OAUTH_PATHS.device}`), page.url());
+    // As on another device: the code typed by hand.
+    const code = page.getByLabel('Code');
+    await code.fill('');
+    await code.fill(shown);
+    await page.getByRole('button', { name: 'Authorize' }).click();
+    await ui.page.bringToFront();
+    await ui.eventually(() => ui.notified(/Signed in to http:\/\/127\.0\.0\.1:\d+ as user1: conversations and every code tool work\./), 'the sign-in report');
+    assert.match(await accountsEntry(), /user1 on 127\.0\.0\.1:\d+ \(Deep Search\)/);
+  });
+});
