@@ -49,6 +49,7 @@ const MODE_KEY = 'deepSearch.connectionKind';
 const LOCAL_TOKEN_KEY = 'deepSearch.localEngine.token';
 const tokenKey = (instanceUrl: string) => `deepSearch.token:${instanceUrl}`;
 const oauthKey = (instanceUrl: string) => `deepSearch.oauth:${instanceUrl}`;
+const lackingToolsKey = (instanceUrl: string) => `deepSearch.lackingToolsSaid:${normalizeInstanceUrl(instanceUrl)}`;
 
 /** An OAuth sign-in as SecretStorage keeps it (JSON under `deepSearch.oauth:<instance URL>`). */
 export interface StoredOAuthSignIn {
@@ -69,11 +70,9 @@ interface OAuthRenewal {
   credential: Credential;
   /** The instance's authorization server, found on first need (refresh, sign out). */
   server: () => Promise<AuthorizationServerClient>;
-  instanceUrl: string;
   timer?: ReturnType<typeof setTimeout>;
   closed: boolean;
 }
-const lackingToolsKey = (instanceUrl: string) => `deepSearch.lackingToolsSaid:${normalizeInstanceUrl(instanceUrl)}`;
 /** Set by `npm start` for the VS Code it launches (see README). */
 export const LAUNCH_URL_VARIABLE = 'DEEP_SEARCH_LAUNCH_INSTANCE_URL';
 export const LAUNCH_TOKEN_VARIABLE = 'DEEP_SEARCH_LAUNCH_TOKEN';
@@ -90,6 +89,8 @@ export class Session extends Disposables implements vscode.Disposable {
   private renewal: OAuthRenewal | undefined;
   /** Where browser sign-ins come back (this extension's URI handler). */
   readonly redirects: OAuthRedirects;
+  /** What the current connection was built from (connectionKey), to tell a change that changes nothing. */
+  private connectedWith: string | undefined;
   /** Counts renewals of the current connection's token (for the MCP definition's version). */
   private renewals = 0;
 
@@ -286,8 +287,14 @@ export class Session extends Disposables implements vscode.Disposable {
     const configured = configuredInstanceUrl();
     const instanceUrl = configured ? normalizeInstanceUrl(configured) : undefined;
     const authorization = instanceUrl && (await this.storedAuthorization(instanceUrl));
-    if (instanceUrl && authorization) await this.connect('instance', instanceUrl, authorization);
-    else if (current) this.setConnection(undefined);
+    if (!instanceUrl || !authorization) {
+      if (current) this.setConnection(undefined);
+      return;
+    }
+    // A change that leaves everything the client is built from as it was (a sign-in writing the
+    // URL it just connected to) keeps the connection: requests under way are not cut off.
+    if (current && this.connectedWith === connectionKey('instance', instanceUrl, authorization, await dispatcherOptions())) return;
+    await this.connect('instance', instanceUrl, authorization);
   }
 
   /**
@@ -324,9 +331,11 @@ export class Session extends Disposables implements vscode.Disposable {
   /** Whatever path leads here (restore, sign-in, settings), the same account keeps its state. */
   private async connect(kind: ConnectionKind, instanceUrl: string, authorization: Authorization): Promise<void> {
     const renewal = authorization.kind === 'oauth' ? await this.startRenewal(normalizeInstanceUrl(instanceUrl), authorization.signIn) : undefined;
-    const { client, tools, dispatcher } = await this.createClient(instanceUrl, renewal ? renewal.credential : (authorization as { token: string }).token);
-    const identity = authorization.kind === 'oauth' ? `oauth\n${authorization.signIn.clientId}\n${authorization.signIn.account?.id ?? authorization.signIn.id}` : authorization.token;
-    const accountDigest = createHash('sha256').update(identity).digest('hex');
+    const network = await dispatcherOptions();
+    const { connectToInstance } = await this.network();
+    const { client, tools, dispatcher } = connectToInstance(instanceUrl, renewal ? renewal.credential : (authorization as { token: string }).token, network);
+    const accountDigest = accountDigestOf(authorization);
+    this.connectedWith = connectionKey(kind, client.instanceUrl, authorization, network);
     const previous = this.connection;
     const sameAccount = previous?.kind === kind && previous.instanceUrl === client.instanceUrl && previous.accountDigest === accountDigest;
     this.stopRenewal();
@@ -343,7 +352,7 @@ export class Session extends Disposables implements vscode.Disposable {
       ...(authorization.kind === 'oauth' && authorization.signIn.account ? { accountLabel: authorization.signIn.account.label } : {}),
       sameAccount,
     });
-    if (renewal) this.scheduleRenewal(renewal, authorization.kind === 'oauth' ? authorization.signIn.tokens.expiresAt : undefined);
+    if (renewal) this.scheduleRenewal(renewal);
   }
 
   /** The token session of an OAuth sign-in: SecretStorage is its vault; the instance's server refreshes. */
@@ -370,24 +379,24 @@ export class Session extends Disposables implements vscode.Disposable {
       },
       async (refreshToken) => (await server()).refresh(refreshToken, signIn.clientId),
     );
-    return { tokens, credential: network.oauthCredential(tokens), server, instanceUrl, closed: false };
+    return { tokens, credential: network.oauthCredential(tokens), server, closed: false };
   }
 
-  /** Renews shortly before the access token expires, so VS Code's agent never holds a dead one. */
-  private scheduleRenewal(renewal: OAuthRenewal, expiresAt: number | undefined): void {
-    if (renewal.closed || expiresAt === undefined) return;
-    // A minute and a half early (the session renews within a minute of expiry); at most a day ahead (timer limits).
-    const delay = Math.min(Math.max(expiresAt - Date.now() - 90_000, 5_000), 24 * 3_600_000);
-    renewal.timer = setTimeout(() => {
-      void renewal.tokens
-        .accessToken()
-        .then(async () => {
-          const stored = parseStoredOAuth(await this.context.secrets.get(oauthKey(renewal.instanceUrl)));
-          this.scheduleRenewal(renewal, stored?.tokens.expiresAt);
-        })
-        // A refused refresh is said by the next request that needs the token (once).
-        .catch(() => undefined);
-    }, delay);
+  /** Renews when the session would (shortly before expiry), so VS Code's agent never holds a dead token. */
+  private scheduleRenewal(renewal: OAuthRenewal): void {
+    if (renewal.closed) return;
+    void renewal.tokens.renewsAt().then((renewsAt) => {
+      if (renewal.closed || renewsAt === undefined) return;
+      // At least a second apart; at most a day ahead (timer limits).
+      const delay = Math.min(Math.max(renewsAt - Date.now(), 1_000), 24 * 3_600_000);
+      renewal.timer = setTimeout(() => {
+        void renewal.tokens
+          .accessToken()
+          .then(() => this.scheduleRenewal(renewal))
+          // A refused refresh is said by the next request that needs the token (once).
+          .catch(() => undefined);
+      }, delay);
+    });
   }
 
   private stopRenewal(): void {
@@ -404,6 +413,7 @@ export class Session extends Disposables implements vscode.Disposable {
   }
 
   private setConnection(connection: Connection | undefined): void {
+    if (!connection) this.connectedWith = undefined;
     // Requests under way finish first; then its sockets close.
     if (!connection) this.stopRenewal();
     const previous = this.connection;
@@ -412,6 +422,18 @@ export class Session extends Disposables implements vscode.Disposable {
     void vscode.commands.executeCommand('setContext', 'deepSearch.signedIn', connection !== undefined);
     this.changeEmitter.fire(connection);
   }
+}
+
+/** What identifies the account (never the token itself: a digest), whatever renews. */
+function accountDigestOf(authorization: Authorization): string {
+  const identity =
+    authorization.kind === 'oauth' ? `oauth\n${authorization.signIn.clientId}\n${authorization.signIn.account?.id ?? authorization.signIn.id}` : authorization.token;
+  return createHash('sha256').update(identity).digest('hex');
+}
+
+/** Everything a connection is built from, as one string (digests only: no token). */
+function connectionKey(kind: ConnectionKind, instanceUrl: string, authorization: Authorization, network: object): string {
+  return JSON.stringify([kind, normalizeInstanceUrl(instanceUrl), accountDigestOf(authorization), network]);
 }
 
 /** The stored OAuth sign-in, or undefined when there is none or it is not one this version wrote. */

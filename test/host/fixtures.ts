@@ -7,10 +7,14 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { startEngine } from '../../src/engine/server';
 import type { RunningEngine } from '../../src/engine/options';
+import type { OAuthOptions } from '../../src/engine/oauth/authorizationServer';
 import { BILLING_FILES, BILLING_NAME, CHECKOUT_TS, PRICE_ROUNDED } from './billingRepo';
 import { createTestRepo, git, type TestRepo, SAMPLE_APP_FILES, SAMPLE_APP_NAME, SAMPLE_APP_ORIGIN } from '../support/gitRepos';
 
 export const HOST_TEST_TOKEN = 'dse_host_test_token_0123456789abcdef';
+/** The OAuth client pre-registered on the fast engine, and how long its access tokens live there. */
+export const HOST_OAUTH_CLIENT_ID = 'deep-search-vscode-host-tests';
+export const OAUTH_TOKEN_SECONDS = 8;
 /** A second user, whose conversations the first can only read through their share links. */
 export const OTHER_USER_TOKEN = 'dse_host_test_other_user_0123456789';
 
@@ -29,6 +33,9 @@ export interface HostTestOptions {
   slowerEngineUrl: string;
   /** A second repository the engines serve but the workspace does not hold (remote documents). */
   billingRepoName: string;
+  /** The OAuth client pre-registered on the fast engine, and how long its access tokens live there. */
+  oauthClientId: string;
+  oauthTokenSeconds: number;
 }
 
 export async function prepareWorkspace(dir: string): Promise<void> {
@@ -57,13 +64,14 @@ export function createBillingRepo(): Promise<TestRepo> {
 
 export async function startHostTestEngines(runDir: string, workspace: string): Promise<{ engines: RunningEngine[]; options: Omit<HostTestOptions, 'grep'> }> {
   const billing = await createBillingRepo();
-  const start = (name: string, paceMs: number) =>
-    startEngine({ repos: [workspace, billing.dir], users: [{ token: HOST_TEST_TOKEN }, { token: OTHER_USER_TOKEN }], dataDir: path.join(runDir, name), paceMs });
-  const fast = await start('engine-data', 100);
+  const start = (name: string, paceMs: number, oauth?: OAuthOptions) =>
+    startEngine({ repos: [workspace, billing.dir], users: [{ token: HOST_TEST_TOKEN }, { token: OTHER_USER_TOKEN }], dataDir: path.join(runDir, name), paceMs, ...(oauth ? { oauth } : {}) });
+  // OAuth access tokens that live seconds, so that renewal happens while the tests look.
+  const fast = await start('engine-data', 100, { clients: [{ id: HOST_OAUTH_CLIENT_ID, redirectUris: ['http://127.0.0.1/callback'] }], accessTokenSeconds: OAUTH_TOKEN_SECONDS });
   const slow = await start('slow-engine-data', 2500);
   const slower = await start('slower-engine-data', 6000);
   return {
     engines: [fast, slow, slower],
-    options: { runDir, workspace, repoName: SAMPLE_APP_NAME, token: HOST_TEST_TOKEN, otherToken: OTHER_USER_TOKEN, engineUrl: fast.url, slowEngineUrl: slow.url, slowerEngineUrl: slower.url, billingRepoName: BILLING_NAME },
+    options: { runDir, workspace, repoName: SAMPLE_APP_NAME, token: HOST_TEST_TOKEN, otherToken: OTHER_USER_TOKEN, engineUrl: fast.url, slowEngineUrl: slow.url, slowerEngineUrl: slower.url, billingRepoName: BILLING_NAME, oauthClientId: HOST_OAUTH_CLIENT_ID, oauthTokenSeconds: OAUTH_TOKEN_SECONDS },
   };
 }

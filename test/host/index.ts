@@ -35,6 +35,7 @@ export async function run(): Promise<void> {
     require('./conversations.test');
     require('./localEngine.test');
     require('./tools.test');
+    require('./oauth.test');
     /* eslint-enable @typescript-eslint/no-require-imports */
   });
   if (!hostTestOptions().grep) await runSuites(defineReloadSuite);

@@ -37,6 +37,8 @@ export interface OAuthTokens {
   refreshToken?: string;
   /** Epoch milliseconds; undefined when the server did not say. */
   expiresAt?: number;
+  /** When the tokens were received (epoch milliseconds): with `expiresAt`, the access token's lifetime. */
+  issuedAt?: number;
   scopes: string[];
 }
 
@@ -214,7 +216,7 @@ export class AuthorizationServerClient {
     return {
       accessToken: body.access_token,
       ...(typeof body.refresh_token === 'string' ? { refreshToken: body.refresh_token } : {}),
-      ...(typeof body.expires_in === 'number' && body.expires_in > 0 ? { expiresAt: Date.now() + body.expires_in * 1000 } : {}),
+      ...(typeof body.expires_in === 'number' && body.expires_in > 0 ? { expiresAt: Date.now() + body.expires_in * 1000, issuedAt: Date.now() } : {}),
       scopes: typeof body.scope === 'string' ? body.scope.split(' ').filter(Boolean) : [],
     };
   }

@@ -16,7 +16,7 @@ export interface TokenVault {
 }
 
 export interface TokenSessionOptions {
-  /** Refreshed this long before it expires. Default 60 s. */
+  /** Refreshed this long before it expires (at most a quarter of its lifetime). Default 60 s. */
   earlyMs?: number;
   now?: () => number;
   /** Waits between looks at the vault after a lost race. */
@@ -62,8 +62,22 @@ export class TokenSession {
     return tokens;
   }
 
+  /** When the session renews what the vault holds now (epoch ms), or undefined when it does not expire. */
+  async renewsAt(): Promise<number | undefined> {
+    const tokens = await this.vault.read();
+    return tokens && this.renewalTime(tokens);
+  }
+
+  private renewalTime(tokens: OAuthTokens): number | undefined {
+    if (tokens.expiresAt === undefined) return undefined;
+    // A token that lives a few minutes (or seconds) is not renewed at every request.
+    const lifetime = tokens.issuedAt === undefined ? Infinity : tokens.expiresAt - tokens.issuedAt;
+    return tokens.expiresAt - Math.min(this.earlyMs, lifetime / 4);
+  }
+
   private expiresSoon(tokens: OAuthTokens): boolean {
-    return tokens.expiresAt !== undefined && tokens.expiresAt - this.earlyMs <= this.now();
+    const renewsAt = this.renewalTime(tokens);
+    return renewsAt !== undefined && renewsAt <= this.now();
   }
 
   private refresh(stale: OAuthTokens): Promise<OAuthTokens> {

@@ -137,13 +137,29 @@ describe('OAuth client against the engine', function () {
 
   it('refreshes a token about to expire before sending it, and stores the rotated tokens', async function () {
     const tokens = await signIn();
-    const vault = memoryVault({ ...tokens, expiresAt: Date.now() + 10_000 });
+    // An hour-long token with ten seconds left.
+    const vault = memoryVault({ ...tokens, issuedAt: Date.now() - 3_590_000, expiresAt: Date.now() + 10_000 });
     const session = new TokenSession(vault, (refreshToken) => server.refresh(refreshToken, CLIENT_ID));
     const fresh = await session.accessToken();
     assert.notEqual(fresh, tokens.accessToken);
     assert.equal(vault.writes, 1);
     assert.notEqual((await vault.read())?.refreshToken, tokens.refreshToken, 'the refresh token rotated');
     assert.equal(await session.accessToken(), fresh, 'a fresh token is used as it is');
+  });
+
+  it('renews a short-lived token a quarter of its lifetime early, not at every request', async function () {
+    const issuedAt = 1_000_000;
+    let now = issuedAt;
+    const vault = memoryVault({ accessToken: 'short', refreshToken: 'r', scopes: [], issuedAt, expiresAt: issuedAt + 8_000 });
+    let refreshes = 0;
+    const session = new TokenSession(vault, () => Promise.resolve({ accessToken: `new${++refreshes}`, scopes: [] }), { now: () => now });
+    assert.equal(await session.renewsAt(), issuedAt + 6_000, 'eight seconds of life: renewed two seconds early, not sixty');
+    now = issuedAt + 5_000;
+    assert.equal(await session.accessToken(), 'short');
+    now = issuedAt + 6_000;
+    assert.equal(await session.accessToken(), 'new1');
+    const hour = memoryVault({ accessToken: 'long', scopes: [], issuedAt, expiresAt: issuedAt + 3_600_000 });
+    assert.equal(await new TokenSession(hour, () => Promise.reject(new Error('no'))).renewsAt(), issuedAt + 3_540_000, 'an hour: a minute early');
   });
 
   it('refreshes once for many callers at once in one window: one request, one new token for all', async function () {
