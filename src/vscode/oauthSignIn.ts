@@ -11,7 +11,8 @@ import { canceledError, DeepSearchError, errorMessage, isDeepSearchError } from 
 import type { AuthorizationServerClient, OAuthTokens } from '../api/oauth/authorizationServer';
 import { scopesToAsk } from '../api/oauth/scopes';
 import { LOOPBACK_REDIRECT_URI } from '../api/oauth/loopbackRedirect';
-import type { OAuthRedirects } from './oauthRedirect';
+import type { OAuthRedirects, RedirectChoice } from './oauthRedirect';
+import { untilDeadline } from '../api/oauth/deadline';
 import type { Session, StoredOAuthSignIn } from './session';
 import { oauthSettings } from './settings';
 
@@ -80,34 +81,29 @@ async function browserSignIn(
   server: AuthorizationServerClient,
   client: OAuthClientChoice,
   redirects: OAuthRedirects,
-  redirect: Awaited<ReturnType<OAuthRedirects['choose']>>,
+  redirect: RedirectChoice,
   session: Session,
 ): Promise<OAuthTokens | undefined> {
   return vscode.window.withProgress(
     { location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Finish signing in in your browser…'), cancellable: true },
     async (_progress, cancellation) => {
-      const abort = new AbortController();
-      const timedOut = setTimeout(() => abort.abort(), BROWSER_SIGN_IN_TIMEOUT_MS);
-      cancellation.onCancellationRequested(() => abort.abort());
       const loopback = redirect.kind === 'loopback' ? await (await session.network()).LoopbackRedirect.listen() : undefined;
       try {
         const redirectUri = loopback?.redirectUri ?? (redirect as { redirectUri: string }).redirectUri;
         const started = server.startBrowserSignIn({ clientId: client.clientId, redirectUri, scopes: client.scopes });
-        const arrival = loopback ? loopback.wait(started.state, abort.signal) : redirects.wait(started.state, abort.signal).then((url) => ({ url, finish: () => undefined }));
-        if (!(await vscode.env.openExternal(vscode.Uri.parse(started.url.toString(), true)))) {
-          abort.abort();
-          return undefined;
-        }
-        let arrived: Awaited<typeof arrival>;
-        try {
-          arrived = await arrival;
-        } catch (error) {
-          if (cancellation.isCancellationRequested) return undefined;
-          if (abort.signal.aborted) {
-            throw new DeepSearchError('timeout', vscode.l10n.t('The sign-in in the browser did not finish within {0} minutes: start it again, or sign in with a device code.', BROWSER_SIGN_IN_TIMEOUT_MS / 60_000));
-          }
-          throw error;
-        }
+        const arrived = await untilDeadline(
+          async (signal) => {
+            const arrival = loopback ? loopback.wait(started.state, signal) : redirects.wait(started.state, signal).then((url) => ({ url, finish: () => undefined }));
+            if (!(await vscode.env.openExternal(vscode.Uri.parse(started.url.toString(), true)))) throw canceledError();
+            return arrival;
+          },
+          {
+            cancel: abortedBy(cancellation),
+            timeoutMs: BROWSER_SIGN_IN_TIMEOUT_MS,
+            timeoutMessage: vscode.l10n.t('The sign-in in the browser did not finish within {0} minutes: start it again, or sign in with a device code.', BROWSER_SIGN_IN_TIMEOUT_MS / 60_000),
+          },
+        );
+        if (!arrived) return undefined;
         try {
           const tokens = await server.completeBrowserSignIn(started, arrived.url, AbortSignal.timeout(30_000));
           arrived.finish({ ok: true, message: vscode.l10n.t('You are signed in to Deep Search. You can close this tab and return to VS Code.') });
@@ -117,7 +113,6 @@ async function browserSignIn(
           throw error;
         }
       } finally {
-        clearTimeout(timedOut);
         loopback?.close();
       }
     },
@@ -147,22 +142,22 @@ async function deviceSignIn(server: AuthorizationServerClient, client: OAuthClie
       title: vscode.l10n.t('Waiting for you to enter {0} at {1}…', userCode, new URL(page).host),
       cancellable: true,
     },
-    async (_progress, cancellation) => {
-      const abort = new AbortController();
-      cancellation.onCancellationRequested(() => abort.abort());
+    (_progress, cancellation) =>
       // The code's own lifetime bounds the wait, even if the instance never says it expired.
-      const expiry = setTimeout(() => abort.abort(), Math.min(Math.max(device.expires_in, 30), 3_600) * 1000 + 5_000);
-      try {
-        return await server.finishDeviceSignIn(device, client.clientId, sleep, abort.signal);
-      } catch (error) {
-        if (cancellation.isCancellationRequested) return undefined;
-        if (abort.signal.aborted) throw new DeepSearchError('timeout', vscode.l10n.t('The sign-in code expired before it was approved: sign in again.'));
-        throw error;
-      } finally {
-        clearTimeout(expiry);
-      }
-    },
+      untilDeadline((signal) => server.finishDeviceSignIn(device, client.clientId, sleep, signal), {
+        cancel: abortedBy(cancellation),
+        timeoutMs: Math.min(Math.max(device.expires_in, 30), 3_600) * 1000 + 5_000,
+        timeoutMessage: vscode.l10n.t('The sign-in code expired before it was approved: sign in again.'),
+      }),
   );
+}
+
+/** An AbortSignal that aborts when VS Code's cancellation token does. */
+function abortedBy(cancellation: vscode.CancellationToken): AbortSignal {
+  const controller = new AbortController();
+  if (cancellation.isCancellationRequested) controller.abort();
+  cancellation.onCancellationRequested(() => controller.abort());
+  return controller.signal;
 }
 
 /** Only web pages are opened (never another scheme a server might name). */

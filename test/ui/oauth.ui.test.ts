@@ -113,6 +113,24 @@ describe('Sign in with OAuth (UI)', function () {
     await ui.eventually(async () => !(await ui.paletteOffers('Deep Search: Sign Out')), 'Sign Out to leave the palette');
   });
 
+  it('cancels a pending browser sign-in: nothing is stored, and an answer after that changes nothing', async () => {
+    const tokenRequests = () => requests.filter((line) => line.startsWith(`POST ${OAUTH_PATHS.token} `)).length;
+    const before = tokenRequests();
+    const from = ui.openedTabs.length;
+    await startSignIn(/with your browser/);
+    const waiting = ui.toast(/Finish signing in in your browser/);
+    await waiting.waitFor();
+    const consent = await nextTab(from);
+    await waiting.locator('.monaco-button', { hasText: /^Cancel$/ }).click();
+    await waiting.waitFor({ state: 'hidden' });
+    // Approving afterwards reaches no listener: VS Code stopped waiting.
+    await consent.getByRole('button', { name: 'Authorize' }).click();
+    await consent.waitForURL(/^(chrome-error:|http:\/\/127\.0\.0\.1:\d+\/callback)/, { waitUntil: 'commit' }).catch(() => undefined);
+    await ui.page.waitForTimeout(1000);
+    assert.equal(tokenRequests(), before, 'no code was exchanged');
+    assert.equal(await ui.paletteOffers('Deep Search: Sign Out'), false, 'still signed out');
+  });
+
   it('signs in with a device code: the code shown in VS Code is entered on the engine’s page, and VS Code finishes on its own', async () => {
     const from = ui.openedTabs.length;
     await startSignIn(/with a device code/);

@@ -7,7 +7,8 @@
 import assert from 'node:assert/strict';
 import { DeepSearchClient } from '../../../src/api/client';
 import { oauthCredential } from '../../../src/api/credential';
-import { isDeepSearchError } from '../../../src/api/errors';
+import { DeepSearchError, isDeepSearchError } from '../../../src/api/errors';
+import { untilDeadline } from '../../../src/api/oauth/deadline';
 import { HttpTransport } from '../../../src/api/http';
 import { AuthorizationServerClient, type OAuthTokens } from '../../../src/api/oauth/authorizationServer';
 import { LoopbackRedirect } from '../../../src/api/oauth/loopbackRedirect';
@@ -178,5 +179,26 @@ describe('The loopback listener a browser sign-in comes back through', () => {
     abort.abort();
     await assert.rejects(waiting, (error: unknown) => isDeepSearchError(error) && error.kind === 'canceled');
     await assert.rejects(fetch(`${redirect.redirectUri}?state=state&code=late`), 'nothing listens any more');
+  });
+});
+
+describe('A sign-in waiting for a person', () => {
+  const waitForAbort = (signal: AbortSignal) =>
+    new Promise<string>((_resolve, reject) => signal.addEventListener('abort', () => reject(new DeepSearchError('canceled', 'The request was canceled.')), { once: true }));
+
+  it('gives up after the time allowed, saying so', async () => {
+    await assert.rejects(
+      untilDeadline(waitForAbort, { cancel: new AbortController().signal, timeoutMs: 50, timeoutMessage: 'The sign-in in the browser did not finish within 5 minutes.' }),
+      (error: unknown) => isDeepSearchError(error) && error.kind === 'timeout' && error.message === 'The sign-in in the browser did not finish within 5 minutes.',
+    );
+  });
+
+  it('ends quietly when the person cancels, and passes an answer or a failure through', async () => {
+    const cancel = new AbortController();
+    const waiting = untilDeadline(waitForAbort, { cancel: cancel.signal, timeoutMs: 60_000, timeoutMessage: 'late' });
+    cancel.abort();
+    assert.equal(await waiting, undefined);
+    assert.equal(await untilDeadline(() => Promise.resolve('tokens'), { cancel: new AbortController().signal, timeoutMs: 60_000, timeoutMessage: 'late' }), 'tokens');
+    await assert.rejects(untilDeadline(() => Promise.reject(new Error('denied')), { cancel: new AbortController().signal, timeoutMs: 60_000, timeoutMessage: 'late' }), /denied/);
   });
 });
