@@ -189,16 +189,6 @@ export class VSCodeUi {
     return this.page.locator('.monaco-list-row[role="treeitem"]', { hasText: label });
   }
 
-  /**
-   * A loopback address as a browser on VS Code's own machine opens it: code-server sends loopback
-   * pages through its port proxy (`<code-server>/proxy/<port>/<path>`, VS Code's asExternalUri);
-   * this is the address behind it.
-   */
-  unproxied(url: string): string {
-    const proxied = /^https?:\/\/[^/]+\/proxy\/(\d+)(\/.*)$/.exec(url);
-    return proxied ? `http://127.0.0.1:${proxied[1]}${proxied[2]}` : url;
-  }
-
   /** The URLs of the browser tabs opened since tab `from` (once each has left about:blank). */
   async tabUrls(from = 0): Promise<string[]> {
     const tabs = this.openedTabs.slice(from);

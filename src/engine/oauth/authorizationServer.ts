@@ -215,7 +215,7 @@ export class AuthorizationServer {
     const requestId = newSecret(18);
     this.consents.set(requestId, { client, redirectUri, scopes, state, codeChallenge, expiresAt: this.now() + CONSENT_LIFETIME_MS });
     const nonce = randomBytes(16).toString('base64');
-    const body = consentPage({ nonce, action: OAUTH_PATHS.authorize, requestId, clientName: client.name, dynamic: client.dynamic, scopes, accounts: this.accounts });
+    const body = consentPage({ nonce, action: relativeAction(OAUTH_PATHS.authorize), requestId, clientName: client.name, dynamic: client.dynamic, scopes, accounts: this.accounts });
     return { status: 200, body, contentType: 'text/html; charset=utf-8', headers: pageHeaders(nonce) };
   }
 
@@ -285,7 +285,7 @@ export class AuthorizationServer {
     const client = found ? this.clients.get(found.clientId) : undefined;
     const body = devicePage({
       nonce,
-      action: OAUTH_PATHS.device,
+      action: relativeAction(OAUTH_PATHS.device),
       userCode: options.userCode?.slice(0, 16),
       accounts: this.accounts,
       message: options.message,
@@ -435,16 +435,26 @@ function required(form: URLSearchParams, name: string): string {
   return value;
 }
 
+/** A form's action relative to its page (its last path segment), so it also works behind a path proxy. */
+function relativeAction(path: string): string {
+  return path.slice(path.lastIndexOf('/') + 1);
+}
+
 function sameText(a: string, b: string): boolean {
   const left = Buffer.from(a);
   const right = Buffer.from(b);
   return left.length === right.length && timingSafeEqual(left, right);
 }
 
-/** A form posted from another site (CSRF) is refused: browsers send Origin with every POST. */
+/**
+ * A form posted from another site (CSRF) is refused: browsers send Origin with every POST. A page
+ * reached through a path proxy (code-server's `/proxy/<port>/`, which opens the engine's pages for
+ * VS Code in a browser) posts with the proxy's Origin; the browser then attests with
+ * `Sec-Fetch-Site: same-origin` (a header no page can set) that the form came from the page it posts to.
+ */
 function checkSameOrigin(request: IncomingMessage, url: string): void {
   const origin = request.headers.origin;
-  if (origin !== undefined && origin !== new URL(url).origin) {
+  if (origin !== undefined && origin !== new URL(url).origin && request.headers['sec-fetch-site'] !== 'same-origin') {
     throw new HttpError(403, `A sign-in form posted from ${echo(origin)} is refused: approve sign-ins on the engine’s own page.`);
   }
 }

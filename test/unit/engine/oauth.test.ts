@@ -202,11 +202,20 @@ describe('engine OAuth authorization server', function () {
     const { requestId } = await consent(flow.engine, { response_type: 'code', client_id: CLIENT_ID, redirect_uri: REDIRECT, scope: 'mcp', code_challenge: codeChallengeOf(newCodeVerifier()), code_challenge_method: 'S256' });
     const forged = await form(`${flow.engine.url}${OAUTH_PATHS.authorize}`, { request: requestId ?? '', decision: 'approve' }, { Origin: 'https://evil.example' });
     assert.equal(forged.status, 403);
+    const crossSite = await form(`${flow.engine.url}${OAUTH_PATHS.authorize}`, { request: requestId ?? '', decision: 'approve' }, { Origin: 'https://evil.example', 'Sec-Fetch-Site': 'cross-site' });
+    assert.equal(crossSite.status, 403);
     const first = await form(`${flow.engine.url}${OAUTH_PATHS.authorize}`, { request: requestId ?? '', decision: 'approve' });
     assert.equal(first.status, 302, 'the forged post did not spend the request');
     const second = await form(`${flow.engine.url}${OAUTH_PATHS.authorize}`, { request: requestId ?? '', decision: 'approve' });
     assert.equal(second.status, 400);
     assert.match(await second.text(), /answered already or waited too long/);
+  });
+
+  it('takes a consent posted through a path proxy (VS Code in a browser opens the page there): relative form action, the browser attests same-origin', async function () {
+    const { requestId, html } = await consent(flow.engine, { response_type: 'code', client_id: CLIENT_ID, redirect_uri: REDIRECT, scope: 'mcp', code_challenge: codeChallengeOf(newCodeVerifier()), code_challenge_method: 'S256' });
+    assert.match(html, /<form method="post" action="authorize">/);
+    const proxied = await form(`${flow.engine.url}${OAUTH_PATHS.authorize}`, { request: requestId ?? '', decision: 'approve' }, { Origin: 'http://127.0.0.1:8123', 'Sec-Fetch-Site': 'same-origin' });
+    assert.equal(proxied.status, 302);
   });
 
   it('enforces the scopes a token carries on both interfaces', async function () {
