@@ -22,10 +22,15 @@ step('Setting up VS Code', () => spawnSync('bash', [join(root, 'scripts', 'setup
 
 const { startEngine } = createRequire(import.meta.url)(join(root, 'dist', 'engineServer.js'));
 const token = `dse_${randomBytes(16).toString('hex')}`;
+const OAUTH_CLIENT_ID = 'deep-search-vscode';
+/** Loopback (any port: VS Code in a browser, like this one) and VS Code's own links (desktop). */
+const OAUTH_REDIRECT_URIS = ['http://127.0.0.1/callback', 'vscode://deepsearch-team.deep-search-vscode/oauth-callback', 'vscode-insiders://deepsearch-team.deep-search-vscode/oauth-callback'];
 const ripgrepPath = codeServerRipgrep();
 const engine = await startEngine({
   repos,
   users: [{ token }],
+  // The client an administrator would create for the extension, so Sign In's OAuth ways can be tried.
+  oauth: { clients: [{ id: OAUTH_CLIENT_ID, name: 'Deep Search for VS Code', redirectUris: OAUTH_REDIRECT_URIS }] },
   dataDir: join(root, '.engine-data'),
   paceMs,
   log: (line) => console.log(`[engine] ${line}`),
@@ -39,6 +44,7 @@ mkdirSync(extensionsDir, { recursive: true });
 await installExtensionUnpacked(extensionsDir);
 await writeUserSettings(runDir, {
   'deepSearch.instanceUrl': engine.url,
+  'deepSearch.oauth.clientId': OAUTH_CLIENT_ID,
   'workbench.startupEditor': 'none',
   'workbench.secondarySideBar.defaultVisibility': 'hidden',
   'security.workspace.trust.enabled': false,
@@ -59,6 +65,8 @@ Deep Search is ready.
 
 In VS Code, open the Deep Search view in the activity bar (or press F1 and run
 "Deep Search: Ask Deep Search") and ask, for example: "How does the poller back off after errors?"
+To try signing in with OAuth: F1 → "Deep Search: Sign Out", then "Deep Search: Sign In" with
+${engine.url} and "Sign in with your browser" (or "with a device code").
 Press Ctrl+C here to stop.`);
 
 let stopping = false;

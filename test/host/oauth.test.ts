@@ -96,6 +96,27 @@ describe('OAuth sign-in in the extension host', function () {
     }
   });
 
+  it('takes the browser’s answer through VS Code’s own link (the URI handler) for the sign-in whose state it carries, and chooses the loopback listener where VS Code runs in a browser', async () => {
+    const api = await extensionApi();
+    const abort = new AbortController();
+    const mine = api.session.redirects.wait('state-of-this-sign-in', abort.signal);
+    const link = (state: string) => vscode.Uri.parse(`${vscode.env.uriScheme}://deepsearch-team.deep-search-vscode/oauth-callback?code=the-code&state=${state}`);
+    // Driven directly, as desktop VS Code calls the handler when the browser opens a vscode:// link.
+    // The only VS Code here runs in a browser, which does not route its own scheme's links to
+    // extensions (tried: openExternal of such a link shows "All done. You can close this tab now.");
+    // that is why such a VS Code signs in through the loopback listener (the UI test's path).
+    api.session.redirects.handleUri(link('another-sign-in'));
+    api.session.redirects.handleUri(link('state-of-this-sign-in'));
+    const url = await Promise.race([mine, new Promise<undefined>((resolve) => setTimeout(resolve, 10_000))]);
+    abort.abort();
+    assert.ok(url, 'the link reached the handler');
+    assert.equal(url.searchParams.get('code'), 'the-code');
+    assert.equal(url.searchParams.get('state'), 'state-of-this-sign-in');
+    // asExternalUri turns this VS Code's own link into a web page address: no instance could register it.
+    assert.deepEqual(await api.session.redirects.choose('auto'), { kind: 'loopback' });
+    assert.equal((await api.session.redirects.choose('uriHandler')).kind, 'uriHandler');
+  });
+
   it('revokes the sign-in on the instance at Sign Out', async () => {
     const api = await extensionApi();
     const { engineUrl, oauthClientId } = hostTestOptions();
