@@ -4,7 +4,6 @@
  * (conversations and the tool server) take one, so both renew the same way. No `vscode` import.
  */
 import { DeepSearchError } from './errors';
-import type { TokenSession } from './oauth/tokenSession';
 
 export interface Credential {
   /** The Authorization header value for the next request. */
@@ -30,8 +29,14 @@ export function accessTokenCredential(token: string | undefined, scheme: 'token'
   return { header: () => Promise.resolve(header), renewAfter: () => Promise.resolve(undefined) };
 }
 
+/** What keeps an OAuth access token fresh (src/api/oauth/tokenSession.ts). */
+export interface RenewableToken {
+  accessToken(): Promise<string>;
+  afterRejected(rejected: string): Promise<string>;
+}
+
 /** An OAuth sign-in: the session's current access token, refreshed as it says. */
-export function oauthCredential(session: TokenSession): Credential {
+export function oauthCredential(session: RenewableToken): Credential {
   return {
     header: async () => `Bearer ${await session.accessToken()}`,
     renewAfter: async (sent) => {

@@ -11,6 +11,7 @@ import type { Dispatcher } from 'undici';
 import * as vscode from 'vscode';
 import type { DeepSearchClient } from '../api/client';
 import type { Credential } from '../api/credential';
+import type { HttpTransport } from '../api/http';
 import type { AuthorizationServerClient, OAuthTokens } from '../api/oauth/authorizationServer';
 import type { TokenSession } from '../api/oauth/tokenSession';
 import { normalizeInstanceUrl } from '../api/instance';
@@ -89,10 +90,13 @@ export class Session extends Disposables implements vscode.Disposable {
   private renewal: OAuthRenewal | undefined;
   /** Where browser sign-ins come back (this extension's URI handler). */
   readonly redirects: OAuthRedirects;
+  private oauthHttp: { key: string; transport: HttpTransport; dispatcher: Dispatcher } | undefined;
   /** What the current connection was built from (connectionKey), to tell a change that changes nothing. */
   private connectedWith: string | undefined;
   /** Counts renewals of the current connection's token (for the MCP definition's version). */
   private renewals = 0;
+  /** SHA-256 of the OAuth access token last announced (a renewal is announced once, whoever noticed it first). */
+  private seenTokenDigest: string | undefined;
 
   constructor(
     private readonly context: vscode.ExtensionContext,
@@ -105,12 +109,15 @@ export class Session extends Disposables implements vscode.Disposable {
     this.register(localEngine.onDidRestart((url) => void this.reconnectLocal(url)));
     // Another window refreshed the shared sign-in: this one's token changed too.
     this.register(
-      context.secrets.onDidChange(({ key }) => {
+      context.secrets.onDidChange(async ({ key }) => {
         const current = this.connection;
-        if (current?.auth === 'oauth' && key === oauthKey(current.instanceUrl)) this.tokenRenewed();
+        if (current?.auth !== 'oauth' || key !== oauthKey(current.instanceUrl)) return;
+        const stored = parseStoredOAuth(await context.secrets.get(key));
+        if (stored && this.connection === current) this.tokenSeen(stored.tokens.accessToken);
       }),
     );
     this.register({ dispose: () => this.stopRenewal() });
+    this.register({ dispose: () => void this.oauthHttp?.dispatcher.close().catch(() => undefined) });
   }
 
   /** How many times the current connection's token was renewed (changes when VS Code must re-read it). */
@@ -192,8 +199,20 @@ export class Session extends Disposables implements vscode.Disposable {
   /** The instance's OAuth authorization server (undefined when it has none), through the proxy settings. */
   async authorizationServer(instanceUrl: string, signal?: AbortSignal): Promise<AuthorizationServerClient | undefined> {
     const network = await this.network();
-    const { transport } = network.oauthTransport(await dispatcherOptions());
-    return network.AuthorizationServerClient.discover(transport, instanceUrl, signal);
+    return network.AuthorizationServerClient.discover(await this.oauthTransport(), instanceUrl, signal);
+  }
+
+  /** One transport for OAuth endpoints, rebuilt when the proxy or certificate settings change (the old one closed). */
+  private async oauthTransport(): Promise<HttpTransport> {
+    const options = await dispatcherOptions();
+    const key = JSON.stringify(options);
+    if (this.oauthHttp?.key !== key) {
+      const previous = this.oauthHttp;
+      const { transport, dispatcher } = (await this.network()).oauthTransport(options);
+      this.oauthHttp = { key, transport, dispatcher };
+      void previous?.dispatcher.close().catch(() => undefined);
+    }
+    return this.oauthHttp.transport;
   }
 
   /** The tools an instance was last said to lack (comma-separated; '' for none), so it is said once. */
@@ -341,6 +360,7 @@ export class Session extends Disposables implements vscode.Disposable {
     this.stopRenewal();
     this.renewal = renewal;
     this.renewals = 0;
+    this.seenTokenDigest = authorization.kind === 'oauth' ? createHash('sha256').update(authorization.signIn.tokens.accessToken).digest('hex') : undefined;
     this.setConnection({
       kind,
       instanceUrl: client.instanceUrl,
@@ -374,7 +394,7 @@ export class Session extends Disposables implements vscode.Disposable {
         write: async (next) => {
           const stored = parseStoredOAuth(await this.context.secrets.get(key)) ?? signIn;
           await this.context.secrets.store(key, JSON.stringify({ ...stored, tokens: next } satisfies StoredOAuthSignIn));
-          this.tokenRenewed();
+          this.tokenSeen(next.accessToken);
         },
       },
       async (refreshToken) => (await server()).refresh(refreshToken, signIn.clientId),
@@ -407,15 +427,21 @@ export class Session extends Disposables implements vscode.Disposable {
     this.renewal = undefined;
   }
 
-  private tokenRenewed(): void {
+  /** Announces a renewed access token (once per token, however many times it is noticed). */
+  private tokenSeen(accessToken: string): void {
+    const digest = createHash('sha256').update(accessToken).digest('hex');
+    if (digest === this.seenTokenDigest) return;
+    this.seenTokenDigest = digest;
     this.renewals++;
     this.renewEmitter.fire();
   }
 
   private setConnection(connection: Connection | undefined): void {
-    if (!connection) this.connectedWith = undefined;
+    if (!connection) {
+      this.connectedWith = undefined;
+      this.stopRenewal();
+    }
     // Requests under way finish first; then its sockets close.
-    if (!connection) this.stopRenewal();
     const previous = this.connection;
     void previous?.tools.client.close().finally(() => void previous.dispatcher.close().catch(() => undefined));
     this.connection = connection;

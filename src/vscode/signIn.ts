@@ -148,7 +148,12 @@ async function signInWithOAuth(session: Session, instanceUrl: string, server: Au
     const result = await runOAuthSignIn(method, server, session.redirects, session);
     if (!result) return false;
     const checked = await checkToken(session, instanceUrl, accessTokenCredential(result.signIn.tokens.accessToken, 'bearer'));
-    if (!checked.ok) throw new Error(checked.problem.message);
+    if (!checked.ok) {
+      // Tokens that will not be kept are given back, as far as the instance lets us.
+      const { refreshToken, accessToken } = result.signIn.tokens;
+      await server.revoke(refreshToken ?? accessToken, result.signIn.clientId, AbortSignal.timeout(10_000)).catch(() => undefined);
+      throw new Error(checked.problem.message);
+    }
     await session.signInWithOAuth(instanceUrl, result.signIn);
     const account = result.signIn.account;
     const where = account ? vscode.l10n.t('{0} as {1}', normalizeInstanceUrl(instanceUrl), account.label) : normalizeInstanceUrl(instanceUrl);
