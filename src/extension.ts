@@ -21,6 +21,8 @@ import { HistoryCommands } from './vscode/tools/history';
 import { DeepSearchMcpServers, MCP_PROVIDER_ID } from './vscode/tools/mcpServers';
 import { CrossRepositoryNavigation } from './vscode/tools/navigation';
 import { REMOTE_SCHEME, RemoteFileSystem } from './vscode/tools/remoteFiles';
+import { registerAgentTools } from './vscode/chat/agentTools';
+import { DeepSearchChat } from './vscode/chat/chatParticipant';
 import { ToolAccess } from './vscode/tools/toolAccess';
 
 /** What tests inside the extension host may reach (returned from activate). */
@@ -31,6 +33,8 @@ export interface DeepSearchExtensionApi {
   tree: ConversationTree;
   links: SourceLinkOpener;
   mcpServers: DeepSearchMcpServers;
+  /** `@deepsearch` in VS Code's Chat (its handler, for tests that drive it). */
+  chat: DeepSearchChat;
   localEngine: LocalEngineLauncher;
   /** Milliseconds spent in `activate()` (also in the output channel). */
   activationMs: number;
@@ -92,6 +96,7 @@ export function activate(context: vscode.ExtensionContext): DeepSearchExtensionA
     record: (id, instance) => void context.workspaceState.update(`deepSearch.panelInstance:${id}`, instance),
   });
 
+  const chat = new DeepSearchChat({ session, store, links, repositories, openPanel: (id) => panels.open(id) });
   const treeView = vscode.window.createTreeView(VIEW_ID, { treeDataProvider: tree, showCollapseAll: false });
   context.subscriptions.push(
     log,
@@ -108,6 +113,8 @@ export function activate(context: vscode.ExtensionContext): DeepSearchExtensionA
     tree,
     panels,
     new DeepSearchAuthProvider(session),
+    chat,
+    ...registerAgentTools(session, store),
     new RunningIndicator(store, (id) => panels.isVisible(id), (id) => panels.open(id)),
     treeView,
     // Conversations asked elsewhere (another window, the web) appear when the view is shown again.
@@ -126,7 +133,7 @@ export function activate(context: vscode.ExtensionContext): DeepSearchExtensionA
   void session.restore();
   const activationMs = performance.now() - started;
   log.info(`Activated in ${activationMs.toFixed(1)} ms.`);
-  return { store, session, panels, tree, links, mcpServers, localEngine, activationMs };
+  return { store, session, panels, tree, links, mcpServers, chat, localEngine, activationMs };
 }
 
 let askingToSignIn = false;

@@ -8,7 +8,8 @@ import { markdownFence } from '../contract/markdownFence';
 /** Longest selection sent, in characters; documented in README. */
 export const MAX_SELECTION_CHARACTERS = 12_000;
 
-export interface SelectionContext {
+/** A piece of code and where it is. */
+export interface CodeExcerpt {
   code: string;
   /** VS Code language id, e.g. `typescript`. */
   languageId: string;
@@ -19,6 +20,9 @@ export interface SelectionContext {
   endLine: number;
   /** e.g. `github.com/org/repo`; absent outside a git repository. */
   repoName?: string;
+}
+
+export interface SelectionContext extends CodeExcerpt {
   /** What the user typed; may be empty. */
   prompt: string;
 }
@@ -26,7 +30,16 @@ export interface SelectionContext {
 export const DEFAULT_SELECTION_PROMPT = 'Explain this code: what it does, how it is used, and anything surprising about it.';
 
 export function selectionQuestion(context: SelectionContext, maxCharacters = MAX_SELECTION_CHARACTERS): string {
-  const prompt = context.prompt.trim() || DEFAULT_SELECTION_PROMPT;
+  return questionWithCode(context.prompt, [context], maxCharacters);
+}
+
+/** The prompt, then each excerpt (the characters shared between them, each cut with a note). */
+export function questionWithCode(prompt: string, excerpts: readonly CodeExcerpt[], maxCharacters = MAX_SELECTION_CHARACTERS): string {
+  const share = Math.floor(maxCharacters / Math.max(1, excerpts.length));
+  return [prompt.trim() || DEFAULT_SELECTION_PROMPT, ...excerpts.map((excerpt) => excerptBlock(excerpt, share))].join('\n\n');
+}
+
+function excerptBlock(context: CodeExcerpt, maxCharacters: number): string {
   const { code, cutAtLine } = cutCode(context.code, maxCharacters);
   const lastLine = cutAtLine === undefined ? context.endLine : context.startLine + cutAtLine - 1;
   const lines = context.startLine === context.endLine ? `line ${context.startLine}` : `lines ${context.startLine}-${context.endLine}`;
@@ -34,7 +47,7 @@ export function selectionQuestion(context: SelectionContext, maxCharacters = MAX
     ? `\`${context.relativePath}\` (${lines}) in the repository \`${context.repoName}\``
     : `\`${context.relativePath}\` (${lines})`;
   const fence = markdownFence(code);
-  const parts = [prompt, '', `Code from ${where}:`, '', `${fence}${context.languageId}`, code, fence];
+  const parts = [`Code from ${where}:`, '', `${fence}${context.languageId}`, code, fence];
   if (cutAtLine !== undefined) {
     parts.push(
       '',

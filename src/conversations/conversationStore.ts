@@ -58,6 +58,8 @@ export class ConversationStore {
   private readonly maxListed: number;
   private starredOnlyFilter = false;
   private readonly watched = new Set<number>();
+  /** How many waiters (not panels) watch each conversation. */
+  private readonly waiters = new Map<number, number>();
   /** Other users' conversations opened by read token: only the token reaches them (GET by id is a 404). */
   private readonly sharedReadTokens = new Map<number, string>();
   private readonly changeListeners = new Set<Listener<StoreChange>>();
@@ -73,7 +75,7 @@ export class ConversationStore {
     this.maxListed = Math.max(options.maxListed ?? 500, this.pageSize);
     this.poller = new ConversationPoller({
       refresh: async (id) => ((await this.refresh(id)) && isUnfinished(this.conversations.get(id)!) ? 'unfinished' : 'finished'),
-      isWatched: (id) => this.watched.has(id),
+      isWatched: (id) => this.isWatched(id),
       onError: (id, error) => options.onPollError?.(id, error),
       clock: options.clock,
       watchedIntervalMs: options.watchedIntervalMs,
@@ -313,8 +315,28 @@ export class ConversationStore {
     this.poller.watchersChanged();
   }
 
+  /**
+   * Polls a conversation as if a panel showed it, until disposed (for whoever waits on an answer
+   * without a panel: chat, agent tools). Counted, so it never takes away a panel's watch.
+   */
+  watch(id: number): { dispose(): void } {
+    this.waiters.set(id, (this.waiters.get(id) ?? 0) + 1);
+    this.poller.watchersChanged();
+    let disposed = false;
+    return {
+      dispose: () => {
+        if (disposed) return;
+        disposed = true;
+        const left = (this.waiters.get(id) ?? 1) - 1;
+        if (left > 0) this.waiters.set(id, left);
+        else this.waiters.delete(id);
+        this.poller.watchersChanged();
+      },
+    };
+  }
+
   isWatched(id: number): boolean {
-    return this.watched.has(id);
+    return this.watched.has(id) || this.waiters.has(id);
   }
 
   dispose(): void {

@@ -2,7 +2,6 @@
  * Every command the extension contributes, registered in one place (a test checks that this list
  * and package.json agree). Commands take a conversation id, a tree node, or nothing (then ask).
  */
-import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { conversationLabel, type ConversationStore } from '../conversations/conversationStore';
 import { formatRelativeTime } from './hostFormat';
@@ -11,6 +10,8 @@ import { conversationMarkdown } from '../api/markdownExport';
 import { latestQuestion, type Conversation } from '../conversations/model';
 import { readTokenFromInput } from '../api/readToken';
 import { selectionQuestion } from '../api/selectionQuestion';
+import { OPEN_LINK_COMMAND } from './chat/chatParticipant';
+import { codeContextOf } from './codeContext';
 import type { ConversationPanels } from './conversationPanels';
 import { conversationIdArgument, textArgument, textFields, uriArgument } from './commandArguments';
 import type { ConversationTree } from './conversationTree';
@@ -53,6 +54,8 @@ export function registerCommands(deps: CommandDependencies): vscode.Disposable[]
   // Handlers take `unknown`: each entry point passes arguments of its own (see commandArguments.ts).
   const handlers: Record<string, (...args: unknown[]) => unknown> = {
     'deepSearch.ask': (question) => ask(deps, textArgument(question)),
+    // The links of answers shown in VS Code's Chat: the panel's opener (local checkout, remote file, browser).
+    [OPEN_LINK_COMMAND]: (href) => (typeof href === 'string' ? deps.links.open(href) : undefined),
     'deepSearch.askAboutSelection': (first) => askAboutSelection(deps, textArgument(first), uriArgument(first)),
     'deepSearch.signIn': (given) => signIn(session, textFields(given, ['instanceUrl', 'token'])),
     'deepSearch.signOut': () => signOut(session),
@@ -168,20 +171,8 @@ async function askAboutSelection(deps: CommandDependencies, givenPrompt?: string
       ignoreFocusOut: true,
     }));
   if (prompt === undefined) return undefined;
-  const { document } = editor;
-  const repo = await deps.repositories.holding(document.uri);
-  const base = repo?.root ?? vscode.workspace.getWorkspaceFolder(document.uri)?.uri.fsPath;
-  const relativePath = base && document.uri.scheme === 'file' ? path.relative(base, document.uri.fsPath) : vscode.workspace.asRelativePath(document.uri);
-  const endLine = selection.end.character === 0 && selection.end.line > selection.start.line ? selection.end.line - 1 : selection.end.line;
-  const question = selectionQuestion({
-    code: document.getText(selection),
-    languageId: document.languageId,
-    relativePath: relativePath.split(path.sep).join('/'),
-    startLine: selection.start.line + 1,
-    endLine: endLine + 1,
-    repoName: repo?.name,
-    prompt,
-  });
+  const excerpt = await codeContextOf(editor.document, selection, deps.repositories);
+  const question = selectionQuestion({ ...excerpt, prompt });
   return send(deps, question);
 }
 

@@ -46,6 +46,25 @@ export class SourceLinkOpener {
     }
   }
 
+  /**
+   * Where a link points in the editor, without opening it: for a file, the local checkout's file
+   * (else the remote document, where the tool server can read files) at the link's lines; for a
+   * repository page, its local checkout's folder; otherwise undefined.
+   */
+  async locate(href: string): Promise<vscode.Location | vscode.Uri | undefined> {
+    const instanceUrl = this.instanceUrl();
+    const target = instanceUrl ? linkTarget(href, instanceUrl) : undefined;
+    if (target?.kind === 'browser') {
+      const local = target.repoName ? await this.repositories.find(target.repoName) : undefined;
+      return local && vscode.Uri.file(local.root);
+    }
+    if (target?.kind !== 'file') return undefined;
+    const local = await this.locations.localFile(target.repoName, target.path);
+    const uri = local ?? ((await this.access.has('read_file')) ? remoteUri({ repo: target.repoName, revision: target.revision, path: target.path }) : undefined);
+    if (!uri || !target.startLine) return uri;
+    return new vscode.Location(uri, new vscode.Range(target.startLine - 1, 0, (target.endLine ?? target.startLine) - 1, 0));
+  }
+
   /** The file from the tool server at its lines; if it cannot be read, the browser is offered. */
   private async openRemote(target: Extract<LinkTarget, { kind: 'file' }>): Promise<void> {
     try {

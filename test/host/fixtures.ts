@@ -31,6 +31,8 @@ export interface HostTestOptions {
   slowEngineUrl: string;
   /** Answers slowly enough (half a minute or more) for a question to outlive a window reload. */
   slowerEngineUrl: string;
+  /** Answers in over a minute (what the instance's own 50-second tool could not wait for). */
+  slowestEngineUrl: string;
   /** A second repository the engines serve but the workspace does not hold (remote documents). */
   billingRepoName: string;
   /** The OAuth client pre-registered on the fast engine, and how long its access tokens live there. */
@@ -70,8 +72,9 @@ export async function startHostTestEngines(runDir: string, workspace: string): P
   const fast = await start('engine-data', 100, { clients: [{ id: HOST_OAUTH_CLIENT_ID, redirectUris: ['http://127.0.0.1/callback'] }], accessTokenSeconds: OAUTH_TOKEN_SECONDS });
   const slow = await start('slow-engine-data', 2500);
   const slower = await start('slower-engine-data', 6000);
+  const slowest = await start('slowest-engine-data', 16_000);
   return {
-    engines: [fast, slow, slower],
-    options: { runDir, workspace, repoName: SAMPLE_APP_NAME, token: HOST_TEST_TOKEN, otherToken: OTHER_USER_TOKEN, engineUrl: fast.url, slowEngineUrl: slow.url, slowerEngineUrl: slower.url, billingRepoName: BILLING_NAME, oauthClientId: HOST_OAUTH_CLIENT_ID, oauthTokenSeconds: OAUTH_TOKEN_SECONDS },
+    engines: [fast, slow, slower, slowest],
+    options: { runDir, workspace, repoName: SAMPLE_APP_NAME, token: HOST_TEST_TOKEN, otherToken: OTHER_USER_TOKEN, engineUrl: fast.url, slowEngineUrl: slow.url, slowerEngineUrl: slower.url, slowestEngineUrl: slowest.url, billingRepoName: BILLING_NAME, oauthClientId: HOST_OAUTH_CLIENT_ID, oauthTokenSeconds: OAUTH_TOKEN_SECONDS },
   };
 }

@@ -36,6 +36,7 @@ export async function run(): Promise<void> {
     require('./localEngine.test');
     require('./tools.test');
     require('./oauth.test');
+    require('./chat.test');
     /* eslint-enable @typescript-eslint/no-require-imports */
   });
   if (!hostTestOptions().grep) await runSuites(defineReloadSuite);
