@@ -80,7 +80,8 @@ export function unansweredText(question: Question, now = Date.now()): string {
   const error = question.error;
   const parts = [error?.title?.trim(), error?.message?.trim(), error?.details?.trim() !== error?.message?.trim() ? error?.details?.trim() : undefined]
     .filter((part): part is string => Boolean(part))
-    .map((part) => part.slice(0, 2_000));
+    // Each a sentence: a title without a full stop would run into the message.
+    .map((part) => part.slice(0, 2_000).replace(/([^.!?…:])$/, '$1.'));
   if (parts.length === 0) parts.push('Deep Search could not answer this question.');
   const retryAt = Date.parse(error?.retryAt ?? '');
   if (Number.isFinite(retryAt)) {

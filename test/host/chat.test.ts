@@ -99,6 +99,18 @@ describe('Deep Search in VS Code Chat and for its agent', function () {
     assert.ok(api.panels.isVisible(conversationId), 'the panel shows the conversation');
   });
 
+  it('says why a question was not answered and when to ask again, with buttons to ask again and open it', async () => {
+    const api = await signInTo(hostTestOptions().slowEngineUrl);
+    const stream = recordingStream();
+    const result = await api.chat.handle(chatRequest(`Where is parseConfig defined? ${hostTestOptions().quotaQuestionMark}`), historyOf(), stream, new vscode.CancellationTokenSource().token);
+    assert.match(result.errorDetails?.message ?? '', /^Your Deep Search quota is used up\. You have used your Deep Search quota for today\. You can ask again in (29|30) minutes \(at .+\)\.$/);
+    const buttons = stream.recorded.filter((part) => part.kind === 'button').map((part) => part.value as vscode.Command);
+    assert.deepEqual(buttons.map((button) => button.title), ['Ask Again', 'Open in Deep Search']);
+    assert.deepEqual(buttons[0].arguments, [{ query: `@deepsearch Where is parseConfig defined? ${hostTestOptions().quotaQuestionMark}`, isPartialQuery: true }]);
+    await vscode.commands.executeCommand(buttons[1].command, ...((buttons[1].arguments ?? []) as unknown[]));
+    assert.ok(api.panels.isVisible((result.metadata as TurnMetadata).conversationId), 'Open in Deep Search shows it in the panel');
+  });
+
   it('cancelling the chat request cancels the question on the instance, and says so', async () => {
     const api = await signInTo(hostTestOptions().slowEngineUrl);
     const stream = recordingStream();

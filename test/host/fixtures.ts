@@ -15,6 +15,8 @@ export const HOST_TEST_TOKEN = 'dse_host_test_token_0123456789abcdef';
 /** The OAuth client pre-registered on the fast engine, and how long its access tokens live there. */
 export const HOST_OAUTH_CLIENT_ID = 'deep-search-vscode-host-tests';
 export const OAUTH_TOKEN_SECONDS = 8;
+/** Questions that contain this fail on every host engine as a used-up quota does. */
+export const QUOTA_QUESTION_MARK = '[use up the quota]';
 /** A second user, whose conversations the first can only read through their share links. */
 export const OTHER_USER_TOKEN = 'dse_host_test_other_user_0123456789';
 
@@ -38,6 +40,8 @@ export interface HostTestOptions {
   /** The OAuth client pre-registered on the fast engine, and how long its access tokens live there. */
   oauthClientId: string;
   oauthTokenSeconds: number;
+  /** Questions that contain this fail as a used-up quota does (with when to ask again). */
+  quotaQuestionMark: string;
 }
 
 export async function prepareWorkspace(dir: string): Promise<void> {
@@ -67,7 +71,15 @@ export function createBillingRepo(): Promise<TestRepo> {
 export async function startHostTestEngines(runDir: string, workspace: string): Promise<{ engines: RunningEngine[]; options: Omit<HostTestOptions, 'grep'> }> {
   const billing = await createBillingRepo();
   const start = (name: string, paceMs: number, oauth?: OAuthOptions) =>
-    startEngine({ repos: [workspace, billing.dir], users: [{ token: HOST_TEST_TOKEN }, { token: OTHER_USER_TOKEN }], dataDir: path.join(runDir, name), paceMs, ...(oauth ? { oauth } : {}) });
+    startEngine({
+      repos: [workspace, billing.dir],
+      users: [{ token: HOST_TEST_TOKEN }, { token: OTHER_USER_TOKEN }],
+      dataDir: path.join(runDir, name),
+      paceMs,
+      // A question that names QUOTA_QUESTION_MARK fails as a used-up quota does, with when to ask again.
+      faults: { question: (text) => (text.includes(QUOTA_QUESTION_MARK) ? { kind: 'RateLimitExceeded', title: 'Quota reached', message: 'You have used your Deep Search quota for today.', retry_time: new Date(Date.now() + 30 * 60_000).toISOString() } : undefined) },
+      ...(oauth ? { oauth } : {}),
+    });
   // OAuth access tokens that live seconds, so that renewal happens while the tests look.
   const fast = await start('engine-data', 100, { clients: [{ id: HOST_OAUTH_CLIENT_ID, redirectUris: ['http://127.0.0.1/callback'] }], accessTokenSeconds: OAUTH_TOKEN_SECONDS });
   const slow = await start('slow-engine-data', 2500);
@@ -75,6 +87,6 @@ export async function startHostTestEngines(runDir: string, workspace: string): P
   const slowest = await start('slowest-engine-data', 16_000);
   return {
     engines: [fast, slow, slower, slowest],
-    options: { runDir, workspace, repoName: SAMPLE_APP_NAME, token: HOST_TEST_TOKEN, otherToken: OTHER_USER_TOKEN, engineUrl: fast.url, slowEngineUrl: slow.url, slowerEngineUrl: slower.url, slowestEngineUrl: slowest.url, billingRepoName: BILLING_NAME, oauthClientId: HOST_OAUTH_CLIENT_ID, oauthTokenSeconds: OAUTH_TOKEN_SECONDS },
+    options: { runDir, workspace, repoName: SAMPLE_APP_NAME, token: HOST_TEST_TOKEN, otherToken: OTHER_USER_TOKEN, engineUrl: fast.url, slowEngineUrl: slow.url, slowerEngineUrl: slower.url, slowestEngineUrl: slowest.url, billingRepoName: BILLING_NAME, oauthClientId: HOST_OAUTH_CLIENT_ID, oauthTokenSeconds: OAUTH_TOKEN_SECONDS, quotaQuestionMark: QUOTA_QUESTION_MARK },
   };
 }

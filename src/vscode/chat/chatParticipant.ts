@@ -22,6 +22,8 @@ import type { SourceLinkOpener } from '../sourceLinks';
 import type { WorkspaceRepositories } from '../workspaceRepositories';
 
 export const PARTICIPANT_ID = 'deepSearch.chat';
+/** What users type after `@` (package.json's chatParticipants name). */
+const PARTICIPANT_NAME = 'deepsearch';
 /** The command answers' links go through (the panel's opener: local checkout, remote file, browser). */
 export const OPEN_LINK_COMMAND = 'deepSearch.openLink';
 /** Most references (selections, files) sent with one question. */
@@ -98,7 +100,11 @@ export class DeepSearchChat extends Disposables implements vscode.Disposable {
       return { metadata };
     }
     if (finished.state !== 'completed') {
-      if (finished.state === 'failed') stream.button({ command: 'deepSearch.openConversation', arguments: [asked.conversationId], title: vscode.l10n.t('Open in Deep Search') });
+      // The question, back in the chat's input to send again when it may help (not for a question too big to answer).
+      if (finished.error?.kind !== 'TokenLimitExceeded') {
+        stream.button({ command: 'workbench.action.chat.open', arguments: [{ query: `@${PARTICIPANT_NAME} ${request.prompt}`, isPartialQuery: true }], title: vscode.l10n.t('Ask Again') });
+      }
+      stream.button({ command: 'deepSearch.openConversation', arguments: [asked.conversationId], title: vscode.l10n.t('Open in Deep Search') });
       return { metadata, errorDetails: { message: unansweredText(finished) } };
     }
     await this.render(finished, instanceUrl, stream);

@@ -48,7 +48,7 @@ describe('answers outside the panel (chat, agent tools)', () => {
   it('says why a question was not answered, with when to ask again', () => {
     const now = Date.parse('2026-11-24T00:00:00Z');
     const quota = question({ state: 'failed', answer: undefined, error: { kind: 'RateLimitExceeded', title: 'Quota reached', message: 'You have used your Deep Search quota.', retryAt: '2026-11-24T00:12:00Z' } });
-    assert.equal(unansweredText(quota, now), 'Quota reached You have used your Deep Search quota. You can ask again in 12 minutes (at 2026-11-24T00:12:00.000Z).');
+    assert.equal(unansweredText(quota, now), 'Quota reached. You have used your Deep Search quota. You can ask again in 12 minutes (at 2026-11-24T00:12:00.000Z).');
     const tokens = question({ state: 'failed', error: { kind: 'TokenLimitExceeded', title: 'Too long', message: 'The conversation is too long.' } });
     assert.match(unansweredText(tokens, now), /Ask a narrower question, or start a new conversation\.$/);
     assert.equal(unansweredText(question({ state: 'canceled', error: undefined })), 'The question was cancelled before it was answered.');
