@@ -16,6 +16,7 @@ import {
   timeoutError,
 } from './errors';
 import { tokenOf, type Credential } from './credential';
+import { sleep } from './sleep';
 
 export interface DispatcherOptions {
   /** e.g. VS Code's `http.proxy`; `host:port` means `http://host:port`. Empty = connect directly. */
@@ -98,22 +99,7 @@ export interface RetryTimers {
 }
 
 export const realTimers: RetryTimers = {
-  sleep: (ms, signal) =>
-    new Promise<void>((resolve, reject) => {
-      if (signal?.aborted) {
-        reject(canceledError());
-        return;
-      }
-      const onAbort = () => {
-        clearTimeout(timer);
-        reject(canceledError());
-      };
-      const timer = setTimeout(() => {
-        signal?.removeEventListener('abort', onAbort);
-        resolve();
-      }, ms);
-      signal?.addEventListener('abort', onAbort, { once: true });
-    }),
+  sleep,
   now: () => Date.now(),
   random: () => Math.random(),
 };

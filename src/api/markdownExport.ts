@@ -4,6 +4,7 @@
  */
 import { conversationLabel } from '../conversations/conversationStore';
 import type { Conversation, Question } from '../conversations/model';
+import { rewriteLinks } from './answerText';
 
 export function conversationMarkdown(conversation: Conversation, instanceUrl: string): string {
   const lines: string[] = [`# ${oneLine(conversationLabel(conversation))}`, ''];
@@ -42,7 +43,7 @@ function questionMarkdown(question: Question, instanceUrl: string): string[] {
 /** Markdown links and bare paths relative to the instance root become absolute URLs. */
 function absolutize(text: string, instanceUrl: string): string {
   if (/^\/[^/]/.test(text) && !/\s/.test(text)) return `${instanceUrl}${text}`;
-  return text.replace(/\]\((\/[^/)][^)]*)\)/g, (_match, path: string) => `](${instanceUrl}${path})`);
+  return rewriteLinks(text, (href) => (/^\/[^/]/.test(href) ? `${instanceUrl}${href}` : undefined));
 }
 
 function oneLine(text: string): string {

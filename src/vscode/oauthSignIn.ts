@@ -13,6 +13,7 @@ import { scopesToAsk } from '../api/oauth/scopes';
 import { LOOPBACK_REDIRECT_URI } from '../api/oauth/loopbackRedirect';
 import type { OAuthRedirects, RedirectChoice } from './oauthRedirect';
 import { untilDeadline } from '../api/oauth/deadline';
+import { sleep } from '../api/sleep';
 import type { Session, StoredOAuthSignIn } from './session';
 import { oauthSettings } from './settings';
 
@@ -169,21 +170,6 @@ function safePage(uri: string | undefined): string | undefined {
   } catch {
     return undefined;
   }
-}
-
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(canceledError());
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(canceledError());
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
 }
 
 /** Whether an error only says the user cancelled. */

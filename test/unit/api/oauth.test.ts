@@ -11,6 +11,7 @@ import { TokenSession, type TokenVault } from '../../../src/api/oauth/tokenSessi
 import { OAUTH_PATHS } from '../../../src/contract/oauthWire';
 import { isDeepSearchError } from '../../../src/api/errors';
 import { startTestEngine, type TestEngine } from '../../support/engineHarness';
+import { memoryVault } from '../../support/tokenVault';
 
 const CLIENT_ID = 'deep-search-vscode-tests';
 const REDIRECT = 'http://127.0.0.1/callback';
@@ -26,21 +27,6 @@ async function approveInBrowser(authorizeUrl: URL): Promise<URL> {
     redirect: 'manual',
   });
   return new URL(approved.headers.get('location') ?? '');
-}
-
-/** A vault shared by "windows", as SecretStorage is. */
-function memoryVault(initial?: OAuthTokens): TokenVault & { writes: number } {
-  let tokens = initial;
-  const vault = {
-    writes: 0,
-    read: () => Promise.resolve(tokens),
-    write: (next: OAuthTokens) => {
-      tokens = next;
-      vault.writes++;
-      return Promise.resolve();
-    },
-  };
-  return vault;
 }
 
 describe('OAuth client against the engine', function () {

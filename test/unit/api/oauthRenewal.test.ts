@@ -13,26 +13,13 @@ import { HttpTransport } from '../../../src/api/http';
 import { AuthorizationServerClient, type OAuthTokens } from '../../../src/api/oauth/authorizationServer';
 import { LoopbackRedirect } from '../../../src/api/oauth/loopbackRedirect';
 import { scopesToAsk } from '../../../src/api/oauth/scopes';
-import { TokenSession, type TokenVault } from '../../../src/api/oauth/tokenSession';
+import { TokenSession } from '../../../src/api/oauth/tokenSession';
 import { ToolClient } from '../../../src/api/tools/toolClient';
 import { OAUTH_PATHS } from '../../../src/contract/oauthWire';
 import { startTestEngine, type TestEngine } from '../../support/engineHarness';
+import { memoryVault } from '../../support/tokenVault';
 
 const CLIENT_ID = 'deep-search-renewal-tests';
-
-function vaultOf(initial: OAuthTokens): TokenVault & { writes: number } {
-  let tokens = initial;
-  const vault = {
-    writes: 0,
-    read: () => Promise.resolve(tokens),
-    write: (next: OAuthTokens) => {
-      tokens = next;
-      vault.writes++;
-      return Promise.resolve();
-    },
-  };
-  return vault;
-}
 
 describe('OAuth renewal in the conversation and tool clients', function () {
   this.timeout(60_000);
@@ -85,7 +72,7 @@ describe('OAuth renewal in the conversation and tool clients', function () {
   const expire = () => new Promise((resolve) => setTimeout(resolve, 2_300));
 
   it('asks a question with a token that expired unnoticed: one 401, one refresh, the question asked once', async function () {
-    const vault = vaultOf(await signedIn());
+    const vault = memoryVault(await signedIn());
     const tokens = new TokenSession(vault, (refreshToken) => server.refresh(refreshToken, CLIENT_ID));
     const client = new DeepSearchClient({ instanceUrl: engine.url, credential: oauthCredential(tokens), conversationApi: 'legacy' });
     const before = (await client.listConversations({ pageFirst: 100 })).conversations.length;
@@ -102,7 +89,7 @@ describe('OAuth renewal in the conversation and tool clients', function () {
   });
 
   it('calls a tool with a token that expired unnoticed: renewed after the 401, the call answers', async function () {
-    const vault = vaultOf(await signedIn());
+    const vault = memoryVault(await signedIn());
     const tokens = new TokenSession(vault, (refreshToken) => server.refresh(refreshToken, CLIENT_ID));
     const tools = new ToolClient({ instanceUrl: engine.url, credential: oauthCredential(tokens) });
     try {
@@ -119,7 +106,7 @@ describe('OAuth renewal in the conversation and tool clients', function () {
   it('says to sign in again when the sign-in was revoked on the instance, and never shows a token', async function () {
     const signIn = await signedIn();
     await server.revoke(signIn.refreshToken ?? '', CLIENT_ID);
-    const tokens = new TokenSession(vaultOf(signIn), (refreshToken) => server.refresh(refreshToken, CLIENT_ID), { sleep: () => Promise.resolve() });
+    const tokens = new TokenSession(memoryVault(signIn), (refreshToken) => server.refresh(refreshToken, CLIENT_ID), { sleep: () => Promise.resolve() });
     const client = new DeepSearchClient({ instanceUrl: engine.url, credential: oauthCredential(tokens), conversationApi: 'legacy' });
     await assert.rejects(client.listConversations({ pageFirst: 1 }), (error: unknown) => {
       assert.ok(isDeepSearchError(error) && error.kind === 'unauthorized', String(error));

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { absoluteLink, answerForAgent, boundedAnswer, conversationForAgent, MAX_ANSWER_CHARACTERS, progressLine, rewriteLinks, unansweredText } from '../../../src/api/answerText';
-import type { Question } from '../../../src/conversations/model';
+import { emptyStats, type Question } from '../../../src/conversations/model';
 
 const INSTANCE = 'https://sourcegraph.example.com';
 
@@ -19,7 +19,7 @@ function question(overrides: Partial<Question> = {}): Question {
       { type: 'file', link: 'javascript:alert(1)', label: 'refused' },
     ],
     turns: [],
-    stats: { timeMillis: 0, toolCalls: 0, totalInputTokens: 0, cachedTokens: 0, cacheCreationInputTokens: 0, promptTokens: 0, completionTokens: 0, totalTokens: 0, credits: 0 },
+    stats: emptyStats(),
     suggestedFollowups: [],
     ...overrides,
   };
