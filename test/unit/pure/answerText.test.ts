@@ -1,28 +1,20 @@
 import assert from 'node:assert/strict';
 import { absoluteLink, answerForAgent, boundedAnswer, conversationForAgent, MAX_ANSWER_CHARACTERS, progressLine, rewriteLinks, unansweredText } from '../../../src/api/answerText';
-import { emptyStats, type Question } from '../../../src/conversations/model';
+import type { Question } from '../../../src/conversations/model';
+import { aQuestion } from '../../support/questions';
 
 const INSTANCE = 'https://sourcegraph.example.com';
 
 function question(overrides: Partial<Question> = {}): Question {
-  return {
-    id: 1,
-    conversationId: 7,
-    text: 'Where is parseConfig defined?',
-    createdAt: '2026-11-24T00:00:00Z',
-    updatedAt: '2026-11-24T00:00:00Z',
-    state: 'completed',
+  return aQuestion({
     answer: 'In [config.ts](/github.com/acme/app/-/blob/src/config.ts?L17) and [the docs](https://example.org/docs).',
     sources: [
       { type: 'file', link: '/github.com/acme/app/-/blob/src/config.ts', label: 'src/config.ts' },
       { type: 'file', link: '/github.com/acme/app/-/blob/src/config.ts', label: 'src/config.ts again' },
       { type: 'file', link: 'javascript:alert(1)', label: 'refused' },
     ],
-    turns: [],
-    stats: emptyStats(),
-    suggestedFollowups: [],
     ...overrides,
-  };
+  });
 }
 
 describe('answers outside the panel (chat, agent tools)', () => {

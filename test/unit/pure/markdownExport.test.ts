@@ -4,25 +4,12 @@
  */
 import assert from 'node:assert/strict';
 import { conversationMarkdown } from '../../../src/api/markdownExport';
-import { emptyStats, type Conversation, type Question } from '../../../src/conversations/model';
+import type { Conversation, Question } from '../../../src/conversations/model';
+import { aQuestion } from '../../support/questions';
 
 const INSTANCE = 'https://sourcegraph.example.com';
 
-function question(overrides: Partial<Question> = {}): Question {
-  return {
-    id: 1,
-    conversationId: 7,
-    text: 'Where is parseConfig defined?',
-    createdAt: '2025-01-01T00:00:00Z',
-    updatedAt: '2025-01-01T00:00:10Z',
-    state: 'completed',
-    sources: [],
-    turns: [],
-    stats: emptyStats(),
-    suggestedFollowups: [],
-    ...overrides,
-  };
-}
+const question = aQuestion;
 
 function conversation(questions: Question[], overrides: Partial<Conversation> = {}): Conversation {
   return {
