@@ -111,6 +111,17 @@ describe('Deep Search in VS Code Chat and for its agent', function () {
     assert.ok(api.panels.isVisible((result.metadata as TurnMetadata).conversationId), 'Open in Deep Search shows it in the panel');
   });
 
+  it('says so when the conversation is deleted while it waits for the answer', async () => {
+    const api = await signInTo(hostTestOptions().slowEngineUrl);
+    const asked = 'Which files import loadConfig? (to be deleted)';
+    const handling = api.chat.handle(chatRequest(asked), historyOf(), recordingStream(), new vscode.CancellationTokenSource().token);
+    const id = await eventually(() => api.store.listed.find((conversation) => conversation.questions[0]?.text === asked)?.id, 'the question to be asked');
+    // What the tree's Delete does once its modal is answered (modals cannot be answered in host tests).
+    await api.store.delete(id);
+    const result = await handling;
+    assert.match(result.errorDetails?.message ?? '', /no longer there: it was deleted, or you signed out/);
+  });
+
   it('cancelling the chat request cancels the question on the instance, and says so', async () => {
     const api = await signInTo(hostTestOptions().slowEngineUrl);
     const stream = recordingStream();

@@ -88,7 +88,13 @@ export class DeepSearchChat extends Disposables implements vscode.Disposable {
     } catch (error) {
       return failure(stream, error);
     }
-    const finished = await this.follow(asked.conversationId, asked.question, stream, token);
+    let finished: Question | undefined;
+    try {
+      finished = await this.follow(asked.conversationId, asked.question, stream, token);
+    } catch (error) {
+      // Deleted meanwhile, or signed out: said in the chat, not thrown at it.
+      return { errorDetails: { message: errorMessage(error) } };
+    }
     const metadata: TurnMetadata = {
       conversationId: asked.conversationId,
       questionId: asked.question.id,
