@@ -122,6 +122,20 @@ describe('Deep Search in VS Code Chat and for its agent', function () {
     assert.match(result.errorDetails?.message ?? '', /no longer there: it was deleted, or you signed out/);
   });
 
+  it('offers Sign In and Use Local Engine when signed out, asking nothing', async () => {
+    const api = await signInTo(hostTestOptions().slowEngineUrl);
+    await api.session.signOut();
+    try {
+      const stream = recordingStream();
+      const result = await api.chat.handle(chatRequest('Where is parseConfig defined?'), historyOf(), stream, new vscode.CancellationTokenSource().token);
+      assert.match(result.errorDetails?.message ?? '', /Sign in to Deep Search \(or use the local engine\)/);
+      const buttons = stream.recorded.filter((part) => part.kind === 'button').map((part) => part.value as vscode.Command);
+      assert.deepEqual(buttons.map((button) => [button.title, button.command]), [['Sign In', 'deepSearch.signIn'], ['Use Local Engine', 'deepSearch.useLocalEngine']]);
+    } finally {
+      await signInTo(hostTestOptions().slowEngineUrl);
+    }
+  });
+
   it('cancelling the chat request cancels the question on the instance, and says so', async () => {
     const api = await signInTo(hostTestOptions().slowEngineUrl);
     const stream = recordingStream();
