@@ -60,6 +60,8 @@ const BINARY_PROBE_BYTES = 8000;
 const MAX_ARGUMENT_BYTES = process.platform === 'win32' ? 24_000 : process.platform === 'linux' ? 1024 * 1024 : 256 * 1024;
 const RIPGREP_TIMEOUT_MS = 10_000;
 const STDERR_KEPT_BYTES = 4096;
+/** Output of one counting ripgrep (a path and a number per file) read at most. */
+const COUNTS_MAX_OUTPUT_BYTES = 64 * 1024 * 1024;
 /** Output each ripgrep may print past git's cap (for lines of binary files, which git skips). */
 const OUTPUT_MARGIN_BYTES = 64 * 1024;
 /** Files read to look for a NUL before other work gets a turn. */
@@ -216,7 +218,7 @@ export class Ripgrep {
     if (slices instanceof Declined) return slices;
     if (state.binary?.commit !== commit) state.binary = { commit, byPath: new Map() };
     const binary = state.binary.byPath;
-    const assembled = await assemble(repo, commit, files, binary, slices, request, signal);
+    const assembled = request.linesPerFile === 0 ? await assembleCounts(repo, files, binary, slices, signal) : await assemble(repo, commit, files, binary, slices, request, signal);
     if (assembled instanceof Declined) return assembled;
     // Everything was read: only now does the working tree's agreement with the commit count.
     const different = (await treeDiffers(repo, commit, signal)) || (await indexStamp(indexFile)) !== stamp;
@@ -293,15 +295,17 @@ export class Ripgrep {
    * not in git's order, so which of them git would print is not known.
    */
   private async runSlices(dir: string, files: IndexFiles, selected: readonly number[], request: RipgrepRequest, signal: AbortSignal): Promise<Slices | Declined> {
-    // ripgrep prints each line in fewer bytes than git (no `<commit>:`), so git's cap falls within as
-    // many, unless binary files (which git skips) took some: a margin, and assemble() checks.
-    const cap = request.maxOutputBytes + OUTPUT_MARGIN_BYTES;
-    const args = ['--no-config', '--text', '--encoding', 'none', '--case-sensitive', '--no-ignore', '--hidden', '--line-number', '--with-filename', '--null', '--no-heading', '--color', 'never', '-e', request.pattern, '--'];
+    // Counting, ripgrep prints a path and a number per file: no cap of git's applies. Otherwise it
+    // prints each line in fewer bytes than git (no `<commit>:`), so git's cap falls within as many,
+    // unless binary files (which git skips) took some: a margin, and assemble() checks.
+    const counting = request.linesPerFile === 0;
+    const cap = counting ? COUNTS_MAX_OUTPUT_BYTES : request.maxOutputBytes + OUTPUT_MARGIN_BYTES;
+    const args = ['--no-config', '--text', '--encoding', 'none', '--case-sensitive', '--no-ignore', '--hidden', counting ? '--count' : '--line-number', '--with-filename', '--null', '--no-heading', '--color', 'never', '-e', request.pattern, '--'];
     const deadline = AbortSignal.timeout(RIPGREP_TIMEOUT_MS);
     const outputs: Buffer[] = [];
     let bytes = 0;
     for (const slice of slicesOf(files, selected)) {
-      if (bytes >= request.maxOutputBytes) return { outputs, skipped: true };
+      if (!counting && bytes >= request.maxOutputBytes) return { outputs, skipped: true };
       let run: RunOutput;
       try {
         run = await runRipgrep(this.executable, dir, [...args, ...slice.map((file) => files.paths[file])], cap, AbortSignal.any([signal, deadline]));
@@ -383,6 +387,48 @@ async function assemble(
     }
   }
   if (slices.skipped) return new Declined('binary files filled ripgrep’s share of the output before git’s cap', false);
+  return { result, probed };
+}
+
+/**
+ * git grep -c's answer from ripgrep's counts (`<path>\0<count>\n` per file with a match): binary
+ * files dropped, files in tree order.
+ */
+async function assembleCounts(
+  repo: ServedRepository,
+  files: IndexFiles,
+  binaryByPath: ReadonlyMap<string, boolean>,
+  slices: Slices,
+  signal: AbortSignal,
+): Promise<{ result: GrepResult; probed: Map<number, boolean> } | Declined> {
+  const found: Array<{ file: number; count: number }> = [];
+  for (const output of slices.outputs) {
+    let start = 0;
+    while (start < output.length) {
+      const end = output.indexOf(0x0a, start);
+      const nul = output.indexOf(0, start);
+      if (end === -1 || nul === -1 || nul > end) return new Declined('ripgrep printed a count without a file name');
+      const file = files.byPath.get(output.toString('utf8', start, nul));
+      const count = Number(output.toString('latin1', nul + 1, end));
+      if (file === undefined || !Number.isInteger(count) || count <= 0) return new Declined('ripgrep printed a count this engine does not read');
+      found.push({ file, count });
+      start = end + 1;
+    }
+  }
+  found.sort((a, b) => a.file - b.file);
+  const probed = new Map<number, boolean>();
+  for (let at = 0; at < found.length; at++) {
+    const { file } = found[at];
+    if (!binaryByPath.has(files.paths[file])) probed.set(file, startsBinary(path.join(repo.dir, files.paths[file])));
+    if (at % PROBES_BETWEEN_YIELDS === PROBES_BETWEEN_YIELDS - 1) await new Promise((resolve) => setImmediate(resolve));
+  }
+  const attributes = await binaryAttributes(repo.dir, found.map(({ file }) => ({ path: Buffer.from(files.paths[file], 'utf8') })), signal);
+  const result: GrepResult = { files: new Map(), counts: new Map(), truncated: false };
+  found.forEach(({ file, count }, index) => {
+    if (attributes[index] || (probed.get(file) ?? binaryByPath.get(files.paths[file])) === true) return;
+    result.counts.set(files.paths[file], count);
+    result.files.set(files.paths[file], []);
+  });
   return { result, probed };
 }
 

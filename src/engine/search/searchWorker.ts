@@ -32,9 +32,9 @@ export interface ScanRequest {
   matcher: LineMatcher;
   /** Which files the pathspecs allow (1) by index; null: every file. */
   allowed: Uint8Array | null;
-  /** Lines kept per file (all are counted). */
+  /** Lines kept per file (all are counted). 0: counts only, exact (no output cap applies). */
   keep: number;
-  /** The byte cap git's output would have. */
+  /** The byte cap git's output would have (when lines are kept). */
   maxBytes: number;
   timeoutMs: number;
 }
@@ -201,11 +201,57 @@ function digits(number) {
   return String(number).length;
 }
 
-function scan(request) {
-  const matcher = request.matcher;
+/** The runs of consecutive allowed files, each one slice of the text: [first file, start, end]. */
+function* allowedSlices(allowed) {
+  let file = 0;
+  while (file < fileCount) {
+    if (allowed !== null && allowed[file] === 0) {
+      file++;
+      continue;
+    }
+    let next = file + 1;
+    while (next < fileCount && (allowed === null || allowed[next] === 1)) next++;
+    if (fileStarts[file] !== fileStarts[next]) yield [file, fileStarts[file], fileStarts[next]];
+    file = next;
+  }
+}
+
+/**
+ * Finds the matcher's matches in a slice of the text: next(part, position) gives the slice offset
+ * of the next match git grep would count (whole words only, with -w) or -1, and its length in
+ * 'length'.
+ */
+function finderOf(matcher) {
   const regex = matcher.kind === 'regex' ? new RegExp(matcher.source, matcher.flags) : undefined;
   const needle = matcher.kind === 'literal' ? matcher.needle : '';
-  const allowed = request.allowed;
+  const finder = {
+    length: 0,
+    next(part, base, position) {
+      while (position < part.length) {
+        let at;
+        if (regex !== undefined) {
+          regex.lastIndex = position;
+          const match = regex.exec(part);
+          if (match === null) return -1;
+          at = match.index;
+          finder.length = match[0].length;
+        } else {
+          at = part.indexOf(needle, position);
+          finder.length = needle.length;
+        }
+        if (at === -1 || at >= part.length) return -1;
+        if (!matcher.wholeWord || wordBounded(base + at, base + at + finder.length)) return at;
+        position = at + 1;
+      }
+      return -1;
+    },
+  };
+  return finder;
+}
+
+function scan(request) {
+  if (request.keep === 0) return countLines(request);
+  const finder = finderOf(request.matcher);
   const keep = request.keep;
   const maxBytes = request.maxBytes;
   const files = [];
@@ -217,41 +263,10 @@ function scan(request) {
   let currentFile = -1;
   let currentCount = 0;
   let currentKept = 0;
-  let file = 0;
-  scanning: while (file < fileCount) {
-    if (allowed !== null && allowed[file] === 0) {
-      file++;
-      continue;
-    }
-    // A run of consecutive allowed files is one slice of the text, scanned in one go.
-    let next = file + 1;
-    while (next < fileCount && (allowed === null || allowed[next] === 1)) next++;
-    const base = fileStarts[file];
-    const end = fileStarts[next];
-    file = next;
-    if (base === end) continue;
+  scanning: for (const [, base, end] of allowedSlices(request.allowed)) {
     const part = base === 0 && end === text.length ? text : text.slice(base, end);
-    let position = 0;
-    while (position < part.length) {
-      let at;
-      let length;
-      if (regex !== undefined) {
-        regex.lastIndex = position;
-        const match = regex.exec(part);
-        if (match === null) break;
-        at = match.index;
-        length = match[0].length;
-      } else {
-        at = part.indexOf(needle, position);
-        if (at === -1) break;
-        length = needle.length;
-      }
-      if (at >= part.length) break;
+    for (let at = finder.next(part, base, 0); at !== -1; ) {
       const start = base + at;
-      if (matcher.wholeWord && !wordBounded(start, start + length)) {
-        position = at + 1;
-        continue;
-      }
       // Every line ends with a newline: the match's line ends at the first one from its start.
       const lineEnd = text.indexOf('\n', start);
       const lineStart = start === 0 ? 0 : text.lastIndexOf('\n', start - 1) + 1;
@@ -286,11 +301,40 @@ function scan(request) {
         texts.push(decode(text.slice(lineStart, textEnd)));
       }
       if (last) break scanning;
-      position = lineEnd + 1 - base;
+      at = finder.next(part, base, lineEnd + 1 - base);
     }
   }
   if (currentFile >= 0) counts.push(currentFile, currentCount);
   return { files: Int32Array.from(files), lines: Int32Array.from(lines), texts, counts: Int32Array.from(counts), truncated };
+}
+
+/**
+ * Matching lines per file, every one counted: a count costs no output, so no cap applies, and no
+ * line number is worked out. A match's line counts once; the search goes on after its newline.
+ */
+function countLines(request) {
+  const finder = finderOf(request.matcher);
+  const counts = [];
+  let currentFile = -1;
+  let currentCount = 0;
+  for (const [first, base, end] of allowedSlices(request.allowed)) {
+    const part = base === 0 && end === text.length ? text : text.slice(base, end);
+    // Matches come in order, so the file holding each is found by walking forward.
+    let holder = first;
+    for (let at = finder.next(part, base, 0); at !== -1; ) {
+      const start = base + at;
+      while (fileStarts[holder + 1] <= start) holder++;
+      if (holder !== currentFile) {
+        if (currentFile >= 0) counts.push(currentFile, currentCount);
+        currentFile = holder;
+        currentCount = 0;
+      }
+      currentCount++;
+      at = finder.next(part, base, text.indexOf('\n', start) + 1 - base);
+    }
+  }
+  if (currentFile >= 0) counts.push(currentFile, currentCount);
+  return { files: new Int32Array(0), lines: new Int32Array(0), texts: [], counts: Int32Array.from(counts), truncated: false };
 }
 
 // Ranking for natural-language search. Its terms are ASCII words, searched as literals: no scan

@@ -22,8 +22,12 @@ export interface GrepOptions {
   pathspecs?: readonly string[];
   /** Only these files (exact paths of the tree), such as the ones a search will show; in place of `pathspecs`. */
   files?: readonly string[];
-  /** Lines kept per file. Default 200. */
+  /**
+   * Lines kept per file. Default 200. 0: matching lines are only counted, and every count is exact:
+   * no output cap applies (the output is a path and a number per file).
+   */
   linesPerFile?: number;
+  /** git's output cap, where lines are kept. */
   maxOutputBytes?: number;
   /** Names the pattern in error messages, e.g. `the regular expression /a+/`. */
   what: string;
@@ -31,6 +35,8 @@ export interface GrepOptions {
 
 const DEFAULT_LINES_PER_FILE = 200;
 const DEFAULT_MAX_OUTPUT_BYTES = 2 * 1024 * 1024;
+/** Output read from `git grep -c`: a path and a count per file, far more than any tree here needs. */
+const COUNTS_MAX_OUTPUT_BYTES = 64 * 1024 * 1024;
 
 /** Matching lines of `target`'s text files, grouped by path. */
 export async function grepTarget(context: ToolContext, target: SearchTarget, options: GrepOptions): Promise<GrepResult> {
@@ -138,7 +144,9 @@ async function probePcre(context: ToolContext, target: SearchTarget): Promise<vo
 
 async function runGrep(context: ToolContext, target: SearchTarget, options: GrepOptions, syntax: GrepOptions['syntax']): Promise<GrepResult> {
   const flag = syntax === 'fixed' ? '-F' : syntax === 'perl' ? '-P' : '-E';
-  const args = ['grep', '-I', '-n', '--null', '--no-color', flag];
+  const keep = options.linesPerFile ?? DEFAULT_LINES_PER_FILE;
+  const counting = keep === 0;
+  const args = ['grep', '-I', counting ? '-c' : '-n', '--null', '--no-color', flag];
   if (!options.caseSensitive) args.push('-i');
   if (options.wholeWord) args.push('-w');
   if (options.files?.length === 0) return { files: new Map(), counts: new Map(), truncated: false };
@@ -147,21 +155,34 @@ async function runGrep(context: ToolContext, target: SearchTarget, options: Grep
   args.push(target.commit, '--', ...(options.files ? options.files.map((file) => `:(literal)${file}`) : (options.pathspecs ?? [])));
   const result = await git(context, target.repo, args, {
     okExitCodes: [0, 1],
-    maxOutputBytes: options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES,
+    maxOutputBytes: counting ? COUNTS_MAX_OUTPUT_BYTES : (options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES),
     onOutputLimit: 'truncate',
     timeoutMs: 15_000,
   });
   if (syntax === 'perl') context.pcre.available = true;
   const files = new Map<string, GrepLine[]>();
   const counts = new Map<string, number>();
-  const keep = options.linesPerFile ?? DEFAULT_LINES_PER_FILE;
   const prefix = `${target.commit}:`;
+  const pathOf = (name: string): string => (name.startsWith(prefix) ? name.slice(prefix.length) : name);
+  if (counting) {
+    // "<commit>:<path>\0<count>\n" per file with a match; a record cut by the cap is not read.
+    const records = result.stdout.split('\n');
+    if (result.truncated) records.pop();
+    for (const record of records) {
+      const nameEnd = record.indexOf('\0');
+      const count = Number(record.slice(nameEnd + 1));
+      if (nameEnd < 0 || !Number.isInteger(count) || count <= 0) continue;
+      const path = pathOf(record.slice(0, nameEnd));
+      counts.set(path, count);
+      files.set(path, []);
+    }
+    return { files, counts, truncated: result.truncated };
+  }
   for (const record of result.stdout.split('\n')) {
     const nameEnd = record.indexOf('\0');
     const numberEnd = record.indexOf('\0', nameEnd + 1);
     if (nameEnd < 0 || numberEnd < 0) continue;
-    const name = record.slice(0, nameEnd);
-    const path = name.startsWith(prefix) ? name.slice(prefix.length) : name;
+    const path = pathOf(record.slice(0, nameEnd));
     const line = Number(record.slice(nameEnd + 1, numberEnd));
     if (!Number.isInteger(line)) continue;
     counts.set(path, (counts.get(path) ?? 0) + 1);

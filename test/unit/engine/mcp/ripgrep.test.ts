@@ -189,6 +189,12 @@ describe('ripgrep before the search index is ready', function () {
         assert.equal(result.counts.get('data/rows.txt'), 300);
       }],
       ['counts only', grep(['e'], 'fixed', { linesPerFile: 0 }), (result) => assert.deepEqual(result.files.get('src/app.ts'), [])],
+      ['counts only: exact, where lines would pass the output cap', grep(['long', 'e'], 'fixed', { linesPerFile: 0, maxOutputBytes: 2000 }), (result) => {
+        assert.equal(result.truncated, false);
+        // Every one of its 40 lines (2,000 bytes of git grep's lines hold 4 of them).
+        assert.equal(result.counts.get('data/long.txt'), 40);
+        assert.ok(result.counts.size > 3, `${result.counts.size} files counted`);
+      }],
       ['the output cap, cut inside a line', grep(['long'], 'fixed', { maxOutputBytes: 2000 }), (result) => {
         assert.equal(result.truncated, true);
         assert.equal(result.counts.get('data/long.txt'), 4);

@@ -219,6 +219,12 @@ describe('search index', function () {
         grep(['needle'], 'fixed', { caseSensitive: false, files: ['data/no-final-newline.txt', 'assets/logo.png', 'docs/latin1.txt', 'no/such/file.txt'] }),
         (result) => assert.deepEqual([...result.files.keys()], ['data/no-final-newline.txt', 'docs/latin1.txt']),
       ],
+      ['counts only: exact, where lines would pass the output cap', grep(['long', 'e'], 'fixed', { linesPerFile: 0, maxOutputBytes: 2000 }), (result) => {
+        assert.equal(result.truncated, false);
+        // Every one of its 40 lines (2,000 bytes of git grep's lines hold 4 of them).
+        assert.equal(result.counts.get('data/long.txt'), 40);
+        assert.ok(result.counts.size > 3, `${result.counts.size} files counted`);
+      }],
       ['the output cap, cut inside a line', grep(['long'], 'fixed', { maxOutputBytes: 2000 }), (result) => {
         assert.equal(result.truncated, true);
         assert.equal(result.counts.get('data/long.txt'), 4);
@@ -431,9 +437,9 @@ describe('search index', function () {
           assert.deepEqual(actual, expected, query);
           for (const block of actual.structured.blocks) assert.ok(block.chunks.length > 0, `${query}: ${block.file} shows its matched lines`);
         }
-        // A search cut at its output cap says so in its first line, never "N files match".
-        const capped = await keywordSearch(plain, { query: 'widget' });
-        assert.match(capped.text, /^\d+ files found for "widget" before the search stopped at its output cap, so more may match; the best 15 are shown:/);
+        // Every file is counted, also where git grep's lines would pass its output cap (4 MB here).
+        const counted = await keywordSearch(plain, { query: 'widget' });
+        assert.match(counted.text, /^2501 files match "widget"; the best 15 are shown:/);
         const complete = await keywordSearch(plain, { query: 'gadget' });
         assert.match(complete.text, /^1 file matches "gadget":/);
         const both = await keywordSearch(await indexed(), { query: 'widget gadget' });
@@ -474,20 +480,19 @@ describe('search index', function () {
       });
     });
 
-    it('counts every file, where git grep’s output cap stops short: no "not every file was counted"', async function () {
+    it('counts every file, with or without the index, where git grep’s lines would pass its output cap', async function () {
       const files: Record<string, string> = {};
-      // 2,500 files of 30 matching lines: about 4 MB of git grep output, twice its cap.
+      // 2,500 files of 30 matching lines: about 4 MB of git grep lines, twice its output cap.
       for (let at = 0; at < 2500; at++) files[`src/widget${at}.ts`] = `${'const widget = fetchWidget(); // widget\n'.repeat(30)}`;
       await withRepository('many', files, async ({ plain, indexed }) => {
         const terms = queryTerms(['widget']);
-        const capped = await rankFiles(plain, parseQuery('widget'), terms, { limit: 5 });
-        assert.ok(capped.total < 2500, `git grep's capped output counted ${capped.total} files`);
-        assert.match(capped.notes.join(' '), /not every file was counted/);
-        const exact = await rankFiles(await indexed(), parseQuery('widget'), terms, { limit: 5 });
-        assert.equal(exact.total, 2500);
-        assert.equal(exact.stats.documentFrequency.get('widget'), 2500);
-        assert.deepEqual(exact.notes, []);
-        assert.equal(exact.files[0]?.document.termFrequencies.get('widget'), 30);
+        for (const [name, context] of [['git grep', plain], ['the index', await indexed()]] as const) {
+          const exact = await rankFiles(context, parseQuery('widget'), terms, { limit: 5 });
+          assert.equal(exact.total, 2500, name);
+          assert.equal(exact.stats.documentFrequency.get('widget'), 2500, name);
+          assert.deepEqual(exact.notes, [], name);
+          assert.equal(exact.files[0]?.document.termFrequencies.get('widget'), 30, name);
+        }
       });
     });
   });
