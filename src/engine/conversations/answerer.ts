@@ -1,6 +1,6 @@
 /**
  * Answers a question from the served repositories with the search the tools use: the question's
- * words become the terms of natural-language search (`tools/nls.ts`: stems and identifier parts,
+ * words become the terms of natural-language search (`tools/nls.ts`: stems and whole identifiers,
  * BM25, the same indexes and greps), the best files are read for their best chunks, and an answer
  * is written that leads with them, each step reported as a turn. Cancellable throughout.
  */
@@ -17,7 +17,7 @@ import { Slots } from '../slots';
 import { ToolError } from '../toolError';
 import type { DeepSearchBackend, ToolContext } from '../tools/context';
 import { rankFiles, readRankedFile, type RankedFile } from '../tools/nls';
-import { suggestFollowups, titleFor, writeAnswer, type Findings, type FoundFile, type ReadExcerpt } from './answerWriter';
+import { findDefinitions, suggestFollowups, titleFor, writeAnswer, type Findings, type FoundFile, type ReadExcerpt } from './answerWriter';
 import { zeroStats } from './records';
 
 export interface AnswerRequest {
@@ -151,7 +151,7 @@ class AnswerRun {
     const repositories = [...this.options.repositories];
     const question = this.questionToSearch();
     // Shown in the answer: the names and distinctive words of the question. Searched: every word,
-    // as natural-language search takes a query (stems and identifier parts, common words dropped).
+    // as natural-language search takes a query (stems and whole identifiers, common words dropped).
     const terms = termsOf(question);
     const named = extractSearchTerms(question);
     const words = named.length > 0 || terms.length === 0 ? named : terms.map((term) => term.text);
@@ -204,6 +204,11 @@ class AnswerRun {
       const excerpt = await this.readExcerpt(file, terms, words, ranked.stats);
       if (excerpt) findings.excerpts.push(excerpt);
     }
+    // A file declaring a name the question asks about leads (in ranking order otherwise): the
+    // answer starts where the thing is defined, not where a short file mentions it.
+    const asked = new Set(words.map((word) => word.toLowerCase()));
+    const declaring = new Set(findDefinitions(findings.excerpts).flatMap((definition) => (asked.has(definition.name.toLowerCase()) ? [definition.file] : [])));
+    findings.excerpts.sort((a, b) => Number(declaring.has(b.file)) - Number(declaring.has(a.file)));
     findings.otherFiles = ranked.files.slice(FILES_QUOTED, FILES_QUOTED + FILES_LISTED).map((file) => foundFile(file, terms, words));
     return findings;
   }
@@ -238,6 +243,11 @@ function termsOf(question: string): SearchTermSpec[] {
   return queryTerms(question.split(/\s+/).filter(Boolean));
 }
 
+/** An identifier without case or underscores: `parse_config` and `parseConfig` are one name. */
+function squashed(word: string): string {
+  return word.toLowerCase().replaceAll('_', '');
+}
+
 /**
  * A ranked file as the answer describes it: its matching lines per term, each term labelled with
  * the question's word it came from (`poll` → `poller`), so the answer speaks the question's words.
@@ -247,7 +257,11 @@ function foundFile(file: RankedFile, terms: readonly SearchTermSpec[], words: re
   for (const term of terms) {
     const count = file.document.termFrequencies.get(term.text);
     if (!count) continue;
-    const label = words.find((word) => word.toLowerCase() === term.text) ?? words.find((word) => word.toLowerCase().startsWith(term.text)) ?? term.text;
+    const label =
+      words.find((word) => word.toLowerCase() === term.text) ??
+      words.find((word) => squashed(word) === squashed(term.text)) ??
+      words.find((word) => word.toLowerCase().startsWith(term.text)) ??
+      term.text;
     termHits.set(label, Math.max(termHits.get(label) ?? 0, count));
   }
   return { repo: file.target.repo, path: file.document.path, termHits, ...(line !== undefined ? { line } : {}) };

@@ -1,14 +1,15 @@
 /**
- * Ranking for natural-language search: query words become terms (identifiers split at camelCase
- * and snake_case, stop words dropped, words reduced to a stem that is a prefix of their variants),
+ * Ranking for natural-language search: query words become terms (identifiers whole, in their
+ * camelCase and snake_case spellings, never split into their parts; stop words dropped; words
+ * reduced to a stem that is a prefix of their variants),
  * and files are scored with BM25 over their contents plus a bonus for terms in their path.
  */
-import { splitIdentifier } from './searchTerms';
+import { identifierSpellings } from './searchTerms';
 
 export interface SearchTermSpec {
   /** Lower-case text searched for as a substring (a stem such as `connect`, or a whole identifier). */
   text: string;
-  /** Weight in the score: whole identifiers count more than the parts split from them. */
+  /** Weight in the score: identifiers count more than stems of plain words. */
   weight: number;
 }
 
@@ -51,10 +52,10 @@ export function queryTerms(words: readonly string[]): SearchTermSpec[] {
   };
   for (const word of words) {
     for (const token of word.match(/[A-Za-z_$][A-Za-z0-9_$]*|\d{2,}/g) ?? []) {
-      const parts = splitIdentifier(token);
-      if (parts.length > 0) {
-        add(token.toLowerCase(), 1.5);
-        for (const part of parts) if (!STOPWORDS.has(part.toLowerCase())) add(stem(part), 1);
+      const spellings = identifierSpellings(token);
+      if (spellings.length > 0) {
+        // `parseConfig` is also written parse_config; its parts alone would match most files.
+        for (const spelling of spellings) add(spelling, 1.5);
       } else if (!STOPWORDS.has(token.toLowerCase())) {
         const stemmed = stem(token);
         add(stemmed, 1);

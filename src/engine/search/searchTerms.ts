@@ -1,6 +1,7 @@
 /**
- * Turns a question into the terms the answerer searches for: identifiers first (from code spans,
- * fenced blocks and code-shaped words), then their camelCase/snake_case parts, then plain words.
+ * Turns a question into the terms the answerer names: identifiers first (from code spans, fenced
+ * blocks and code-shaped words), then plain words. An identifier is named whole, never by its
+ * camelCase or snake_case parts (`parse` and `Config` of `parseConfig` would match most files).
  */
 
 const MAX_TERMS = 8;
@@ -56,8 +57,7 @@ export function extractSearchTerms(question: string): string[] {
     (looksLikeCode(token) ? identifiers : words).push(token);
   }
 
-  const parts = identifiers.flatMap(splitIdentifier);
-  const ordered = [...identifiers, ...parts, ...words];
+  const ordered = [...identifiers, ...words];
   const terms: string[] = [];
   const seen = new Set<string>();
   for (const term of ordered) {
@@ -73,6 +73,17 @@ export function extractSearchTerms(question: string): string[] {
 /** `parseConfig`, `parse_config`, `HTTPServer2` look like code; `parse` and `Config` alone do not. */
 function looksLikeCode(token: string): boolean {
   return /[a-z][A-Z]/.test(token) || /[A-Z]{2,}[a-z]/.test(token) || token.includes('_') || token.includes('$') || /\d/.test(token);
+}
+
+/**
+ * The other spellings of a compound identifier, lower case, as a case-insensitive search finds
+ * them: `parseConfig` and `parse_config` → `parseconfig` and `parse_config`. Nothing for a single
+ * word.
+ */
+export function identifierSpellings(identifier: string): string[] {
+  const parts = splitIdentifier(identifier).map((part) => part.toLowerCase());
+  if (parts.length === 0) return [];
+  return [...new Set([parts.join(''), parts.join('_')])];
 }
 
 /** `parseHTTPConfig_v2` → `parse`, `HTTP`, `Config`, `v2`; returns nothing for a single word. */

@@ -1,5 +1,5 @@
 /**
- * `sg_nls_search`: natural-language search. The query's words become stems and identifier parts
+ * `sg_nls_search`: natural-language search. The query's words become stems and whole identifiers
  * (any of which may match), every file containing one is scored with BM25 and the best files come
  * back with their most relevant chunks. Filters work as in keyword search. The answerer ranks the
  * files it quotes with the same functions (`rankFiles`, `readRankedFile`).

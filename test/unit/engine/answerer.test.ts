@@ -3,23 +3,25 @@ import { Answerer } from '../../../src/engine/conversations/answerer';
 import { blobUrl, languageOf, titleFor } from '../../../src/engine/conversations/answerWriter';
 import { discoverRepositories, type ServedRepository } from '../../../src/engine/repos';
 import { SearchIndexes } from '../../../src/engine/search/searchIndex';
-import { extractSearchTerms, splitIdentifier } from '../../../src/engine/search/searchTerms';
+import { queryTerms } from '../../../src/engine/search/ranking';
+import { extractSearchTerms, identifierSpellings, splitIdentifier } from '../../../src/engine/search/searchTerms';
 import { createSampleAppRepo, createTestRepo, SAMPLE_APP_NAME, type TestRepo } from '../../support/gitRepos';
 
 describe('search terms', function () {
-  it('takes identifiers from code spans first, then their parts, and drops stopwords', function () {
-    assert.deepEqual(extractSearchTerms('Where is `parseConfig` used?'), ['parseConfig', 'parse', 'Config']);
+  it('takes identifiers from code spans whole, never their camelCase parts, and drops stopwords', function () {
+    assert.deepEqual(extractSearchTerms('Where is `parseConfig` used?'), ['parseConfig']);
   });
 
   it('takes identifiers from fenced code blocks without language keywords', function () {
     const question = 'Why does this throw?\n```ts\nconst settings = loadServerConfig(path);\n```';
-    assert.deepEqual(extractSearchTerms(question), ['settings', 'loadServerConfig', 'path', 'load', 'Server', 'Config', 'throw']);
+    assert.deepEqual(extractSearchTerms(question), ['settings', 'loadServerConfig', 'path', 'throw']);
   });
 
   it('recognises snake_case and mixed-case words in prose and keeps at most eight terms', function () {
     const terms = extractSearchTerms('How do retry_with_backoff and HTTPServer2 handle timeouts, sockets, pools, queues and workers?');
     assert.deepEqual(terms.slice(0, 2), ['retry_with_backoff', 'HTTPServer2']);
-    assert.ok(terms.includes('retry') && terms.includes('backoff') && terms.includes('HTTP'));
+    assert.ok(!terms.some((term) => ['retry', 'backoff', 'HTTP', 'Server'].includes(term)), `no parts of identifiers: ${terms.join(', ')}`);
+    assert.ok(terms.includes('timeouts') && terms.includes('workers'));
     assert.ok(terms.length <= 8);
     assert.ok(!terms.some((term) => ['how', 'and', 'with'].includes(term.toLowerCase())));
   });
@@ -31,6 +33,16 @@ describe('search terms', function () {
   it('splits camelCase, acronyms, snake_case and digits', function () {
     assert.deepEqual(splitIdentifier('parseHTTPConfig_v2'), ['parse', 'HTTP', 'Config', 'v', '2']);
     assert.deepEqual(splitIdentifier('simple'), []);
+  });
+
+  it('searches an identifier in its camelCase and snake_case spellings, never by its parts', function () {
+    assert.deepEqual(identifierSpellings('parseConfig'), ['parseconfig', 'parse_config']);
+    assert.deepEqual(identifierSpellings('parse_config'), ['parseconfig', 'parse_config']);
+    assert.deepEqual(identifierSpellings('simple'), []);
+    assert.deepEqual(
+      queryTerms(['how', 'does', 'parseConfig', 'handle', 'errors']).map((term) => term.text),
+      ['parseconfig', 'parse_config', 'handl', 'error'],
+    );
   });
 });
 
@@ -85,21 +97,22 @@ describe('answerer', function () {
     assert.deepEqual(answer.sources, [{ type: 'Repository', link: `/${SAMPLE_APP_NAME}`, label: SAMPLE_APP_NAME }]);
     const quoted = answer.answer.match(/^### \d+\. /gm)?.length ?? 0;
     assert.equal(answer.stats.tool_calls, 1 + quoted, 'one search, then one read per quoted file');
-    assert.equal(turns[0], 'Searching 1 repository for `retry_with_backoff`, `retry`, `backoff`…');
+    assert.equal(turns[0], 'Searching 1 repository for `retry_with_backoff`…');
     assert.equal(turns[turns.length - 1], 'Writing the answer');
   });
 
-  it('quotes the best chunks of the three best files, line for line, in ranking order', async function () {
+  it('quotes the best chunks of the files that name the identifier, the one declaring it first (none for a part of it)', async function () {
     const answer = await answerer().answer({
       question: 'Where is `parseConfig` used?',
       earlierQuestions: [],
       signal: new AbortController().signal,
       report: async () => undefined,
     });
-    assert.equal(answer.stats.tool_calls, 4, 'one search, one read per quoted file');
-    assert.match(answer.answer, /### 1\. `src\/config\.ts`[\s\S]*\[Lines 9–14\][^\n]*\n\n```typescript\n\n\/\*\* Reads the JSON settings file and checks its fields\. \*\/\nexport function parseConfig\(text: string\): AppConfig \{\n/);
+    assert.equal(answer.stats.tool_calls, 3, 'one search, one read per quoted file');
+    assert.match(answer.answer, /### 1\. `src\/config\.ts`[\s\S]*\[Lines 9–13\][^\n]*\n\n```typescript\n\n\/\*\* Reads the JSON settings file and checks its fields\. \*\/\nexport function parseConfig\(text: string\): AppConfig \{\n/);
     assert.match(answer.answer, /### 2\. `README\.md`[\s\S]*Settings are read by parseConfig from app\.json\.\n```/);
-    assert.match(answer.answer, /### 3\. `src\/server\.ts`[\s\S]*\[Lines 1–6\][^\n]*\n\n```typescript\nimport \{ loadConfig \} from '\.\/config';\n/);
+    // src/server.ts imports loadConfig from './config': "config" is a part of parseConfig, not the name.
+    assert.doesNotMatch(answer.answer, /### 3\.|src\/server\.ts/);
     assert.match(answer.answer, /`parseConfig` is declared in \[src\/config\.ts:11\]/);
   });
 

@@ -1,7 +1,7 @@
 /**
  * Questions a newcomer asks about this very repository, each with the file its answer must lead
  * with: the answerer searches as the tools do (natural-language search, BM25 over stems and
- * identifier parts), so these fail if the answers drift back to quoting whatever mentions a word.
+ * whole identifiers), so these fail if the answers drift back to quoting whatever mentions a word.
  */
 import assert from 'node:assert/strict';
 import { cp } from 'node:fs/promises';

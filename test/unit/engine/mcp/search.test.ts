@@ -129,7 +129,7 @@ describe('MCP tools: code search', function () {
   });
 
   describe('sg_nls_search', function () {
-    it('matches stems and identifier parts, more broadly than keyword search', async function () {
+    it('matches stems of words, more broadly than keyword search', async function () {
       const keyword = await search('closing connections');
       assert.deepEqual(keyword.blocks, []);
       const { structured, text } = await mcp.ok<Blocks>('sg_nls_search', { query: 'closing database connections' });
@@ -139,12 +139,13 @@ describe('MCP tools: code search', function () {
       assert.match(chunk, /closeConnection/);
     });
 
-    it('splits camelCase and snake_case identifiers in the query', async function () {
+    it('searches an identifier whole, in its camelCase and snake_case spellings, never by its parts', async function () {
       const camel = await mcp.ok<Blocks>('sg_nls_search', { query: 'computeTotal' });
       assert.deepEqual(camel.structured.blocks.slice(0, 2).map((block) => block.file).sort(), ['java/Billing.java', 'java/Invoice.java']);
       const snake = await mcp.ok<Blocks>('sg_nls_search', { query: 'retry_with_backoff' });
       assert.equal(snake.structured.blocks[0]?.file, 'lib/retry_policy.py');
-      assert.ok(snake.structured.blocks.some((block) => block.file === 'python/retry.py'), 'the "retry" part alone also matches');
+      assert.ok(!snake.structured.blocks.some((block) => block.file === 'python/retry.py'), 'the "retry" part alone does not match');
+      assert.match(snake.text, /\(retrywithbackoff, retry_with_backoff\)/);
     });
 
     it('ranks files that mention more of the words, more specifically, first', async function () {
