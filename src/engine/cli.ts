@@ -68,6 +68,7 @@ async function run(config: CliConfig, repos: string[]): Promise<void> {
       limits: config.limits,
       oauth: config.oauth ? { clients: config.oauthClients } : false,
       ripgrepPath: config.ripgrepPath,
+      ...(config.indexBudgetBytes !== undefined ? { indexBudgetBytes: config.indexBudgetBytes } : {}),
       variant: {
         ...(config.conversationApis ? { conversationApis: config.conversationApis } : {}),
         ...(config.toolServer ? { toolServer: config.toolServer } : {}),

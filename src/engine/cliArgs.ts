@@ -22,6 +22,8 @@ export interface CliConfig {
   limits: { answers?: number; toolCalls?: number };
   /** `--ripgrep`: a ripgrep executable for the searches made before a repository's index is ready. */
   ripgrepPath?: string;
+  /** `--index-budget`, in bytes. */
+  indexBudgetBytes?: number;
   /** `--conversation-apis`: which conversation APIs to serve; undefined: both (as 7.x servers do). */
   conversationApis?: ConversationApis;
   /** `--tool-server`: which tool server endpoints to serve; undefined: both generations (as 7.x servers do). */
@@ -64,6 +66,10 @@ Options:
   --max-tool-calls <n>  tool calls run at once; the rest wait their turn (default: 4)
   --ripgrep <path>      a ripgrep executable (such as VS Code's) for searches made while a
                         repository's search index builds (default: git grep answers them)
+  --index-budget <MiB>  files the search indexes of all repositories hold in memory together,
+                        in MiB; their memory is about 1.5 times this. Past it, a repository's
+                        index holds the files that fit and each search reads the rest
+                        (default: 512; 0: no index)
   --conversation-apis <legacy|both|connect>
                    the conversation APIs served: legacy (/.api/deepsearch/v1 only, as 6.x servers),
                    connect (/api/deepsearch.v1.Service only) or both (default, as 7.x servers)
@@ -97,6 +103,7 @@ const OPTIONS = {
   'max-answers': { type: 'string' },
   'max-tool-calls': { type: 'string' },
   ripgrep: { type: 'string' },
+  'index-budget': { type: 'string' },
   'conversation-apis': { type: 'string' },
   'tool-server': { type: 'string' },
   'disable-tool': { type: 'string', multiple: true },
@@ -204,6 +211,12 @@ function apply(config: CliConfig, flag: string, value: string): string | undefin
       const pace = wholeNumber(value);
       if (pace === undefined) return `--pace must be a whole number of milliseconds, not "${value}".`;
       config.paceMs = pace;
+      return undefined;
+    }
+    case '--index-budget': {
+      const mebibytes = wholeNumber(value);
+      if (mebibytes === undefined || mebibytes > 1024 * 1024) return `--index-budget must be a whole number of MiB from 0 to 1048576, not "${value.slice(0, 40)}".`;
+      config.indexBudgetBytes = mebibytes * 1024 * 1024;
       return undefined;
     }
     case '--max-answers':

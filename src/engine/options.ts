@@ -129,6 +129,12 @@ export interface EngineOptions {
    * Default: none (git grep answers them).
    */
   ripgrepPath?: string;
+  /**
+   * Bytes of files the search indexes of all repositories together may hold (their memory is about
+   * 1.5 times this); past it, a repository's index holds the files that fit and searches read the
+   * rest. Default: 512 MiB.
+   */
+  indexBudgetBytes?: number;
 }
 
 export interface RunningEngine {

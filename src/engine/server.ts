@@ -78,7 +78,11 @@ export async function startEngine(options: EngineOptions): Promise<RunningEngine
   const variant = resolveVariant(options.variant);
   const shuttingDown = new AbortController();
   // One search stack: the answerer searches with the tools' indexes (the same set, keyed by the repositories).
-  const searchIndexes = searchIndexesFor(repositories, log, shuttingDown.signal, options.ripgrepPath);
+  const searchIndexes = searchIndexesFor(repositories, shuttingDown.signal, {
+    log,
+    ...(options.ripgrepPath ? { ripgrepPath: options.ripgrepPath } : {}),
+    ...(options.indexBudgetBytes !== undefined ? { budgetBytes: options.indexBudgetBytes } : {}),
+  });
   const answerer = new Answerer({ repositories, instanceUrl: url, paceMs, searchIndexes, maxConcurrentAnswers: options.limits?.answers });
   const service = new ConversationService({
     storage,
@@ -102,7 +106,7 @@ export async function startEngine(options: EngineOptions): Promise<RunningEngine
     shuttingDown: shuttingDown.signal,
     log,
     toolSlots,
-    ripgrepPath: options.ripgrepPath,
+    searchIndexes,
     disabledTools: variant.disabledTools,
   };
   const toolServers = new Map<string, McpHandler>(

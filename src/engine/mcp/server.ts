@@ -15,7 +15,7 @@ import { TOOL_BUDGET_MS, ToolError, type DeepSearchBackend, type ToolContext } f
 import type { Params } from './jsonRpc';
 import { problems } from '../tools/jsonSchema';
 import { mcpMethods, type CallToolResult, type ListedTool, type ToolCatalogue } from './protocol';
-import { searchIndexesFor } from '../search/searchIndex';
+import { searchIndexesFor, type SearchIndexes } from '../search/searchIndex';
 import { serveStreamableHttp } from './streamableHttp';
 import { endpointTools, plainToolNames, type ToolDefinition } from '../tools/tools';
 import type { Slots } from '../slots';
@@ -40,8 +40,8 @@ export interface McpHandlerOptions {
   endpoint?: ToolServerEndpoint;
   /** Tools (2026 names) an admin disabled: absent from tools/list, and "not found" when called. */
   disabledTools?: readonly string[];
-  /** A ripgrep executable for the searches that come before a repository's index is ready. */
-  ripgrepPath?: string;
+  /** The engine's search indexes; default: a set of this handler's own (ripgrep.ts: none). */
+  searchIndexes?: SearchIndexes;
 }
 
 export type McpHandler = (request: IncomingMessage, response: ServerResponse, user: AuthenticatedUser) => Promise<void>;
@@ -58,7 +58,7 @@ export function createMcpHandler(options: McpHandlerOptions): McpHandler {
     deepSearchWaitMs: options.deepSearchWaitMs ?? DEFAULT_DEEP_SEARCH_WAIT_MS,
     pcre,
     // One set of search indexes per engine, shared by its endpoints (keyed by its repository list).
-    searchIndexes: searchIndexesFor(options.repositories, options.log, options.shuttingDown, options.ripgrepPath),
+    searchIndexes: options.searchIndexes ?? searchIndexesFor(options.repositories, options.shuttingDown, { log: options.log }),
   };
   const endpoint = options.endpoint ?? 'v1';
   const tools = toolTable(endpoint, new Set(options.disabledTools), options.log);

@@ -43,6 +43,21 @@ export function stem(word: string): string {
   return result;
 }
 
+/**
+ * Which terms (indexes) make a file a candidate for scoring, by the files of the tree holding each:
+ * those in at most `common` files; when every term is more common, the rarest one (the first of
+ * equals); none when no term is found. A file holding only common terms is not worth a document.
+ */
+export function candidateTerms(fileCounts: readonly number[], common: number): number[] {
+  const rare = fileCounts.flatMap((files, index) => (files > 0 && files <= common ? [index] : []));
+  if (rare.length > 0) return rare;
+  let rarest = -1;
+  fileCounts.forEach((files, index) => {
+    if (files > 0 && (rarest === -1 || files < (fileCounts[rarest] ?? 0))) rarest = index;
+  });
+  return rarest === -1 ? [] : [rarest];
+}
+
 /** The terms of a natural-language query, at most twelve, deduplicated. */
 export function queryTerms(words: readonly string[]): SearchTermSpec[] {
   const terms = new Map<string, SearchTermSpec>();

@@ -37,6 +37,7 @@ import { launch } from '../processLauncher';
 import type { ServedRepository } from '../repos';
 import { ToolError } from '../toolError';
 import type { GrepLine, GrepResult, SearchTarget } from './grepResult';
+import { argumentSlices } from './commandLine';
 import { pathspecFilter } from './grepPatterns';
 import { binaryAttributes, collect, listRegularFiles, type TreeEntry } from './treeText';
 import { errorMessage } from '../errorMessage';
@@ -53,11 +54,6 @@ export interface RipgrepRequest {
 
 /** Bytes git -I looks at for a NUL. */
 const BINARY_PROBE_BYTES = 8000;
-/**
- * Bytes of file names given to one ripgrep: Windows allows 32,767 characters on a command line,
- * macOS 1 MiB and Linux 2 MiB for the arguments and the environment together.
- */
-const MAX_ARGUMENT_BYTES = process.platform === 'win32' ? 24_000 : process.platform === 'linux' ? 1024 * 1024 : 256 * 1024;
 const RIPGREP_TIMEOUT_MS = 10_000;
 const STDERR_KEPT_BYTES = 4096;
 /** Output of one counting ripgrep (a path and a number per file) read at most. */
@@ -304,7 +300,7 @@ export class Ripgrep {
     const deadline = AbortSignal.timeout(RIPGREP_TIMEOUT_MS);
     const outputs: Buffer[] = [];
     let bytes = 0;
-    for (const slice of slicesOf(files, selected)) {
+    for (const slice of argumentSlices(selected, (file) => files.pathBytes[file])) {
       if (!counting && bytes >= request.maxOutputBytes) return { outputs, skipped: true };
       let run: RunOutput;
       try {
@@ -492,25 +488,6 @@ function filesWithinCap(lines: readonly ParsedLine[], from: number, files: Index
     bytes += prefixBytes + files.pathBytes[line.file] + String(line.number).length + (line.end - line.start) + 3;
   }
   return found;
-}
-
-/** Consecutive runs of the selected files, each within the command-line limit. */
-function slicesOf(files: IndexFiles, selected: readonly number[]): number[][] {
-  const slices: number[][] = [];
-  let current: number[] = [];
-  let argumentBytes = 0;
-  for (const file of selected) {
-    const length = files.pathBytes[file] + 1;
-    if (current.length > 0 && argumentBytes + length > MAX_ARGUMENT_BYTES) {
-      slices.push(current);
-      current = [];
-      argumentBytes = 0;
-    }
-    current.push(file);
-    argumentBytes += length;
-  }
-  if (current.length > 0) slices.push(current);
-  return slices;
 }
 
 /**

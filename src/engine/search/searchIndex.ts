@@ -7,29 +7,36 @@
  * a few seconds of CPU and memory the size of the text. Until it is ready, searches run git grep as
  * before (or ripgrep, when the engine has one: ripgrep.ts), so no search waits for it. When HEAD
  * moves, the next search builds the new commit's index, which replaces the old one once ready:
- * each repository keeps at most one. Trees whose regular files add up to more than `maxBytes` get
- * no index.
+ * each repository keeps at most one.
+ *
+ * All indexes together hold at most `budgetBytes` of files (the index's memory is about 1.5 times
+ * that). A repository larger than what is left of the budget gets an index of the files that fit,
+ * in tree order, and its searches read the rest the way they would without an index (ripgrep, or
+ * git grep), so a search costs more the less of the tree is indexed, never all at once; one with
+ * no room left gets no index.
  */
 import { Worker } from 'node:worker_threads';
 import type { ServedRepository } from '../repos';
 import { formatSize, ToolError } from '../toolError';
+import { plural } from '../plural';
 import type { GrepLine, GrepResult, SearchTarget } from './grepResult';
 import { pathspecFilter, type LineMatcher } from './grepPatterns';
 import { Ripgrep } from './ripgrep';
 import { SEARCH_WORKER_SOURCE, type RankReply, type RankRequest, type ScanReply, type ScanRequest, type WorkerInit, type WorkerMessage, type WorkerRequest } from './searchWorker';
-import { readTreeText, TreeTooLarge, type TreeText } from './treeText';
+import { NoRoomForIndex, readTreeText, type TreeText } from './treeText';
 import { errorMessage } from '../errorMessage';
 import { Slots } from '../slots';
 
-/** Trees up to this many bytes of regular files are indexed (the index holds about as much memory). */
-export const DEFAULT_INDEX_MAX_BYTES = 256 * 1024 * 1024;
+/** Bytes of files all indexes together hold by default (`--index-budget`); their memory is about 1.5 times this. */
+export const DEFAULT_INDEX_BUDGET_BYTES = 512 * 1024 * 1024;
 /** A scan that takes longer is stopped and git grep answers instead (a pathological regular expression). */
 export const DEFAULT_SCAN_TIME_LIMIT_MS = 2_000;
 
 export interface SearchIndexesOptions {
   /** Where the "index ready" and failure lines go. */
   log: (line: string) => void;
-  maxBytes?: number;
+  /** Bytes of files all indexes together may hold (DEFAULT_INDEX_BUDGET_BYTES). */
+  budgetBytes?: number;
   scanTimeLimitMs?: number;
   /** A ripgrep executable for the searches that come before an index is ready (ripgrep.ts). */
   ripgrepPath?: string;
@@ -37,6 +44,8 @@ export interface SearchIndexesOptions {
 
 interface RepositoryState {
   ready?: SearchIndex;
+  /** Bytes of the budget this repository holds: its ready index's, or a build's while under way. */
+  held: number;
   /** `done` settles when the build ends, whatever its outcome. */
   building?: { commit: string; abort: AbortController; done: Promise<void> };
   /** Commits whose index was refused (too large) or failed: not tried again. */
@@ -48,13 +57,13 @@ export class SearchIndexes {
   private readonly states = new Map<ServedRepository, RepositoryState>();
   private readonly turns = new WeakMap<ServedRepository, Slots>();
   private readonly shutdown = new AbortController();
-  private readonly maxBytes: number;
+  private readonly budgetBytes: number;
   private readonly scanTimeLimitMs: number;
   /** Answers for the searches that come before an index is ready, when the engine has a ripgrep. */
   readonly ripgrep: Ripgrep | undefined;
 
   constructor(private readonly options: SearchIndexesOptions) {
-    this.maxBytes = options.maxBytes ?? DEFAULT_INDEX_MAX_BYTES;
+    this.budgetBytes = options.budgetBytes ?? DEFAULT_INDEX_BUDGET_BYTES;
     this.scanTimeLimitMs = options.scanTimeLimitMs ?? DEFAULT_SCAN_TIME_LIMIT_MS;
     this.ripgrep = options.ripgrepPath ? new Ripgrep(options.ripgrepPath, options.log) : undefined;
   }
@@ -68,13 +77,14 @@ export class SearchIndexes {
     if (this.shutdown.signal.aborted) return undefined;
     let state = this.states.get(target.repo);
     if (!state) {
-      state = { refused: new Set() };
+      state = { refused: new Set(), held: 0 };
       this.states.set(target.repo, state);
     }
     if (state.ready && !state.ready.alive) {
       // A worker that died (out of memory, most likely) would die again: this commit stays with git grep.
       state.refused.add(state.ready.commit);
       state.ready = undefined;
+      if (!state.building) state.held = 0;
     }
     if (state.ready?.commit === target.commit) return state.ready;
     if (build && target.revision === 'HEAD' && state.building?.commit !== target.commit && !state.refused.has(target.commit)) {
@@ -135,7 +145,15 @@ export class SearchIndexes {
       state.building?.abort.abort();
       void state.ready?.close();
       state.ready = undefined;
+      state.held = 0;
     }
+  }
+
+  /** Bytes of the budget that other repositories' indexes (ready or being built) hold. */
+  private heldByOthers(state: RepositoryState): number {
+    let held = 0;
+    for (const other of this.states.values()) if (other !== state) held += other.held;
+    return held;
   }
 
   private build(repo: ServedRepository, commit: string, state: RepositoryState): void {
@@ -146,9 +164,12 @@ export class SearchIndexes {
     const signal = AbortSignal.any([abort.signal, this.shutdown.signal]);
     const started = performance.now();
     const at = `${repo.name} at ${commit.slice(0, 12)}`;
+    // The room is what the others leave: this repository's own ready index is replaced by the new one.
+    const room = Math.max(0, this.budgetBytes - this.heldByOthers(state));
+    state.held = Math.max(state.held, room);
     void (async () => {
       try {
-        const tree = await readTreeText(repo.dir, commit, this.maxBytes, signal);
+        const tree = await readTreeText(repo.dir, commit, room, signal);
         const index = await SearchIndex.start(commit, tree, this.scanTimeLimitMs, this.options.log);
         if (signal.aborted) {
           await index.close();
@@ -157,14 +178,18 @@ export class SearchIndexes {
         void state.ready?.close();
         state.ready = index;
         const seconds = ((performance.now() - started) / 1000).toFixed(1);
-        this.options.log(`search index of ${at} ready: ${tree.paths.length} text files, ${formatSize(tree.length)}, ${seconds} s`);
+        const part = tree.unread.length === 0 ? '' : `; ${plural(tree.unread.length, 'file')} (${formatSize(tree.unreadBytes)}) past the index budget are read per search`;
+        this.options.log(`search index of ${at} ready: ${tree.paths.length} text files, ${formatSize(tree.length)}, ${seconds} s${part}`);
       } catch (error) {
         if (signal.aborted) return;
         state.refused.add(commit);
         const reason = errorMessage(error);
-        this.options.log(`${error instanceof TreeTooLarge ? 'no search index for' : 'search index failed for'} ${at}: ${reason}; its searches use git grep`);
+        this.options.log(`${error instanceof NoRoomForIndex ? 'no search index for' : 'search index failed for'} ${at}: ${reason}; its searches read the tree`);
       } finally {
-        if (state.building?.abort === abort) state.building = undefined;
+        if (state.building?.abort === abort) {
+          state.building = undefined;
+          state.held = state.ready?.alive ? state.ready.heldBytes : 0;
+        }
         finished();
       }
     })();
@@ -174,13 +199,13 @@ export class SearchIndexes {
 const engines = new WeakMap<readonly ServedRepository[], SearchIndexes>();
 
 /**
- * The indexes of the engine serving `repositories` (one set, shared by its tool endpoints), closed
- * when `shuttingDown` aborts.
+ * The indexes of the engine serving `repositories` (one set, shared by its tool endpoints and its
+ * answerer: the first to ask gives the options), closed when `shuttingDown` aborts.
  */
-export function searchIndexesFor(repositories: readonly ServedRepository[], log: (line: string) => void, shuttingDown: AbortSignal, ripgrepPath?: string): SearchIndexes {
+export function searchIndexesFor(repositories: readonly ServedRepository[], shuttingDown: AbortSignal, options: SearchIndexesOptions): SearchIndexes {
   let indexes = engines.get(repositories);
   if (!indexes) {
-    const created = new SearchIndexes({ log, ripgrepPath });
+    const created = new SearchIndexes(options);
     shuttingDown.addEventListener('abort', () => created.close(), { once: true });
     if (shuttingDown.aborted) created.close();
     engines.set(repositories, created);
@@ -202,6 +227,7 @@ export class SearchIndex {
   private readonly pending = new Map<number, (reply: Extract<WorkerMessage, { id: number }> | undefined) => void>();
   private readonly allowedBySpecs = new Map<string, Uint8Array | null | undefined>();
   private fileIndexes: Map<string, number> | undefined;
+  private unreadSet: Set<string> | undefined;
 
   private constructor(
     readonly commit: string,
@@ -209,6 +235,13 @@ export class SearchIndex {
     /** The indexed (text) files of the commit, in the order the worker numbers them. */
     readonly paths: readonly string[],
     private readonly sizes: Int32Array,
+    /**
+     * The commit's regular files past the index budget, in tree order (they all come after the
+     * indexed ones): searches read them some other way.
+     */
+    readonly unread: readonly string[],
+    /** Bytes of the budget the index holds. */
+    readonly heldBytes: number,
     private readonly scanTimeLimitMs: number,
     private readonly log: (line: string) => void,
   ) {}
@@ -225,7 +258,7 @@ export class SearchIndex {
       paths: tree.paths.join('\0'),
     };
     const worker = new Worker(SEARCH_WORKER_SOURCE, { eval: true, workerData: init, transferList: [tree.buffer] });
-    const index = new SearchIndex(commit, worker, tree.paths, tree.sizes, scanTimeLimitMs, log);
+    const index = new SearchIndex(commit, worker, tree.paths, tree.sizes, tree.unread, tree.treeBytes, scanTimeLimitMs, log);
     return new Promise<SearchIndex>((resolve, reject) => {
       worker.on('message', (message: WorkerMessage) => {
         if (message.type === 'ready') {
@@ -246,14 +279,14 @@ export class SearchIndex {
   }
 
   /**
-   * The lines git grep would print for `matcher` on the files `pathspecs` select, with its caps; or
-   * undefined when git grep has to answer: a pathspec form the index does not know, or a scan that
-   * ran over its time limit.
+   * The lines git grep would print for `matcher` on the indexed files `pathspecs` select, with its
+   * caps (`outputBytes`: how much of the output cap they used); or undefined when git grep has to
+   * answer: a pathspec form the index does not know, or a scan that ran over its time limit.
    */
   async grep(
     request: { matcher: LineMatcher; pathspecs: readonly string[]; /** In place of pathspecs. */ files?: readonly string[]; linesPerFile: number; maxOutputBytes: number; what: string },
     signal: AbortSignal,
-  ): Promise<GrepResult | undefined> {
+  ): Promise<{ result: GrepResult; outputBytes: number } | undefined> {
     const allowed = request.files ? this.allowedFiles(request.files) : this.allowed(request.pathspecs);
     if (allowed === undefined || !this.alive) return undefined;
     const scan: ScanRequest = { kind: 'scan', id: this.nextId++, matcher: request.matcher, allowed, keep: request.linesPerFile, maxBytes: request.maxOutputBytes, timeoutMs: this.scanTimeLimitMs };
@@ -277,7 +310,22 @@ export class SearchIndex {
     reply.texts.forEach((text, at) => {
       files.get(this.paths[reply.files[at]])?.push({ line: reply.lines[at], text });
     });
-    return { files, counts, truncated: reply.truncated };
+    return { result: { files, counts, truncated: reply.truncated }, outputBytes: reply.outputBytes };
+  }
+
+  /**
+   * The files past the index budget that a search of `files` (exact paths) or else `pathspecs`
+   * reads, in tree order.
+   */
+  unreadAmong(files: readonly string[] | undefined, pathspecs: readonly string[]): string[] {
+    if (this.unread.length === 0) return [];
+    if (files) {
+      this.unreadSet ??= new Set(this.unread);
+      const unread = this.unreadSet;
+      return files.filter((file) => unread.has(file));
+    }
+    const selects = pathspecs.length === 0 ? null : pathspecFilter(pathspecs);
+    return selects ? this.unread.filter(selects) : [...this.unread];
   }
 
   /**

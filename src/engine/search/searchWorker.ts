@@ -50,6 +50,8 @@ export type ScanReply =
       /** Pairs of file index and matching-line count, in file order. */
       counts: Int32Array;
       truncated: boolean;
+      /** Bytes of git's output the lines came to (counted against the cap). */
+      outputBytes: number;
     }
   | { id: number; ok: false; timedOut: boolean; message: string };
 
@@ -71,8 +73,8 @@ export interface TermsRequest {
 
 /**
  * The best files for natural-language search, scored with BM25 (ranking.ts) by corpus figures the
- * caller gathered over every repository searched. Files become candidates through the terms held
- * by at most `common` files (through the rarest term when every term is more common).
+ * caller gathered over every repository searched. Files become candidates through the `selecting`
+ * terms (`candidateTerms`, decided by the caller over the whole tree).
  */
 export interface RankRequest {
   kind: 'rank';
@@ -84,7 +86,8 @@ export interface RankRequest {
   averageLength: number;
   /** Which files the query's filters allow (1) by index; null: every file. */
   allowed: Uint8Array | null;
-  common: number;
+  /** Indexes of the terms whose files are the candidates. */
+  selecting: number[];
   limit: number;
   /** What precedes a path in the key that breaks ties (`<repository>\0`), as the caller orders files. */
   keyPrefix: string;
@@ -305,7 +308,7 @@ function scan(request) {
     }
   }
   if (currentFile >= 0) counts.push(currentFile, currentCount);
-  return { files: Int32Array.from(files), lines: Int32Array.from(lines), texts, counts: Int32Array.from(counts), truncated };
+  return { files: Int32Array.from(files), lines: Int32Array.from(lines), texts, counts: Int32Array.from(counts), truncated, outputBytes: used };
 }
 
 /**
@@ -334,7 +337,7 @@ function countLines(request) {
     }
   }
   if (currentFile >= 0) counts.push(currentFile, currentCount);
-  return { files: new Int32Array(0), lines: new Int32Array(0), texts: [], counts: Int32Array.from(counts), truncated: false };
+  return { files: new Int32Array(0), lines: new Int32Array(0), texts: [], counts: Int32Array.from(counts), truncated: false, outputBytes: 0 };
 }
 
 // Ranking for natural-language search. Its terms are ASCII words, searched as literals: no scan
@@ -395,17 +398,7 @@ function termCounts(term) {
 function rank(request) {
   const terms = request.terms;
   const counts = terms.map((term) => termCounts(term.text));
-  let selecting = [];
-  counts.forEach((pairs, index) => {
-    if (pairs.length > 0 && pairs.length / 2 <= request.common) selecting.push(index);
-  });
-  if (selecting.length === 0) {
-    let rarest = -1;
-    counts.forEach((pairs, index) => {
-      if (pairs.length > 0 && (rarest === -1 || pairs.length < counts[rarest].length)) rarest = index;
-    });
-    selecting = rarest === -1 ? [] : [rarest];
-  }
+  const selecting = request.selecting;
   const allowed = request.allowed;
   const candidate = new Uint8Array(fileCount);
   let total = 0;

@@ -1,8 +1,10 @@
 /**
- * Reads every text file of a commit's tree into one buffer, for the search index: one `ls-tree`,
+ * Reads the text files of a commit's tree into one buffer, for the search index: one `ls-tree`,
  * one `check-attr` and one `cat-file --batch`, streamed (never a process per file). "Text" is what
  * `git grep -I` searches: regular files (no symbolic links or submodules) that no `-diff`/`binary`
- * attribute marks binary and that have no NUL byte in their first 8000 bytes.
+ * attribute marks binary and that have no NUL byte in their first 8000 bytes. A tree larger than
+ * the room given is read as far as it fits, in tree order; the files past it are named (`unread`)
+ * for the searches to read some other way.
  */
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import { constants, setPriority } from 'node:os';
@@ -22,18 +24,22 @@ export interface TreeText {
   fileStarts: Int32Array;
   /** Each text file's size (without the newline the index may add). */
   sizes: Int32Array;
-  /** Bytes of all regular files of the tree, binary ones included: what the size limit applies to. */
+  /** Bytes of the regular files read, binary ones included: what the room given applies to. */
   treeBytes: number;
+  /** The regular files past the room given, in tree order (UTF-8 decoded paths): not in `paths`. */
+  unread: string[];
+  /** Their bytes. */
+  unreadBytes: number;
 }
 
-/** The tree is over the size limit: no index, searches stay with git grep. */
-export class TreeTooLarge extends Error {
+/** Not one file of the tree fits the room given: no index, searches read the tree as before. */
+export class NoRoomForIndex extends Error {
   constructor(
     readonly bytes: number,
-    readonly limit: number,
+    readonly room: number,
   ) {
-    super(`its files add up to ${formatSize(bytes)}, over the ${formatSize(limit)} limit`);
-    this.name = 'TreeTooLarge';
+    super(`its files add up to ${formatSize(bytes)}, and the search index budget has ${formatSize(room)} left`);
+    this.name = 'NoRoomForIndex';
   }
 }
 
@@ -50,13 +56,20 @@ export interface TreeEntry {
   path: Buffer;
 }
 
+/** The commit's text files, read in tree order as far as `maxBytes` of regular files go. */
 export async function readTreeText(dir: string, commit: string, maxBytes: number, signal: AbortSignal): Promise<TreeText> {
   const entries = await listRegularFiles(dir, commit, signal);
-  const treeBytes = entries.reduce((sum, entry) => sum + entry.size, 0);
-  if (treeBytes > maxBytes) throw new TreeTooLarge(treeBytes, maxBytes);
-  const binaryByAttribute = await binaryAttributes(dir, entries, signal);
-  const candidates = entries.filter((_, index) => !binaryByAttribute[index]);
-  return readBlobs(dir, candidates, treeBytes, signal);
+  let fits = 0;
+  let treeBytes = 0;
+  while (fits < entries.length && treeBytes + entries[fits].size <= maxBytes) treeBytes += entries[fits++].size;
+  const read = entries.slice(0, fits);
+  const unread = entries.slice(fits);
+  const unreadBytes = unread.reduce((sum, entry) => sum + entry.size, 0);
+  if (read.length === 0 && unread.length > 0) throw new NoRoomForIndex(unreadBytes, maxBytes);
+  const binaryByAttribute = await binaryAttributes(dir, read, signal);
+  const candidates = read.filter((_, index) => !binaryByAttribute[index]);
+  const text = await readBlobs(dir, candidates, treeBytes, signal);
+  return { ...text, unread: unread.map((entry) => entry.path.toString('utf8')), unreadBytes };
 }
 
 /** The commit's regular files (what git grep searches), in tree order: git grep's order. */
@@ -109,7 +122,7 @@ export async function binaryAttributes(dir: string, entries: ReadonlyArray<{ pat
 }
 
 /** Streams the candidates' blobs through one `cat-file --batch`, keeping the text ones. */
-function readBlobs(dir: string, candidates: readonly TreeEntry[], treeBytes: number, signal: AbortSignal): Promise<TreeText> {
+function readBlobs(dir: string, candidates: readonly TreeEntry[], treeBytes: number, signal: AbortSignal): Promise<Omit<TreeText, 'unread' | 'unreadBytes'>> {
   const buffer = new ArrayBuffer(treeBytes + candidates.length);
   const view = Buffer.from(buffer);
   const paths: string[] = [];
@@ -177,7 +190,7 @@ function readBlobs(dir: string, candidates: readonly TreeEntry[], treeBytes: num
     }
   };
 
-  return new Promise<TreeText>((resolve, reject) => {
+  return new Promise((resolve, reject) => {
     const child = spawnGit(['cat-file', '--batch'], dir);
     const settle = watch(child, signal, reject);
     lowerPriority(child.pid);

@@ -7,6 +7,7 @@
  */
 import { GitError } from '../git';
 import { explainGitError, git, ToolError, type ToolContext } from './context';
+import { argumentSlices } from '../search/commandLine';
 import { lineMatcher, ripgrepPattern } from '../search/grepPatterns';
 import type { GrepLine, GrepResult, SearchTarget } from '../search/grepResult';
 
@@ -89,17 +90,29 @@ async function grepIndex(context: ToolContext, target: SearchTarget, options: Gr
   if (!index || (syntax === 'perl' && context.pcre.available !== true)) return undefined;
   const matcher = lineMatcher(options.patterns, syntax, options.caseSensitive, options.wholeWord ?? false);
   if (!matcher) return undefined;
-  return index.grep(
+  const maxOutputBytes = options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES;
+  const indexed = await index.grep(
     {
       matcher,
       pathspecs: options.pathspecs ?? [],
       ...(options.files ? { files: options.files } : {}),
       linesPerFile: options.linesPerFile ?? DEFAULT_LINES_PER_FILE,
-      maxOutputBytes: options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES,
+      maxOutputBytes,
       what: options.what,
     },
     context.signal,
   );
+  if (!indexed) return undefined;
+  const unread = index.unreadAmong(options.files, options.pathspecs ?? []);
+  if (unread.length === 0 || indexed.result.truncated) return indexed.result;
+  // The files past the index budget all come after the indexed ones in tree order: git's output
+  // goes on with them, within what is left of its cap.
+  const rest = await grepUnindexed(context, target, { ...options, files: unread, maxOutputBytes: Math.max(1, maxOutputBytes - indexed.outputBytes) }, syntax);
+  return {
+    files: new Map([...indexed.result.files, ...rest.files]),
+    counts: new Map([...indexed.result.counts, ...rest.counts]),
+    truncated: rest.truncated,
+  };
 }
 
 /**
@@ -142,23 +155,47 @@ async function probePcre(context: ToolContext, target: SearchTarget): Promise<vo
   }
 }
 
+/**
+ * git grep over the target; exact files (`options.files`) as literal pathspecs, as many runs as
+ * their names need command lines, one after another, git's output cap shared as one run's would be.
+ */
 async function runGrep(context: ToolContext, target: SearchTarget, options: GrepOptions, syntax: GrepOptions['syntax']): Promise<GrepResult> {
+  if (!options.files) return (await runGrepOnce(context, target, options, syntax, options.pathspecs ?? [])).result;
+  const merged: GrepResult = { files: new Map(), counts: new Map(), truncated: false };
+  let room = options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES;
+  const specs = options.files.map((file) => `:(literal)${file}`);
+  const slices = argumentSlices(specs, (spec) => Buffer.byteLength(spec));
+  for (const [at, slice] of slices.entries()) {
+    const { result, outputBytes } = await runGrepOnce(context, target, { ...options, maxOutputBytes: room }, syntax, slice);
+    for (const [path, lines] of result.files) merged.files.set(path, lines);
+    for (const [path, count] of result.counts) merged.counts.set(path, count);
+    room -= outputBytes;
+    // A cap used up with files still to search may have cut them off, as it would git's one run.
+    if (result.truncated || (room <= 0 && at < slices.length - 1)) {
+      merged.truncated = true;
+      break;
+    }
+  }
+  return merged;
+}
+
+async function runGrepOnce(context: ToolContext, target: SearchTarget, options: GrepOptions, syntax: GrepOptions['syntax'], pathspecs: readonly string[]): Promise<{ result: GrepResult; outputBytes: number }> {
   const flag = syntax === 'fixed' ? '-F' : syntax === 'perl' ? '-P' : '-E';
   const keep = options.linesPerFile ?? DEFAULT_LINES_PER_FILE;
   const counting = keep === 0;
   const args = ['grep', '-I', counting ? '-c' : '-n', '--null', '--no-color', flag];
   if (!options.caseSensitive) args.push('-i');
   if (options.wholeWord) args.push('-w');
-  if (options.files?.length === 0) return { files: new Map(), counts: new Map(), truncated: false };
+  if (options.files?.length === 0) return { result: { files: new Map(), counts: new Map(), truncated: false }, outputBytes: 0 };
   for (const pattern of options.patterns) args.push('-e', pattern);
-  // Exact files as literal pathspecs (no glob magic), in place of the pathspecs.
-  args.push(target.commit, '--', ...(options.files ? options.files.map((file) => `:(literal)${file}`) : (options.pathspecs ?? [])));
+  args.push(target.commit, '--', ...pathspecs);
   const result = await git(context, target.repo, args, {
     okExitCodes: [0, 1],
     maxOutputBytes: counting ? COUNTS_MAX_OUTPUT_BYTES : (options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES),
     onOutputLimit: 'truncate',
     timeoutMs: 15_000,
   });
+  const outputBytes = counting ? 0 : Buffer.byteLength(result.stdout);
   if (syntax === 'perl') context.pcre.available = true;
   const files = new Map<string, GrepLine[]>();
   const counts = new Map<string, number>();
@@ -176,7 +213,7 @@ async function runGrep(context: ToolContext, target: SearchTarget, options: Grep
       counts.set(path, count);
       files.set(path, []);
     }
-    return { files, counts, truncated: result.truncated };
+    return { result: { files, counts, truncated: result.truncated }, outputBytes };
   }
   for (const record of result.stdout.split('\n')) {
     const nameEnd = record.indexOf('\0');
@@ -193,7 +230,7 @@ async function runGrep(context: ToolContext, target: SearchTarget, options: Grep
     }
     if (lines.length < keep) lines.push({ line, text: record.slice(numberEnd + 1) });
   }
-  return { files, counts, truncated: result.truncated };
+  return { result: { files, counts, truncated: result.truncated }, outputBytes };
 }
 
 /** Shared by every search of the commit while it is kept: read only. */

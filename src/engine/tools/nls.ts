@@ -9,7 +9,7 @@ import { plural, ToolError, type ToolContext, type ToolOutput } from './context'
 import { grepTarget, listTree, type SearchTarget, type TreeListing } from './grep';
 import type { SearchIndex } from '../search/searchIndex';
 import { evaluate, parseQuery, type FilterNode, type ParsedQuery } from '../search/query';
-import { bm25, lineScores, queryTerms, type CorpusStats, type Document, type SearchTermSpec } from '../search/ranking';
+import { bm25, candidateTerms, lineScores, queryTerms, type CorpusStats, type Document, type SearchTermSpec } from '../search/ranking';
 import { checkFilters, evaluateKnown, filterVerdicts, selectTargets } from './targets';
 import { echo } from '../echo';
 
@@ -79,24 +79,25 @@ export async function rankFiles(context: ToolContext, query: ParsedQuery, terms:
   const addFrequency = (term: string, files: number): void => void stats.documentFrequency.set(term, (stats.documentFrequency.get(term) ?? 0) + files);
   let totalLength = 0;
   const scored: RankedFile[] = [];
-  const indexed: Array<{ target: SearchTarget; index: SearchIndex; common: number }> = [];
+  const indexed: Array<{ target: SearchTarget; index: SearchIndex; selecting: number[] }> = [];
   for (const target of targets) {
     const tree = await listTree(context, target);
     stats.documentCount += tree.paths.length;
     for (const size of tree.sizes.values()) totalLength += size;
     const common = Math.max(50, tree.paths.length * COMMON_TERM_SHARE);
     const index = context.searchIndexes?.lookup(target, false);
-    const frequencies = await index?.termFiles(
+    const inIndex = await index?.termFiles(
       terms.map((term) => term.text),
       context.signal,
     );
-    if (index && frequencies) {
-      terms.forEach((term, at) => addFrequency(term.text, frequencies[at] ?? 0));
-      indexed.push({ target, index, common });
-      continue;
-    }
-    const { documents, frequency } = await documentsOf(context, target, terms, tree, common, notes);
-    for (const [term, files] of frequency) addFrequency(term, files);
+    // Files past the index budget (or the whole tree, without an index) are counted here.
+    const counted = index && inIndex && index.unread.length === 0 ? undefined : await countTerms(context, target, terms, notes, index && inIndex ? index.unread : undefined);
+    const fileCounts = terms.map((_, at) => (inIndex?.[at] ?? 0) + (counted?.[at]?.size ?? 0));
+    terms.forEach((term, at) => addFrequency(term.text, fileCounts[at] ?? 0));
+    const selecting = candidateTerms(fileCounts, common);
+    if (index && inIndex) indexed.push({ target, index, selecting });
+    if (!counted) continue;
+    const documents = documentsOf(target, terms, counted, selecting, tree);
     const paths = [...documents.keys()];
     const verdicts = await filterVerdicts(query, target.repo.name, paths);
     paths.forEach((path, index) => {
@@ -108,7 +109,7 @@ export async function rankFiles(context: ToolContext, query: ParsedQuery, terms:
   stats.averageLength = stats.documentCount > 0 ? totalLength / stats.documentCount : 1;
   for (const file of scored) file.score = bm25(file.document, terms, stats);
   let total = scored.length;
-  for (const { target, index, common } of indexed) {
+  for (const { target, index, selecting } of indexed) {
     const ranked = await index.rank(
       {
         terms: terms.map(({ text, weight }) => ({ text, weight })),
@@ -116,7 +117,7 @@ export async function rankFiles(context: ToolContext, query: ParsedQuery, terms:
         documentCount: stats.documentCount,
         averageLength: stats.averageLength,
         allowed: await allowedByFilters(query, target, index.paths),
-        common,
+        selecting,
         limit: options.limit,
         keyPrefix: `${target.repo.name}\0`,
       },
@@ -159,43 +160,32 @@ async function waitForIndexes(context: ToolContext, targets: readonly SearchTarg
  */
 const COMMON_TERM_SHARE = 0.1;
 
-/**
- * Files of the target worth scoring, with matching-line counts per term, and each term's document
- * frequency in the tree. A file containing only common terms is not a candidate (unless every term
- * is common: then the files of the rarest one are), which keeps a search of common words over a
- * large tree from building a document for every file.
- */
-async function documentsOf(
-  context: ToolContext,
-  target: SearchTarget,
-  terms: readonly SearchTermSpec[],
-  tree: TreeListing,
-  common: number,
-  notes: string[],
-): Promise<{ documents: Map<string, Document>; frequency: Map<string, number> }> {
-  const counts: Array<{ term: SearchTermSpec; files: ReadonlyMap<string, number> }> = [];
+/** Matching lines per file of each term in the target (or in `files` only), counted exactly. */
+async function countTerms(context: ToolContext, target: SearchTarget, terms: readonly SearchTermSpec[], notes: string[], files?: readonly string[]): Promise<Array<ReadonlyMap<string, number>>> {
+  const counts: Array<ReadonlyMap<string, number>> = [];
   for (const term of terms) {
-    const result = await grepTarget(context, target, { patterns: [term.text], syntax: 'fixed', caseSensitive: false, linesPerFile: 0, what: `The term ${echo(term.text)}` });
+    const result = await grepTarget(context, target, { patterns: [term.text], syntax: 'fixed', caseSensitive: false, linesPerFile: 0, what: `The term ${echo(term.text)}`, ...(files ? { files } : {}) });
     if (result.truncated) notes.push(`"${term.text}" matches too much in ${target.repo.name}; not every file was counted.`);
-    counts.push({ term, files: result.counts });
+    counts.push(result.counts);
   }
-  const frequency = new Map(counts.map(({ term, files }) => [term.text, files.size]));
-  const rare = counts.filter(({ files }) => files.size > 0 && files.size <= common);
-  const rarest = [...counts].filter(({ files }) => files.size > 0).sort((a, b) => a.files.size - b.files.size)[0];
-  const selecting = rare.length > 0 ? rare : rarest ? [rarest] : [];
+  return counts;
+}
+
+/** The candidates among the counted files (those holding a `selecting` term), with their counts per term. */
+function documentsOf(target: SearchTarget, terms: readonly SearchTermSpec[], counts: ReadonlyArray<ReadonlyMap<string, number>>, selecting: readonly number[], tree: TreeListing): Map<string, Document> {
   const documents = new Map<string, Document>();
-  for (const { files } of selecting) {
-    for (const path of files.keys()) {
+  for (const selected of selecting) {
+    for (const path of counts[selected]?.keys() ?? []) {
       if (documents.has(path)) continue;
       const termFrequencies = new Map<string, number>();
-      for (const { term, files: termFiles } of counts) {
-        const count = termFiles.get(path);
+      terms.forEach((term, at) => {
+        const count = counts[at]?.get(path);
         if (count) termFrequencies.set(term.text, count);
-      }
+      });
       documents.set(path, { key: `${target.repo.name}\0${path}`, path, length: tree.sizes.get(path) ?? 0, termFrequencies });
     }
   }
-  return { documents, frequency };
+  return documents;
 }
 
 /** Patterns do not restrict natural-language search (any term may match); its filters do. */

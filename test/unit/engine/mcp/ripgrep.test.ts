@@ -121,7 +121,7 @@ interface World {
 
 async function createWorld(repo: TestRepo): Promise<World> {
   const logs: string[] = [];
-  const indexes = new SearchIndexes({ log: (line) => logs.push(line), maxBytes: 0, ripgrepPath: vscodeRipgrep() });
+  const indexes = new SearchIndexes({ log: (line) => logs.push(line), budgetBytes: 0, ripgrepPath: vscodeRipgrep() });
   const plain = toolContext(repo, 'github.com/acme/awkward');
   const early = toolContext(repo, 'github.com/acme/awkward', indexes);
   const target: SearchTarget = { repo: plain.repositories[0], commit: await head(repo), revision: 'HEAD' };

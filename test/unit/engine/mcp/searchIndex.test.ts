@@ -3,8 +3,9 @@
  * files, a -diff attribute, a NUL after the first 8000 bytes, CRLF and Latin-1 text, a file without
  * a final newline, an empty file, a symbolic link, long lines): every grep the tools run must give
  * the very same result from the index. Also: searches use git grep until the index is ready, the
- * index follows HEAD, a catastrophic regular expression is stopped in bounded time, the size limit
- * holds, and the engine builds and uses its index over HTTP.
+ * index follows HEAD, a catastrophic regular expression is stopped in bounded time, one budget holds
+ * for all indexes (past it, an index holds the files that fit and every search reads the rest, with
+ * the same results), and the engine builds and uses its index over HTTP.
  */
 import assert from 'node:assert/strict';
 import { mkdir, rm, symlink, writeFile } from 'node:fs/promises';
@@ -22,6 +23,7 @@ import { SearchIndexes, type SearchIndex } from '../../../../src/engine/search/s
 import { startTestEngine, waitFor } from '../../../support/engineHarness';
 import { createTestRepo, type TestRepo } from '../../../support/gitRepos';
 import { McpSession } from './fixture';
+import { runGit } from '../../../../src/engine/git';
 import { APP_TS, head, LONG_LINES, MANY_ROWS, RETRY_PY, toolContext } from './searchFiles';
 
 const UTIL_JS = [
@@ -46,6 +48,9 @@ interface World {
   logs: string[];
   plain: ToolContext;
   indexed: ToolContext;
+  /** Searches with an index of the files that fit half the tree's bytes: the rest is read per search. */
+  partly: ToolContext;
+  partial: { indexes: SearchIndexes; index: SearchIndex };
 }
 
 /** A repository with every kind of file git grep treats specially. */
@@ -91,7 +96,13 @@ async function createWorld(): Promise<World> {
   const indexed: ToolContext = { ...plain, searchIndexes: indexes };
   const target: SearchTarget = { repo: plain.repositories[0], commit: await head(repo), revision: 'HEAD' };
   const index = await readyIndex(indexes, target);
-  return { repo, target, indexes, index, logs, plain, indexed };
+  const sizes = (await runGit(['ls-tree', '-r', '-l', '-z', target.commit], { cwd: repo.dir })).stdout
+    .split('\0')
+    .flatMap((record) => /^100\d{3} blob \S+ +(\d+)\t/.exec(record)?.[1] ?? [])
+    .map(Number);
+  const partialIndexes = new SearchIndexes({ log: () => undefined, scanTimeLimitMs: 500, budgetBytes: Math.floor(sizes.reduce((sum, size) => sum + size, 0) / 2) });
+  const partial = { indexes: partialIndexes, index: await readyIndex(partialIndexes, target) };
+  return { repo, target, indexes, index, logs, plain, indexed, partly: { ...plain, searchIndexes: partialIndexes }, partial };
 }
 
 function readyIndex(indexes: SearchIndexes, target: SearchTarget): Promise<SearchIndex> {
@@ -107,7 +118,7 @@ async function fromIndex(world: World, options: GrepOptions) {
   const syntax = options.syntax;
   const matcher = lineMatcher(options.patterns, syntax, options.caseSensitive, options.wholeWord ?? false);
   assert.ok(matcher, `the index takes ${JSON.stringify(options.patterns)}`);
-  const result = await world.index.grep(
+  const { result } = (await world.index.grep(
     {
       matcher,
       pathspecs: options.pathspecs ?? [],
@@ -117,7 +128,7 @@ async function fromIndex(world: World, options: GrepOptions) {
       what: options.what,
     },
     world.plain.signal,
-  );
+  )) ?? { result: undefined };
   assert.ok(result, `the index answered ${JSON.stringify(options.patterns)} itself`);
   return result;
 }
@@ -179,6 +190,7 @@ describe('search index', function () {
   });
   after(async function () {
     world?.indexes.close();
+    world?.partial.indexes.close();
     await world?.repo.remove();
   });
 
@@ -242,6 +254,7 @@ describe('search index', function () {
         const actual = await fromIndex(world, options);
         assert.deepEqual(actual, expected);
         check(actual);
+        assert.deepEqual(await grepTarget(world.partly, world.target, options), expected, 'with half the tree indexed, the rest read by git grep');
       });
     }
 
@@ -420,6 +433,7 @@ describe('search index', function () {
         for (const limit of [1, 3, 50]) {
           const expected = await rankFiles(world.plain, query, terms, { limit });
           const actual = await rankFiles(world.indexed, query, terms, { limit });
+          assert.deepEqual(summary(await rankFiles(world.partly, query, terms, { limit })), summary(expected), `limit ${limit}, half the tree indexed`);
           assert.deepEqual(summary(actual), summary(expected), `limit ${limit}`);
           assert.ok(actual.files.length <= limit);
         }
@@ -497,17 +511,50 @@ describe('search index', function () {
     });
   });
 
-  it('builds no index for a tree over its size limit, and says so', async function () {
+  it('indexes half the tree within a budget of half its bytes, and says how much it reads per search', function () {
+    const { index } = world.partial;
+    assert.ok(index.paths.length > 0 && index.unread.length > 0, `${index.paths.length} files indexed, ${index.unread.length} read per search`);
+    // The files past the budget all come after the indexed ones, in tree order.
+    const order = [...index.paths, ...index.unread];
+    assert.deepEqual(order, [...order].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)));
+  });
+
+  it('shares one budget across repositories: one indexed whole, the next as far as the rest goes, a third not at all', async function () {
+    const file = `${'widget line\n'.repeat(83)}widget!\n`; // 1,004 bytes
+    const repos = await Promise.all(
+      ['first', 'second', 'third'].map((name) =>
+        createTestRepo({ name, commits: [{ message: 'Files', files: Object.fromEntries(Array.from({ length: 10 }, (_, at) => [`src/file${at}.txt`, file])) }] }),
+      ),
+    );
     const logs: string[] = [];
-    const indexes = new SearchIndexes({ log: (line) => logs.push(line), maxBytes: 1000 });
+    const indexes = new SearchIndexes({ log: (line) => logs.push(line), budgetBytes: 15_100 });
     try {
-      assert.equal(indexes.lookup(world.target), undefined);
-      await waitFor(() => Promise.resolve(logs.length), (count) => count > 0, { description: 'the refusal' });
-      assert.match(logs[0] ?? '', /^no search index for github\.com\/acme\/indexed at [0-9a-f]{12}: its files add up to \d+(\.\d)? KB, over the 1000 bytes limit; its searches use git grep$/);
-      assert.equal(indexes.lookup(world.target), undefined);
-      assert.equal(logs.length, 1, 'it is not tried again');
+      const found: Array<{ name: string; index: SearchIndex | undefined }> = [];
+      for (const [at, repo] of repos.entries()) {
+        const name = ['first', 'second', 'third'][at] ?? '';
+        const repository = { name, dir: repo.dir, bare: false };
+        const target: SearchTarget = { repo: repository, commit: await head(repo), revision: 'HEAD' };
+        indexes.lookup(target);
+        await waitFor(() => Promise.resolve(logs.length), (count) => count > at, { description: `the outcome for ${name}` });
+        const index = indexes.lookup(target, false);
+        found.push({ name, index });
+        // Whatever the index holds, every search answers as git grep does.
+        const plain: ToolContext = { ...toolContext(repo, name), repositories: [repository] };
+        for (const options of [grep(['widget'], 'fixed'), grep(['widget'], 'fixed', { linesPerFile: 0 }), grep(['widget!'], 'fixed', { maxOutputBytes: 300 })]) {
+          assert.deepEqual(await grepTarget({ ...plain, searchIndexes: indexes }, target, options), await grepTarget(plain, target, options), name);
+        }
+      }
+      assert.equal(found[0]?.index?.paths.length, 10);
+      assert.equal(found[0]?.index?.unread.length, 0);
+      assert.equal(found[1]?.index?.paths.length, 5, 'the 5,060 bytes left hold five files');
+      assert.deepEqual(found[1]?.index?.unread, ['src/file5.txt', 'src/file6.txt', 'src/file7.txt', 'src/file8.txt', 'src/file9.txt']);
+      assert.equal(found[2]?.index, undefined);
+      assert.match(logs[0] ?? '', /^search index of first at [0-9a-f]{12} ready: 10 text files, 9\.8 KB, \d+\.\d s$/);
+      assert.match(logs[1] ?? '', /^search index of second at [0-9a-f]{12} ready: 5 text files, 4\.9 KB, \d+\.\d s; 5 files \(4\.9 KB\) past the index budget are read per search$/);
+      assert.match(logs[2] ?? '', /^no search index for third at [0-9a-f]{12}: its files add up to 9\.8 KB, and the search index budget has 40 bytes left; its searches read the tree$/);
     } finally {
       indexes.close();
+      await Promise.all(repos.map((repo) => repo.remove()));
     }
   });
 
