@@ -111,7 +111,13 @@ export async function runGit(args: readonly string[], options: GitRunOptions): P
  * tree through one `cat-file --batch`). The caller owns the process: it must end or kill it.
  */
 export function spawnGit(args: readonly string[], cwd: string): ChildProcessWithoutNullStreams {
-  return spawn('git', [...SAFE_CONFIG, ...args], { cwd, env: gitEnvironment(), stdio: ['pipe', 'pipe', 'pipe'], windowsHide: true });
+  const command = gitCommand(args);
+  return spawn(command.command, command.args, { cwd, env: command.env, stdio: ['pipe', 'pipe', 'pipe'], windowsHide: true });
+}
+
+/** The command line and environment every git of the engine runs with, for a thread that starts one itself. */
+export function gitCommand(args: readonly string[]): { command: string; args: string[]; env: NodeJS.ProcessEnv } {
+  return { command: 'git', args: [...SAFE_CONFIG, ...args], env: gitEnvironment() };
 }
 
 /**

@@ -23,7 +23,8 @@ import type { GrepLine, GrepResult, SearchTarget } from './grepResult';
 import { pathspecFilter, type LineMatcher } from './grepPatterns';
 import { Ripgrep } from './ripgrep';
 import { SEARCH_WORKER_SOURCE, type RankReply, type RankRequest, type ScanReply, type ScanRequest, type WorkerInit, type WorkerMessage, type WorkerRequest } from './searchWorker';
-import { NoRoomForIndex, readTreeText, type TreeText } from './treeText';
+import { GIT_STEP_TIMEOUT_MS, NoRoomForIndex, TREE_LISTING_MAX_BYTES } from './treeText';
+import { gitCommand } from '../git';
 import { errorMessage } from '../errorMessage';
 import { Slots } from '../slots';
 
@@ -169,8 +170,7 @@ export class SearchIndexes {
     state.held = Math.max(state.held, room);
     void (async () => {
       try {
-        const tree = await readTreeText(repo.dir, commit, room, signal);
-        const index = await SearchIndex.start(commit, tree, this.scanTimeLimitMs, this.options.log);
+        const index = await SearchIndex.start(commit, repo.dir, room, { scanTimeLimitMs: this.scanTimeLimitMs, log: this.options.log }, signal);
         if (signal.aborted) {
           await index.close();
           return;
@@ -178,8 +178,8 @@ export class SearchIndexes {
         void state.ready?.close();
         state.ready = index;
         const seconds = ((performance.now() - started) / 1000).toFixed(1);
-        const part = tree.unread.length === 0 ? '' : `; ${plural(tree.unread.length, 'file')} (${formatSize(tree.unreadBytes)}) past the index budget are read per search`;
-        this.options.log(`search index of ${at} ready: ${tree.paths.length} text files, ${formatSize(tree.length)}, ${seconds} s${part}`);
+        const part = index.unread.length === 0 ? '' : `; ${plural(index.unread.length, 'file')} (${formatSize(index.unreadBytes)}) past the index budget are read per search`;
+        this.options.log(`search index of ${at} ready: ${index.paths.length} text files, ${formatSize(index.textBytes)}, ${seconds} s${part}`);
       } catch (error) {
         if (signal.aborted) return;
         state.refused.add(commit);
@@ -234,47 +234,66 @@ export class SearchIndex {
     private readonly worker: Worker,
     /** The indexed (text) files of the commit, in the order the worker numbers them. */
     readonly paths: readonly string[],
-    private readonly sizes: Int32Array,
+    private readonly sizes: Float64Array,
+    /** Bytes of the indexed text. */
+    readonly textBytes: number,
     /**
      * The commit's regular files past the index budget, in tree order (they all come after the
      * indexed ones): searches read them some other way.
      */
     readonly unread: readonly string[],
+    /** Their bytes. */
+    readonly unreadBytes: number,
     /** Bytes of the budget the index holds. */
     readonly heldBytes: number,
     private readonly scanTimeLimitMs: number,
     private readonly log: (line: string) => void,
   ) {}
 
-  /** Hands the text to a new worker and resolves once it has laid out its lines. */
-  static start(commit: string, tree: TreeText, scanTimeLimitMs: number, log: (line: string) => void): Promise<SearchIndex> {
+  /**
+   * Starts a worker that reads the commit's tree within `room` bytes with git processes of its own
+   * (the tree and its text never pass through this thread) and resolves once it has laid out their
+   * lines; rejects with NoRoomForIndex when not one file fits. `signal` stops it.
+   */
+  static start(commit: string, dir: string, room: number, options: { scanTimeLimitMs: number; log: (line: string) => void }, signal: AbortSignal): Promise<SearchIndex> {
     const init: WorkerInit = {
-      buffer: tree.buffer,
-      length: tree.length,
-      fileStarts: tree.fileStarts,
-      pathBytes: tree.pathBytes,
-      prefixBytes: commit.length + 1,
-      sizes: tree.sizes,
-      paths: tree.paths.join('\0'),
+      git: { ...gitCommand([]), cwd: dir, timeoutMs: GIT_STEP_TIMEOUT_MS },
+      commit,
+      room,
+      listingMaxBytes: TREE_LISTING_MAX_BYTES,
     };
-    const worker = new Worker(SEARCH_WORKER_SOURCE, { eval: true, workerData: init, transferList: [tree.buffer] });
-    const index = new SearchIndex(commit, worker, tree.paths, tree.sizes, tree.unread, tree.treeBytes, scanTimeLimitMs, log);
+    // The worker's young generation is kept small: it allocates little once built, and a large one stays resident.
+    const worker = new Worker(SEARCH_WORKER_SOURCE, { eval: true, workerData: init, resourceLimits: { maxYoungGenerationSizeMb: 4 } });
     return new Promise<SearchIndex>((resolve, reject) => {
+      let index: SearchIndex | undefined;
+      const stopped = (error: unknown): void => {
+        signal.removeEventListener('abort', onAbort);
+        index?.stop();
+        reject(error instanceof Error ? error : new Error(String(error)));
+      };
+      const onAbort = (): void => {
+        stopped(new Error('the index build was cancelled'));
+        void worker.terminate();
+      };
+      signal.addEventListener('abort', onAbort, { once: true });
       worker.on('message', (message: WorkerMessage) => {
         if (message.type === 'ready') {
+          signal.removeEventListener('abort', onAbort);
+          const split = (joined: string): string[] => (joined === '' ? [] : joined.split('\0'));
+          index = new SearchIndex(commit, worker, split(message.paths), message.sizes, message.length, split(message.unread), message.unreadBytes, message.treeBytes, options.scanTimeLimitMs, options.log);
           // The engine's server keeps the process alive; an idle index must not.
           worker.unref();
           resolve(index);
+        } else if (message.type === 'no-room' || message.type === 'failed') {
+          stopped(message.type === 'no-room' ? new NoRoomForIndex(message.bytes, message.room) : new Error(message.message));
+          void worker.terminate();
         } else {
-          index.pending.get(message.id)?.(message);
+          index?.pending.get(message.id)?.(message);
         }
       });
-      const stopped = (error: unknown): void => {
-        index.stop();
-        reject(error instanceof Error ? error : new Error(String(error)));
-      };
       worker.on('error', stopped);
       worker.on('exit', (code) => stopped(new Error(`the search worker stopped (exit code ${code})`)));
+      if (signal.aborted) onAbort();
     });
   }
 

@@ -8,22 +8,20 @@
  */
 import type { LineMatcher } from './grepPatterns';
 import { pathBonuses, termScore } from './ranking';
+import { attributeVerdicts, regularFiles } from './treeText';
 
-/** What the worker is started with (`workerData`); `buffer` is transferred, not copied. */
+/**
+ * What the worker is started with (`workerData`): the commit whose tree it reads itself, with its
+ * own `git` processes, so that the engine's thread never handles the tree or its text.
+ */
 export interface WorkerInit {
-  /** The indexed files' bytes, one after another, each text ending with a newline. */
-  buffer: ArrayBuffer;
-  length: number;
-  /** Where each file starts in `buffer`, plus the end: files.length + 1 entries. */
-  fileStarts: Int32Array;
-  /** Byte length of each file's path as git prints it. */
-  pathBytes: Int32Array;
-  /** Bytes git prints before each path: `<commit>:`. */
-  prefixBytes: number;
-  /** Each file's blob size (the text may have gained a final newline). */
-  sizes: Int32Array;
-  /** The files' paths joined with NULs (no path holds one), for ranking. */
-  paths: string;
+  /** The engine's git: its command, safe config (`args`, before each subcommand) and environment. */
+  git: { command: string; args: string[]; env: Record<string, string | undefined>; cwd: string; timeoutMs: number };
+  commit: string;
+  /** Bytes of regular files the index may hold: the tree is read in tree order as far as they go. */
+  room: number;
+  /** `ls-tree` output read at most. */
+  listingMaxBytes: number;
 }
 
 export interface ScanRequest {
@@ -105,8 +103,28 @@ export interface RankReply {
 
 export type WorkerRequest = ScanRequest | ReadRequest | TermsRequest | RankRequest;
 
+/** The index is built: what it holds, and the regular files past its room. */
+export interface ReadyMessage {
+  type: 'ready';
+  lines: number;
+  /** The text files held, NUL-separated (no path holds a NUL), in tree order. */
+  paths: string;
+  /** Their blob sizes. */
+  sizes: Float64Array;
+  /** Bytes of their text. */
+  length: number;
+  /** Bytes of the regular files within the room, binary ones included. */
+  treeBytes: number;
+  /** The regular files past the room, NUL-separated, in tree order (all after those held). */
+  unread: string;
+  unreadBytes: number;
+}
+
 export type WorkerMessage =
-  | { type: 'ready'; lines: number }
+  | ReadyMessage
+  /** Not one file fits the room. */
+  | { type: 'no-room'; bytes: number; room: number }
+  | { type: 'failed'; message: string }
   | ({ type: 'scan' } & ScanReply)
   | { type: 'read'; id: number; text: string }
   | { type: 'terms'; id: number; files: number[] }
@@ -115,41 +133,266 @@ export type WorkerMessage =
 export const SEARCH_WORKER_SOURCE = String.raw`
 'use strict';
 const { parentPort, workerData, MessageChannel } = require('node:worker_threads');
+const { spawn } = require('node:child_process');
+const os = require('node:os');
 const vm = require('node:vm');
 
-// A string this long is an external one: its own copy of the bytes, outside the heap.
-const text = Buffer.from(workerData.buffer, 0, workerData.length).toString('latin1');
-releaseBuffer(workerData.buffer);
-workerData.buffer = undefined;
+/** Text bytes git -I compares against: a NUL among the first 8000 means binary. */
+const BINARY_PROBE_BYTES = 8000;
+/** Consumed output released at once (releaseChunks). */
+const RELEASE_BATCH_BYTES = 4 * 1024 * 1024;
+
+// Set once the blobs are read (layOut).
+let text = '';
+let fileStarts = new Int32Array(1);
+let pathBytes = new Int32Array(0);
+let sizes = new Float64Array(0);
+let paths = [];
+let fileCount = 0;
+let marks = new Int32Array(0);
+let lineCount = 0;
+let firstLine = new Int32Array(0);
+const prefixBytes = workerData.commit.length + 1;
+const regularFiles = (${regularFiles.toString()});
+const attributeVerdicts = (${attributeVerdicts.toString()});
 
 /**
- * Frees the buffer now rather than at a garbage collection that an idle worker may never run (the
- * index would hold the text twice): transferring it detaches it, and the message that owns it is
- * dropped with the closed ports.
+ * The tree's regular files within the room, in tree order, less those attributes mark binary (the
+ * candidates); the rest past the room; or null when not one file fits.
  */
-function releaseBuffer(buffer) {
+async function plan() {
+  const listing = await runGit(['ls-tree', '-r', '-z', '--long', workerData.commit], undefined, workerData.listingMaxBytes, false);
+  const entries = regularFiles(listing);
+  let fits = 0;
+  let treeBytes = 0;
+  while (fits < entries.length && treeBytes + entries[fits].size <= workerData.room) treeBytes += entries[fits++].size;
+  const read = entries.slice(0, fits);
+  const unread = entries.slice(fits);
+  const unreadBytes = unread.reduce((sum, entry) => sum + entry.size, 0);
+  if (read.length === 0 && unread.length > 0) return { noRoom: unreadBytes };
+  const input = Buffer.concat(read.flatMap((entry) => [entry.path, Buffer.from([0])]));
+  const binary = attributeVerdicts(await runGit(['check-attr', '--stdin', '-z', 'diff'], input, Number.POSITIVE_INFINITY, false), read);
+  return {
+    candidates: read.filter((_, index) => !binary[index]),
+    treeBytes,
+    unread: unread.map((entry) => entry.path.toString('utf8')).join('\0'),
+    unreadBytes,
+  };
+}
+
+/**
+ * Runs the engine's git with 'input' on stdin and resolves with its stdout (at most 'maxBytes'),
+ * or calls 'onChunk' with each piece of it; 'lowPriority' runs it after the machine's other work.
+ */
+function runGit(args, input, maxBytes, lowPriority, onChunk) {
+  const git = workerData.git;
+  return new Promise((resolve, reject) => {
+    const child = spawn(git.command, [...git.args, ...args], { cwd: git.cwd, env: git.env, stdio: ['pipe', 'pipe', 'pipe'], windowsHide: true });
+    if (lowPriority) {
+      try {
+        os.setPriority(child.pid, os.constants.priority.PRIORITY_BELOW_NORMAL);
+      } catch {
+        // Not allowed here: it runs at the engine's own priority.
+      }
+    }
+    let settled = false;
+    let stderr = '';
+    const chunks = [];
+    let size = 0;
+    const fail = (error) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      child.kill('SIGKILL');
+      reject(error);
+    };
+    const timer = setTimeout(() => fail(new Error('git ' + args[0] + ' took over ' + git.timeoutMs / 1000 + ' s')), git.timeoutMs);
+    child.on('error', fail);
+    child.stderr.on('data', (chunk) => {
+      if (stderr.length < 4096) stderr += chunk.toString('utf8');
+    });
+    child.stdout.on('data', (chunk) => {
+      if (settled) return;
+      if (onChunk) {
+        try {
+          onChunk(chunk);
+        } catch (error) {
+          fail(error);
+        }
+        return;
+      }
+      size += chunk.length;
+      if (size > maxBytes) fail(new Error('git ' + args[0] + ' printed more than ' + maxBytes + ' bytes'));
+      else chunks.push(chunk);
+    });
+    child.on('close', (code) => {
+      if (settled) return;
+      if (code !== 0) return fail(new Error('git ' + args[0] + ' failed: ' + (stderr.trim().split('\n')[0] || 'exit code ' + code)));
+      settled = true;
+      clearTimeout(timer);
+      resolve(onChunk ? undefined : Buffer.concat(chunks));
+    });
+    child.stdin.on('error', () => undefined);
+    child.stdin.end(input ?? Buffer.alloc(0));
+  });
+}
+
+/**
+ * Reads the candidates' blobs through one 'git cat-file --batch' into one buffer, one after
+ * another, each text ending with a newline (added if missing); a blob with a NUL among its first
+ * 8000 bytes is dropped, as git grep -I drops it. Runs after the searches in the machine's queue:
+ * the index is for later searches, and must not slow those made meanwhile.
+ */
+async function readBlobs(candidates) {
+  const bytes = candidates.reduce((sum, entry) => sum + entry.size, 0);
+  const buffer = new ArrayBuffer(bytes + candidates.length);
+  const view = Buffer.from(buffer);
+  const kept = [];
+  const starts = [];
+  let written = 0;
+  let next = 0;
+  // The parser's state: reading a header line, a blob's bytes, or the newline after them.
+  let header = [];
+  let remaining = -1;
+  let blobStart = 0;
+  let expectNewline = false;
+
+  const finishBlob = () => {
+    const index = next++;
+    const probeEnd = blobStart + Math.min(BINARY_PROBE_BYTES, written - blobStart);
+    if (view.subarray(blobStart, probeEnd).includes(0)) {
+      written = blobStart;
+      return;
+    }
+    if (written > blobStart && view[written - 1] !== 0x0a) view[written++] = 0x0a;
+    kept.push(index);
+    starts.push(blobStart);
+  };
+
+  const consume = (chunk) => {
+    let at = 0;
+    while (at < chunk.length) {
+      if (expectNewline) {
+        if (chunk[at] !== 0x0a) throw new Error('git cat-file --batch output is out of step');
+        at++;
+        expectNewline = false;
+        continue;
+      }
+      if (remaining < 0) {
+        const lineEnd = chunk.indexOf(0x0a, at);
+        if (lineEnd === -1) {
+          // A copy: the chunk is released once consumed.
+          header.push(Buffer.from(chunk.subarray(at)));
+          return;
+        }
+        header.push(chunk.subarray(at, lineEnd));
+        const line = Buffer.concat(header).toString('latin1');
+        header = [];
+        at = lineEnd + 1;
+        const match = /^([0-9a-f]{40,64}) blob (\d+)$/.exec(line);
+        const entry = candidates[next];
+        if (!entry || !match || match[1] !== entry.oid || Number(match[2]) !== entry.size) {
+          throw new Error('unexpected git cat-file --batch header ' + JSON.stringify(line.slice(0, 100)));
+        }
+        remaining = entry.size;
+        blobStart = written;
+      }
+      const take = Math.min(remaining, chunk.length - at);
+      chunk.copy(view, written, at, at + take);
+      written += take;
+      at += take;
+      remaining -= take;
+      if (remaining === 0) {
+        remaining = -1;
+        expectNewline = true;
+        finishBlob();
+      }
+    }
+  };
+
+  const released = releaseChunks();
+  const input = candidates.map((entry) => entry.oid + '\n').join('');
+  try {
+    await runGit(['cat-file', '--batch'], input, 0, true, (chunk) => {
+      consume(chunk);
+      released.add(chunk);
+    });
+  } finally {
+    released.flush();
+  }
+  if (next !== candidates.length) throw new Error('git cat-file --batch stopped after ' + next + ' of ' + candidates.length + ' blobs');
+  starts.push(written);
+  return { buffer, length: written, kept: Int32Array.from(kept), starts: Int32Array.from(starts) };
+}
+
+/**
+ * Gives the memory of consumed stream chunks back at once rather than at a garbage collection: a
+ * tree's text passes through in thousands of small chunks, and those waiting for a collection
+ * fragment the allocator. A chunk that owns its whole ArrayBuffer is detached by transferring it in
+ * a message to a port that is then closed: the message, and the memory with it, is dropped.
+ */
+function releaseChunks() {
+  let pending = [];
+  let pendingBytes = 0;
+  const flush = () => {
+    pendingBytes = 0;
+    if (pending.length === 0) return;
+    releaseBuffers(pending);
+    pending = [];
+  };
+  return {
+    add(chunk) {
+      const buffer = chunk.buffer;
+      if (!(buffer instanceof ArrayBuffer) || chunk.byteOffset !== 0 || buffer.byteLength !== chunk.length) return;
+      pending.push(buffer);
+      pendingBytes += buffer.byteLength;
+      // A port per few megabytes: each costs a little time, and the chunks wait for it.
+      if (pendingBytes >= RELEASE_BATCH_BYTES) flush();
+    },
+    flush,
+  };
+}
+
+/** Frees buffers now rather than at a garbage collection that an idle worker may never run. */
+function releaseBuffers(buffers) {
   const { port1, port2 } = new MessageChannel();
-  port1.postMessage(null, [buffer]);
+  try {
+    port1.postMessage(null, buffers);
+  } catch {
+    // A buffer that cannot be transferred is left to the garbage collector, as any other.
+  }
   port1.close();
   port2.close();
 }
-const fileStarts = workerData.fileStarts;
-const pathBytes = workerData.pathBytes;
-const prefixBytes = workerData.prefixBytes;
-const fileCount = pathBytes.length;
 
-// Every line ends with a newline, so the newlines' offsets give each offset its line.
-// Every LINE_STEP-th of them is kept (a table of all would add a tenth to the index's memory); the
-// few newlines between two kept ones are counted when needed.
-const LINE_STEP = 16;
-let lineCount = 0;
-for (let at = text.indexOf('\n'); at !== -1; at = text.indexOf('\n', at + 1)) lineCount++;
-const marks = new Int32Array(Math.ceil(lineCount / LINE_STEP));
-for (let at = text.indexOf('\n'), index = 0; at !== -1; at = text.indexOf('\n', at + 1), index++) {
-  if (index % LINE_STEP === 0) marks[index / LINE_STEP] = at;
+/**
+ * Takes the read text as one string (a string this long is an external one: its own copy of the
+ * bytes, outside the heap; the buffer is freed at once, or the index would hold the text twice),
+ * and lays out its files and lines.
+ */
+function layOut(read, candidates) {
+  text = Buffer.from(read.buffer, 0, read.length).toString('latin1');
+  releaseBuffers([read.buffer]);
+  fileStarts = read.starts;
+  const kept = Array.from(read.kept, (index) => candidates[index]);
+  paths = kept.map((entry) => entry.path.toString('utf8'));
+  pathBytes = Int32Array.from(kept, (entry) => entry.path.length);
+  sizes = Float64Array.from(kept, (entry) => entry.size);
+  fileCount = kept.length;
+  // Every line ends with a newline, so the newlines' offsets give each offset its line.
+  // Every LINE_STEP-th of them is kept (a table of all would add a tenth to the index's memory); the
+  // few newlines between two kept ones are counted when needed.
+  lineCount = 0;
+  for (let at = text.indexOf('\n'); at !== -1; at = text.indexOf('\n', at + 1)) lineCount++;
+  marks = new Int32Array(Math.ceil(lineCount / LINE_STEP));
+  for (let at = text.indexOf('\n'), index = 0; at !== -1; at = text.indexOf('\n', at + 1), index++) {
+    if (index % LINE_STEP === 0) marks[index / LINE_STEP] = at;
+  }
+  firstLine = new Int32Array(fileCount);
+  for (let file = 0; file < fileCount; file++) firstLine[file] = linesBefore(fileStarts[file]);
 }
-const firstLine = new Int32Array(fileCount);
-for (let file = 0; file < fileCount; file++) firstLine[file] = linesBefore(fileStarts[file]);
+
+const LINE_STEP = 16;
 
 /** How many newlines come before offset 'at'. */
 function linesBefore(at) {
@@ -344,15 +587,12 @@ function countLines(request) {
 // for them can run away, so they run outside the time-limited context.
 const termScore = (${termScore.toString()});
 const pathBonuses = (${pathBonuses.toString()});
-const paths = workerData.paths.split('\0');
-workerData.paths = undefined;
-const sizes = workerData.sizes;
 const collator = new Intl.Collator();
 
 // Each term's counts, kept for the terms last asked within a byte budget: questions asked together
 // share words, and a ranking asks for its terms twice (their frequencies, then the scores). The
 // budget is an eighth of the text (at most 32 MiB), so the index stays within 1.5 times its text.
-const TERM_CACHE_BYTES = Math.min(32 * 1024 * 1024, Math.max(1024 * 1024, Math.floor(workerData.length / 8)));
+let termCacheLimit = 1024 * 1024;
 const termCache = new Map();
 let termCacheBytes = 0;
 
@@ -388,7 +628,7 @@ function termCounts(term) {
   termCache.set(term, counts);
   termCacheBytes += counts.byteLength;
   for (const [key, value] of termCache) {
-    if (termCacheBytes <= TERM_CACHE_BYTES || key === term) break;
+    if (termCacheBytes <= termCacheLimit || key === term) break;
     termCache.delete(key);
     termCacheBytes -= value.byteLength;
   }
@@ -455,7 +695,7 @@ function rank(request) {
 const sandbox = vm.createContext({ scan, request: undefined, result: undefined }, { codeGeneration: { strings: false, wasm: false } });
 const script = new vm.Script('result = scan(request)');
 
-parentPort.on('message', (request) => {
+function answer(request) {
   if (request.kind === 'read') {
     const start = fileStarts[request.file];
     parentPort.postMessage({ type: 'read', id: request.id, text: decode(text.slice(start, start + request.size)) });
@@ -483,7 +723,20 @@ parentPort.on('message', (request) => {
     sandbox.request = undefined;
     sandbox.result = undefined;
   }
-});
+}
 
-parentPort.postMessage({ type: 'ready', lines: lineCount });
+async function build() {
+  const planned = await plan();
+  if (planned.noRoom !== undefined) return { type: 'no-room', bytes: planned.noRoom, room: workerData.room };
+  const read = await readBlobs(planned.candidates);
+  layOut(read, planned.candidates);
+  termCacheLimit = Math.min(32 * 1024 * 1024, Math.max(1024 * 1024, Math.floor(read.length / 8)));
+  parentPort.on('message', answer);
+  return { type: 'ready', lines: lineCount, paths: paths.join('\0'), sizes, length: read.length, treeBytes: planned.treeBytes, unread: planned.unread, unreadBytes: planned.unreadBytes };
+}
+
+build().then(
+  (message) => parentPort.postMessage(message),
+  (error) => parentPort.postMessage({ type: 'failed', message: error instanceof Error ? error.message : String(error) }),
+);
 `;
