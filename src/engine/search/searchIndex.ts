@@ -21,6 +21,7 @@ import { formatSize, ToolError } from '../toolError';
 import { plural } from '../plural';
 import type { GrepLine, GrepResult, SearchTarget } from './grepResult';
 import { pathspecFilter, type LineMatcher } from './grepPatterns';
+import { requiredText } from './literalQuery';
 import { Ripgrep } from './ripgrep';
 import { SEARCH_WORKER_SOURCE, type RankReply, type RankRequest, type ScanReply, type ScanRequest, type WorkerInit, type WorkerMessage, type WorkerRequest } from './searchWorker';
 import { GIT_STEP_TIMEOUT_MS, NoRoomForIndex, TREE_LISTING_MAX_BYTES } from './treeText';
@@ -299,16 +300,26 @@ export class SearchIndex {
 
   /**
    * The lines git grep would print for `matcher` on the indexed files `pathspecs` select, with its
-   * caps (`outputBytes`: how much of the output cap they used); or undefined when git grep has to
+   * caps (`outputBytes`: how much of the output cap they used; `scannedBytes`: how much text was
+   * read, the n-gram filter skipping the rest); or undefined when git grep has to
    * answer: a pathspec form the index does not know, or a scan that ran over its time limit.
    */
   async grep(
     request: { matcher: LineMatcher; pathspecs: readonly string[]; /** In place of pathspecs. */ files?: readonly string[]; linesPerFile: number; maxOutputBytes: number; what: string },
     signal: AbortSignal,
-  ): Promise<{ result: GrepResult; outputBytes: number } | undefined> {
+  ): Promise<{ result: GrepResult; outputBytes: number; scannedBytes: number } | undefined> {
     const allowed = request.files ? this.allowedFiles(request.files) : this.allowed(request.pathspecs);
     if (allowed === undefined || !this.alive) return undefined;
-    const scan: ScanRequest = { kind: 'scan', id: this.nextId++, matcher: request.matcher, allowed, keep: request.linesPerFile, maxBytes: request.maxOutputBytes, timeoutMs: this.scanTimeLimitMs };
+    const scan: ScanRequest = {
+      kind: 'scan',
+      id: this.nextId++,
+      matcher: request.matcher,
+      allowed,
+      required: requiredText(request.matcher),
+      keep: request.linesPerFile,
+      maxBytes: request.maxOutputBytes,
+      timeoutMs: this.scanTimeLimitMs,
+    };
     const reply = (await this.ask(scan, signal)) as ScanReply | undefined;
     if (!reply) return undefined;
     if (!reply.ok) {
@@ -329,7 +340,7 @@ export class SearchIndex {
     reply.texts.forEach((text, at) => {
       files.get(this.paths[reply.files[at]])?.push({ line: reply.lines[at], text });
     });
-    return { result: { files, counts, truncated: reply.truncated }, outputBytes: reply.outputBytes };
+    return { result: { files, counts, truncated: reply.truncated }, outputBytes: reply.outputBytes, scannedBytes: reply.scannedBytes };
   }
 
   /**

@@ -9,6 +9,7 @@
 import type { LineMatcher } from './grepPatterns';
 import { pathBonuses, termScore } from './ranking';
 import { attributeVerdicts, regularFiles } from './treeText';
+import type { RequiredText } from './literalQuery';
 
 /**
  * What the worker is started with (`workerData`): the commit whose tree it reads itself, with its
@@ -30,6 +31,8 @@ export interface ScanRequest {
   matcher: LineMatcher;
   /** Which files the pathspecs allow (1) by index; null: every file. */
   allowed: Uint8Array | null;
+  /** What every match contains (literalQuery.ts): the n-gram filter reads only the text that holds it. */
+  required: RequiredText;
   /** Lines kept per file (all are counted). 0: counts only, exact (no output cap applies). */
   keep: number;
   /** The byte cap git's output would have (when lines are kept). */
@@ -50,6 +53,8 @@ export type ScanReply =
       truncated: boolean;
       /** Bytes of git's output the lines came to (counted against the cap). */
       outputBytes: number;
+      /** Bytes of text read (the n-gram filter skips the rest). */
+      scannedBytes: number;
     }
   | { id: number; ok: false; timedOut: boolean; message: string };
 
@@ -371,6 +376,7 @@ function releaseBuffers(buffers) {
  * and lays out its files and lines.
  */
 function layOut(read, candidates) {
+  buildGrams(new Uint8Array(read.buffer, 0, read.length));
   text = Buffer.from(read.buffer, 0, read.length).toString('latin1');
   releaseBuffers([read.buffer]);
   fileStarts = read.starts;
@@ -447,6 +453,162 @@ function digits(number) {
   return String(number).length;
 }
 
+// The n-gram filter: the text is cut into blocks of about BLOCK_BYTES, each starting at a line
+// start (a match never spans lines, so it lies within one block), and every trigram of a line (ASCII
+// letters folded to lower case) lists the blocks that hold it, through a hash of BUCKET_BITS bits
+// (two trigrams may share a list: that only makes a block a candidate needlessly). A search reads
+// only the blocks that hold every trigram of the text its matches must contain (literalQuery.ts).
+const BLOCK_BYTES = 64 * 1024;
+const BUCKET_BITS = 18;
+let blockStarts = new Int32Array(1);
+let blockCount = 0;
+let gramOffsets = new Int32Array(1);
+let gramBlocks = new Uint16Array(0);
+
+/** ASCII letters in lower case, every other byte as itself. */
+const FOLDED = Uint8Array.from({ length: 256 }, (_, byte) => (byte >= 65 && byte <= 90 ? byte + 32 : byte));
+
+function buildGrams(bytes) {
+  const starts = [0];
+  for (let at = BLOCK_BYTES; at < bytes.length; ) {
+    const lineEnd = bytes.indexOf(10, at - 1);
+    if (lineEnd === -1 || lineEnd + 1 >= bytes.length) break;
+    starts.push(lineEnd + 1);
+    at = lineEnd + 1 + BLOCK_BYTES;
+  }
+  starts.push(bytes.length);
+  blockStarts = Int32Array.from(starts);
+  blockCount = starts.length - 1;
+  const buckets = 1 << BUCKET_BITS;
+  // One pass over the text lists each block's distinct buckets; a counting sort of those pairs by
+  // bucket then gives each bucket's blocks, in order.
+  const wide = blockCount > 0x10000;
+  let pairBuckets = new Int32Array(1 << 16);
+  let pairBlocks = wide ? new Int32Array(1 << 16) : new Uint16Array(1 << 16);
+  let pairs = 0;
+  const seen = new Int32Array(buckets).fill(-1);
+  for (let block = 0; block < blockCount; block++) {
+    const end = blockStarts[block + 1];
+    let key = 0;
+    let run = 0;
+    for (let at = blockStarts[block]; at < end; at++) {
+      const byte = bytes[at];
+      if (byte === 10) {
+        run = 0;
+        continue;
+      }
+      key = ((key << 8) | FOLDED[byte]) & 0xffffff;
+      if (++run < 3) continue;
+      const bucket = Math.imul(key, 0x9e3779b1) >>> (32 - BUCKET_BITS);
+      if (seen[bucket] === block) continue;
+      seen[bucket] = block;
+      if (pairs === pairBuckets.length) {
+        const moreBuckets = new Int32Array(pairs * 2);
+        moreBuckets.set(pairBuckets);
+        pairBuckets = moreBuckets;
+        const moreBlocks = wide ? new Int32Array(pairs * 2) : new Uint16Array(pairs * 2);
+        moreBlocks.set(pairBlocks);
+        pairBlocks = moreBlocks;
+      }
+      pairBuckets[pairs] = bucket;
+      pairBlocks[pairs++] = block;
+    }
+  }
+  const offsets = new Int32Array(buckets + 1);
+  for (let at = 0; at < pairs; at++) offsets[pairBuckets[at] + 1]++;
+  for (let bucket = 0; bucket < buckets; bucket++) offsets[bucket + 1] += offsets[bucket];
+  const postings = wide ? new Int32Array(pairs) : new Uint16Array(pairs);
+  const filled = offsets.slice(0, buckets);
+  for (let at = 0; at < pairs; at++) postings[filled[pairBuckets[at]]++] = pairBlocks[at];
+  gramOffsets = offsets;
+  gramBlocks = postings;
+}
+
+function gramBucket(first, second, third) {
+  return Math.imul((first << 16) | (second << 8) | third, 0x9e3779b1) >>> (32 - BUCKET_BITS);
+}
+
+/** The blocks that may hold a match of what is required (literalQuery.ts): a mask, or null for every block. */
+function candidateBlocks(required) {
+  if (required === undefined || required === null || required.kind === 'anything') return null;
+  if (required.kind === 'literal') return blocksHolding(required.text);
+  const masks = required.of.map(candidateBlocks);
+  if (required.kind === 'any') {
+    if (masks.includes(null)) return null;
+    const union = new Uint8Array(blockCount);
+    for (const mask of masks) for (let block = 0; block < blockCount; block++) union[block] |= mask[block];
+    return union;
+  }
+  let both = null;
+  for (const mask of masks) {
+    if (mask === null) continue;
+    if (both === null) both = mask;
+    else for (let block = 0; block < blockCount; block++) both[block] &= mask[block];
+  }
+  return both;
+}
+
+/** The blocks holding every trigram of a literal (lower-case ASCII letters, Latin-1), rarest lists first. */
+function blocksHolding(literal) {
+  const lists = [];
+  for (let at = 0; at + 2 < literal.length; at++) {
+    const bucket = gramBucket(literal.charCodeAt(at), literal.charCodeAt(at + 1), literal.charCodeAt(at + 2));
+    lists.push([gramOffsets[bucket], gramOffsets[bucket + 1]]);
+  }
+  lists.sort((a, b) => a[1] - a[0] - (b[1] - b[0]));
+  let mask = null;
+  for (const [from, to] of lists) {
+    const next = new Uint8Array(blockCount);
+    for (let at = from; at < to; at++) {
+      const block = gramBlocks[at];
+      if (mask === null || mask[block] === 1) next[block] = 1;
+    }
+    mask = next;
+  }
+  return mask ?? new Uint8Array(blockCount).fill(1);
+}
+
+/**
+ * The slices of the text a search reads, in order: the allowed files' parts of the candidate
+ * blocks (all blocks for a null mask): [the file at the start, start, end].
+ */
+function* searchSlices(allowed, blocks) {
+  if (blocks === null) {
+    yield* allowedSlices(allowed);
+    return;
+  }
+  let block = 0;
+  while (block < blockCount) {
+    if (blocks[block] === 0) {
+      block++;
+      continue;
+    }
+    let next = block + 1;
+    while (next < blockCount && blocks[next] === 1) next++;
+    const from = blockStarts[block];
+    const to = blockStarts[next];
+    block = next;
+    if (from === to) continue;
+    if (allowed === null) {
+      yield [fileAt(from), from, to];
+      continue;
+    }
+    let file = fileAt(from);
+    while (file < fileCount && fileStarts[file] < to) {
+      if (allowed[file] === 0) {
+        file++;
+        continue;
+      }
+      let last = file + 1;
+      while (last < fileCount && fileStarts[last] < to && allowed[last] === 1) last++;
+      const start = Math.max(fileStarts[file], from);
+      const end = Math.min(fileStarts[last], to);
+      if (start < end) yield [file, start, end];
+      file = last;
+    }
+  }
+}
+
 /** The runs of consecutive allowed files, each one slice of the text: [first file, start, end]. */
 function* allowedSlices(allowed) {
   let file = 0;
@@ -509,7 +671,9 @@ function scan(request) {
   let currentFile = -1;
   let currentCount = 0;
   let currentKept = 0;
-  scanning: for (const [, base, end] of allowedSlices(request.allowed)) {
+  let scanned = 0;
+  scanning: for (const [, base, end] of searchSlices(request.allowed, candidateBlocks(request.required))) {
+    scanned += end - base;
     const part = base === 0 && end === text.length ? text : text.slice(base, end);
     for (let at = finder.next(part, base, 0); at !== -1; ) {
       const start = base + at;
@@ -551,7 +715,7 @@ function scan(request) {
     }
   }
   if (currentFile >= 0) counts.push(currentFile, currentCount);
-  return { files: Int32Array.from(files), lines: Int32Array.from(lines), texts, counts: Int32Array.from(counts), truncated, outputBytes: used };
+  return { files: Int32Array.from(files), lines: Int32Array.from(lines), texts, counts: Int32Array.from(counts), truncated, outputBytes: used, scannedBytes: scanned };
 }
 
 /**
@@ -563,7 +727,9 @@ function countLines(request) {
   const counts = [];
   let currentFile = -1;
   let currentCount = 0;
-  for (const [first, base, end] of allowedSlices(request.allowed)) {
+  let scanned = 0;
+  for (const [first, base, end] of searchSlices(request.allowed, candidateBlocks(request.required))) {
+    scanned += end - base;
     const part = base === 0 && end === text.length ? text : text.slice(base, end);
     // Matches come in order, so the file holding each is found by walking forward.
     let holder = first;
@@ -580,7 +746,7 @@ function countLines(request) {
     }
   }
   if (currentFile >= 0) counts.push(currentFile, currentCount);
-  return { files: new Int32Array(0), lines: new Int32Array(0), texts: [], counts: Int32Array.from(counts), truncated: false, outputBytes: 0 };
+  return { files: new Int32Array(0), lines: new Int32Array(0), texts: [], counts: Int32Array.from(counts), truncated: false, outputBytes: 0, scannedBytes: scanned };
 }
 
 // Ranking for natural-language search. Its terms are ASCII words, searched as literals: no scan
@@ -604,27 +770,9 @@ function termCounts(term) {
     termCache.set(term, kept);
     return kept;
   }
-  const regex = new RegExp(term.replace(/[\\^$.*+?()[\]{}|]/g, '\\$&'), 'gi');
-  const pairs = [];
-  let file = 0;
-  let current = -1;
-  let count = 0;
-  for (let match = regex.exec(text); match !== null; match = regex.exec(text)) {
-    const at = match.index;
-    while (fileStarts[file + 1] <= at) file++;
-    if (file !== current) {
-      if (current >= 0) pairs.push(current, count);
-      current = file;
-      count = 0;
-    }
-    count++;
-    // A line counts once: go on after its newline (every line ends with one).
-    const lineEnd = text.indexOf('\n', at);
-    if (lineEnd === -1) break;
-    regex.lastIndex = lineEnd + 1;
-  }
-  if (current >= 0) pairs.push(current, count);
-  const counts = Int32Array.from(pairs);
+  // Terms are lower-case ASCII words: every match holds the term itself, folded.
+  const matcher = { kind: 'regex', source: term.replace(/[\\^$.*+?()[\]{}|]/g, '\\$&'), flags: 'gi', wholeWord: false };
+  const { counts } = countLines({ matcher, allowed: null, required: term.length >= 3 ? { kind: 'literal', text: term.toLowerCase() } : null });
   termCache.set(term, counts);
   termCacheBytes += counts.byteLength;
   for (const [key, value] of termCache) {

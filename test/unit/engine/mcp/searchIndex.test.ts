@@ -477,6 +477,53 @@ describe('search index', function () {
       });
     });
 
+    it('reads only the blocks that can hold a match (its n-gram filter), with git grep’s answers on a tree of many blocks', async function () {
+      const files: Record<string, string> = {};
+      for (let at = 0; at < 60; at++) {
+        const planted = [
+          at === 5 || at === 50 ? 'const found = needleAlpha(1);' : '',
+          at === 20 ? 'source.pipe(Switchmap(load));' : '',
+          at === 33 ? 'source.pipe(mergeMap(load));' : '',
+          at === 12 ? 'export function parseThing(text) {}' : '',
+          at === 41 ? 'export const parseOther = 1;' : '',
+        ].filter(Boolean);
+        const filler = Array.from({ length: 300 }, (_, line) => `// filler line ${line} of file ${at}`);
+        filler.splice(150, 0, ...planted);
+        files[`src/part${String(at).padStart(2, '0')}.${at % 3 === 0 ? 'md' : 'ts'}`] = `${filler.join('\n')}\n`;
+      }
+      await withRepository('blocks', files, async ({ plain, indexed, indexes, target }) => {
+        const context = await indexed();
+        const cases: GrepOptions[] = [
+          grep(['needleAlpha'], 'fixed'),
+          grep(['NEEDLEALPHA'], 'fixed', { caseSensitive: false }),
+          grep(['needleAlpha'], 'fixed', { linesPerFile: 0 }),
+          grep(['needleAlpha'], 'fixed', { wholeWord: true, pathspecs: ['*.md'] }),
+          grep(['(mergeMap|switchMap)\\('], 'perl', { caseSensitive: false }),
+          grep(['^export (function|const) parse\\w+'], 'perl'),
+          grep(['needle[A-Z]lpha', 'parse(Thing|Other)'], 'extended'),
+          grep(['found = (?:needle)?Alpha'], 'perl'),
+          grep(['filler line 29[0-9] of file'], 'perl', { linesPerFile: 0 }),
+          grep(['needleAlpha'], 'fixed', { files: ['src/part05.ts', 'src/part49.ts', 'src/part50.ts'] }),
+        ];
+        for (const options of cases) assert.deepEqual(await grepTarget(context, target, options), await grepTarget(plain, target, options), options.what);
+        const index = indexes.lookup(target, false);
+        assert.ok(index);
+        const total = index.textBytes;
+        assert.ok(total > 4 * 64 * 1024, `${total} bytes of text make several blocks`);
+        const scanned = async (options: GrepOptions): Promise<number> => {
+          const matcher = lineMatcher(options.patterns, options.syntax, options.caseSensitive, options.wholeWord ?? false);
+          assert.ok(matcher);
+          const found = await index.grep({ matcher, pathspecs: [], linesPerFile: 0, maxOutputBytes: 1 << 20, what: options.what }, plain.signal);
+          assert.ok(found);
+          return found.scannedBytes;
+        };
+        assert.ok((await scanned(grep(['needleAlpha'], 'fixed'))) <= (total * 2) / 5, 'a rare term reads the two blocks that hold it, at most');
+        assert.ok((await scanned(grep(['(mergeMap|switchMap)\\('], 'perl', { caseSensitive: false }))) <= (total * 2) / 5, 'an alternation reads the blocks of its branches');
+        assert.equal(await scanned(grep(['filler'], 'fixed')), total, 'a term in every block reads them all');
+        assert.equal(await scanned(grep(['zebracorn'], 'fixed')), 0, 'a term in no block reads nothing');
+      });
+    });
+
     it('selects candidates past fifty files by the rarer terms, or the rarest when all are common, as git grep’s counts do', async function () {
       const files: Record<string, string> = {};
       for (let at = 0; at < 120; at++) {
