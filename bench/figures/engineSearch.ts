@@ -13,37 +13,18 @@
  * packages with npm and takes a minute or two) and reused by later runs.
  */
 import { execFile } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { copyFile, mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { ToolClient } from '../../src/api/tools/toolClient';
 import { runGit } from '../../src/engine/git';
-import { ripgrepInVSCode } from '../../src/vscode/ripgrepPath';
 import { startEngine } from '../../src/engine/server';
+import { benchRipgrep, ensureCorpus } from './searchCorpus';
 import { ms, ratio, spread, type BenchContext, type Figure, type Row } from '../report';
 import { median, summarize } from '../stats';
 
 const run = promisify(execFile);
 
-/** Pinned packages whose files make the corpus (their own dependencies come along). */
-const PACKAGES = [
-  'date-fns@2.30.0',
-  'rxjs@7.8.1',
-  'lodash@4.17.21',
-  'core-js@3.39.0',
-  'typescript@5.9.3',
-  'echarts@5.5.0',
-  'ramda@0.29.1',
-  'three@0.160.0',
-  'moment@2.29.4',
-  '@babel/core@7.23.9',
-  '@babel/preset-env@7.23.9',
-  'aws-sdk@2.1550.0',
-];
-const MAX_FILES = 20_000;
-const MAX_FILE_BYTES = 1024 * 1024;
-const SOURCE_FILE = /\.(js|ts|mjs|cjs|json|md|css)$/;
 const TOKEN = 'dse_bench_search_token';
 
 /** What is searched: a case-insensitive identifier and a regular expression, as an agent would. */
@@ -57,21 +38,7 @@ const QUERIES: ReadonlyArray<{ name: string; query: string; grep: string[]; rg: 
   },
 ];
 
-interface Corpus {
-  dir: string;
-  files: number;
-  bytes: number;
-  packages: string[];
-}
-
 export const engineSearchFigure: Figure = { id: 'search', title: 'Engine search', run: measure };
-
-/** The ripgrep of the VS Code that `npm run setup:vscode` installs (code-server's), which the engine is given too. */
-function benchRipgrep(root: string): string {
-  const found = ripgrepInVSCode(path.join(root, '.vscode-test', 'node_modules', 'code-server', 'lib', 'vscode'));
-  if (!found) throw new Error('no ripgrep in .vscode-test/: run npm run setup:vscode (npm run bench does) first');
-  return found;
-}
 
 async function measure(context: BenchContext): Promise<Row[]> {
   const corpus = await ensureCorpus(context);
@@ -270,57 +237,3 @@ async function waitForLine(lines: readonly string[], pattern: RegExp, timeoutMs:
   }
 }
 
-/** The corpus repository, built on first use and reused while its package list is unchanged. */
-async function ensureCorpus(context: BenchContext): Promise<Corpus> {
-  const base = path.join(context.root, '.bench', 'corpus');
-  const dir = path.join(base, 'repo');
-  const manifest = path.join(base, 'corpus.json');
-  const cached = await readFile(manifest, 'utf8').then((text) => JSON.parse(text) as Corpus, () => undefined);
-  if (cached && cached.packages.join(' ') === PACKAGES.join(' ') && existsSync(path.join(dir, '.git'))) return { ...cached, dir };
-
-  context.log(`building the search corpus once (npm install of ${PACKAGES.length} pinned packages, a git repository of up to ${MAX_FILES} files): a minute or two; later runs reuse .bench/corpus/`);
-  const source = path.join(context.root, '.bench', 'corpus-src');
-  await run('npm', ['install', '--prefix', source, '--no-save', '--no-audit', '--no-fund', '--ignore-scripts', ...PACKAGES], { cwd: context.root, maxBuffer: 16 * 2 ** 20 });
-  const modules = path.join(source, 'node_modules');
-  const files = (await sourceFiles(modules, '')).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)).slice(0, MAX_FILES);
-
-  await rm(base, { recursive: true, force: true });
-  await mkdir(dir, { recursive: true });
-  let bytes = 0;
-  for (const file of files) {
-    const target = path.join(dir, file);
-    await mkdir(path.dirname(target), { recursive: true });
-    await copyFile(path.join(modules, file), target);
-    bytes += (await stat(target)).size;
-  }
-  const env = {
-    ...process.env,
-    GIT_CONFIG_NOSYSTEM: '1',
-    GIT_AUTHOR_NAME: 'Bench',
-    GIT_AUTHOR_EMAIL: 'bench@example.com',
-    GIT_AUTHOR_DATE: '2024-01-01T00:00:00Z',
-    GIT_COMMITTER_NAME: 'Bench',
-    GIT_COMMITTER_EMAIL: 'bench@example.com',
-    GIT_COMMITTER_DATE: '2024-01-01T00:00:00Z',
-  };
-  const git = (...args: string[]) => run('git', ['-c', 'gc.auto=0', '-c', 'commit.gpgsign=false', '-c', 'core.autocrlf=false', ...args], { cwd: dir, env, maxBuffer: 64 * 2 ** 20 });
-  await git('init', '--quiet', '--initial-branch', 'main');
-  await git('add', '--all');
-  await git('commit', '--quiet', '-m', `Source files of ${PACKAGES.join(', ')}`);
-  // Packed, as a real repository is; git grep reads the pack.
-  await git('gc', '--quiet');
-  const corpus: Corpus = { dir, files: files.length, bytes, packages: PACKAGES };
-  await writeFile(manifest, `${JSON.stringify({ files: corpus.files, bytes, packages: PACKAGES }, null, 2)}\n`);
-  return corpus;
-}
-
-/** Relative paths of the text source files under `root` (regular files only, under 1 MB). */
-async function sourceFiles(root: string, relative: string): Promise<string[]> {
-  const found: string[] = [];
-  for (const entry of await readdir(path.join(root, relative), { withFileTypes: true })) {
-    const child = relative === '' ? entry.name : `${relative}/${entry.name}`;
-    if (entry.isDirectory()) found.push(...(await sourceFiles(root, child)));
-    else if (entry.isFile() && SOURCE_FILE.test(entry.name) && (await stat(path.join(root, child))).size < MAX_FILE_BYTES) found.push(child);
-  }
-  return found;
-}

@@ -3,10 +3,11 @@ import type { Figure } from '../report';
 import { answersFigure } from './answers';
 import { engineApiFigure } from './engineApi';
 import { engineBurstFigure } from './engineBurst';
+import { engineScalingFigure } from './engineScaling';
 import { engineSearchFigure } from './engineSearch';
 import { hostFigure } from './host';
 import { packageFigure } from './package';
 import { pollingFigure } from './polling';
 import { renderingFigure } from './rendering';
 
-export const figures: Figure[] = [answersFigure, pollingFigure, hostFigure, packageFigure, renderingFigure, engineSearchFigure, engineApiFigure, engineBurstFigure];
+export const figures: Figure[] = [answersFigure, pollingFigure, hostFigure, packageFigure, renderingFigure, engineSearchFigure, engineScalingFigure, engineApiFigure, engineBurstFigure];

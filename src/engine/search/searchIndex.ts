@@ -60,6 +60,8 @@ export class SearchIndexes {
   private readonly turns = new WeakMap<ServedRepository, Slots>();
   private readonly shutdown = new AbortController();
   private readonly budgetBytes: number;
+  /** Settles when the build under way (if any) ends: builds take turns. */
+  private buildTurn: Promise<void> = Promise.resolve();
   private readonly scanTimeLimitMs: number;
   /** Answers for the searches that come before an index is ready, when the engine has a ripgrep. */
   readonly ripgrep: Ripgrep | undefined;
@@ -164,13 +166,20 @@ export class SearchIndexes {
     let finished = (): void => undefined;
     state.building = { commit, abort, done: new Promise<void>((resolve) => (finished = resolve)) };
     const signal = AbortSignal.any([abort.signal, this.shutdown.signal]);
-    const started = performance.now();
     const at = `${repo.name} at ${commit.slice(0, 12)}`;
-    // The room is what the others leave: this repository's own ready index is replaced by the new one.
-    const room = Math.max(0, this.budgetBytes - this.heldByOthers(state));
-    state.held = Math.max(state.held, room);
+    // One build at a time: each takes what the indexes built before it left of the budget (and the
+    // machine is not asked to build several while it answers searches).
+    const previous = this.buildTurn;
+    let next = (): void => undefined;
+    this.buildTurn = new Promise<void>((resolve) => (next = resolve));
     void (async () => {
       try {
+        await previous;
+        if (signal.aborted) return;
+        const started = performance.now();
+        // The room is what the others leave: this repository's own ready index is replaced by the new one.
+        const room = Math.max(0, this.budgetBytes - this.heldByOthers(state));
+        state.held = Math.max(state.held, room);
         const index = await SearchIndex.start(commit, repo.dir, room, { scanTimeLimitMs: this.scanTimeLimitMs, log: this.options.log }, signal);
         if (signal.aborted) {
           await index.close();
@@ -192,6 +201,7 @@ export class SearchIndexes {
           state.held = state.ready?.alive ? state.ready.heldBytes : 0;
         }
         finished();
+        next();
       }
     })();
   }

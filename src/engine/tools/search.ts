@@ -37,13 +37,16 @@ export async function keywordSearch(context: ToolContext, args: { query: string 
   const wanted = Math.min(query.count ?? DEFAULT_FILES, MAX_FILES);
   if ((query.count ?? 0) > MAX_FILES) notes.push(`count is capped at ${MAX_FILES} files.`);
   const positive = positivePatterns(query.root);
-  const hits: FileHit[] = [];
-  let complete = true;
-  for (const target of targets) {
-    const found = await searchTarget(context, target, query, positive, notes);
-    hits.push(...found.hits);
-    complete &&= found.complete;
-  }
+  // The repositories are searched at once (each index in its own worker), their notes kept in order.
+  const searched = await Promise.all(
+    targets.map(async (target) => {
+      const targetNotes: string[] = [];
+      return { ...(await searchTarget(context, target, query, positive, targetNotes)), notes: targetNotes };
+    }),
+  );
+  const hits = searched.flatMap((found) => found.hits);
+  const complete = searched.every((found) => found.complete);
+  for (const found of searched) notes.push(...found.notes);
   hits.sort((a, b) => b.score - a.score || a.target.repo.name.localeCompare(b.target.repo.name) || a.path.localeCompare(b.path));
   const shown = hits.slice(0, wanted);
   await readMatchedLines(context, query, shown);

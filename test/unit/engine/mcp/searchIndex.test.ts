@@ -566,7 +566,7 @@ describe('search index', function () {
     assert.deepEqual(order, [...order].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)));
   });
 
-  it('shares one budget across repositories: one indexed whole, the next as far as the rest goes, a third not at all', async function () {
+  it('shares one budget across repositories searched at once: one indexed whole, the next as far as the rest goes, a third not at all', async function () {
     const file = `${'widget line\n'.repeat(83)}widget!\n`; // 1,004 bytes
     const repos = await Promise.all(
       ['first', 'second', 'third'].map((name) =>
@@ -576,13 +576,17 @@ describe('search index', function () {
     const logs: string[] = [];
     const indexes = new SearchIndexes({ log: (line) => logs.push(line), budgetBytes: 15_100 });
     try {
+      const targets = await Promise.all(
+        repos.map(async (repo, at): Promise<SearchTarget> => ({ repo: { name: ['first', 'second', 'third'][at] ?? '', dir: repo.dir, bare: false }, commit: await head(repo), revision: 'HEAD' })),
+      );
+      // Their first searches come together: the builds take turns, each taking what the others left.
+      for (const target of targets) indexes.lookup(target);
+      await waitFor(() => Promise.resolve(logs.length), (count) => count === 3, { description: 'the three outcomes' });
       const found: Array<{ name: string; index: SearchIndex | undefined }> = [];
       for (const [at, repo] of repos.entries()) {
-        const name = ['first', 'second', 'third'][at] ?? '';
-        const repository = { name, dir: repo.dir, bare: false };
-        const target: SearchTarget = { repo: repository, commit: await head(repo), revision: 'HEAD' };
-        indexes.lookup(target);
-        await waitFor(() => Promise.resolve(logs.length), (count) => count > at, { description: `the outcome for ${name}` });
+        const target = targets[at];
+        const repository = target.repo;
+        const name = repository.name;
         const index = indexes.lookup(target, false);
         found.push({ name, index });
         // Whatever the index holds, every search answers as git grep does.
