@@ -1,9 +1,9 @@
 /**
  * Figure "engine search as it grows": `sg_keyword_search` through the extension's own MCP client
  * over HTTP, on the search corpus (about 20,000 files, 120 MB) served once, twice and four times
- * (copies of it as separate repositories, one engine serving them all, given VS Code's ripgrep as
- * the extension runs it), with every index ready, against the tools a user would pick instead, in
- * the same run, over the very same files:
+ * (copies of it as separate repositories, one engine serving them all: the bundled engine in a
+ * process of its own, given VS Code's ripgrep, as the extension runs it), with every index ready,
+ * against the tools a user would pick instead, in the same run, over the very same files:
  *  - ripgrep over the working trees (`--hidden --no-ignore`, `.git` left out, so that it reads the
  *    files git has; all its threads), printing every matching line as it does;
  *  - `git grep` over each repository's commit, one after another (what the engine runs without
@@ -12,17 +12,18 @@
  * classes, an alternation, an AND of two terms (for ripgrep: the files of one, then the other in
  * those) and a `file:` filter. Every query must find the same number of files in all three, and
  * every file the engine shows must be one ripgrep found. Goals (ratio of medians to ripgrep):
- * ≤ 0.5 at 1×, ≤ 1.0 at 4×. Also per size: the process's memory once every index is built against
- * the text indexed (≤ 1.5), and at 4× with an index budget of a quarter of the text (so the engine
- * reads three quarters of the tree per search): no cliff, at most ripgrep's time.
+ * ≤ 0.5 at 1×, ≤ 1.0 at 4×. Also per size: what the engine process's memory grew by once every
+ * index is built, against the text indexed (≤ 1.5), and at 4× with an index budget of a quarter of
+ * the text (so the engine reads three quarters of the tree per search): no cliff, at most
+ * ripgrep's time.
  */
-import { execFile } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { readFile } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { ToolClient } from '../../src/api/tools/toolClient';
 import { runGit } from '../../src/engine/git';
-import { startEngine } from '../../src/engine/server';
 import { ratio, spread, type BenchContext, type Figure, type Row } from '../report';
 import { median, summarize } from '../stats';
 import { benchRipgrep, corpusCopies, ensureCorpus } from './searchCorpus';
@@ -78,29 +79,20 @@ async function measure(context: BenchContext): Promise<Row[]> {
 
 async function measureScale(context: BenchContext, repos: readonly string[], ripgrepPath: string, runs: number, label: string, textBytes: number, budgetBytes: number | undefined): Promise<Row[]> {
   const commits = await Promise.all(repos.map(async (dir) => (await runGit(['rev-parse', 'HEAD'], { cwd: dir })).stdout.trim()));
-  const rssBefore = process.memoryUsage().rss;
   const dataDir = await mkdtemp(path.join(context.scratch, 'scaling-'));
-  const lines: string[] = [];
-  const engine = await startEngine({
-    repos: [...repos],
-    users: [{ token: TOKEN }],
-    dataDir,
-    port: 0,
-    paceMs: 0,
-    log: (line) => lines.push(line),
-    ripgrepPath,
-    ...(budgetBytes !== undefined ? { indexBudgetBytes: budgetBytes } : {}),
-  });
+  const engine = await startEngineProcess(context, repos, dataDir, ripgrepPath, budgetBytes);
+  const lines = engine.lines;
   const client = new ToolClient({ instanceUrl: engine.url, token: TOKEN, timeoutMs: 300_000 });
   const rows: Row[] = [];
   try {
     await client.server();
+    const rssBefore = await engine.rss();
     // The first search of each repository starts its index; all of them are waited for.
     await client.call('keyword_search', { query: 'mergeMap' });
     await waitFor(() => lines.filter((line) => /^(search index of|no search index for|search index failed for)/.test(line)).length >= repos.length, 600_000);
     context.log(`${label}: ${lines.filter((line) => line.startsWith('search index') || line.startsWith('no search index')).join('; ')}`);
     await new Promise((resolve) => setTimeout(resolve, 1000));
-    const rssMb = (process.memoryUsage().rss - rssBefore) / 2 ** 20;
+    const rssMb = ((await engine.rss()) - rssBefore) / 2 ** 20;
     const indexedMb = lines.reduce((sum, line) => sum + indexedSize(line), 0);
 
     for (const shape of SHAPES) {
@@ -138,7 +130,7 @@ async function measureScale(context: BenchContext, repos: readonly string[], rip
     const memoryRatio = rssMb / indexedMb;
     rows.push({
       figure: `engine search, ${label}: memory with every index built`,
-      measured: `process RSS +${rssMb.toFixed(0)} MB for ${indexedMb.toFixed(1)} MB of text indexed = ${ratio(memoryRatio)}`,
+      measured: `engine process RSS +${rssMb.toFixed(0)} MB for ${indexedMb.toFixed(1)} MB of text indexed = ${ratio(memoryRatio)}`,
       baseline: '—',
       goal: '≤ 1.5 × the text indexed',
       met: memoryRatio <= 1.5,
@@ -150,6 +142,52 @@ async function measureScale(context: BenchContext, repos: readonly string[], rip
     await rm(dataDir, { recursive: true, force: true });
   }
   return rows;
+}
+
+interface EngineProcess {
+  url: string;
+  /** Its log so far. */
+  lines: string[];
+  /** Its resident memory, in bytes (Linux). */
+  rss(): Promise<number>;
+  close(): Promise<void>;
+}
+
+/** The bundled engine (`dist/engine.js`, which `npm run bench` builds) in a process of its own. */
+async function startEngineProcess(context: BenchContext, repos: readonly string[], dataDir: string, ripgrepPath: string, budgetBytes: number | undefined): Promise<EngineProcess> {
+  const args = [path.join(context.root, 'dist', 'engine.js'), '--port', '0', '--token', TOKEN, '--data', dataDir, '--pace', '0', '--ripgrep', ripgrepPath, ...repos.flatMap((dir) => ['--repo', dir])];
+  if (budgetBytes !== undefined) args.push('--index-budget', String(Math.floor(budgetBytes / 2 ** 20)));
+  const child: ChildProcess = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  const lines: string[] = [];
+  let pending = '';
+  const take = (chunk: Buffer): void => {
+    pending += chunk.toString('utf8');
+    const parts = pending.split('\n');
+    pending = parts.pop() ?? '';
+    lines.push(...parts);
+  };
+  child.stdout?.on('data', take);
+  child.stderr?.on('data', take);
+  await waitFor(() => lines.some((line) => line.startsWith('Deep Search engine listening on ')) || child.exitCode !== null, 60_000);
+  const url = /listening on (\S+)/.exec(lines.find((line) => line.startsWith('Deep Search engine listening on ')) ?? '')?.[1];
+  if (!url) throw new Error(`the engine did not start: ${lines.slice(-5).join(' / ')}`);
+  return {
+    url,
+    lines,
+    rss: () =>
+      new Promise((resolve, reject) =>
+        readFile(`/proc/${child.pid}/status`, 'utf8', (error, status) => {
+          if (error) return reject(error);
+          resolve(Number(/^VmRSS:\s+(\d+) kB/m.exec(status)?.[1] ?? Number.NaN) * 1024);
+        }),
+      ),
+    close: async () => {
+      if (child.exitCode !== null) return;
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
 }
 
 /** `122.5 MB` from an index's "ready" log line, in MiB (0 for other lines). */

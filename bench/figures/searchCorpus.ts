@@ -119,6 +119,9 @@ export async function corpusCopies(context: BenchContext, corpus: Corpus, count:
       await run('git', ['clone', '--quiet', '--shared', corpus.dir, dir], { maxBuffer: 16 * 2 ** 20 });
       // Served under its folder's name (repo-2, …), as the corpus is (repo), not under its origin's.
       await run('git', ['remote', 'remove', 'origin'], { cwd: dir });
+      // A fresh checkout leaves the index racily clean (files as new as the index), which makes every
+      // `git diff-index` re-read them until something refreshes it, as any git status soon does.
+      await run('git', ['update-index', '-q', '--refresh'], { cwd: dir });
     }
     dirs.push(dir);
   }

@@ -6,6 +6,7 @@
  * cancellation signal and a time budget, and every failure becomes a tool error whose text says
  * what to change.
  */
+import { setMaxListeners } from 'node:events';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ToolServerEndpoint } from '../../contract/toolServers';
 import type { AuthenticatedUser } from '../auth';
@@ -78,6 +79,9 @@ export function createMcpHandler(options: McpHandlerOptions): McpHandler {
         const tool = tools.get(name);
         // A tool error rather than a protocol error, as the SDK's server reported it, so that an agent reads it.
         if (!tool) return toolError(`MCP error -32602: Tool ${name} not found`);
+        // A search of many repositories waits on several git processes and index workers at once,
+        // each listening for the call's end (and letting go when done): a few per repository.
+        setMaxListeners(16 + 8 * options.repositories.length, callSignal);
         try {
           return await options.toolSlots.run(() => tool.call(args, { ...shared, user, signal: callSignal }), callSignal);
         } catch (error) {
