@@ -18,6 +18,8 @@ export interface GitRunOptions {
   /** Exit codes that count as success. Default `[0]` (`git grep` uses 1 for "no match"). */
   okExitCodes?: readonly number[];
   signal?: AbortSignal;
+  /** Written to git's stdin. */
+  input?: string;
 }
 
 export interface GitResult {
@@ -67,6 +69,12 @@ function gitEnvironment(): NodeJS.ProcessEnv {
  * The process is started off the engine's thread (processLauncher.ts).
  */
 export async function runGit(args: readonly string[], options: GitRunOptions): Promise<GitResult> {
+  const result = await runGitBytes(args, options);
+  return { ...result, stdout: result.stdout.toString('utf8') };
+}
+
+/** `runGit` with stdout as the bytes git printed. */
+export async function runGitBytes(args: readonly string[], options: GitRunOptions): Promise<Omit<GitResult, 'stdout'> & { stdout: Buffer }> {
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const maxOutputBytes = options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES;
   const okExitCodes = options.okExitCodes ?? [0];
@@ -82,6 +90,7 @@ export async function runGit(args: readonly string[], options: GitRunOptions): P
       maxOutputBytes,
       truncate: options.onOutputLimit === 'truncate',
       stderrKeptBytes: STDERR_KEPT_BYTES,
+      ...(options.input !== undefined ? { input: options.input } : {}),
     },
     options.signal,
   );
@@ -95,8 +104,7 @@ export async function runGit(args: readonly string[], options: GitRunOptions): P
     case 'start-failed':
       throw startError(outcome.errno, outcome.message, command, options.cwd);
     case 'exited': {
-      const { code, stderr, truncated } = outcome;
-      const stdout = outcome.stdout.toString('utf8');
+      const { code, stderr, truncated, stdout } = outcome;
       if (truncated) return { stdout, stderr, exitCode: code ?? 0, truncated };
       if (code !== null && okExitCodes.includes(code)) return { stdout, stderr, exitCode: code, truncated };
       const detail = firstLine(stderr) || `exit code ${code ?? 'none'}`;

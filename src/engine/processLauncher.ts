@@ -22,6 +22,8 @@ export interface LaunchRequest {
   /** Past the cap: keep what was read (`truncated`), or end with `output-limit`. */
   truncate: boolean;
   stderrKeptBytes: number;
+  /** Written to the process's stdin (then closed); none: stdin is not connected. */
+  input?: string;
 }
 
 export type LaunchOutcome =
@@ -69,7 +71,7 @@ function run(id, request) {
   };
   let child;
   try {
-    child = spawn(request.command, request.args, { cwd: request.cwd, env: request.env, stdio: ['ignore', 'pipe', 'pipe'], windowsHide: true });
+    child = spawn(request.command, request.args, { cwd: request.cwd, env: request.env, stdio: [request.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'], windowsHide: true });
   } catch (error) {
     finish({ kind: 'start-failed', errno: error && error.code, message: String(error && error.message) });
     return;
@@ -83,6 +85,11 @@ function run(id, request) {
   };
   stops.set(id, () => stop('aborted'));
   timer = setTimeout(() => stop('timeout'), request.timeoutMs);
+  if (request.input !== undefined) {
+    // A process that exits without reading it all closes the pipe: not an error of ours.
+    child.stdin.on('error', () => undefined);
+    child.stdin.end(request.input);
+  }
   child.stdout.on('data', (chunk) => {
     if (truncated || settled) return;
     const room = request.maxOutputBytes - stdoutBytes;

@@ -88,6 +88,9 @@ export function createMcpHandler(options: McpHandlerOptions): McpHandler {
           // Cancelled while waiting for its turn.
           if (callSignal.aborted) return toolError('The request was cancelled.');
           throw error;
+        } finally {
+          // The indexes its searches asked for start now that it is answered.
+          shared.searchIndexes.buildWanted();
         }
       },
     };

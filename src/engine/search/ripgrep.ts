@@ -160,6 +160,14 @@ export class Ripgrep {
     return outcome;
   }
 
+  /**
+   * Lets go of what is kept for the repository's searches (its file listings, the binary checks):
+   * its index answers them now. A later search reads them again.
+   */
+  forget(repo: ServedRepository): void {
+    this.repositories.delete(repo);
+  }
+
   private once(key: string, line: string): void {
     if (this.logged.has(key) || this.logged.size >= MAX_LOGGED) return;
     this.logged.add(key);

@@ -31,6 +31,8 @@ import { Slots } from '../slots';
 
 /** Bytes of files all indexes together hold by default (`--index-budget`); their memory is about 1.5 times this. */
 export const DEFAULT_INDEX_BUDGET_BYTES = 512 * 1024 * 1024;
+/** How long a build asked for by a search waits, at most, for that search's call to be answered. */
+const BUILD_AFTERWARD_MS = 2_000;
 /** A scan that takes longer is stopped and git grep answers instead (a pathological regular expression). */
 export const DEFAULT_SCAN_TIME_LIMIT_MS = 2_000;
 
@@ -60,6 +62,8 @@ export class SearchIndexes {
   private readonly turns = new WeakMap<ServedRepository, Slots>();
   private readonly shutdown = new AbortController();
   private readonly budgetBytes: number;
+  private readonly wanted = new Map<ServedRepository, SearchTarget>();
+  private wantedTimer: ReturnType<typeof setTimeout> | undefined;
   /** Settles when the build under way (if any) ends: builds take turns. */
   private buildTurn: Promise<void> = Promise.resolve();
   private readonly scanTimeLimitMs: number;
@@ -137,6 +141,26 @@ export class SearchIndexes {
     return turns.run(search, signal);
   }
 
+  /**
+   * Starts the target's index once the work under way is answered (`buildWanted`, which the tool
+   * server calls after each tool call), or after a moment at the latest: a build and the search
+   * that asked for it would share the machine, and that search would wait for its share.
+   */
+  buildAfterward(target: SearchTarget): void {
+    if (this.shutdown.signal.aborted) return;
+    this.wanted.set(target.repo, target);
+    this.wantedTimer ??= setTimeout(() => this.buildWanted(), BUILD_AFTERWARD_MS).unref();
+  }
+
+  /** Starts the builds `buildAfterward` was asked for. */
+  buildWanted(): void {
+    clearTimeout(this.wantedTimer);
+    this.wantedTimer = undefined;
+    const targets = [...this.wanted.values()];
+    this.wanted.clear();
+    for (const target of targets) this.lookup(target);
+  }
+
   /** Whether the target's index is being built now (so a search could wait for it). */
   isBuilding(target: SearchTarget): boolean {
     return this.states.get(target.repo)?.building?.commit === target.commit;
@@ -145,6 +169,8 @@ export class SearchIndexes {
   /** Stops every build and worker. */
   close(): void {
     this.shutdown.abort();
+    clearTimeout(this.wantedTimer);
+    this.wanted.clear();
     for (const state of this.states.values()) {
       state.building?.abort.abort();
       void state.ready?.close();
@@ -187,6 +213,8 @@ export class SearchIndexes {
         }
         void state.ready?.close();
         state.ready = index;
+        // ripgrep is not asked about this repository's HEAD while the index holds all of it.
+        if (index.unread.length === 0) this.ripgrep?.forget(repo);
         const seconds = ((performance.now() - started) / 1000).toFixed(1);
         const part = index.unread.length === 0 ? '' : `; ${plural(index.unread.length, 'file')} (${formatSize(index.unreadBytes)}) past the index budget are read per search`;
         this.options.log(`search index of ${at} ready: ${index.paths.length} text files, ${formatSize(index.textBytes)}, ${seconds} s${part}`);
@@ -351,6 +379,12 @@ export class SearchIndex {
       files.get(this.paths[reply.files[at]])?.push({ line: reply.lines[at], text });
     });
     return { result: { files, counts, truncated: reply.truncated }, outputBytes: reply.outputBytes, scannedBytes: reply.scannedBytes };
+  }
+
+  /** Whether the index holds the file (a text file of its commit within its budget). */
+  holds(path: string): boolean {
+    this.fileIndexes ??= new Map(this.paths.map((each, index) => [each, index]));
+    return this.fileIndexes.has(path);
   }
 
   /**

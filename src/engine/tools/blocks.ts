@@ -3,7 +3,8 @@
  * sizes, and the blob reading they are built from.
  */
 import type { ServedRepository } from '../repos';
-import { git, type ToolContext } from './context';
+import { runGitBytes } from '../git';
+import { explainGitError, git, type ToolContext } from './context';
 import type { SearchTarget } from './grep';
 
 export interface Chunk {
@@ -46,11 +47,42 @@ export async function readBlobText(context: ToolContext, repo: ServedRepository,
 }
 
 /**
+ * Blobs of a target's commit as their bytes, many at once through one `git cat-file --batch`: the
+ * paths whose size (`sizes`, from the tree) is at most `maxBytes`. Paths git cannot take on a line,
+ * larger blobs and missing ones are left out (the caller reads those one by one).
+ */
+export async function readBlobsAtOnce(context: ToolContext, target: SearchTarget, paths: readonly string[], sizes: ReadonlyMap<string, number>, maxBytes: number): Promise<Map<string, Buffer>> {
+  const wanted = paths.filter((path) => !/[\n\r]/.test(path) && (sizes.get(path) ?? Number.POSITIVE_INFINITY) <= maxBytes);
+  const found = new Map<string, Buffer>();
+  if (wanted.length === 0) return found;
+  // Each blob comes as "<id> blob <size>\n<bytes>\n", or "<name> missing\n".
+  const room = wanted.reduce((sum, path) => sum + (sizes.get(path) ?? 0) + 160 + Buffer.byteLength(path), 0);
+  const result = await runGitBytes(['cat-file', '--batch'], { cwd: target.repo.dir, signal: context.signal, input: wanted.map((path) => `${target.commit}:${path}\n`).join(''), maxOutputBytes: room, timeoutMs: 20_000 }).catch(
+    (error: unknown) => {
+      throw explainGitError(error, target.repo);
+    },
+  );
+  const output = result.stdout;
+  let at = 0;
+  for (const path of wanted) {
+    const lineEnd = output.indexOf(0x0a, at);
+    if (lineEnd === -1) break;
+    const header = /^[0-9a-f]{40,64} blob (\d+)$/.exec(output.toString('latin1', at, lineEnd));
+    at = lineEnd + 1;
+    if (!header) continue;
+    const size = Number(header[1]);
+    found.set(path, output.subarray(at, at + size));
+    at += size + 1;
+  }
+  return found;
+}
+
+/**
  * A file of a search target as text, to show its matches: from the search index when it holds the
  * file (no git process), else read with git as `readBlobText` does.
  */
 export async function readTargetText(context: ToolContext, target: SearchTarget, path: string, maxBytes: number): Promise<BlobText> {
-  const indexed = await context.searchIndexes?.lookup(target)?.readText(path, maxBytes, context.signal);
+  const indexed = await context.searchIndexes?.lookup(target, false)?.readText(path, maxBytes, context.signal);
   if (indexed !== undefined) return { text: indexed, utf8: !indexed.includes('\uFFFD'), truncated: false, binary: false };
   return readBlobText(context, target.repo, `${target.commit}:${path}`, undefined, maxBytes);
 }

@@ -43,8 +43,8 @@ const COUNTS_MAX_OUTPUT_BYTES = 64 * 1024 * 1024;
 export async function grepTarget(context: ToolContext, target: SearchTarget, options: GrepOptions): Promise<GrepResult> {
   let syntax = options.syntax;
   if (syntax === 'perl' && context.pcre.available === false) syntax = 'extended';
-  // With ripgrep, the index starts building once this search is answered: the two would share the
-  // machine, and the first search would wait for its share (ripgrep is fastest on its own).
+  // With ripgrep, the index starts building once this search's call is answered: the two would
+  // share the machine, and the first search would wait for its share (ripgrep is fastest on its own).
   const indexes = context.searchIndexes;
   const ripgrep = indexes?.ripgrep !== undefined;
   const indexed = await grepIndex(context, target, options, syntax, !ripgrep);
@@ -59,7 +59,7 @@ export async function grepTarget(context: ToolContext, target: SearchTarget, opt
 async function grepUnindexed(context: ToolContext, target: SearchTarget, options: GrepOptions, syntax: GrepOptions['syntax']): Promise<GrepResult> {
   const ripgrep = context.searchIndexes?.ripgrep !== undefined;
   const early = await grepRipgrep(context, target, options, syntax).finally(() => {
-    if (ripgrep) context.searchIndexes?.lookup(target);
+    if (ripgrep) context.searchIndexes?.buildAfterward(target);
   });
   if (early) return early;
   try {

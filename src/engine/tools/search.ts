@@ -3,12 +3,14 @@
  * or /regex/ is grepped once per repository; AND, OR and NOT then combine at the level of files
  * (as code search does), filters narrow, and the best files come back as numbered chunks.
  */
-import { bestChunks, chunksFromLines, readTargetText, renderBlocks, splitLines, type FileBlock } from './blocks';
+import { bestChunks, chunksFromLines, readBlobsAtOnce, readTargetText, renderBlocks, splitLines, type FileBlock } from './blocks';
 import { plural, ToolError, type ToolContext, type ToolOutput } from './context';
 import { grepTarget, listTree, type GrepLine, type GrepOptions, type SearchTarget } from './grep';
 import { evaluate, parseQuery, positivePatterns, type ParsedQuery, type PatternNode } from '../search/query';
 import { checkFilters, evaluateKnown, filterVerdicts, matchesWithoutPatterns, selectTargets } from './targets';
 import { echo } from '../echo';
+import { lineMatcher, type LineMatcher } from '../search/grepPatterns';
+import { testEach } from '../search/regex';
 
 const DEFAULT_FILES = 15;
 const MAX_FILES = 100;
@@ -24,6 +26,8 @@ interface FileHit {
   patterns: number[];
   /** Lines matched per positive pattern id: filled for the files shown. */
   lines: Map<number, GrepLine[]>;
+  /** The file's bytes, when they were read to find its lines (files shown that the index does not hold). */
+  bytes?: Buffer;
   hits: number;
   score: number;
 }
@@ -153,21 +157,75 @@ function grepOptionsOf(query: ParsedQuery, pattern: PatternNode): GrepOptions {
   };
 }
 
-/** The matched lines of the files shown, per repository and pattern, reading those files only. */
+/**
+ * The matched lines of the files shown, per repository and pattern, reading those files only: the
+ * index's worker finds them in the files it holds; the others are read at once (one git process)
+ * and their lines found here, the pattern run in the regular-expression worker (regex.ts). A pattern
+ * that cannot be run there is grepped in those files instead.
+ */
 async function readMatchedLines(context: ToolContext, query: ParsedQuery, shown: readonly FileHit[]): Promise<void> {
   const byTarget = new Map<SearchTarget, FileHit[]>();
   for (const hit of shown) byTarget.set(hit.target, [...(byTarget.get(hit.target) ?? []), hit]);
   for (const [target, hits] of byTarget) {
+    const index = context.searchIndexes?.lookup(target, false);
+    const toRead = hits.filter((hit) => !index?.holds(hit.path));
+    if (toRead.length > 0) {
+      const tree = await listTree(context, target);
+      const blobs = await readBlobsAtOnce(
+        context,
+        target,
+        toRead.map((hit) => hit.path),
+        tree.sizes,
+        BLOB_READ_MAX,
+      );
+      for (const hit of toRead) hit.bytes = blobs.get(hit.path);
+    }
     for (const pattern of query.patterns) {
       const matching = hits.filter((hit) => hit.patterns.includes(pattern.id));
-      if (matching.length === 0) continue;
-      const result = await grepTarget(context, target, { ...grepOptionsOf(query, pattern), files: matching.map((hit) => hit.path) });
+      const grepped: FileHit[] = [];
+      const options = grepOptionsOf(query, pattern);
+      const matcher = lineMatcher(options.patterns, options.syntax, options.caseSensitive, false);
       for (const hit of matching) {
+        const found = hit.bytes && matcher ? await linesOf(matcher, hit.bytes, options.what) : undefined;
+        if (found) hit.lines.set(pattern.id, found);
+        else grepped.push(hit);
+      }
+      if (grepped.length === 0) continue;
+      const result = await grepTarget(context, target, { ...options, files: grepped.map((hit) => hit.path) });
+      for (const hit of grepped) {
         const lines = result.files.get(hit.path);
         if (lines) hit.lines.set(pattern.id, lines);
       }
     }
   }
+}
+
+/** Lines of a file kept per pattern, as git grep keeps them. */
+const LINES_PER_FILE = 200;
+
+/**
+ * The lines of `bytes` the matcher finds (git grep's numbers, text UTF-8 decoded as its output is),
+ * the first LINES_PER_FILE of them; undefined when the pattern could not be run in time (git grep
+ * then answers, with its own limits).
+ */
+async function linesOf(matcher: LineMatcher, bytes: Buffer, what: string): Promise<GrepLine[] | undefined> {
+  const lines = bytes.toString('latin1').split('\n');
+  if (lines[lines.length - 1] === '') lines.pop();
+  let matches: boolean[];
+  if (matcher.kind === 'literal') {
+    matches = lines.map((line) => line.includes(matcher.needle));
+  } else {
+    try {
+      matches = await testEach(matcher.source, matcher.flags.replace('g', ''), lines, what);
+    } catch {
+      return undefined;
+    }
+  }
+  const found: GrepLine[] = [];
+  for (let at = 0; at < lines.length && found.length < LINES_PER_FILE; at++) {
+    if (matches[at]) found.push({ line: at + 1, text: Buffer.from(lines[at] ?? '', 'latin1').toString('utf8') });
+  }
+  return found;
 }
 
 /** The file's block: chunks around the lines that match the most patterns, with a line of context. */
@@ -182,7 +240,7 @@ async function blockFor(context: ToolContext, hit: FileHit): Promise<FileBlock> 
       matched.set(entry.line, entry.text);
     }
   }
-  const blob = await readTargetText(context, hit.target, hit.path, BLOB_READ_MAX).catch(() => undefined);
+  const blob = hit.bytes ? { text: hit.bytes.toString('utf8'), truncated: false } : await readTargetText(context, hit.target, hit.path, BLOB_READ_MAX).catch(() => undefined);
   if (!blob || blob.truncated) {
     block.chunks = chunksFromLines([...matched.entries()].map(([line, text]) => ({ line, text })), CHUNKS_PER_FILE);
   } else {
