@@ -6,7 +6,7 @@
 import type { ServedRepository } from '../repos';
 import { chunksFromLines, makeChunk, readTargetText, renderBlocks, splitLines, type FileBlock } from './blocks';
 import { integerArgument, plural, ToolError, type ToolContext, type ToolOutput } from './context';
-import { grepTarget, type GrepLine, type SearchTarget } from './grep';
+import { grepTarget, type GrepLine, type GrepOptions, type SearchTarget } from './grep';
 import { definitionEnd, escapeIdentifier, NAVIGATION_LANGUAGES, navigationLanguageOf, pathspecsOf, type NavigationLanguage } from './languages';
 import { findRepository, normalizeRepoPath, resolveEntry, resolveRevision } from './paths';
 import { echo } from '../echo';
@@ -142,16 +142,17 @@ export async function findReferences(context: ToolContext, args: ReferencesArgs,
   const references: Array<{ target: SearchTarget; path: string; lines: GrepLine[] }> = [];
   let total = 0;
   let truncated = false;
+  const search: GrepOptions = {
+    patterns: [symbol],
+    syntax: 'fixed',
+    caseSensitive: true,
+    wholeWord: true,
+    pathspecs: language ? pathspecsOf(language) : [],
+    linesPerFile: 100,
+    what: `The reference search for ${symbol}`,
+  };
   for (const target of targets) {
-    const result = await grepTarget(context, target, {
-      patterns: [symbol],
-      syntax: 'fixed',
-      caseSensitive: true,
-      wholeWord: true,
-      pathspecs: language ? pathspecsOf(language) : [],
-      linesPerFile: 100,
-      what: `The reference search for ${symbol}`,
-    });
+    const result = await grepTarget(context, target, search);
     truncated ||= result.truncated;
     for (const [file, lines] of result.files) {
       const kept = lines.filter((line) => !definitionKeys.has(`${target.repo.name}\0${file}\0${line.line}`));
@@ -170,7 +171,11 @@ export async function findReferences(context: ToolContext, args: ReferencesArgs,
     total += lines.length;
     blocks.push({ type: 'file', repo: reference.target.repo.name, file: reference.path, rev: reference.target.revision, chunks: chunksFromLines(lines, 100) });
   }
+  let heading = `${plural(total, 'reference')} to ${symbol} in ${plural(blocks.length, 'file')}`;
   if (truncated) {
+    // Not all are shown: how many there are, counted (not guessed from what was shown).
+    const all = await countReferences(context, targets, { ...search, linesPerFile: 0 }, definitionKeys);
+    heading = `${total} of ${plural(all.references, 'reference')} to ${symbol}, in ${blocks.length} of ${plural(all.files, 'file')}`;
     notes.push(
       limit < MAX_REFERENCES
         ? `Not every reference is shown: raise limit (now ${limit}, at most ${MAX_REFERENCES}) for more.`
@@ -182,7 +187,27 @@ export async function findReferences(context: ToolContext, args: ReferencesArgs,
   if (blocks.length === 0) {
     return { text: `No references to ${symbol} in ${scope} of the served repositories (other than its definition).`, structured: { fileBlocks: [] }, notes };
   }
-  return { text: `${plural(total, 'reference')} to ${symbol} in ${plural(blocks.length, 'file')} (${scope}):\n\n${renderBlocks(blocks)}`, structured: { fileBlocks: blocks }, notes };
+  return { text: `${heading} (${scope}):\n\n${renderBlocks(blocks)}`, structured: { fileBlocks: blocks }, notes };
+}
+
+/** Every whole-word use of the symbol in the targets, its definitions' lines left out: exact counts. */
+async function countReferences(context: ToolContext, targets: readonly SearchTarget[], counting: GrepOptions, definitionKeys: ReadonlySet<string>): Promise<{ references: number; files: number }> {
+  const definitionsPerFile = new Map<string, number>();
+  for (const key of definitionKeys) {
+    const file = key.slice(0, key.lastIndexOf('\0'));
+    definitionsPerFile.set(file, (definitionsPerFile.get(file) ?? 0) + 1);
+  }
+  let references = 0;
+  let files = 0;
+  for (const target of targets) {
+    const { counts } = await grepTarget(context, target, counting);
+    for (const [path, count] of counts) {
+      const uses = Math.max(0, count - (definitionsPerFile.get(`${target.repo.name}\0${path}`) ?? 0));
+      references += uses;
+      if (uses > 0) files++;
+    }
+  }
+  return { references, files };
 }
 
 function orderOf(repo: ServedRepository, targets: readonly SearchTarget[]): number {

@@ -162,7 +162,7 @@ describe('MCP tool server generations', function () {
       assert.match(v1Alan.structured.query, /author:"alan" .*count:50 /);
     });
 
-    it('find_references returns limit references (10 by default); v1 returns them all', async function () {
+    it('find_references returns limit references (10 by default) and counts them all; v1 returns them all', async function () {
       const repo: TestRepo = await createTestRepo({
         name: 'refs',
         commits: [
@@ -185,6 +185,8 @@ describe('MCP tool server generations', function () {
         const byDefault = await current.ok<{ fileBlocks: Block[] }>('find_references', args);
         assert.equal(lines(byDefault.structured.fileBlocks), 10);
         assert.ok(byDefault.texts.some((text) => /raise limit/.test(text)), byDefault.texts.join('\n'));
+        // What is not shown is counted, not left out of the count: the import and 14 calls.
+        assert.ok(byDefault.texts.some((text) => /^10 of 15 references to tick, in 1 of 1 file \(TypeScript\/JavaScript files\):/.test(text)), byDefault.texts.join('\n'));
         assert.equal(lines((await current.ok<{ fileBlocks: Block[] }>('find_references', { ...args, limit: 3 })).structured.fileBlocks), 3);
         assert.equal(lines((await current.ok<{ fileBlocks: Block[] }>('find_references', { ...args, limit: 100 })).structured.fileBlocks), 15);
         assert.equal(lines((await old.ok<{ fileBlocks: Block[] }>('sg_find_references', args)).structured.fileBlocks), 15);
