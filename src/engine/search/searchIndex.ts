@@ -2,10 +2,11 @@
  * The engine's in-memory search index: per served repository, the text files of its HEAD commit,
  * held by a worker thread (searchWorker.ts) that greps them with git grep's exact results.
  *
- * An index is built in the background the first time a repository's HEAD is searched, not when the
- * engine starts: an engine may serve many repositories that are never searched, and building costs
- * a few seconds of CPU and memory the size of the text. Until it is ready, searches run git grep as
- * before (or ripgrep, when the engine has one: ripgrep.ts), so no search waits for it. When HEAD
+ * An index is built in the background the first time a repository's HEAD is searched (with ripgrep,
+ * once that search is answered: `buildAfterward`), not when the engine starts: an engine may serve
+ * many repositories that are never searched, and building costs a few seconds of CPU and memory the
+ * size of the text. Until it is ready, searches run git grep as before (or ripgrep, when the engine
+ * has one: ripgrep.ts), so no search waits for it. When HEAD
  * moves, the next search builds the new commit's index, which replaces the old one once ready:
  * each repository keeps at most one.
  *
@@ -52,7 +53,7 @@ interface RepositoryState {
   held: number;
   /** `done` settles when the build ends, whatever its outcome. */
   building?: { commit: string; abort: AbortController; done: Promise<void> };
-  /** Commits whose index was refused (too large) or failed: not tried again. */
+  /** Commits whose index was refused (no room left in the budget) or failed: not tried again. */
   refused: Set<string>;
 }
 

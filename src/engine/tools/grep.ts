@@ -36,6 +36,8 @@ export interface GrepOptions {
 
 const DEFAULT_LINES_PER_FILE = 200;
 const DEFAULT_MAX_OUTPUT_BYTES = 2 * 1024 * 1024;
+/** Files named to one count as literal pathspecs at most (git matches each path against each). */
+const MAX_LITERAL_PATHSPECS = 5_000;
 /** Output read from `git grep -c`: a path and a count per file, far more than any tree here needs. */
 const COUNTS_MAX_OUTPUT_BYTES = 64 * 1024 * 1024;
 
@@ -161,6 +163,18 @@ async function probePcre(context: ToolContext, target: SearchTarget): Promise<vo
  */
 async function runGrep(context: ToolContext, target: SearchTarget, options: GrepOptions, syntax: GrepOptions['syntax']): Promise<GrepResult> {
   if (!options.files) return (await runGrepOnce(context, target, options, syntax, options.pathspecs ?? [])).result;
+  if (options.files.length > MAX_LITERAL_PATHSPECS && options.linesPerFile === 0) {
+    // git matches every path against every pathspec: past a few thousand, counting the whole tree
+    // and keeping the files named is quicker, and the counts are the same.
+    const named = new Set(options.files);
+    const { result } = await runGrepOnce(context, target, { ...options, files: undefined }, syntax, []);
+    for (const path of result.counts.keys()) {
+      if (named.has(path)) continue;
+      result.counts.delete(path);
+      result.files.delete(path);
+    }
+    return result;
+  }
   const merged: GrepResult = { files: new Map(), counts: new Map(), truncated: false };
   let room = options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES;
   const specs = options.files.map((file) => `:(literal)${file}`);

@@ -126,16 +126,10 @@ async function searchTarget(
 }
 
 /**
- * Files named to git grep at most (as pathspecs, which it matches one by one): past this, the
- * filters are applied to what the whole tree's search finds. The index takes any number.
- */
-const MAX_NAMED_FILES = 5_000;
-
-/**
  * The files the query's `file:` and `lang:` filters leave possible, so that the search reads those
  * only (and its output cap counts them only): a file whose filters make the query false cannot
  * match, whatever its terms (three-valued, so OR and NOT are honoured). Undefined when there is no
- * such filter, or when too many files pass to name them to git grep.
+ * such filter, or when the tree is too large to list.
  */
 async function filesTheFiltersAllow(context: ToolContext, target: SearchTarget, query: ParsedQuery): Promise<string[] | undefined> {
   if (!query.filters.some((filter) => filter.field !== 'repo')) return undefined;
@@ -145,7 +139,7 @@ async function filesTheFiltersAllow(context: ToolContext, target: SearchTarget, 
   const allowed = tree.paths.filter(
     (_, index) => evaluateKnown(query.root, (leaf) => (leaf.kind === 'filter' ? (verdicts.get(leaf.id)?.(index) ?? false) : undefined)) !== false,
   );
-  return allowed.length <= MAX_NAMED_FILES || context.searchIndexes?.lookup(target, false) ? allowed : undefined;
+  return allowed;
 }
 
 function grepOptionsOf(query: ParsedQuery, pattern: PatternNode): GrepOptions {

@@ -524,6 +524,22 @@ describe('search index', function () {
       });
     });
 
+    it('counts in thousands of named files as the index does: git grep counts the tree and keeps them', async function () {
+      const files: Record<string, string> = {};
+      for (let at = 0; at < 5_200; at++) files[`f/${at}.txt`] = at % 2 === 0 ? 'widget\nwidget\n' : 'gadget\n';
+      await withRepository('named', files, async ({ plain, indexed, target }) => {
+        // 5,100 named: every third file, the others' matches left out, and a path the tree does not have.
+        const named = [...Array.from({ length: 5_100 }, (_, at) => `f/${(at * 3) % 5_200}.txt`), 'f/missing.txt'];
+        const options = grep(['widget'], 'fixed', { linesPerFile: 0, files: named });
+        const counted = await grepTarget(plain, target, options);
+        const expected = new Set(named.filter((path) => Number(/\d+/.exec(path)?.[0] ?? 1) % 2 === 0));
+        assert.deepEqual(new Set(counted.counts.keys()), expected);
+        assert.ok([...counted.counts.values()].every((count) => count === 2));
+        assert.equal(counted.truncated, false);
+        assert.deepEqual(await grepTarget(await indexed(), target, options), counted);
+      });
+    });
+
     it('selects candidates past fifty files by the rarer terms, or the rarest when all are common, as git grep’s counts do', async function () {
       const files: Record<string, string> = {};
       for (let at = 0; at < 120; at++) {
