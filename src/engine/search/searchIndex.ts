@@ -384,8 +384,7 @@ export class SearchIndex {
 
   /** Whether the index holds the file (a text file of its commit within its budget). */
   holds(path: string): boolean {
-    this.fileIndexes ??= new Map(this.paths.map((each, index) => [each, index]));
-    return this.fileIndexes.has(path);
+    return this.fileNumbers().has(path);
   }
 
   /**
@@ -408,8 +407,7 @@ export class SearchIndex {
    * is), or undefined: not a text file of this commit, or larger.
    */
   async readText(path: string, maxBytes: number, signal: AbortSignal): Promise<string | undefined> {
-    this.fileIndexes ??= new Map(this.paths.map((each, index) => [each, index]));
-    const file = this.fileIndexes.get(path);
+    const file = this.fileNumbers().get(path);
     const size = file === undefined ? undefined : this.sizes[file];
     if (file === undefined || size === undefined || size > maxBytes || !this.alive) return undefined;
     const reply = await this.ask({ kind: 'read', id: this.nextId++, file, size }, signal);
@@ -468,6 +466,12 @@ export class SearchIndex {
     });
   }
 
+  /** Each indexed path's number in the worker, built on first use. */
+  private fileNumbers(): Map<string, number> {
+    this.fileIndexes ??= new Map(this.paths.map((each, index) => [each, index]));
+    return this.fileIndexes;
+  }
+
   async close(): Promise<void> {
     this.stop();
     await this.worker.terminate();
@@ -481,10 +485,10 @@ export class SearchIndex {
 
   /** Which files are among `files` (exact paths; those the index does not hold match nothing). */
   private allowedFiles(files: readonly string[]): Uint8Array {
-    this.fileIndexes ??= new Map(this.paths.map((each, index) => [each, index]));
+    const numbers = this.fileNumbers();
     const allowed = new Uint8Array(this.paths.length);
     for (const file of files) {
-      const index = this.fileIndexes.get(file);
+      const index = numbers.get(file);
       if (index !== undefined) allowed[index] = 1;
     }
     return allowed;

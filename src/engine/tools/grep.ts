@@ -34,7 +34,8 @@ export interface GrepOptions {
   what: string;
 }
 
-const DEFAULT_LINES_PER_FILE = 200;
+/** Lines kept per file, as git grep's caller keeps them. */
+export const DEFAULT_LINES_PER_FILE = 200;
 const DEFAULT_MAX_OUTPUT_BYTES = 2 * 1024 * 1024;
 /** Files named to one count as literal pathspecs at most (git matches each path against each). */
 const MAX_LITERAL_PATHSPECS = 5_000;

@@ -5,7 +5,7 @@
  */
 import { bestChunks, chunksFromLines, readBlobsAtOnce, readTargetText, renderBlocks, splitLines, type FileBlock } from './blocks';
 import { plural, ToolError, type ToolContext, type ToolOutput } from './context';
-import { grepTarget, listTree, type GrepLine, type GrepOptions, type SearchTarget } from './grep';
+import { DEFAULT_LINES_PER_FILE, grepTarget, listTree, type GrepLine, type GrepOptions, type SearchTarget } from './grep';
 import { evaluate, parseQuery, positivePatterns, type ParsedQuery, type PatternNode } from '../search/query';
 import { checkFilters, evaluateKnown, filterVerdicts, matchesWithoutPatterns, selectTargets } from './targets';
 import { echo } from '../echo';
@@ -194,13 +194,10 @@ async function readMatchedLines(context: ToolContext, query: ParsedQuery, shown:
   }
 }
 
-/** Lines of a file kept per pattern, as git grep keeps them. */
-const LINES_PER_FILE = 200;
-
 /**
  * The lines of `bytes` the matcher finds (git grep's numbers, text UTF-8 decoded as its output is),
- * the first LINES_PER_FILE of them; undefined when the pattern could not be run in time (git grep
- * then answers, with its own limits).
+ * the first DEFAULT_LINES_PER_FILE of them; undefined when the pattern could not be run in time
+ * (git grep then answers, with its own limits).
  */
 async function linesOf(matcher: LineMatcher, bytes: Buffer, what: string): Promise<GrepLine[] | undefined> {
   const lines = bytes.toString('latin1').split('\n');
@@ -216,7 +213,7 @@ async function linesOf(matcher: LineMatcher, bytes: Buffer, what: string): Promi
     }
   }
   const found: GrepLine[] = [];
-  for (let at = 0; at < lines.length && found.length < LINES_PER_FILE; at++) {
+  for (let at = 0; at < lines.length && found.length < DEFAULT_LINES_PER_FILE; at++) {
     if (matches[at]) found.push({ line: at + 1, text: Buffer.from(lines[at] ?? '', 'latin1').toString('utf8') });
   }
   return found;
