@@ -82,6 +82,7 @@ export async function startEngine(options: EngineOptions): Promise<RunningEngine
     log,
     ...(options.ripgrepPath ? { ripgrepPath: options.ripgrepPath } : {}),
     ...(options.indexBudgetBytes !== undefined ? { budgetBytes: options.indexBudgetBytes } : {}),
+    filterDir: path.join(options.dataDir, 'search-filters'),
   });
   const answerer = new Answerer({ repositories, instanceUrl: url, paceMs, searchIndexes, maxConcurrentAnswers: options.limits?.answers });
   const service = new ConversationService({

@@ -29,6 +29,7 @@ import { GIT_STEP_TIMEOUT_MS, NoRoomForIndex, TREE_LISTING_MAX_BYTES } from './t
 import { gitCommand } from '../git';
 import { errorMessage } from '../errorMessage';
 import { Slots } from '../slots';
+import { filterFile, GramFilter, writeFilter, type FilterTables } from './gramFilter';
 
 /** Bytes of files all indexes together hold by default (`--index-budget`); their memory is about 1.5 times this. */
 export const DEFAULT_INDEX_BUDGET_BYTES = 512 * 1024 * 1024;
@@ -45,6 +46,8 @@ export interface SearchIndexesOptions {
   scanTimeLimitMs?: number;
   /** A ripgrep executable for the searches that come before an index is ready (ripgrep.ts). */
   ripgrepPath?: string;
+  /** Where the commits' trigram filters are kept (gramFilter.ts); none are built without it. */
+  filterDir?: string;
 }
 
 interface RepositoryState {
@@ -55,6 +58,8 @@ interface RepositoryState {
   building?: { commit: string; abort: AbortController; done: Promise<void> };
   /** Commits whose index was refused (no room left in the budget) or failed: not tried again. */
   refused: Set<string>;
+  /** The trigram filter of one commit, being read from disk or read (a miss is not kept). */
+  filter?: { commit: string; loaded: Promise<GramFilter | undefined> };
 }
 
 /** The indexes of one engine's repositories. */
@@ -84,11 +89,7 @@ export class SearchIndexes {
    */
   lookup(target: SearchTarget, build = true): SearchIndex | undefined {
     if (this.shutdown.signal.aborted) return undefined;
-    let state = this.states.get(target.repo);
-    if (!state) {
-      state = { refused: new Set(), held: 0 };
-      this.states.set(target.repo, state);
-    }
+    const state = this.stateOf(target.repo);
     if (state.ready && !state.ready.alive) {
       // A worker that died (out of memory, most likely) would die again: this commit stays with git grep.
       state.refused.add(state.ready.commit);
@@ -162,6 +163,26 @@ export class SearchIndexes {
     for (const target of targets) this.lookup(target);
   }
 
+  /**
+   * The trigram filter of the repository's commit (gramFilter.ts), read from disk on first use: built
+   * after the commit's index, and kept across starts. Undefined when there is none (yet).
+   */
+  filterFor(repo: ServedRepository, commit: string): Promise<GramFilter | undefined> {
+    const dir = this.options.filterDir;
+    if (dir === undefined || this.shutdown.signal.aborted) return Promise.resolve(undefined);
+    const state = this.stateOf(repo);
+    if (state.filter?.commit !== commit) {
+      const loaded = GramFilter.open(filterFile(dir, repo.dir, commit), commit);
+      const kept = { commit, loaded };
+      state.filter = kept;
+      // None there (yet): the next search looks again (a build may write it meanwhile).
+      void loaded.then((filter) => {
+        if (!filter && state.filter === kept) state.filter = undefined;
+      });
+    }
+    return state.filter.loaded;
+  }
+
   /** Whether the target's index is being built now (so a search could wait for it). */
   isBuilding(target: SearchTarget): boolean {
     return this.states.get(target.repo)?.building?.commit === target.commit;
@@ -178,6 +199,15 @@ export class SearchIndexes {
       state.ready = undefined;
       state.held = 0;
     }
+  }
+
+  private stateOf(repo: ServedRepository): RepositoryState {
+    let state = this.states.get(repo);
+    if (!state) {
+      state = { refused: new Set(), held: 0 };
+      this.states.set(repo, state);
+    }
+    return state;
   }
 
   /** Bytes of the budget that other repositories' indexes (ready or being built) hold. */
@@ -201,39 +231,110 @@ export class SearchIndexes {
     this.buildTurn = new Promise<void>((resolve) => (next = resolve));
     void (async () => {
       try {
-        await previous;
-        if (signal.aborted) return;
-        const started = performance.now();
-        // The room is what the others leave: this repository's own ready index is replaced by the new one.
-        const room = Math.max(0, this.budgetBytes - this.heldByOthers(state));
-        state.held = Math.max(state.held, room);
-        const index = await SearchIndex.start(commit, repo.dir, room, { scanTimeLimitMs: this.scanTimeLimitMs, log: this.options.log }, signal);
-        if (signal.aborted) {
-          await index.close();
-          return;
+        try {
+          await previous;
+          if (!signal.aborted) await this.buildIndex(repo, commit, state, signal, at);
+        } finally {
+          if (state.building?.abort === abort) {
+            state.building = undefined;
+            state.held = state.ready?.alive ? state.ready.heldBytes : 0;
+          }
+          finished();
         }
-        void state.ready?.close();
-        state.ready = index;
-        // ripgrep is not asked about this repository's HEAD while the index holds all of it.
-        if (index.unread.length === 0) this.ripgrep?.forget(repo);
-        const seconds = ((performance.now() - started) / 1000).toFixed(1);
-        const part = index.unread.length === 0 ? '' : `; ${plural(index.unread.length, 'file')} (${formatSize(index.unreadBytes)}) past the index budget are read per search`;
-        this.options.log(`search index of ${at} ready: ${index.paths.length} text files, ${formatSize(index.textBytes)}, ${seconds} s${part}`);
-      } catch (error) {
-        if (signal.aborted) return;
-        state.refused.add(commit);
-        const reason = errorMessage(error);
-        this.options.log(`${error instanceof NoRoomForIndex ? 'no search index for' : 'search index failed for'} ${at}: ${reason}; its searches read the tree`);
+        // The filter comes after the index (which searches wait for), in the same turn.
+        if (!signal.aborted) await this.buildFilter(repo, commit, state, signal, at);
       } finally {
-        if (state.building?.abort === abort) {
-          state.building = undefined;
-          state.held = state.ready?.alive ? state.ready.heldBytes : 0;
-        }
-        finished();
         next();
       }
     })();
   }
+
+  private async buildIndex(repo: ServedRepository, commit: string, state: RepositoryState, signal: AbortSignal, at: string): Promise<void> {
+    try {
+      const started = performance.now();
+      // The room is what the others leave: this repository's own ready index is replaced by the new one.
+      const room = Math.max(0, this.budgetBytes - this.heldByOthers(state));
+      state.held = Math.max(state.held, room);
+      const index = await SearchIndex.start(commit, repo.dir, room, { scanTimeLimitMs: this.scanTimeLimitMs, log: this.options.log }, signal);
+      if (signal.aborted) {
+        await index.close();
+        return;
+      }
+      void state.ready?.close();
+      state.ready = index;
+      // ripgrep is not asked about this repository's HEAD while the index holds all of it.
+      if (index.unread.length === 0) this.ripgrep?.forget(repo);
+      const seconds = ((performance.now() - started) / 1000).toFixed(1);
+      const part = index.unread.length === 0 ? '' : `; ${plural(index.unread.length, 'file')} (${formatSize(index.unreadBytes)}) past the index budget are read per search`;
+      this.options.log(`search index of ${at} ready: ${index.paths.length} text files, ${formatSize(index.textBytes)}, ${seconds} s${part}`);
+    } catch (error) {
+      if (signal.aborted) return;
+      state.refused.add(commit);
+      const reason = errorMessage(error);
+      this.options.log(`${error instanceof NoRoomForIndex ? 'no search index for' : 'search index failed for'} ${at}: ${reason}; its searches read the tree`);
+    }
+  }
+
+  /** Builds the commit's trigram filter and writes it to disk, unless it is there already. */
+  private async buildFilter(repo: ServedRepository, commit: string, state: RepositoryState, signal: AbortSignal, at: string): Promise<void> {
+    const dir = this.options.filterDir;
+    if (dir === undefined || (await this.filterFor(repo, commit))) return;
+    try {
+      const started = performance.now();
+      const tables = await readFilterTables(commit, repo.dir, signal);
+      const file = filterFile(dir, repo.dir, commit);
+      await writeFilter(file, commit, tables);
+      const filter = await GramFilter.open(file, commit);
+      if (!filter) throw new Error('it did not read back whole');
+      if (signal.aborted) return;
+      state.filter = { commit, loaded: Promise.resolve(filter) };
+      const seconds = ((performance.now() - started) / 1000).toFixed(1);
+      this.options.log(`search filter of ${at} ready: ${plural(filter.paths.length, 'file')} in ${plural(filter.blocks, 'block')}, ${formatSize(filter.diskBytes)} on disk, ${seconds} s`);
+    } catch (error) {
+      if (signal.aborted) return;
+      this.options.log(`no search filter for ${at}: ${errorMessage(error)}; searches the index does not answer read every file`);
+    }
+  }
+}
+
+/** A search worker (searchWorker.ts) for one task on a commit of the repository in `dir`. */
+function startWorker(task: { task: WorkerInit['task']; commit: string; dir: string; room: number }): Worker {
+  const init: WorkerInit = {
+    task: task.task,
+    git: { ...gitCommand([]), cwd: task.dir, timeoutMs: GIT_STEP_TIMEOUT_MS },
+    commit: task.commit,
+    room: task.room,
+    listingMaxBytes: TREE_LISTING_MAX_BYTES,
+  };
+  // The worker's young generation is kept small: it allocates little once built, and a large one stays resident.
+  return new Worker(SEARCH_WORKER_SOURCE, { eval: true, workerData: init, resourceLimits: { maxYoungGenerationSizeMb: 4 } });
+}
+
+/**
+ * The trigram filter of the commit's regular files (gramFilter.ts), built by a worker that reads
+ * the blobs with git processes of its own and stops once it has answered. `signal` stops it.
+ */
+function readFilterTables(commit: string, dir: string, signal: AbortSignal): Promise<FilterTables> {
+  const worker = startWorker({ task: 'filter', commit, dir, room: 0 });
+  return new Promise<FilterTables>((resolve, reject) => {
+    const onAbort = (): void => {
+      reject(new Error('the filter build was cancelled'));
+      void worker.terminate();
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+    const settle = (outcome: () => void): void => {
+      signal.removeEventListener('abort', onAbort);
+      outcome();
+      void worker.terminate();
+    };
+    worker.on('message', (message: WorkerMessage) => {
+      if (message.type === 'filter') settle(() => resolve(message));
+      else settle(() => reject(new Error(message.type === 'failed' ? message.message : `the search worker answered ${message.type}`)));
+    });
+    worker.on('error', (error) => settle(() => reject(error)));
+    worker.on('exit', (code) => settle(() => reject(new Error(`the search worker stopped (exit code ${code})`))));
+    if (signal.aborted) onAbort();
+  });
 }
 
 const engines = new WeakMap<readonly ServedRepository[], SearchIndexes>();
@@ -296,14 +397,7 @@ export class SearchIndex {
    * lines; rejects with NoRoomForIndex when not one file fits. `signal` stops it.
    */
   static start(commit: string, dir: string, room: number, options: { scanTimeLimitMs: number; log: (line: string) => void }, signal: AbortSignal): Promise<SearchIndex> {
-    const init: WorkerInit = {
-      git: { ...gitCommand([]), cwd: dir, timeoutMs: GIT_STEP_TIMEOUT_MS },
-      commit,
-      room,
-      listingMaxBytes: TREE_LISTING_MAX_BYTES,
-    };
-    // The worker's young generation is kept small: it allocates little once built, and a large one stays resident.
-    const worker = new Worker(SEARCH_WORKER_SOURCE, { eval: true, workerData: init, resourceLimits: { maxYoungGenerationSizeMb: 4 } });
+    const worker = startWorker({ task: 'index', commit, dir, room });
     return new Promise<SearchIndex>((resolve, reject) => {
       let index: SearchIndex | undefined;
       const stopped = (error: unknown): void => {
@@ -324,8 +418,8 @@ export class SearchIndex {
           // The engine's server keeps the process alive; an idle index must not.
           worker.unref();
           resolve(index);
-        } else if (message.type === 'no-room' || message.type === 'failed') {
-          stopped(message.type === 'no-room' ? new NoRoomForIndex(message.bytes, message.room) : new Error(message.message));
+        } else if (message.type === 'no-room' || message.type === 'failed' || message.type === 'filter') {
+          stopped(message.type === 'no-room' ? new NoRoomForIndex(message.bytes, message.room) : new Error(message.type === 'failed' ? message.message : 'the search worker built a filter'));
           void worker.terminate();
         } else {
           index?.pending.get(message.id)?.(message);

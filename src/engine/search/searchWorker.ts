@@ -10,12 +10,15 @@ import type { LineMatcher } from './grepPatterns';
 import { pathBonuses, termScore } from './ranking';
 import { attributeVerdicts, regularFiles } from './treeText';
 import type { RequiredText } from './literalQuery';
+import { FILTER_BLOCK_BYTES, GRAM_BUCKET_BITS, gramBucket, gramTable } from './trigrams';
 
 /**
  * What the worker is started with (`workerData`): the commit whose tree it reads itself, with its
  * own `git` processes, so that the engine's thread never handles the tree or its text.
  */
 export interface WorkerInit {
+  /** Build the index (and answer its searches), or the on-disk filter of the whole tree (gramFilter.ts) and stop. */
+  task: 'index' | 'filter';
   /** The engine's git: its command, safe config (`args`, before each subcommand) and environment. */
   git: { command: string; args: string[]; env: Record<string, string | undefined>; cwd: string; timeoutMs: number };
   commit: string;
@@ -125,8 +128,22 @@ export interface ReadyMessage {
   unreadBytes: number;
 }
 
+/** The trigram filter of the commit's regular files (gramFilter.ts), for the engine's thread to write. */
+export interface FilterMessage {
+  type: 'filter';
+  /** The regular files, NUL-separated, in tree order. */
+  paths: string;
+  /** Per block, the number of its first file; then the number of files. */
+  blockFiles: Int32Array;
+  offsets: Int32Array;
+  postings: Uint16Array | Int32Array;
+  /** Bytes of the files. */
+  bytes: number;
+}
+
 export type WorkerMessage =
   | ReadyMessage
+  | FilterMessage
   /** Not one file fits the room. */
   | { type: 'no-room'; bytes: number; room: number }
   | { type: 'failed'; message: string }
@@ -139,6 +156,7 @@ export const SEARCH_WORKER_SOURCE = String.raw`
 'use strict';
 const { parentPort, workerData, MessageChannel } = require('node:worker_threads');
 const { spawn } = require('node:child_process');
+const { isUtf8 } = require('node:buffer');
 const os = require('node:os');
 const vm = require('node:vm');
 
@@ -160,6 +178,8 @@ let firstLine = new Int32Array(0);
 const prefixBytes = workerData.commit.length + 1;
 const regularFiles = (${regularFiles.toString()});
 const attributeVerdicts = (${attributeVerdicts.toString()});
+const gramTable = (${gramTable.toString()});
+const gramBucket = (${gramBucket.toString()});
 
 /**
  * The tree's regular files within the room, in tree order, less those attributes mark binary (the
@@ -255,24 +275,41 @@ async function readBlobs(candidates) {
   const kept = [];
   const starts = [];
   let written = 0;
+  let blobStart = 0;
+  await streamBlobs(candidates, {
+    start() {
+      blobStart = written;
+    },
+    bytes(chunk, from, to) {
+      chunk.copy(view, written, from, to);
+      written += to - from;
+    },
+    end(index) {
+      const probeEnd = blobStart + Math.min(BINARY_PROBE_BYTES, written - blobStart);
+      if (view.subarray(blobStart, probeEnd).includes(0)) {
+        written = blobStart;
+        return;
+      }
+      if (written > blobStart && view[written - 1] !== 0x0a) view[written++] = 0x0a;
+      kept.push(index);
+      starts.push(blobStart);
+    },
+  });
+  starts.push(written);
+  return { buffer, length: written, kept: Int32Array.from(kept), starts: Int32Array.from(starts) };
+}
+
+/**
+ * Streams the entries' blobs through one 'git cat-file --batch' (at low priority), in order:
+ * 'start(index)', then 'bytes(chunk, from, to)' for each piece of the blob, then 'end(index)'.
+ * Throws when git's output is not the blobs asked for, or stops early.
+ */
+async function streamBlobs(entries, blob) {
   let next = 0;
   // The parser's state: reading a header line, a blob's bytes, or the newline after them.
   let header = [];
   let remaining = -1;
-  let blobStart = 0;
   let expectNewline = false;
-
-  const finishBlob = () => {
-    const index = next++;
-    const probeEnd = blobStart + Math.min(BINARY_PROBE_BYTES, written - blobStart);
-    if (view.subarray(blobStart, probeEnd).includes(0)) {
-      written = blobStart;
-      return;
-    }
-    if (written > blobStart && view[written - 1] !== 0x0a) view[written++] = 0x0a;
-    kept.push(index);
-    starts.push(blobStart);
-  };
 
   const consume = (chunk) => {
     let at = 0;
@@ -295,28 +332,27 @@ async function readBlobs(candidates) {
         header = [];
         at = lineEnd + 1;
         const match = /^([0-9a-f]{40,64}) blob (\d+)$/.exec(line);
-        const entry = candidates[next];
+        const entry = entries[next];
         if (!entry || !match || match[1] !== entry.oid || Number(match[2]) !== entry.size) {
           throw new Error('unexpected git cat-file --batch header ' + JSON.stringify(line.slice(0, 100)));
         }
         remaining = entry.size;
-        blobStart = written;
+        blob.start(next);
       }
       const take = Math.min(remaining, chunk.length - at);
-      chunk.copy(view, written, at, at + take);
-      written += take;
+      if (take > 0) blob.bytes(chunk, at, at + take);
       at += take;
       remaining -= take;
       if (remaining === 0) {
         remaining = -1;
         expectNewline = true;
-        finishBlob();
+        blob.end(next++);
       }
     }
   };
 
   const released = releaseChunks();
-  const input = candidates.map((entry) => entry.oid + '\n').join('');
+  const input = entries.map((entry) => entry.oid + '\n').join('');
   try {
     await runGit(['cat-file', '--batch'], input, 0, true, (chunk) => {
       consume(chunk);
@@ -325,9 +361,7 @@ async function readBlobs(candidates) {
   } finally {
     released.flush();
   }
-  if (next !== candidates.length) throw new Error('git cat-file --batch stopped after ' + next + ' of ' + candidates.length + ' blobs');
-  starts.push(written);
-  return { buffer, length: written, kept: Int32Array.from(kept), starts: Int32Array.from(starts) };
+  if (next !== entries.length) throw new Error('git cat-file --batch stopped after ' + next + ' of ' + entries.length + ' blobs');
 }
 
 /**
@@ -459,14 +493,11 @@ function digits(number) {
 // (two trigrams may share a list: that only makes a block a candidate needlessly). A search reads
 // only the blocks that hold every trigram of the text its matches must contain (literalQuery.ts).
 const BLOCK_BYTES = 64 * 1024;
-const BUCKET_BITS = 18;
+const BUCKET_BITS = ${GRAM_BUCKET_BITS};
 let blockStarts = new Int32Array(1);
 let blockCount = 0;
 let gramOffsets = new Int32Array(1);
 let gramBlocks = new Uint16Array(0);
-
-/** ASCII letters in lower case, every other byte as itself. */
-const FOLDED = Uint8Array.from({ length: 256 }, (_, byte) => (byte >= 65 && byte <= 90 ? byte + 32 : byte));
 
 function buildGrams(bytes) {
   const starts = [0];
@@ -479,53 +510,14 @@ function buildGrams(bytes) {
   starts.push(bytes.length);
   blockStarts = Int32Array.from(starts);
   blockCount = starts.length - 1;
-  const buckets = 1 << BUCKET_BITS;
-  // One pass over the text lists each block's distinct buckets; a counting sort of those pairs by
-  // bucket then gives each bucket's blocks, in order.
-  const wide = blockCount > 0x10000;
-  let pairBuckets = new Int32Array(1 << 16);
-  let pairBlocks = wide ? new Int32Array(1 << 16) : new Uint16Array(1 << 16);
-  let pairs = 0;
-  const seen = new Int32Array(buckets).fill(-1);
+  const grams = gramTable(BUCKET_BITS, blockCount > 0x10000);
   for (let block = 0; block < blockCount; block++) {
-    const end = blockStarts[block + 1];
-    let key = 0;
-    let run = 0;
-    for (let at = blockStarts[block]; at < end; at++) {
-      const byte = bytes[at];
-      if (byte === 10) {
-        run = 0;
-        continue;
-      }
-      key = ((key << 8) | FOLDED[byte]) & 0xffffff;
-      if (++run < 3) continue;
-      const bucket = Math.imul(key, 0x9e3779b1) >>> (32 - BUCKET_BITS);
-      if (seen[bucket] === block) continue;
-      seen[bucket] = block;
-      if (pairs === pairBuckets.length) {
-        const moreBuckets = new Int32Array(pairs * 2);
-        moreBuckets.set(pairBuckets);
-        pairBuckets = moreBuckets;
-        const moreBlocks = wide ? new Int32Array(pairs * 2) : new Uint16Array(pairs * 2);
-        moreBlocks.set(pairBlocks);
-        pairBlocks = moreBlocks;
-      }
-      pairBuckets[pairs] = bucket;
-      pairBlocks[pairs++] = block;
-    }
+    grams.add(bytes, blockStarts[block], blockStarts[block + 1]);
+    grams.endBlock();
   }
-  const offsets = new Int32Array(buckets + 1);
-  for (let at = 0; at < pairs; at++) offsets[pairBuckets[at] + 1]++;
-  for (let bucket = 0; bucket < buckets; bucket++) offsets[bucket + 1] += offsets[bucket];
-  const postings = wide ? new Int32Array(pairs) : new Uint16Array(pairs);
-  const filled = offsets.slice(0, buckets);
-  for (let at = 0; at < pairs; at++) postings[filled[pairBuckets[at]]++] = pairBlocks[at];
-  gramOffsets = offsets;
-  gramBlocks = postings;
-}
-
-function gramBucket(first, second, third) {
-  return Math.imul((first << 16) | (second << 8) | third, 0x9e3779b1) >>> (32 - BUCKET_BITS);
+  const table = grams.finish(releaseBuffers);
+  gramOffsets = table.offsets;
+  gramBlocks = table.postings;
 }
 
 /** The blocks that may hold a match of what is required (literalQuery.ts): a mask, or null for every block. */
@@ -552,7 +544,7 @@ function candidateBlocks(required) {
 function blocksHolding(literal) {
   const lists = [];
   for (let at = 0; at + 2 < literal.length; at++) {
-    const bucket = gramBucket(literal.charCodeAt(at), literal.charCodeAt(at + 1), literal.charCodeAt(at + 2));
+    const bucket = gramBucket(literal.charCodeAt(at), literal.charCodeAt(at + 1), literal.charCodeAt(at + 2), BUCKET_BITS);
     lists.push([gramOffsets[bucket], gramOffsets[bucket + 1]]);
   }
   lists.sort((a, b) => a[1] - a[0] - (b[1] - b[0]));
@@ -883,8 +875,48 @@ async function build() {
   return { type: 'ready', lines: lineCount, paths: paths.join('\0'), sizes, length: read.length, treeBytes: planned.treeBytes, unread: planned.unread, unreadBytes: planned.unreadBytes };
 }
 
-build().then(
-  (message) => parentPort.postMessage(message),
+/**
+ * The filter of the whole tree (gramFilter.ts): every regular file's blob in tree order, hashed as
+ * it streams (no text is kept; binary files too, which only makes them candidates git grep then
+ * skips), whole files to a block of at least FILTER_BLOCK_BYTES.
+ */
+async function buildFilter() {
+  const listing = await runGit(['ls-tree', '-r', '-z', '--long', workerData.commit], undefined, workerData.listingMaxBytes, false);
+  const entries = regularFiles(listing);
+  // A search names the candidates to git by path: one that does not decode could not be named.
+  if (entries.some((entry) => !isUtf8(entry.path))) throw new Error('the tree has paths that are not UTF-8');
+  const bytes = entries.reduce((sum, entry) => sum + entry.size, 0);
+  const grams = gramTable(BUCKET_BITS, Math.floor(bytes / FILTER_BLOCK_BYTES) + 1 > 0x10000);
+  const blockFiles = [0];
+  let blockBytes = 0;
+  await streamBlobs(entries, {
+    start() {
+      grams.restart();
+    },
+    bytes(chunk, from, to) {
+      grams.add(chunk, from, to);
+      blockBytes += to - from;
+    },
+    end(index) {
+      if (blockBytes < FILTER_BLOCK_BYTES) return;
+      grams.endBlock();
+      blockFiles.push(index + 1);
+      blockBytes = 0;
+    },
+  });
+  if (blockFiles[blockFiles.length - 1] < entries.length) {
+    grams.endBlock();
+    blockFiles.push(entries.length);
+  }
+  const table = grams.finish(releaseBuffers);
+  const paths = entries.map((entry) => entry.path.toString('utf8')).join('\0');
+  return { type: 'filter', paths, blockFiles: Int32Array.from(blockFiles), offsets: table.offsets, postings: table.postings, bytes };
+}
+
+const FILTER_BLOCK_BYTES = ${FILTER_BLOCK_BYTES};
+
+(workerData.task === 'filter' ? buildFilter() : build()).then(
+  (message) => parentPort.postMessage(message, message.type === 'filter' ? [message.blockFiles.buffer, message.offsets.buffer, message.postings.buffer] : []),
   (error) => parentPort.postMessage({ type: 'failed', message: error instanceof Error ? error.message : String(error) }),
 );
 `;

@@ -8,7 +8,8 @@
 import { GitError } from '../git';
 import { explainGitError, git, ToolError, type ToolContext } from './context';
 import { argumentSlices } from '../search/commandLine';
-import { lineMatcher, ripgrepPattern } from '../search/grepPatterns';
+import { lineMatcher, pathspecFilter, ripgrepPattern } from '../search/grepPatterns';
+import { requiredText } from '../search/literalQuery';
 import type { GrepLine, GrepResult, SearchTarget } from '../search/grepResult';
 
 export type { GrepLine, GrepResult, SearchTarget } from '../search/grepResult';
@@ -39,6 +40,8 @@ export const DEFAULT_LINES_PER_FILE = 200;
 const DEFAULT_MAX_OUTPUT_BYTES = 2 * 1024 * 1024;
 /** Files named to one count as literal pathspecs at most (git matches each path against each). */
 const MAX_LITERAL_PATHSPECS = 5_000;
+/** Files the trigram filter may leave for git grep to be named (past them, the tree is searched whole). */
+const MAX_NARROWED_FILES = 1_000;
 /** Output read from `git grep -c`: a path and a count per file, far more than any tree here needs. */
 const COUNTS_MAX_OUTPUT_BYTES = 64 * 1024 * 1024;
 
@@ -58,13 +61,41 @@ export async function grepTarget(context: ToolContext, target: SearchTarget, opt
   return indexes.takingTurns(target, context.signal, async () => (await grepIndex(context, target, options, syntax, false)) ?? grepUnindexed(context, target, options, syntax));
 }
 
-/** ripgrep's answer where it can give one, else git grep's. */
+/**
+ * git grep's answer without the index: over the files the commit's trigram filter leaves when it
+ * leaves few (gramFilter.ts), else ripgrep's where it can give one, else git grep's over the tree.
+ */
 async function grepUnindexed(context: ToolContext, target: SearchTarget, options: GrepOptions, syntax: GrepOptions['syntax']): Promise<GrepResult> {
-  const ripgrep = context.searchIndexes?.ripgrep !== undefined;
-  const early = await grepRipgrep(context, target, options, syntax).finally(() => {
-    if (ripgrep) context.searchIndexes?.buildAfterward(target);
-  });
-  if (early) return early;
+  try {
+    const narrowed = await narrowedByFilter(context, target, options, syntax);
+    if (narrowed) return await gitGrep(context, target, narrowed, syntax);
+    return (await grepRipgrep(context, target, options, syntax)) ?? (await gitGrep(context, target, options, syntax));
+  } finally {
+    if (context.searchIndexes?.ripgrep) context.searchIndexes.buildAfterward(target);
+  }
+}
+
+/**
+ * The options narrowed to the files that can hold a match by the commit's trigram filter, when it
+ * has one and they are few enough to name to git grep (naming thousands costs git more than it
+ * saves); undefined otherwise. PCRE patterns wait until git has shown it has PCRE (without it, git
+ * runs them as ERE, whose literals may differ).
+ */
+async function narrowedByFilter(context: ToolContext, target: SearchTarget, options: GrepOptions, syntax: GrepOptions['syntax']): Promise<GrepOptions | undefined> {
+  if (syntax === 'perl' && context.pcre.available !== true) return undefined;
+  const filter = await context.searchIndexes?.filterFor(target.repo, target.commit);
+  if (!filter) return undefined;
+  const matcher = lineMatcher(options.patterns, syntax, options.caseSensitive, options.wholeWord ?? false);
+  if (!matcher) return undefined;
+  const named = options.files ? new Set(options.files) : undefined;
+  const selects = named ? (path: string) => named.has(path) : pathspecFilter(options.pathspecs ?? []);
+  if (selects === undefined) return undefined;
+  const files = await filter.candidates(requiredText(matcher), selects, MAX_NARROWED_FILES);
+  return files && { ...options, files };
+}
+
+/** git grep's answer, its failures explained. */
+async function gitGrep(context: ToolContext, target: SearchTarget, options: GrepOptions, syntax: GrepOptions['syntax']): Promise<GrepResult> {
   try {
     return await runGrep(context, target, options, syntax);
   } catch (error) {

@@ -8,7 +8,8 @@
  * the same results), and the engine builds and uses its index over HTTP.
  */
 import assert from 'node:assert/strict';
-import { mkdir, rm, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, rm, symlink, truncate, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { readBlobText, readTargetText } from '../../../../src/engine/tools/blocks';
 import type { ToolContext } from '../../../../src/engine/tools/context';
@@ -20,6 +21,8 @@ import { queryTerms } from '../../../../src/engine/search/ranking';
 import { lineMatcher } from '../../../../src/engine/search/grepPatterns';
 import { NAVIGATION_LANGUAGES, pathspecsOf } from '../../../../src/engine/tools/languages';
 import { SearchIndexes, type SearchIndex } from '../../../../src/engine/search/searchIndex';
+import { filterFile, type GramFilter } from '../../../../src/engine/search/gramFilter';
+import { requiredText } from '../../../../src/engine/search/literalQuery';
 import { startTestEngine, waitFor } from '../../../support/engineHarness';
 import { createTestRepo, type TestRepo } from '../../../support/gitRepos';
 import { McpSession } from './fixture';
@@ -51,6 +54,12 @@ interface World {
   /** Searches with an index of the files that fit half the tree's bytes: the rest is read per search. */
   partly: ToolContext;
   partial: { indexes: SearchIndexes; index: SearchIndex };
+  /** Searches with no index (a budget of 0) and the commit's trigram filter: git grep reads the files it leaves. */
+  filtered: ToolContext;
+  /** Searches with half the tree indexed and the filter for the rest. */
+  partlyFiltered: ToolContext;
+  /** Where the filters are written. */
+  filterDir: string;
 }
 
 /** A repository with every kind of file git grep treats specially. */
@@ -102,7 +111,25 @@ async function createWorld(): Promise<World> {
     .map(Number);
   const partialIndexes = new SearchIndexes({ log: () => undefined, scanTimeLimitMs: 500, budgetBytes: Math.floor(sizes.reduce((sum, size) => sum + size, 0) / 2) });
   const partial = { indexes: partialIndexes, index: await readyIndex(partialIndexes, target) };
-  return { repo, target, indexes, index, logs, plain, indexed, partly: { ...plain, searchIndexes: partialIndexes }, partial };
+  const filterDir = await mkdtemp(path.join(tmpdir(), 'filters-'));
+  const filteredIndexes = new SearchIndexes({ log: () => undefined, budgetBytes: 0, filterDir });
+  await readyFilter(filteredIndexes, target);
+  const partlyFilteredIndexes = new SearchIndexes({ log: () => undefined, budgetBytes: Math.floor(sizes.reduce((sum, size) => sum + size, 0) / 2), filterDir });
+  await readyIndex(partlyFilteredIndexes, target);
+  assert.ok(await partlyFilteredIndexes.filterFor(target.repo, target.commit), 'the filter built before is read from disk');
+  const filtered = { ...plain, searchIndexes: filteredIndexes };
+  const partlyFiltered = { ...plain, searchIndexes: partlyFilteredIndexes };
+  return { repo, target, indexes, index, logs, plain, indexed, partly: { ...plain, searchIndexes: partialIndexes }, partial, filtered, partlyFiltered, filterDir };
+}
+
+/** Starts the target's build (an index if the budget has room, then the trigram filter) and waits for the filter. */
+async function readyFilter(indexes: SearchIndexes, target: SearchTarget): Promise<GramFilter> {
+  indexes.lookup(target);
+  return (await waitFor(
+    () => indexes.filterFor(target.repo, target.commit),
+    (filter) => filter !== undefined,
+    { description: `the filter of ${target.commit}`, timeoutMs: 15_000 },
+  )) as GramFilter;
 }
 
 function readyIndex(indexes: SearchIndexes, target: SearchTarget): Promise<SearchIndex> {
@@ -191,7 +218,10 @@ describe('search index', function () {
   after(async function () {
     world?.indexes.close();
     world?.partial.indexes.close();
+    world?.filtered.searchIndexes?.close();
+    world?.partlyFiltered.searchIndexes?.close();
     await world?.repo.remove();
+    if (world) await rm(world.filterDir, { recursive: true, force: true });
   });
 
   it('says when it is ready: files, megabytes and seconds', function () {
@@ -255,6 +285,8 @@ describe('search index', function () {
         assert.deepEqual(actual, expected);
         check(actual);
         assert.deepEqual(await grepTarget(world.partly, world.target, options), expected, 'with half the tree indexed, the rest read by git grep');
+        assert.deepEqual(await grepTarget(world.filtered, world.target, options), expected, 'with no index, git grep reading the files the trigram filter leaves');
+        assert.deepEqual(await grepTarget(world.partlyFiltered, world.target, options), expected, 'with half the tree indexed, the filter narrowing the rest');
       });
     }
 
@@ -622,6 +654,85 @@ describe('search index', function () {
     } finally {
       indexes.close();
       await Promise.all(repos.map((repo) => repo.remove()));
+    }
+  });
+
+  it('keeps a trigram filter of the tree on disk: git grep reads only the files of the blocks that can match, the same answers, across starts', async function () {
+    // 240 files of about 2 KB: several 64 KB blocks. "zebracorn" is in two of them, far apart.
+    const files: Record<string, string> = {};
+    for (let at = 0; at < 240; at++) {
+      const name = `src/part${String(at).padStart(3, '0')}.${at % 2 === 0 ? 'ts' : 'md'}`;
+      files[name] = `${`export const value${at} = compute(${at}); // line of part ${at}\n`.repeat(40)}${at === 10 || at === 200 ? 'the ZebraCorn is here\n' : ''}`;
+    }
+    const repo = await createTestRepo({ name: 'filtered', commits: [{ message: 'Files', files }] });
+    const filterDir = await mkdtemp(path.join(tmpdir(), 'filters-'));
+    const logs: string[] = [];
+    const open: SearchIndexes[] = [];
+    const indexesWith = (budgetBytes: number): SearchIndexes => {
+      const indexes = new SearchIndexes({ log: (line) => logs.push(line), budgetBytes, filterDir });
+      open.push(indexes);
+      return indexes;
+    };
+    try {
+      const repository = { name: 'filtered', dir: repo.dir, bare: false };
+      const target: SearchTarget = { repo: repository, commit: await head(repo), revision: 'HEAD' };
+      const plain: ToolContext = { ...toolContext(repo, 'filtered'), repositories: [repository] };
+      const filter = await readyFilter(indexesWith(0), target);
+      assert.equal(filter.paths.length, 240);
+      assert.ok(filter.blocks >= 6, `${filter.blocks} blocks`);
+      assert.match(logs.find((line) => line.startsWith('search filter of')) ?? '', /^search filter of filtered at [0-9a-f]{12} ready: 240 files in \d+ blocks, [\d.]+ (KB|MB) on disk, \d+\.\d s$/);
+
+      const candidates = async (pattern: string, syntax: GrepOptions['syntax'], caseSensitive: boolean, maxFiles = 1000): Promise<string[] | undefined> => {
+        const matcher = lineMatcher([pattern], syntax, caseSensitive, false);
+        assert.ok(matcher);
+        return filter.candidates(requiredText(matcher), null, maxFiles);
+      };
+      const rare = (await candidates('zebracorn', 'fixed', false)) ?? [];
+      assert.ok(rare.includes('src/part010.ts') && rare.includes('src/part200.ts'), 'both files are candidates');
+      // Two blocks of 32 files (64 KB) each, at most.
+      assert.ok(rare.length <= 64, `${rare.length} of 240 files are candidates`);
+      assert.deepEqual(await candidates('not-in-any-file', 'fixed', true), [], 'a term in no block leaves no file');
+      assert.equal(await candidates('e', 'fixed', true), undefined, 'a term shorter than a trigram cannot narrow');
+      assert.equal((await candidates('value', 'fixed', true))?.length, 240, 'a term in every file leaves every file');
+      assert.equal(await candidates('value', 'fixed', true, 100), undefined, 'more than the bound: the search reads the tree');
+
+      const searches = [
+        grep(['zebracorn'], 'fixed', { caseSensitive: false }),
+        grep(['ZebraCorn'], 'fixed'),
+        grep(['zebracorn'], 'fixed'),
+        grep(['(zebra|unicorn)corn'], 'extended', { caseSensitive: false }),
+        grep(['zebracorn'], 'fixed', { caseSensitive: false, pathspecs: ['*.md'] }),
+        grep(['zebracorn'], 'fixed', { caseSensitive: false, files: ['src/part200.ts', 'src/part011.md'] }),
+        grep(['compute\\(1[0-9]\\)'], 'extended', { linesPerFile: 0 }),
+      ];
+      const expected = await Promise.all(searches.map((options) => grepTarget(plain, target, options)));
+      assert.deepEqual([...(expected[0]?.files.keys() ?? [])], ['src/part010.ts', 'src/part200.ts']);
+      const filtered: ToolContext = { ...plain, searchIndexes: open[0] };
+      for (const [at, options] of searches.entries()) assert.deepEqual(await grepTarget(filtered, target, options), expected[at], options.patterns[0]);
+
+      // A second engine on the same data folder reads the filter from disk, before any build.
+      const restarted = indexesWith(0);
+      assert.ok(await restarted.filterFor(repository, target.commit), 'the filter is read back');
+      assert.equal(logs.filter((line) => line.startsWith('search filter of')).length, 1, 'and not built again');
+      for (const [at, options] of searches.entries()) assert.deepEqual(await grepTarget({ ...plain, searchIndexes: restarted }, target, options), expected[at]);
+
+      // A damaged filter is not used: searches read the tree, with the same answers.
+      const file = filterFile(filterDir, repo.dir, target.commit);
+      await truncate(file, 1000);
+      const damaged = indexesWith(0);
+      assert.equal(await damaged.filterFor(repository, target.commit), undefined);
+      for (const [at, options] of searches.entries()) assert.deepEqual(await grepTarget({ ...plain, searchIndexes: damaged }, target, options), expected[at]);
+
+      // A new commit's filter replaces the old one on disk.
+      await repo.commit({ message: 'More', files: { 'src/extra.ts': 'zebracorn again\n' } });
+      const next: SearchTarget = { ...target, commit: await head(repo) };
+      const nextFilter = await readyFilter(indexesWith(0), next);
+      assert.equal(nextFilter.paths.length, 241);
+      assert.deepEqual(await readdir(path.dirname(file)), [path.basename(filterFile(filterDir, repo.dir, next.commit))]);
+    } finally {
+      for (const indexes of open) indexes.close();
+      await repo.remove();
+      await rm(filterDir, { recursive: true, force: true });
     }
   });
 

@@ -1,0 +1,301 @@
+/**
+ * A commit's trigram filter on disk: which of its regular files can hold a match at all, for the
+ * searches the in-memory index does not answer (a tree past the index budget, and every search
+ * after a start until the index is built again). A search looks up the trigrams every match must
+ * contain (literalQuery.ts) and hands git grep only the files of the blocks that hold them all.
+ *
+ * The search worker builds it (searchWorker.ts, `task: 'filter'`): every regular file's blob in tree
+ * order, whole files to a block of at least FILTER_BLOCK_BYTES, each block listed under the buckets
+ * of its trigrams (trigrams.ts); this thread writes it to the engine's data folder, one file per
+ * commit, and reads back only the lists a search needs. Its size is about a tenth of the text.
+ *
+ * A file that does not read back as one whole, well-formed filter (cut short, another version,
+ * altered) is not used: the search reads the tree as it would without one.
+ */
+import { createHash } from 'node:crypto';
+import { mkdir, open, readdir, rename, unlink, type FileHandle } from 'node:fs/promises';
+import { endianness } from 'node:os';
+import * as path from 'node:path';
+import type { RequiredText } from './literalQuery';
+import { GRAM_BUCKET_BITS, gramBucket } from './trigrams';
+
+const MAGIC = 'DSGRAMS\n';
+const FORMAT = 1;
+const EXTENSION = '.grams';
+/** A header longer than this is not one this engine wrote. */
+const MAX_HEADER_BYTES = 4096;
+/** Trigrams of one literal looked up at most (fewer only let more blocks through). */
+const MAX_GRAMS_PER_LITERAL = 16;
+/** Literals of one search looked up at most (past them, the rest of the search requires nothing). */
+const MAX_LITERALS = 64;
+
+interface Header {
+  format: number;
+  endianness: string;
+  commit: string;
+  bucketBits: number;
+  blocks: number;
+  files: number;
+  /** Bytes per posting: 2 (up to 65,536 blocks) or 4. */
+  width: 2 | 4;
+  postings: number;
+  pathBytes: number;
+  /** Bytes of the files the filter covers. */
+  bytes: number;
+}
+
+/** What the worker built: see FilterMessage in searchWorker.ts. */
+export interface FilterTables {
+  paths: string;
+  blockFiles: Int32Array;
+  offsets: Int32Array;
+  postings: Uint16Array | Int32Array;
+  bytes: number;
+}
+
+/** The filter's file for a repository folder and commit, under the engine's `dir`. */
+export function filterFile(dir: string, repositoryDir: string, commit: string): string {
+  const folder = createHash('sha256').update(repositoryDir).digest('hex').slice(0, 16);
+  return path.join(dir, folder, `${commit}${EXTENSION}`);
+}
+
+/**
+ * Writes the filter of `commit` to `file` whole (a temporary file renamed), then removes the
+ * repository's filters of other commits: one is kept per repository, as one index is.
+ */
+export async function writeFilter(file: string, commit: string, tables: FilterTables): Promise<void> {
+  const paths = Buffer.from(tables.paths, 'utf8');
+  const width = tables.postings instanceof Uint16Array ? 2 : 4;
+  const header: Header = {
+    format: FORMAT,
+    endianness: endianness(),
+    commit,
+    bucketBits: GRAM_BUCKET_BITS,
+    blocks: tables.blockFiles.length - 1,
+    files: tables.paths === '' ? 0 : tables.paths.split('\0').length,
+    width,
+    postings: tables.postings.length,
+    pathBytes: paths.length,
+    bytes: tables.bytes,
+  };
+  const headerBytes = Buffer.from(JSON.stringify(header), 'utf8');
+  const lead = Buffer.alloc(MAGIC.length + 4);
+  lead.write(MAGIC, 'latin1');
+  lead.writeUInt32LE(headerBytes.length, MAGIC.length);
+  const parts = [lead, headerBytes, padding(lead.length + headerBytes.length), paths, padding(paths.length)];
+  for (const table of [tables.blockFiles, tables.offsets, tables.postings]) parts.push(Buffer.from(table.buffer, table.byteOffset, table.byteLength));
+  await mkdir(path.dirname(file), { recursive: true });
+  const temporary = `${file}.${process.pid}.tmp`;
+  const handle = await open(temporary, 'w');
+  try {
+    await handle.writev(parts);
+  } catch (error) {
+    await handle.close();
+    await unlink(temporary).catch(() => undefined);
+    throw error;
+  }
+  await handle.close();
+  await rename(temporary, file);
+  for (const name of await readdir(path.dirname(file))) {
+    if (name !== path.basename(file) && (name.endsWith(EXTENSION) || name.endsWith('.tmp'))) await unlink(path.join(path.dirname(file), name)).catch(() => undefined);
+  }
+}
+
+function padding(length: number): Buffer {
+  return Buffer.alloc((4 - (length % 4)) % 4);
+}
+
+/** One commit's filter: its file list and bucket offsets in memory, its block lists read per search. */
+export class GramFilter {
+  private constructor(
+    private readonly file: string,
+    readonly commit: string,
+    /** The commit's regular files, in tree order. */
+    readonly paths: readonly string[],
+    private readonly blockFiles: Int32Array,
+    private readonly offsets: Int32Array,
+    private readonly width: 2 | 4,
+    private readonly postingsStart: number,
+    /** Bytes of the file. */
+    readonly diskBytes: number,
+  ) {}
+
+  /** Blocks of files the filter lists. */
+  get blocks(): number {
+    return this.blockFiles.length - 1;
+  }
+
+  /** The filter of `commit` in `file`; undefined when there is none, or not a whole one of this format. */
+  static async open(file: string, commit: string): Promise<GramFilter | undefined> {
+    let handle: FileHandle;
+    try {
+      handle = await open(file, 'r');
+    } catch {
+      return undefined;
+    }
+    try {
+      const size = (await handle.stat()).size;
+      const lead = Buffer.alloc(MAGIC.length + 4);
+      await handle.read(lead, 0, lead.length, 0);
+      const headerLength = lead.readUInt32LE(MAGIC.length);
+      if (lead.toString('latin1', 0, MAGIC.length) !== MAGIC || headerLength > MAX_HEADER_BYTES) return undefined;
+      const headerBytes = Buffer.alloc(headerLength);
+      await handle.read(headerBytes, 0, headerLength, lead.length);
+      const header = JSON.parse(headerBytes.toString('utf8')) as Partial<Header>;
+      if (!isHeader(header, commit)) return undefined;
+      const pathsStart = lead.length + headerLength + padding(lead.length + headerLength).length;
+      const tablesStart = pathsStart + header.pathBytes + padding(header.pathBytes).length;
+      const blockFilesBytes = (header.blocks + 1) * 4;
+      const offsetsBytes = ((1 << header.bucketBits) + 1) * 4;
+      const postingsStart = tablesStart + blockFilesBytes + offsetsBytes;
+      if (size !== postingsStart + header.postings * header.width) return undefined;
+      const paths = Buffer.alloc(header.pathBytes);
+      await handle.read(paths, 0, paths.length, pathsStart);
+      // Typed arrays over buffers of their own (aligned).
+      const blockFiles = new Int32Array(header.blocks + 1);
+      await handle.read(new Uint8Array(blockFiles.buffer), 0, blockFilesBytes, tablesStart);
+      const offsets = new Int32Array((1 << header.bucketBits) + 1);
+      await handle.read(new Uint8Array(offsets.buffer), 0, offsetsBytes, tablesStart + blockFilesBytes);
+      const names = header.files === 0 ? [] : paths.toString('utf8').split('\0');
+      if (names.length !== header.files || !ascending(blockFiles, 0, header.files) || !ascending(offsets, 0, header.postings)) return undefined;
+      return new GramFilter(file, commit, names, blockFiles, offsets, header.width, postingsStart, size);
+    } catch {
+      return undefined;
+    } finally {
+      await handle.close();
+    }
+  }
+
+  /**
+   * The files, in tree order, among those `selects` allows (null: all), that can hold a match of
+   * `required`; undefined when the filter cannot narrow the search (nothing is required) or more
+   * than `maxFiles` remain.
+   */
+  async candidates(required: RequiredText, selects: ((path: string) => boolean) | null, maxFiles: number): Promise<string[] | undefined> {
+    if (required.kind === 'anything') return undefined;
+    const literals = new Set<string>();
+    gatherLiterals(required, literals);
+    const lists = await this.readLists(literals);
+    const blocks = this.blocksOf(required, lists);
+    if (blocks === null) return undefined;
+    const files: string[] = [];
+    for (let block = 0; block < this.blocks; block++) {
+      if (blocks[block] === 0) continue;
+      for (let file = this.blockFiles[block]; file < this.blockFiles[block + 1]; file++) {
+        const name = this.paths[file];
+        if (selects !== null && !selects(name)) continue;
+        if (files.length === maxFiles) return undefined;
+        files.push(name);
+      }
+    }
+    return files;
+  }
+
+  /** Each literal's blocks: those listed under every bucket of its trigrams (a mask). */
+  private async readLists(literals: ReadonlySet<string>): Promise<Map<string, Uint8Array>> {
+    const buckets = new Set<number>();
+    const bucketsOf = new Map<string, number[]>();
+    for (const literal of literals) {
+      const own = literalBuckets(literal);
+      bucketsOf.set(literal, own);
+      for (const bucket of own) buckets.add(bucket);
+    }
+    const handle = await open(this.file, 'r');
+    const blocksIn = new Map<number, Uint16Array | Int32Array>();
+    try {
+      await Promise.all(
+        [...buckets].map(async (bucket) => {
+          const from = this.offsets[bucket];
+          const count = this.offsets[bucket + 1] - from;
+          const list = this.width === 2 ? new Uint16Array(count) : new Int32Array(count);
+          if (count > 0) await handle.read(new Uint8Array(list.buffer), 0, count * this.width, this.postingsStart + from * this.width);
+          blocksIn.set(bucket, list);
+        }),
+      );
+    } finally {
+      await handle.close();
+    }
+    const masks = new Map<string, Uint8Array>();
+    for (const [literal, own] of bucketsOf) {
+      let mask: Uint8Array | undefined;
+      // The shortest lists first: the mask only shrinks.
+      const lists = own.map((bucket) => blocksIn.get(bucket) as Uint16Array | Int32Array).sort((a, b) => a.length - b.length);
+      for (const list of lists) {
+        const next = new Uint8Array(this.blocks);
+        for (const block of list) if (block < next.length && (mask === undefined || mask[block] === 1)) next[block] = 1;
+        mask = next;
+      }
+      masks.set(literal, mask ?? new Uint8Array(this.blocks).fill(1));
+    }
+    return masks;
+  }
+
+  /** The blocks that can hold a match of `required` (null: every block). */
+  private blocksOf(required: RequiredText, lists: ReadonlyMap<string, Uint8Array>): Uint8Array | null {
+    if (required.kind === 'anything') return null;
+    // A literal past MAX_LITERALS was not looked up: it requires nothing the filter knows.
+    if (required.kind === 'literal') return lists.get(required.text) ?? null;
+    const masks = required.of.map((each) => this.blocksOf(each, lists));
+    if (required.kind === 'any') {
+      if (masks.includes(null)) return null;
+      const union = new Uint8Array(this.blocks);
+      for (const mask of masks as Uint8Array[]) for (let block = 0; block < union.length; block++) union[block] |= mask[block];
+      return union;
+    }
+    let both: Uint8Array | null = null;
+    for (const mask of masks) {
+      if (mask === null) continue;
+      if (both === null) both = Uint8Array.from(mask);
+      else for (let block = 0; block < both.length; block++) both[block] &= mask[block];
+    }
+    return both;
+  }
+}
+
+function isHeader(header: Partial<Header>, commit: string): header is Header {
+  const count = (value: unknown, max: number): boolean => Number.isSafeInteger(value) && (value as number) >= 0 && (value as number) <= max;
+  return (
+    header.format === FORMAT &&
+    header.endianness === endianness() &&
+    header.commit === commit &&
+    header.bucketBits === GRAM_BUCKET_BITS &&
+    count(header.blocks, 1 << 26) &&
+    count(header.files, 1 << 26) &&
+    (header.width === 4 || (header.width === 2 && (header.blocks as number) <= 0x10000)) &&
+    count(header.postings, 2 ** 31 - 1) &&
+    count(header.pathBytes, 2 ** 30) &&
+    count(header.bytes, Number.MAX_SAFE_INTEGER)
+  );
+}
+
+/** Whether `table` starts at `first`, never falls, and ends at `last`. */
+function ascending(table: Int32Array, first: number, last: number): boolean {
+  if (table[0] !== first || table[table.length - 1] !== last) return false;
+  for (let at = 1; at < table.length; at++) if (table[at] < table[at - 1]) return false;
+  return true;
+}
+
+function gatherLiterals(required: RequiredText, into: Set<string>): void {
+  if (required.kind === 'literal') {
+    if (into.size < MAX_LITERALS) into.add(required.text);
+  } else if (required.kind !== 'anything') {
+    for (const each of required.of) gatherLiterals(each, into);
+  }
+}
+
+/**
+ * The buckets of a literal's trigrams (its characters are bytes, ASCII folded), at most
+ * MAX_GRAMS_PER_LITERAL of them spread over it; none for a literal that is not all bytes (it then
+ * requires nothing the filter knows).
+ */
+function literalBuckets(literal: string): number[] {
+  if (/[^\u0000-\u00ff]/.test(literal)) return [];
+  const grams = literal.length - 2;
+  const taken = Math.min(grams, MAX_GRAMS_PER_LITERAL);
+  const buckets = new Set<number>();
+  for (let each = 0; each < taken; each++) {
+    const at = Math.floor((each * grams) / taken);
+    buckets.add(gramBucket(literal.charCodeAt(at), literal.charCodeAt(at + 1), literal.charCodeAt(at + 2), GRAM_BUCKET_BITS));
+  }
+  return [...buckets];
+}
