@@ -66,11 +66,52 @@ async function measure(context: BenchContext): Promise<Row[]> {
     }
   }
   if (firstQuery.answeredByRipgrep.includes(false)) context.log('warning: ripgrep did not answer every first search of an engine given it');
+
+  // After a restart: an engine that built its index and the commit's trigram filter once, stopped,
+  // and started again on the same data folder (the filter is on disk; the index is not).
+  const keptDir = await mkdtemp(path.join(context.scratch, 'search-restart-'));
+  const restart = { engine: [] as number[], ripgrep: [] as number[], same: true };
+  try {
+    const once = await startSearchEngine(context, corpus.dir, ripgrepPath, keptDir);
+    let expected: string;
+    try {
+      expected = (await once.client.call('keyword_search', { query: FIRST.query })).text;
+      context.log(await waitForLine(once.lines, /^(search filter of|no search filter for)/, 300_000));
+    } finally {
+      await once.close();
+    }
+    for (let index = 0; index < firstRuns; index++) {
+      const restarted = await startSearchEngine(context, corpus.dir, ripgrepPath, keptDir);
+      try {
+        await restarted.client.server();
+        let started = performance.now();
+        await rgCall();
+        restart.ripgrep.push(performance.now() - started);
+        started = performance.now();
+        const text = (await restarted.client.call('keyword_search', { query: FIRST.query })).text;
+        restart.engine.push(performance.now() - started);
+        if (text !== expected) restart.same = false;
+      } finally {
+        await restarted.close();
+      }
+    }
+  } finally {
+    await rm(keptDir, { recursive: true, force: true });
+  }
+  const restartFactor = median(restart.engine) / median(restart.ripgrep);
+  rows.push({
+    figure: `engine search: first query after a restart (${FIRST.name}; the index not built yet, the commit's trigram filter on disk from the run before), engine given VS Code's ripgrep`,
+    measured: `${spread(summarize(restart.engine))}: ${ratio(restartFactor)} rg${restart.same ? ', the same answer as before the restart' : ', **a different answer from before the restart**'}`,
+    baseline: `rg ${spread(summarize(restart.ripgrep))}`,
+    goal: '≤ 1.0 × rg, the same answer',
+    met: restartFactor <= 1.0 && restart.same,
+    data: { engineMs: restart.engine, ripgrepMs: restart.ripgrep, ratio: restartFactor, sameAnswer: restart.same },
+  });
   const rgFirst = median(firstQuery.ripgrep);
   const withFactor = median(firstQuery.withRipgrep) / rgFirst;
   const withoutFactor = median(firstQuery.withoutRipgrep) / rgFirst;
   rows.push({
-    figure: `engine search: first query after start (${FIRST.name}, ${corpus.files} files, the index not built yet), engine given VS Code's ripgrep (baseline \`rg --hidden --no-ignore ${FIRST.rg.join(' ')}\`, run just before)`,
+    figure: `engine search: first query of a repository new to the engine (${FIRST.name}, ${corpus.files} files, nothing built yet), engine given VS Code's ripgrep (baseline \`rg --hidden --no-ignore ${FIRST.rg.join(' ')}\`, run just before)`,
     measured: `${spread(summarize(firstQuery.withRipgrep))}: ${ratio(withFactor)} rg${firstQuery.answeredByRipgrep.includes(false) ? ' (ripgrep did not answer every one)' : ''}`,
     baseline: `rg ${spread(summarize(firstQuery.ripgrep))}`,
     goal: '≤ 1.0 × rg',
@@ -78,7 +119,7 @@ async function measure(context: BenchContext): Promise<Row[]> {
     data: { engineMs: firstQuery.withRipgrep, ripgrepMs: firstQuery.ripgrep, ratio: withFactor, answeredByRipgrep: firstQuery.answeredByRipgrep },
   });
   rows.push({
-    figure: 'engine search: first query after start, engine without ripgrep (git grep answers)',
+    figure: 'engine search: first query of a repository new to the engine, engine without ripgrep (git grep answers)',
     measured: `${spread(summarize(firstQuery.withoutRipgrep))}: ${ratio(withoutFactor)} rg`,
     baseline: `rg ${spread(summarize(firstQuery.ripgrep))}`,
     goal: '—',
@@ -103,8 +144,9 @@ interface SearchEngine {
   close(): Promise<void>;
 }
 
-async function startSearchEngine(context: BenchContext, repo: string, ripgrepPath: string | undefined): Promise<SearchEngine> {
-  const dataDir = await mkdtemp(path.join(context.scratch, 'search-engine-'));
+/** An engine on a data folder of its own (removed when closed), or on `keptDir` (kept). */
+async function startSearchEngine(context: BenchContext, repo: string, ripgrepPath: string | undefined, keptDir?: string): Promise<SearchEngine> {
+  const dataDir = keptDir ?? (await mkdtemp(path.join(context.scratch, 'search-engine-')));
   const lines: string[] = [];
   const engine = await startEngine({ repos: [repo], users: [{ token: TOKEN }], dataDir, port: 0, paceMs: 0, log: (line) => lines.push(line), ...(ripgrepPath ? { ripgrepPath } : {}) });
   const client = new ToolClient({ instanceUrl: engine.url, token: TOKEN, timeoutMs: 120_000 });
@@ -114,7 +156,7 @@ async function startSearchEngine(context: BenchContext, repo: string, ripgrepPat
     close: async () => {
       await client.close();
       await engine.close();
-      await rm(dataDir, { recursive: true, force: true });
+      if (keptDir === undefined) await rm(dataDir, { recursive: true, force: true });
     },
   };
 }

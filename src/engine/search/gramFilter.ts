@@ -2,12 +2,13 @@
  * A commit's trigram filter on disk: which of its regular files can hold a match at all, for the
  * searches the in-memory index does not answer (a tree past the index budget, and every search
  * after a start until the index is built again). A search looks up the trigrams every match must
- * contain (literalQuery.ts) and hands git grep only the files of the blocks that hold them all.
+ * contain (literalQuery.ts) and hands git grep only the files that hold them all.
  *
  * The search worker builds it (searchWorker.ts, `task: 'filter'`): every regular file's blob in tree
- * order, whole files to a block of at least FILTER_BLOCK_BYTES, each block listed under the buckets
- * of its trigrams (trigrams.ts); this thread writes it to the engine's data folder, one file per
- * commit, and reads back only the lists a search needs. Its size is about a tenth of the text.
+ * order, each file listed under the buckets of its trigrams (trigrams.ts; files, not blocks of
+ * them: a block of a few files holds the trigrams of a common word far more often than one file
+ * does); this thread writes it to the engine's data folder, one file per commit, and reads back
+ * only the lists a search needs. Its size is about a sixth of the text.
  *
  * A file that does not read back as one whole, well-formed filter (cut short, another version,
  * altered) is not used: the search reads the tree as it would without one.
@@ -24,7 +25,7 @@ const FORMAT = 1;
 const EXTENSION = '.grams';
 /** A header longer than this is not one this engine wrote. */
 const MAX_HEADER_BYTES = 4096;
-/** Trigrams of one literal looked up at most (fewer only let more blocks through). */
+/** Trigrams of one literal looked up at most (fewer only let more files through). */
 const MAX_GRAMS_PER_LITERAL = 16;
 /** Literals of one search looked up at most (past them, the rest of the search requires nothing). */
 const MAX_LITERALS = 64;
@@ -34,9 +35,8 @@ interface Header {
   endianness: string;
   commit: string;
   bucketBits: number;
-  blocks: number;
   files: number;
-  /** Bytes per posting: 2 (up to 65,536 blocks) or 4. */
+  /** Bytes per posting (a file number): 2 (up to 65,536 files) or 4. */
   width: 2 | 4;
   postings: number;
   pathBytes: number;
@@ -47,7 +47,6 @@ interface Header {
 /** What the worker built: see FilterMessage in searchWorker.ts. */
 export interface FilterTables {
   paths: string;
-  blockFiles: Int32Array;
   offsets: Int32Array;
   postings: Uint16Array | Int32Array;
   bytes: number;
@@ -71,7 +70,6 @@ export async function writeFilter(file: string, commit: string, tables: FilterTa
     endianness: endianness(),
     commit,
     bucketBits: GRAM_BUCKET_BITS,
-    blocks: tables.blockFiles.length - 1,
     files: tables.paths === '' ? 0 : tables.paths.split('\0').length,
     width,
     postings: tables.postings.length,
@@ -83,7 +81,7 @@ export async function writeFilter(file: string, commit: string, tables: FilterTa
   lead.write(MAGIC, 'latin1');
   lead.writeUInt32LE(headerBytes.length, MAGIC.length);
   const parts = [lead, headerBytes, padding(lead.length + headerBytes.length), paths, padding(paths.length)];
-  for (const table of [tables.blockFiles, tables.offsets, tables.postings]) parts.push(Buffer.from(table.buffer, table.byteOffset, table.byteLength));
+  for (const table of [tables.offsets, tables.postings]) parts.push(Buffer.from(table.buffer, table.byteOffset, table.byteLength));
   await mkdir(path.dirname(file), { recursive: true });
   const temporary = `${file}.${process.pid}.tmp`;
   const handle = await open(temporary, 'w');
@@ -105,25 +103,19 @@ function padding(length: number): Buffer {
   return Buffer.alloc((4 - (length % 4)) % 4);
 }
 
-/** One commit's filter: its file list and bucket offsets in memory, its block lists read per search. */
+/** One commit's filter: its file list and bucket offsets in memory, the buckets' file lists read per search. */
 export class GramFilter {
   private constructor(
     private readonly file: string,
     readonly commit: string,
     /** The commit's regular files, in tree order. */
     readonly paths: readonly string[],
-    private readonly blockFiles: Int32Array,
     private readonly offsets: Int32Array,
     private readonly width: 2 | 4,
     private readonly postingsStart: number,
     /** Bytes of the file. */
     readonly diskBytes: number,
   ) {}
-
-  /** Blocks of files the filter lists. */
-  get blocks(): number {
-    return this.blockFiles.length - 1;
-  }
 
   /** The filter of `commit` in `file`; undefined when there is none, or not a whole one of this format. */
   static async open(file: string, commit: string): Promise<GramFilter | undefined> {
@@ -145,20 +137,17 @@ export class GramFilter {
       if (!isHeader(header, commit)) return undefined;
       const pathsStart = lead.length + headerLength + padding(lead.length + headerLength).length;
       const tablesStart = pathsStart + header.pathBytes + padding(header.pathBytes).length;
-      const blockFilesBytes = (header.blocks + 1) * 4;
       const offsetsBytes = ((1 << header.bucketBits) + 1) * 4;
-      const postingsStart = tablesStart + blockFilesBytes + offsetsBytes;
+      const postingsStart = tablesStart + offsetsBytes;
       if (size !== postingsStart + header.postings * header.width) return undefined;
       const paths = Buffer.alloc(header.pathBytes);
       await handle.read(paths, 0, paths.length, pathsStart);
-      // Typed arrays over buffers of their own (aligned).
-      const blockFiles = new Int32Array(header.blocks + 1);
-      await handle.read(new Uint8Array(blockFiles.buffer), 0, blockFilesBytes, tablesStart);
+      // A typed array over a buffer of its own (aligned).
       const offsets = new Int32Array((1 << header.bucketBits) + 1);
-      await handle.read(new Uint8Array(offsets.buffer), 0, offsetsBytes, tablesStart + blockFilesBytes);
+      await handle.read(new Uint8Array(offsets.buffer), 0, offsetsBytes, tablesStart);
       const names = header.files === 0 ? [] : paths.toString('utf8').split('\0');
-      if (names.length !== header.files || !ascending(blockFiles, 0, header.files) || !ascending(offsets, 0, header.postings)) return undefined;
-      return new GramFilter(file, commit, names, blockFiles, offsets, header.width, postingsStart, size);
+      if (names.length !== header.files || !ascending(offsets, 0, header.postings)) return undefined;
+      return new GramFilter(file, commit, names, offsets, header.width, postingsStart, size);
     } catch {
       return undefined;
     } finally {
@@ -176,22 +165,20 @@ export class GramFilter {
     const literals = new Set<string>();
     gatherLiterals(required, literals);
     const lists = await this.readLists(literals);
-    const blocks = this.blocksOf(required, lists);
-    if (blocks === null) return undefined;
+    const holding = this.filesOf(required, lists);
+    if (holding === null) return undefined;
     const files: string[] = [];
-    for (let block = 0; block < this.blocks; block++) {
-      if (blocks[block] === 0) continue;
-      for (let file = this.blockFiles[block]; file < this.blockFiles[block + 1]; file++) {
-        const name = this.paths[file];
-        if (selects !== null && !selects(name)) continue;
-        if (files.length === maxFiles) return undefined;
-        files.push(name);
-      }
+    for (let file = 0; file < holding.length; file++) {
+      if (holding[file] === 0) continue;
+      const name = this.paths[file];
+      if (selects !== null && !selects(name)) continue;
+      if (files.length === maxFiles) return undefined;
+      files.push(name);
     }
     return files;
   }
 
-  /** Each literal's blocks: those listed under every bucket of its trigrams (a mask). */
+  /** Each literal's files: those listed under every bucket of its trigrams (a mask). */
   private async readLists(literals: ReadonlySet<string>): Promise<Map<string, Uint8Array>> {
     const buckets = new Set<number>();
     const bucketsOf = new Map<string, number[]>();
@@ -201,7 +188,7 @@ export class GramFilter {
       for (const bucket of own) buckets.add(bucket);
     }
     const handle = await open(this.file, 'r');
-    const blocksIn = new Map<number, Uint16Array | Int32Array>();
+    const filesIn = new Map<number, Uint16Array | Int32Array>();
     try {
       await Promise.all(
         [...buckets].map(async (bucket) => {
@@ -209,7 +196,7 @@ export class GramFilter {
           const count = this.offsets[bucket + 1] - from;
           const list = this.width === 2 ? new Uint16Array(count) : new Int32Array(count);
           if (count > 0) await handle.read(new Uint8Array(list.buffer), 0, count * this.width, this.postingsStart + from * this.width);
-          blocksIn.set(bucket, list);
+          filesIn.set(bucket, list);
         }),
       );
     } finally {
@@ -219,34 +206,34 @@ export class GramFilter {
     for (const [literal, own] of bucketsOf) {
       let mask: Uint8Array | undefined;
       // The shortest lists first: the mask only shrinks.
-      const lists = own.map((bucket) => blocksIn.get(bucket) as Uint16Array | Int32Array).sort((a, b) => a.length - b.length);
+      const lists = own.map((bucket) => filesIn.get(bucket) as Uint16Array | Int32Array).sort((a, b) => a.length - b.length);
       for (const list of lists) {
-        const next = new Uint8Array(this.blocks);
-        for (const block of list) if (block < next.length && (mask === undefined || mask[block] === 1)) next[block] = 1;
+        const next = new Uint8Array(this.paths.length);
+        for (const file of list) if (file < next.length && (mask === undefined || mask[file] === 1)) next[file] = 1;
         mask = next;
       }
-      masks.set(literal, mask ?? new Uint8Array(this.blocks).fill(1));
+      masks.set(literal, mask ?? new Uint8Array(this.paths.length).fill(1));
     }
     return masks;
   }
 
-  /** The blocks that can hold a match of `required` (null: every block). */
-  private blocksOf(required: RequiredText, lists: ReadonlyMap<string, Uint8Array>): Uint8Array | null {
+  /** The files that can hold a match of `required` (a mask; null: every file). */
+  private filesOf(required: RequiredText, lists: ReadonlyMap<string, Uint8Array>): Uint8Array | null {
     if (required.kind === 'anything') return null;
     // A literal past MAX_LITERALS was not looked up: it requires nothing the filter knows.
     if (required.kind === 'literal') return lists.get(required.text) ?? null;
-    const masks = required.of.map((each) => this.blocksOf(each, lists));
+    const masks = required.of.map((each) => this.filesOf(each, lists));
     if (required.kind === 'any') {
       if (masks.includes(null)) return null;
-      const union = new Uint8Array(this.blocks);
-      for (const mask of masks as Uint8Array[]) for (let block = 0; block < union.length; block++) union[block] |= mask[block];
+      const union = new Uint8Array(this.paths.length);
+      for (const mask of masks as Uint8Array[]) for (let file = 0; file < union.length; file++) union[file] |= mask[file];
       return union;
     }
     let both: Uint8Array | null = null;
     for (const mask of masks) {
       if (mask === null) continue;
       if (both === null) both = Uint8Array.from(mask);
-      else for (let block = 0; block < both.length; block++) both[block] &= mask[block];
+      else for (let file = 0; file < both.length; file++) both[file] &= mask[file];
     }
     return both;
   }
@@ -259,9 +246,8 @@ function isHeader(header: Partial<Header>, commit: string): header is Header {
     header.endianness === endianness() &&
     header.commit === commit &&
     header.bucketBits === GRAM_BUCKET_BITS &&
-    count(header.blocks, 1 << 26) &&
     count(header.files, 1 << 26) &&
-    (header.width === 4 || (header.width === 2 && (header.blocks as number) <= 0x10000)) &&
+    (header.width === 4 || (header.width === 2 && (header.files as number) <= 0x10000)) &&
     count(header.postings, 2 ** 31 - 1) &&
     count(header.pathBytes, 2 ** 30) &&
     count(header.bytes, Number.MAX_SAFE_INTEGER)

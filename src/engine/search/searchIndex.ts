@@ -289,7 +289,7 @@ export class SearchIndexes {
       if (signal.aborted) return;
       state.filter = { commit, loaded: Promise.resolve(filter) };
       const seconds = ((performance.now() - started) / 1000).toFixed(1);
-      this.options.log(`search filter of ${at} ready: ${plural(filter.paths.length, 'file')} in ${plural(filter.blocks, 'block')}, ${formatSize(filter.diskBytes)} on disk, ${seconds} s`);
+      this.options.log(`search filter of ${at} ready: ${plural(filter.paths.length, 'file')}, ${formatSize(filter.diskBytes)} on disk, ${seconds} s`);
     } catch (error) {
       if (signal.aborted) return;
       this.options.log(`no search filter for ${at}: ${errorMessage(error)}; searches the index does not answer read every file`);

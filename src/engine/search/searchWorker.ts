@@ -10,7 +10,7 @@ import type { LineMatcher } from './grepPatterns';
 import { pathBonuses, termScore } from './ranking';
 import { attributeVerdicts, regularFiles } from './treeText';
 import type { RequiredText } from './literalQuery';
-import { FILTER_BLOCK_BYTES, GRAM_BUCKET_BITS, gramBucket, gramTable } from './trigrams';
+import { GRAM_BUCKET_BITS, gramBucket, gramTable } from './trigrams';
 
 /**
  * What the worker is started with (`workerData`): the commit whose tree it reads itself, with its
@@ -133,8 +133,7 @@ export interface FilterMessage {
   type: 'filter';
   /** The regular files, NUL-separated, in tree order. */
   paths: string;
-  /** Per block, the number of its first file; then the number of files. */
-  blockFiles: Int32Array;
+  /** Per trigram bucket b, its files are `postings[offsets[b] .. offsets[b + 1])` (file numbers, in order). */
   offsets: Int32Array;
   postings: Uint16Array | Int32Array;
   /** Bytes of the files. */
@@ -878,45 +877,33 @@ async function build() {
 /**
  * The filter of the whole tree (gramFilter.ts): every regular file's blob in tree order, hashed as
  * it streams (no text is kept; binary files too, which only makes them candidates git grep then
- * skips), whole files to a block of at least FILTER_BLOCK_BYTES.
+ * skips), each file listed under the buckets of its trigrams.
  */
 async function buildFilter() {
   const listing = await runGit(['ls-tree', '-r', '-z', '--long', workerData.commit], undefined, workerData.listingMaxBytes, false);
   const entries = regularFiles(listing);
   // A search names the candidates to git by path: one that does not decode could not be named.
   if (entries.some((entry) => !isUtf8(entry.path))) throw new Error('the tree has paths that are not UTF-8');
-  const bytes = entries.reduce((sum, entry) => sum + entry.size, 0);
-  const grams = gramTable(BUCKET_BITS, Math.floor(bytes / FILTER_BLOCK_BYTES) + 1 > 0x10000);
-  const blockFiles = [0];
-  let blockBytes = 0;
+  const grams = gramTable(BUCKET_BITS, entries.length > 0x10000);
   await streamBlobs(entries, {
     start() {
       grams.restart();
     },
     bytes(chunk, from, to) {
       grams.add(chunk, from, to);
-      blockBytes += to - from;
     },
-    end(index) {
-      if (blockBytes < FILTER_BLOCK_BYTES) return;
+    end() {
       grams.endBlock();
-      blockFiles.push(index + 1);
-      blockBytes = 0;
     },
   });
-  if (blockFiles[blockFiles.length - 1] < entries.length) {
-    grams.endBlock();
-    blockFiles.push(entries.length);
-  }
   const table = grams.finish(releaseBuffers);
   const paths = entries.map((entry) => entry.path.toString('utf8')).join('\0');
-  return { type: 'filter', paths, blockFiles: Int32Array.from(blockFiles), offsets: table.offsets, postings: table.postings, bytes };
+  const bytes = entries.reduce((sum, entry) => sum + entry.size, 0);
+  return { type: 'filter', paths, offsets: table.offsets, postings: table.postings, bytes };
 }
 
-const FILTER_BLOCK_BYTES = ${FILTER_BLOCK_BYTES};
-
 (workerData.task === 'filter' ? buildFilter() : build()).then(
-  (message) => parentPort.postMessage(message, message.type === 'filter' ? [message.blockFiles.buffer, message.offsets.buffer, message.postings.buffer] : []),
+  (message) => parentPort.postMessage(message, message.type === 'filter' ? [message.offsets.buffer, message.postings.buffer] : []),
   (error) => parentPort.postMessage({ type: 'failed', message: error instanceof Error ? error.message : String(error) }),
 );
 `;

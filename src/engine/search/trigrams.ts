@@ -1,6 +1,7 @@
 /**
  * Trigram tables: which blocks of text hold each trigram (bytes, ASCII letters folded to lower
- * case, never across a newline), through a hash of `bucketBits` bits. Two trigrams may share a
+ * case, never across a newline), through a hash of `bucketBits` bits; a block is a run of lines of
+ * the index's text, or one file of the on-disk filter. Two trigrams may share a
  * bucket: that only makes a block a candidate needlessly, never hides one. The search index's
  * in-memory n-gram filter (searchWorker.ts) and the on-disk filter of whole trees (gramFilter.ts)
  * are both built with `gramTable` and read with `gramBucket`.
@@ -95,6 +96,3 @@ export function gramTable(bucketBits: number, wide: boolean): GramTable {
 export function gramBucket(first: number, second: number, third: number, bucketBits: number): number {
   return Math.imul((first << 16) | (second << 8) | third, 0x9e3779b1) >>> (32 - bucketBits);
 }
-
-/** Bytes of whole files (at least) per block of the on-disk filter: a candidate block names its files. */
-export const FILTER_BLOCK_BYTES = 64 * 1024;
