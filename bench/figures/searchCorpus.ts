@@ -40,15 +40,15 @@ export interface Corpus {
   packages: string[];
 }
 
-export /** The ripgrep of the VS Code that `npm run setup:vscode` installs (code-server's), which the engine is given too. */
-function benchRipgrep(root: string): string {
+/** The ripgrep of the VS Code that `npm run setup:vscode` installs (code-server's), which the engine is given too. */
+export function benchRipgrep(root: string): string {
   const found = ripgrepInVSCode(path.join(root, '.vscode-test', 'node_modules', 'code-server', 'lib', 'vscode'));
   if (!found) throw new Error('no ripgrep in .vscode-test/: run npm run setup:vscode (npm run bench does) first');
   return found;
 }
 
-export /** The corpus repository, built on first use and reused while its package list is unchanged. */
-async function ensureCorpus(context: BenchContext): Promise<Corpus> {
+/** The corpus repository, built on first use and reused while its package list is unchanged. */
+export async function ensureCorpus(context: BenchContext): Promise<Corpus> {
   const base = path.join(context.root, '.bench', 'corpus');
   const dir = path.join(base, 'repo');
   const manifest = path.join(base, 'corpus.json');

@@ -22,6 +22,7 @@ import { ClientGoneError, errorReply, HttpError, jsonReply, parseJsonObject, rea
 import type { EngineFault, EngineOptions, EngineVariant, RunningEngine } from './options';
 import { createMcpHandler, DEFAULT_TOOL_SLOTS, type McpHandler } from './mcp/server';
 import { discoverRepositories } from './repos';
+import { startLauncher } from './processLauncher';
 import { handleApiRequest } from './conversations/routes';
 import { renderSharePage, SHARE_PAGE_CSP } from './conversations/sharePage';
 import { Slots } from './slots';
@@ -59,6 +60,8 @@ export async function startEngine(options: EngineOptions): Promise<RunningEngine
     throw new Error(`disabledTools: ${JSON.stringify(unknownTool.slice(0, 60))} is not a tool; name tools as 2026 servers do: ${TOOL_SERVER_TOOLS.join(', ')}.`);
   }
   const users = new UserDirectory(options.users);
+  // The process launcher starts while the engine is small (processLauncher.ts).
+  startLauncher();
   const repositories = await discoverRepositories(options.repos);
   await mkdir(options.dataDir, { recursive: true });
   const lock = await lockDataDir(options.dataDir);

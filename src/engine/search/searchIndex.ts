@@ -177,7 +177,8 @@ export class SearchIndexes {
       state.filter = kept;
       // None there (yet): the next search looks again (a build may write it meanwhile).
       void loaded.then((filter) => {
-        if (!filter && state.filter === kept) state.filter = undefined;
+        if (filter) this.options.log(`search filter of ${repo.name} at ${commit.slice(0, 12)} read from disk: ${plural(filter.paths.length, 'file')}`);
+        else if (state.filter === kept) state.filter = undefined;
       });
     }
     return state.filter.loaded;

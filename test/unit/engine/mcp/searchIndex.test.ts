@@ -711,7 +711,8 @@ describe('search index', function () {
       // A second engine on the same data folder reads the filter from disk, before any build.
       const restarted = indexesWith(0);
       assert.ok(await restarted.filterFor(repository, target.commit), 'the filter is read back');
-      assert.equal(logs.filter((line) => line.startsWith('search filter of')).length, 1, 'and not built again');
+      assert.equal(logs.filter((line) => / ready: /.test(line)).length, 1, 'and not built again');
+      assert.match(logs.at(-1) ?? '', /^search filter of filtered at [0-9a-f]{12} read from disk: 240 files$/);
       for (const [at, options] of searches.entries()) assert.deepEqual(await grepTarget({ ...plain, searchIndexes: restarted }, target, options), expected[at]);
 
       // A damaged filter is not used: searches read the tree, with the same answers.
