@@ -271,6 +271,18 @@ export function evaluate(node: QueryNode | undefined, holds: (leaf: PatternNode 
   }
 }
 
+/**
+ * The ids of the patterns every file the query matches contains: without one of them, the query
+ * is false whatever else holds (NOT and OR make no pattern required; AND requires its children's).
+ */
+export function requiredPatterns(node: QueryNode | undefined): Set<number> {
+  if (!node || node.kind === 'filter' || node.kind === 'not') return new Set();
+  if (node.kind === 'pattern') return new Set([node.id]);
+  const each = node.children.map(requiredPatterns);
+  if (node.kind === 'and') return new Set(each.flatMap((ids) => [...ids]));
+  return new Set([...each[0]].filter((id) => each.every((ids) => ids.has(id))));
+}
+
 /** Pattern nodes that sit under an odd number of NOTs are "negative": they never supply shown lines. */
 export function positivePatterns(node: QueryNode | undefined, negated = false, out: PatternNode[] = []): PatternNode[] {
   if (!node) return out;

@@ -6,7 +6,7 @@
 import { bestChunks, chunksFromLines, readBlobsAtOnce, readTargetText, renderBlocks, splitLines, type FileBlock } from './blocks';
 import { plural, ToolError, type ToolContext, type ToolOutput } from './context';
 import { DEFAULT_LINES_PER_FILE, grepTarget, listTree, type GrepLine, type GrepOptions, type SearchTarget } from './grep';
-import { evaluate, parseQuery, positivePatterns, type ParsedQuery, type PatternNode } from '../search/query';
+import { evaluate, parseQuery, positivePatterns, requiredPatterns, type ParsedQuery, type PatternNode } from '../search/query';
 import { checkFilters, evaluateKnown, filterVerdicts, matchesWithoutPatterns, selectTargets } from './targets';
 import { echo } from '../echo';
 import { lineMatcher, type LineMatcher } from '../search/grepPatterns';
@@ -81,14 +81,24 @@ async function searchTarget(
 ): Promise<{ hits: FileHit[]; complete: boolean }> {
   const counts = new Map<number, ReadonlyMap<string, number>>();
   let complete = true;
-  const within = await filesTheFiltersAllow(context, target, query);
-  for (const pattern of query.patterns) {
-    const result = await grepTarget(context, target, { ...grepOptionsOf(query, pattern), linesPerFile: 0, ...(within ? { files: within } : {}) });
+  // Only a file holding every required pattern can match: each pattern after the first required
+  // one is searched in the files that hold all those searched before (the counts of the others
+  // would never be looked at), the required ones first.
+  const required = requiredPatterns(query.root);
+  const ordered = [...query.patterns].sort((a, b) => Number(required.has(b.id)) - Number(required.has(a.id)));
+  let candidates = await filesTheFiltersAllow(context, target, query);
+  for (const pattern of ordered) {
+    if (candidates?.length === 0) {
+      counts.set(pattern.id, new Map());
+      continue;
+    }
+    const result = await grepTarget(context, target, { ...grepOptionsOf(query, pattern), linesPerFile: 0, ...(candidates ? { files: candidates } : {}) });
     if (result.truncated) {
       complete = false;
       notes.push(`${echo(pattern.value)} matches too much in ${target.repo.name}; not every match was considered.`);
     }
     counts.set(pattern.id, result.counts);
+    if (required.has(pattern.id) && !result.truncated) candidates = [...result.counts.keys()];
   }
   const universe = new Set<string>();
   for (const files of counts.values()) for (const path of files.keys()) universe.add(path);
