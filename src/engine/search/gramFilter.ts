@@ -14,11 +14,12 @@
  * altered) is not used: the search reads the tree as it would without one.
  */
 import { createHash } from 'node:crypto';
-import { mkdir, open, readdir, rename, unlink, type FileHandle } from 'node:fs/promises';
+import { mkdir, open, readdir, rename, statfs, unlink, type FileHandle } from 'node:fs/promises';
 import { endianness } from 'node:os';
 import * as path from 'node:path';
 import type { RequiredText } from './literalQuery';
 import { GRAM_BUCKET_BITS, gramBucket } from './trigrams';
+import { formatSize } from '../toolError';
 
 const MAGIC = 'DSGRAMS\n';
 const FORMAT = 1;
@@ -27,6 +28,8 @@ const EXTENSION = '.grams';
 const MAX_HEADER_BYTES = 4096;
 /** Trigrams of one literal looked up at most (fewer only let more files through). */
 const MAX_GRAMS_PER_LITERAL = 16;
+/** Free space a filter never takes on the data folder's disk, by default. */
+export const DEFAULT_SPARE_BYTES = 256 * 1024 * 1024;
 /** Literals of one search looked up at most (past them, the rest of the search requires nothing). */
 const MAX_LITERALS = 64;
 
@@ -60,9 +63,10 @@ export function filterFile(dir: string, repositoryDir: string, commit: string): 
 
 /**
  * Writes the filter of `commit` to `file` whole (a temporary file renamed), then removes the
- * repository's filters of other commits: one is kept per repository, as one index is.
+ * repository's filters of other commits: one is kept per repository, as one index is. Throws,
+ * writing nothing, when fewer than `spareBytes` would stay free on the disk.
  */
-export async function writeFilter(file: string, commit: string, tables: FilterTables): Promise<void> {
+export async function writeFilter(file: string, commit: string, tables: FilterTables, spareBytes = DEFAULT_SPARE_BYTES): Promise<void> {
   const paths = Buffer.from(tables.paths, 'utf8');
   const width = tables.postings instanceof Uint16Array ? 2 : 4;
   const header: Header = {
@@ -82,6 +86,15 @@ export async function writeFilter(file: string, commit: string, tables: FilterTa
   lead.writeUInt32LE(headerBytes.length, MAGIC.length);
   const parts = [lead, headerBytes, padding(lead.length + headerBytes.length), paths, padding(paths.length)];
   for (const table of [tables.offsets, tables.postings]) parts.push(Buffer.from(table.buffer, table.byteOffset, table.byteLength));
+  // A filter only saves time; the conversations in the same data folder must never lack room for it.
+  const root = path.dirname(path.dirname(file));
+  await mkdir(root, { recursive: true });
+  const size = parts.reduce((sum, part) => sum + part.length, 0);
+  const disk = await statfs(root);
+  const free = disk.bavail * disk.bsize;
+  if (free < size + spareBytes) {
+    throw new Error(`the data folder's disk has ${formatSize(free)} free, and a filter of ${formatSize(size)} is written only while ${formatSize(spareBytes)} more stay free`);
+  }
   await mkdir(path.dirname(file), { recursive: true });
   const temporary = `${file}.${process.pid}.tmp`;
   const handle = await open(temporary, 'w');

@@ -48,6 +48,8 @@ export interface SearchIndexesOptions {
   ripgrepPath?: string;
   /** Where the commits' trigram filters are kept (gramFilter.ts); none are built without it. */
   filterDir?: string;
+  /** Free space a filter never takes on that disk (DEFAULT_SPARE_BYTES). */
+  filterSpareBytes?: number;
 }
 
 interface RepositoryState {
@@ -284,7 +286,7 @@ export class SearchIndexes {
       const started = performance.now();
       const tables = await readFilterTables(commit, repo.dir, signal);
       const file = filterFile(dir, repo.dir, commit);
-      await writeFilter(file, commit, tables);
+      await writeFilter(file, commit, tables, this.options.filterSpareBytes);
       const filter = await GramFilter.open(file, commit);
       if (!filter) throw new Error('it did not read back whole');
       if (signal.aborted) return;

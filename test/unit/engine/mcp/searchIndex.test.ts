@@ -722,6 +722,20 @@ describe('search index', function () {
       assert.equal(await damaged.filterFor(repository, target.commit), undefined);
       for (const [at, options] of searches.entries()) assert.deepEqual(await grepTarget({ ...plain, searchIndexes: damaged }, target, options), expected[at]);
 
+      // No filter takes the room the data folder keeps free: none is written, and searches read the tree.
+      const roomless = await mkdtemp(path.join(tmpdir(), 'filters-'));
+      try {
+        const spare = new SearchIndexes({ log: (line) => logs.push(line), budgetBytes: 0, filterDir: roomless, filterSpareBytes: Number.MAX_SAFE_INTEGER });
+        open.push(spare);
+        spare.lookup(target);
+        const said = await waitFor(() => Promise.resolve(logs.find((line) => line.startsWith('no search filter for'))), (line) => line !== undefined, { description: 'the log line' });
+        assert.match(said ?? '', /^no search filter for filtered at [0-9a-f]{12}: the data folder's disk has [\d.]+ [KMGT]?B free, and a filter of [\d.]+ [KMGT]?B is written only while [\d.]+ [KMGT]?B more stay free; searches the index does not answer read every file$/);
+        assert.deepEqual(await readdir(roomless, { recursive: true }), []);
+        assert.deepEqual(await grepTarget({ ...plain, searchIndexes: spare }, target, searches[0]), expected[0]);
+      } finally {
+        await rm(roomless, { recursive: true, force: true });
+      }
+
       // A new commit's filter replaces the old one on disk.
       await repo.commit({ message: 'More', files: { 'src/extra.ts': 'zebracorn again\n' } });
       const next: SearchTarget = { ...target, commit: await head(repo) };
