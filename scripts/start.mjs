@@ -17,10 +17,19 @@ const repos = option('--repo').map((dir) => resolve(dir));
 if (repos.length === 0) repos.push(root);
 const paceMs = Number(option('--pace')[0] ?? 400);
 
-step('Building', () => spawnSync(process.execPath, [join(root, 'esbuild.mjs')], { cwd: root, stdio: 'inherit' }));
-step('Setting up VS Code', () => spawnSync('bash', [join(root, 'scripts', 'setup-vscode.sh')], { stdio: 'inherit' }));
+// The second run (below) finds both done.
+if (process.env.DEEP_SEARCH_START_PREPARED !== '1') {
+  step('Building', () => spawnSync(process.execPath, [join(root, 'esbuild.mjs')], { cwd: root, stdio: 'inherit' }));
+  step('Setting up VS Code', () => spawnSync('bash', [join(root, 'scripts', 'setup-vscode.sh')], { stdio: 'inherit' }));
+}
 
-const { startEngine } = createRequire(import.meta.url)(join(root, 'dist', 'engineServer.js'));
+const { startEngine, ENGINE_ENVIRONMENT } = createRequire(import.meta.url)(join(root, 'dist', 'engineServer.js'));
+// The engine runs in this process: run it again with the environment the extension starts its
+// engine with (set before the process starts, or the C library never reads it).
+if (Object.entries(ENGINE_ENVIRONMENT).some(([name, value]) => process.env[name] !== value)) {
+  const again = spawnSync(process.execPath, process.argv.slice(1), { stdio: 'inherit', env: { ...process.env, ...ENGINE_ENVIRONMENT, DEEP_SEARCH_START_PREPARED: '1' } });
+  process.exit(again.status ?? 1);
+}
 const token = `dse_${randomBytes(16).toString('hex')}`;
 const OAUTH_CLIENT_ID = 'deep-search-vscode';
 /** Loopback (any port: VS Code in a browser, like this one) and VS Code's own links (desktop). */

@@ -23,6 +23,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { ToolClient } from '../../src/api/tools/toolClient';
+import { ENGINE_ENVIRONMENT } from '../../src/contract/engineProcess';
 import { runGit } from '../../src/engine/git';
 import { ratio, spread, type BenchContext, type Figure, type Row } from '../report';
 import { median, summarize } from '../stats';
@@ -192,7 +193,8 @@ interface EngineProcess {
 async function startEngineProcess(context: BenchContext, repos: readonly string[], dataDir: string, ripgrepPath: string, budgetBytes: number | undefined): Promise<EngineProcess> {
   const args = [path.join(context.root, 'dist', 'engine.js'), '--port', '0', '--token', TOKEN, '--data', dataDir, '--pace', '0', '--ripgrep', ripgrepPath, ...repos.flatMap((dir) => ['--repo', dir])];
   if (budgetBytes !== undefined) args.push('--index-budget', String(Math.floor(budgetBytes / 2 ** 20)));
-  const child: ChildProcess = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  // With the environment the extension starts its engine with.
+  const child: ChildProcess = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...ENGINE_ENVIRONMENT } });
   const lines: string[] = [];
   let pending = '';
   const take = (chunk: Buffer): void => {

@@ -23,6 +23,8 @@ import type { EngineFault, EngineOptions, EngineVariant, RunningEngine } from '.
 import { createMcpHandler, DEFAULT_TOOL_SLOTS, type McpHandler } from './mcp/server';
 import { discoverRepositories } from './repos';
 import { startLauncher } from './processLauncher';
+// For the scripts that run the engine in their own process (npm start): the environment it wants.
+export { ENGINE_ENVIRONMENT } from '../contract/engineProcess';
 import { handleApiRequest } from './conversations/routes';
 import { renderSharePage, SHARE_PAGE_CSP } from './conversations/sharePage';
 import { Slots } from './slots';

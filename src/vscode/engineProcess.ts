@@ -5,7 +5,7 @@
  * No `vscode` import: the launcher (localEngine.ts) says things to the user.
  */
 import { fork, type ChildProcess } from 'node:child_process';
-import { isFromEngineMessage, type HostedEngineOptions, type ToEngineMessage } from '../contract/engineProcess';
+import { ENGINE_ENVIRONMENT, isFromEngineMessage, type HostedEngineOptions, type ToEngineMessage } from '../contract/engineProcess';
 
 /** The engine has this long to say where it listens (it reads the repositories first). */
 const START_TIMEOUT_MS = 60_000;
@@ -64,7 +64,7 @@ export class EngineProcess {
       stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
       serialization: 'json',
       // On desktop VS Code the extension host's executable is Electron: run it as Node.
-      env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' },
+      env: { ...process.env, ...ENGINE_ENVIRONMENT, ELECTRON_RUN_AS_NODE: '1' },
     });
     const stderrTail: string[] = [];
     child.stderr?.setEncoding('utf8');

@@ -370,6 +370,7 @@ export class SearchIndex {
   private nextId = 1;
   private readonly pending = new Map<number, (reply: Extract<WorkerMessage, { id: number }> | undefined) => void>();
   private readonly allowedBySpecs = new Map<string, Uint8Array | null | undefined>();
+  private readonly allowedByList = new WeakMap<readonly string[], Uint8Array>();
   private fileIndexes: Map<string, number> | undefined;
   private unreadSet: Set<string> | undefined;
 
@@ -580,14 +581,20 @@ export class SearchIndex {
     this.pending.clear();
   }
 
-  /** Which files are among `files` (exact paths; those the index does not hold match nothing). */
+  /**
+   * Which files are among `files` (exact paths; those the index does not hold match nothing). The
+   * selection of a list searched again (a filter's files, kept by keyword search) is kept with it.
+   */
   private allowedFiles(files: readonly string[]): Uint8Array {
+    const kept = this.allowedByList.get(files);
+    if (kept) return kept;
     const numbers = this.fileNumbers();
     const allowed = new Uint8Array(this.paths.length);
     for (const file of files) {
       const index = numbers.get(file);
       if (index !== undefined) allowed[index] = 1;
     }
+    this.allowedByList.set(files, allowed);
     return allowed;
   }
 

@@ -6,7 +6,7 @@
 import { bestChunks, chunksFromLines, readBlobsAtOnce, readTargetText, renderBlocks, splitLines, type FileBlock } from './blocks';
 import { plural, ToolError, type ToolContext, type ToolOutput } from './context';
 import { DEFAULT_LINES_PER_FILE, grepTarget, listTree, type GrepLine, type GrepOptions, type SearchTarget } from './grep';
-import { evaluate, parseQuery, positivePatterns, requiredPatterns, type ParsedQuery, type PatternNode } from '../search/query';
+import { evaluate, parseQuery, positivePatterns, requiredPatterns, type ParsedQuery, type PatternNode, type QueryNode } from '../search/query';
 import { checkFilters, evaluateKnown, filterVerdicts, matchesWithoutPatterns, selectTargets } from './targets';
 import { echo } from '../echo';
 import { lineMatcher, type LineMatcher } from '../search/grepPatterns';
@@ -139,17 +139,55 @@ async function searchTarget(
  * The files the query's `file:` and `lang:` filters leave possible, so that the search reads those
  * only (and its output cap counts them only): a file whose filters make the query false cannot
  * match, whatever its terms (three-valued, so OR and NOT are honoured). Undefined when there is no
- * such filter, or when the tree is too large to list.
+ * such filter, or when the tree is too large to list. Kept for the last few commits and filters
+ * (one list, the same array each time, which the index also keeps its selection of).
  */
-async function filesTheFiltersAllow(context: ToolContext, target: SearchTarget, query: ParsedQuery): Promise<string[] | undefined> {
-  if (!query.filters.some((filter) => filter.field !== 'repo')) return undefined;
+function filesTheFiltersAllow(context: ToolContext, target: SearchTarget, query: ParsedQuery): Promise<string[] | undefined> {
+  if (!query.filters.some((filter) => filter.field !== 'repo')) return Promise.resolve(undefined);
+  const key = `${target.repo.dir}\0${target.commit}\0${target.repo.name}\0${filterShape(query.root)}`;
+  const kept = allowedByFilters.get(key);
+  if (kept) {
+    allowedByFilters.delete(key);
+    allowedByFilters.set(key, kept);
+    return kept;
+  }
+  const allowed = listAllowed(context, target, query);
+  allowedByFilters.set(key, allowed);
+  allowed.catch(() => {
+    if (allowedByFilters.get(key) === allowed) allowedByFilters.delete(key);
+  });
+  for (const oldest of allowedByFilters.keys()) {
+    if (allowedByFilters.size <= ALLOWED_LISTS_KEPT) break;
+    allowedByFilters.delete(oldest);
+  }
+  return allowed;
+}
+
+const allowedByFilters = new Map<string, Promise<string[] | undefined>>();
+const ALLOWED_LISTS_KEPT = 8;
+
+async function listAllowed(context: ToolContext, target: SearchTarget, query: ParsedQuery): Promise<string[] | undefined> {
   const tree = await listTree(context, target);
   if (tree.truncated) return undefined;
   const verdicts = await filterVerdicts(query, target.repo.name, tree.paths);
-  const allowed = tree.paths.filter(
+  return tree.paths.filter(
     (_, index) => evaluateKnown(query.root, (leaf) => (leaf.kind === 'filter' ? (verdicts.get(leaf.id)?.(index) ?? false) : undefined)) !== false,
   );
-  return allowed;
+}
+
+/** What the filters' verdict depends on: the query's shape, its filters, not its terms. */
+function filterShape(node: QueryNode | undefined): string {
+  if (!node) return '';
+  switch (node.kind) {
+    case 'pattern':
+      return '?';
+    case 'filter':
+      return `${node.field}:${JSON.stringify(node.value)}`;
+    case 'not':
+      return `not(${filterShape(node.child)})`;
+    default:
+      return `${node.kind}(${node.children.map(filterShape).join(',')})`;
+  }
 }
 
 function grepOptionsOf(query: ParsedQuery, pattern: PatternNode): GrepOptions {
