@@ -35,8 +35,11 @@ export type LaunchOutcome =
   | { kind: 'output-limit' }
   | { kind: 'aborted' };
 
+/** A piece of a process's output, as it comes; then its outcome. */
+type LauncherMessage = { id: number; kind: 'data'; chunk: Uint8Array } | LauncherReply;
+
 type LauncherReply = { id: number } & (
-  | { kind: 'exited'; code: number | null; stdout: Uint8Array; stderr: string; truncated: boolean }
+  | { kind: 'exited'; code: number | null; stderr: string; truncated: boolean }
   | { kind: 'start-failed'; errno: string | undefined; message: string }
   | { kind: 'timeout' }
   | { kind: 'output-limit' }
@@ -63,12 +66,11 @@ process.on('message', (message) => {
 
 function run(id, request) {
   let settled = false;
-  const chunks = [];
   let stdoutBytes = 0;
   let stderr = '';
   let truncated = false;
   let timer;
-  const finish = (outcome, transfer) => {
+  const finish = (outcome) => {
     if (settled) return;
     settled = true;
     clearTimeout(timer);
@@ -96,11 +98,16 @@ function run(id, request) {
     child.stdin.on('error', () => undefined);
     child.stdin.end(request.input);
   }
+  // Output goes to the engine as it comes, a message per piece: one message of megabytes would be
+  // gathered there by copying all of it again for every piece the channel reads.
+  const pass = (chunk) => {
+    if (chunk.length > 0 && process.connected) process.send({ id, kind: 'data', chunk });
+  };
   child.stdout.on('data', (chunk) => {
     if (truncated || settled) return;
     const room = request.maxOutputBytes - stdoutBytes;
     if (chunk.length <= room) {
-      chunks.push(chunk);
+      pass(chunk);
       stdoutBytes += chunk.length;
       return;
     }
@@ -108,7 +115,7 @@ function run(id, request) {
       stop('output-limit');
       return;
     }
-    chunks.push(chunk.subarray(0, room));
+    pass(chunk.subarray(0, room));
     stdoutBytes += room;
     truncated = true;
     child.kill('SIGKILL');
@@ -117,21 +124,15 @@ function run(id, request) {
     if (stderr.length < request.stderrKeptBytes) stderr += chunk.toString('utf8');
   });
   child.on('error', (error) => finish({ kind: 'start-failed', errno: error.code, message: error.message }));
-  child.on('close', (code) => {
-    const stdout = new Uint8Array(stdoutBytes);
-    let at = 0;
-    for (const chunk of chunks) {
-      stdout.set(chunk, at);
-      at += chunk.length;
-    }
-    finish({ kind: 'exited', code, stdout, stderr, truncated });
-  });
+  child.on('close', (code) => finish({ kind: 'exited', code, stderr, truncated }));
 }
 `;
 
 let helper: ChildProcess | undefined;
 let nextId = 1;
 const pending = new Map<number, (reply: LauncherReply | undefined) => void>();
+/** The output so far of each process under way. */
+const outputs = new Map<number, Uint8Array[]>();
 
 /** Runs a process to its end from the launcher; `signal` stops it (the outcome is then `aborted`). */
 export function launch(request: LaunchRequest, signal?: AbortSignal): Promise<LaunchOutcome> {
@@ -146,11 +147,13 @@ export function launch(request: LaunchRequest, signal?: AbortSignal): Promise<La
     };
     const settle = (reply: LauncherReply | undefined): void => {
       if (!pending.delete(id)) return;
+      const output = outputs.get(id) ?? [];
+      outputs.delete(id);
       signal?.removeEventListener('abort', onAbort);
       // An idle launcher must not keep the engine alive; one with work must.
       if (pending.size === 0) holdOpen(launcher, false);
       if (!reply) return;
-      resolve(reply.kind === 'exited' ? { ...reply, stdout: Buffer.from(reply.stdout.buffer, reply.stdout.byteOffset, reply.stdout.byteLength) } : reply);
+      resolve(reply.kind === 'exited' ? { ...reply, stdout: Buffer.concat(output) } : reply);
     };
     if (pending.size === 0) holdOpen(launcher, true);
     pending.set(id, (reply) => {
@@ -179,7 +182,19 @@ export function startLauncher(): ChildProcess {
     windowsHide: true,
   });
   holdOpen(started, false);
-  started.on('message', (reply: LauncherReply) => pending.get(reply.id)?.(reply));
+  started.on('message', (message: LauncherMessage) => {
+    if (message.kind !== 'data') {
+      pending.get(message.id)?.(message);
+      return;
+    }
+    if (!pending.has(message.id)) return;
+    let output = outputs.get(message.id);
+    if (!output) {
+      output = [];
+      outputs.set(message.id, output);
+    }
+    output.push(message.chunk);
+  });
   const stopped = (): void => {
     if (helper === started) helper = undefined;
     for (const finish of [...pending.values()]) finish(undefined);

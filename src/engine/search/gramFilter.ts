@@ -28,6 +28,10 @@ const EXTENSION = '.grams';
 const MAX_HEADER_BYTES = 4096;
 /** Trigrams of one literal looked up at most (fewer only let more files through). */
 const MAX_GRAMS_PER_LITERAL = 16;
+/** Trigrams of a literal whose lists are read: its rarest (by their lists' lengths). */
+const RAREST_GRAMS = 6;
+/** File numbers a search reads from the lists at most (past them, it does without the filter). */
+const MAX_ENTRIES_READ = 256 * 1024;
 /** Free space a filter never takes on the data folder's disk, by default. */
 export const DEFAULT_SPARE_BYTES = 256 * 1024 * 1024;
 /** Literals of one search looked up at most (past them, the rest of the search requires nothing). */
@@ -178,6 +182,7 @@ export class GramFilter {
     const literals = new Set<string>();
     gatherLiterals(required, literals);
     const lists = await this.readLists(literals);
+    if (!lists) return undefined;
     const holding = this.filesOf(required, lists);
     if (holding === null) return undefined;
     const files: string[] = [];
@@ -192,14 +197,22 @@ export class GramFilter {
   }
 
   /** Each literal's files: those listed under every bucket of its trigrams (a mask). */
-  private async readLists(literals: ReadonlySet<string>): Promise<Map<string, Uint8Array>> {
+  private async readLists(literals: ReadonlySet<string>): Promise<Map<string, Uint8Array> | undefined> {
     const buckets = new Set<number>();
     const bucketsOf = new Map<string, number[]>();
+    const length = (bucket: number): number => this.offsets[bucket + 1] - this.offsets[bucket];
     for (const literal of literals) {
-      const own = literalBuckets(literal);
+      // The rarest trigrams of the literal say nearly all that all of them would.
+      const own = literalBuckets(literal)
+        .sort((a, b) => length(a) - length(b))
+        .slice(0, RAREST_GRAMS);
       bucketsOf.set(literal, own);
       for (const bucket of own) buckets.add(bucket);
     }
+    // Lists this long belong to terms most files hold: reading them would cost more than it saves.
+    let entries = 0;
+    for (const bucket of buckets) entries += length(bucket);
+    if (entries > MAX_ENTRIES_READ) return undefined;
     const handle = await open(this.file, 'r');
     const filesIn = new Map<number, Uint16Array | Int32Array>();
     try {

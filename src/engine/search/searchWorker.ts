@@ -884,7 +884,9 @@ async function buildFilter() {
   const entries = regularFiles(listing);
   // A search names the candidates to git by path: one that does not decode could not be named.
   if (entries.some((entry) => !isUtf8(entry.path))) throw new Error('the tree has paths that are not UTF-8');
-  const grams = gramTable(BUCKET_BITS, entries.length > 0x10000);
+  // File numbers in 16 bits: the lists stay small, and so does the memory of the build.
+  if (entries.length > MAX_FILTER_FILES) throw new Error('the tree has ' + entries.length + ' files, more than a filter holds (' + MAX_FILTER_FILES + ')');
+  const grams = gramTable(BUCKET_BITS, false);
   await streamBlobs(entries, {
     start() {
       grams.restart();
@@ -901,6 +903,8 @@ async function buildFilter() {
   const bytes = entries.reduce((sum, entry) => sum + entry.size, 0);
   return { type: 'filter', paths, offsets: table.offsets, postings: table.postings, bytes };
 }
+
+const MAX_FILTER_FILES = 0x10000;
 
 (workerData.task === 'filter' ? buildFilter() : build()).then(
   (message) => parentPort.postMessage(message, message.type === 'filter' ? [message.offsets.buffer, message.postings.buffer] : []),
