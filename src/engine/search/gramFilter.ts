@@ -174,14 +174,15 @@ export class GramFilter {
 
   /**
    * The files, in tree order, among those `selects` allows (null: all), that can hold a match of
-   * `required`; undefined when the filter cannot narrow the search (nothing is required) or more
-   * than `maxFiles` remain.
+   * `required`; undefined when the filter cannot narrow the search (nothing is required, the
+   * terms are in most files, the file is gone) or more than `maxFiles` remain.
    */
   async candidates(required: RequiredText, selects: ((path: string) => boolean) | null, maxFiles: number): Promise<string[] | undefined> {
     if (required.kind === 'anything') return undefined;
     const literals = new Set<string>();
     gatherLiterals(required, literals);
-    const lists = await this.readLists(literals);
+    // A filter file gone meanwhile (a newer commit's replaced it) narrows nothing.
+    const lists = await this.readLists(literals).catch(() => undefined);
     if (!lists) return undefined;
     const holding = this.filesOf(required, lists);
     if (holding === null) return undefined;
