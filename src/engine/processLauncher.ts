@@ -1,15 +1,17 @@
 /**
- * Starts the engine's short-lived child processes (`git`) from a worker thread. Starting a process
- * copies the page tables of the whole engine process on the thread that starts it, which costs tens
- * of milliseconds once the engine holds a search index of hundreds of megabytes (measured: 4 ms at
- * 50 MB, 67 ms at 550 MB); on the engine's own thread, every other request would wait that long for
- * each `git` a search starts. The launcher runs the process to its end (output cap, timeout, kill
- * on request) and hands back its output; what the output means stays with the caller (git.ts).
+ * Starts the engine's short-lived child processes (`git`, ripgrep) from a small helper process.
+ * Starting a process copies the page tables of the process that starts it: from the engine, once it
+ * holds search indexes of hundreds of megabytes, that costs tens of milliseconds per process
+ * (measured: 4 ms at 50 MB, 67 ms at 550 MB), on whichever thread starts it, and the starts of the
+ * searches made at once queue behind each other. The helper stays as small as it started, so each
+ * start costs it what it costs a bare Node. It runs the process to its end (output cap, timeout,
+ * kill on request) and hands back its output over the IPC channel; what the output means stays
+ * with the caller (git.ts). The helper exits with the engine (its channel closes).
  *
- * The worker is plain JavaScript started with `eval`, like the search worker, so that it runs the
- * same from TypeScript under tsx and from the esbuild bundles.
+ * The helper is plain JavaScript run with `node -e`, like the search worker's source, so that it
+ * runs the same from TypeScript under tsx and from the esbuild bundles.
  */
-import { Worker } from 'node:worker_threads';
+import { spawn, type ChildProcess } from 'node:child_process';
 
 export interface LaunchRequest {
   command: string;
@@ -33,8 +35,11 @@ export type LaunchOutcome =
   | { kind: 'output-limit' }
   | { kind: 'aborted' };
 
-type WorkerReply = { id: number } & (
-  | { kind: 'exited'; code: number | null; stdout: Uint8Array; stderr: string; truncated: boolean }
+/** A piece of a process's output, as it comes; then its outcome. */
+type LauncherMessage = { id: number; kind: 'data'; chunk: Uint8Array } | LauncherReply;
+
+type LauncherReply = { id: number } & (
+  | { kind: 'exited'; code: number | null; stderr: string; truncated: boolean }
   | { kind: 'start-failed'; errno: string | undefined; message: string }
   | { kind: 'timeout' }
   | { kind: 'output-limit' }
@@ -43,11 +48,15 @@ type WorkerReply = { id: number } & (
 
 const LAUNCHER_SOURCE = String.raw`
 'use strict';
-const { parentPort } = require('node:worker_threads');
 const { spawn } = require('node:child_process');
 const stops = new Map();
 
-parentPort.on('message', (message) => {
+// The engine is gone: so is every process started for it.
+process.on('disconnect', () => {
+  for (const stop of stops.values()) stop();
+  process.exit(0);
+});
+process.on('message', (message) => {
   if (message.kind === 'stop') {
     stops.get(message.id)?.();
     return;
@@ -57,17 +66,16 @@ parentPort.on('message', (message) => {
 
 function run(id, request) {
   let settled = false;
-  const chunks = [];
   let stdoutBytes = 0;
   let stderr = '';
   let truncated = false;
   let timer;
-  const finish = (outcome, transfer) => {
+  const finish = (outcome) => {
     if (settled) return;
     settled = true;
     clearTimeout(timer);
     stops.delete(id);
-    parentPort.postMessage({ id, ...outcome }, transfer || []);
+    if (process.connected) process.send({ id, ...outcome });
   };
   let child;
   try {
@@ -90,11 +98,16 @@ function run(id, request) {
     child.stdin.on('error', () => undefined);
     child.stdin.end(request.input);
   }
+  // Output goes to the engine as it comes, a message per piece: one message of megabytes would be
+  // gathered there by copying all of it again for every piece the channel reads.
+  const pass = (chunk) => {
+    if (chunk.length > 0 && process.connected) process.send({ id, kind: 'data', chunk });
+  };
   child.stdout.on('data', (chunk) => {
     if (truncated || settled) return;
     const room = request.maxOutputBytes - stdoutBytes;
     if (chunk.length <= room) {
-      chunks.push(chunk);
+      pass(chunk);
       stdoutBytes += chunk.length;
       return;
     }
@@ -102,7 +115,7 @@ function run(id, request) {
       stop('output-limit');
       return;
     }
-    chunks.push(chunk.subarray(0, room));
+    pass(chunk.subarray(0, room));
     stdoutBytes += room;
     truncated = true;
     child.kill('SIGKILL');
@@ -111,71 +124,100 @@ function run(id, request) {
     if (stderr.length < request.stderrKeptBytes) stderr += chunk.toString('utf8');
   });
   child.on('error', (error) => finish({ kind: 'start-failed', errno: error.code, message: error.message }));
-  child.on('close', (code) => {
-    // A buffer of its own (never the pool's), so that it can be transferred.
-    const stdout = new Uint8Array(stdoutBytes);
-    let at = 0;
-    for (const chunk of chunks) {
-      stdout.set(chunk, at);
-      at += chunk.length;
-    }
-    finish({ kind: 'exited', code, stdout, stderr, truncated }, [stdout.buffer]);
-  });
+  child.on('close', (code) => finish({ kind: 'exited', code, stderr, truncated }));
 }
 `;
 
-let worker: Worker | undefined;
+let helper: ChildProcess | undefined;
 let nextId = 1;
-const pending = new Map<number, (reply: WorkerReply | undefined) => void>();
+const pending = new Map<number, (reply: LauncherReply | undefined) => void>();
+/** The output so far of each process under way. */
+const outputs = new Map<number, Uint8Array[]>();
 
-/** Runs a process to its end in the launcher thread; `signal` stops it (the outcome is then `aborted`). */
+/** Runs a process to its end from the launcher; `signal` stops it (the outcome is then `aborted`). */
 export function launch(request: LaunchRequest, signal?: AbortSignal): Promise<LaunchOutcome> {
   if (signal?.aborted) return Promise.resolve({ kind: 'aborted' });
-  const launcher = launcherWorker();
+  const launcher = startLauncher();
   const id = nextId++;
   return new Promise<LaunchOutcome>((resolve) => {
     const onAbort = (): void => {
-      launcher.postMessage({ kind: 'stop', id });
+      send(launcher, { kind: 'stop', id });
       settle(undefined);
       resolve({ kind: 'aborted' });
     };
-    const settle = (reply: WorkerReply | undefined): void => {
+    const settle = (reply: LauncherReply | undefined): void => {
       if (!pending.delete(id)) return;
+      const output = outputs.get(id) ?? [];
+      outputs.delete(id);
       signal?.removeEventListener('abort', onAbort);
-      // An idle launcher must not keep the process alive; one with work must.
-      if (pending.size === 0) launcher.unref();
+      // An idle launcher must not keep the engine alive; one with work must.
+      if (pending.size === 0) holdOpen(launcher, false);
       if (!reply) return;
-      resolve(reply.kind === 'exited' ? { ...reply, stdout: Buffer.from(reply.stdout.buffer, reply.stdout.byteOffset, reply.stdout.byteLength) } : reply);
+      resolve(reply.kind === 'exited' ? { ...reply, stdout: Buffer.concat(output) } : reply);
     };
-    if (pending.size === 0) launcher.ref();
+    if (pending.size === 0) holdOpen(launcher, true);
     pending.set(id, (reply) => {
       if (reply) settle(reply);
       else {
         settle(undefined);
-        resolve({ kind: 'start-failed', errno: undefined, message: 'the process launcher thread stopped' });
+        resolve({ kind: 'start-failed', errno: undefined, message: 'the process launcher stopped' });
       }
     });
     signal?.addEventListener('abort', onAbort, { once: true });
-    launcher.postMessage({ kind: 'run', id, request: { ...request, args: [...request.args], env: { ...request.env } } });
+    send(launcher, { kind: 'run', id, request: { ...request, args: [...request.args], env: { ...request.env } } });
   });
 }
 
-/** Starts the launcher thread now, if it is not running: the engine does as it starts. */
-export function startLauncher(): void {
-  launcherWorker();
-}
-
-function launcherWorker(): Worker {
-  if (worker) return worker;
-  const started = new Worker(LAUNCHER_SOURCE, { eval: true });
-  started.unref();
-  started.on('message', (reply: WorkerReply) => pending.get(reply.id)?.(reply));
+/**
+ * The launcher, started now if it is not running: the engine starts it as it starts, while it is
+ * small, so that the first search does not wait for it.
+ */
+export function startLauncher(): ChildProcess {
+  if (helper) return helper;
+  // On desktop VS Code the engine may run on Electron's executable: run it as Node.
+  const started = spawn(process.execPath, ['-e', LAUNCHER_SOURCE], {
+    stdio: ['ignore', 'ignore', 'ignore', 'ipc'],
+    serialization: 'advanced',
+    env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' },
+    windowsHide: true,
+  });
+  holdOpen(started, false);
+  started.on('message', (message: LauncherMessage) => {
+    if (message.kind !== 'data') {
+      pending.get(message.id)?.(message);
+      return;
+    }
+    if (!pending.has(message.id)) return;
+    let output = outputs.get(message.id);
+    if (!output) {
+      output = [];
+      outputs.set(message.id, output);
+    }
+    output.push(message.chunk);
+  });
   const stopped = (): void => {
-    if (worker === started) worker = undefined;
+    if (helper === started) helper = undefined;
     for (const finish of [...pending.values()]) finish(undefined);
   };
   started.on('error', stopped);
   started.on('exit', stopped);
-  worker = started;
+  helper = started;
   return started;
 }
+
+/** Lets the launcher keep the engine's event loop alive (work under way) or not (idle). */
+function holdOpen(launcher: ChildProcess, open: boolean): void {
+  if (open) {
+    launcher.ref();
+    launcher.channel?.ref();
+  } else {
+    launcher.unref();
+    launcher.channel?.unref();
+  }
+}
+
+/** A message to the launcher; one that stopped meanwhile fails its requests through 'exit'. */
+function send(launcher: ChildProcess, message: unknown): void {
+  if (launcher.connected) launcher.send(message as never, (error) => void error);
+}
+

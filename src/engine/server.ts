@@ -62,7 +62,7 @@ export async function startEngine(options: EngineOptions): Promise<RunningEngine
     throw new Error(`disabledTools: ${JSON.stringify(unknownTool.slice(0, 60))} is not a tool; name tools as 2026 servers do: ${TOOL_SERVER_TOOLS.join(', ')}.`);
   }
   const users = new UserDirectory(options.users);
-  // The process launcher thread starts with the engine (processLauncher.ts).
+  // The process launcher starts while the engine is small (processLauncher.ts).
   startLauncher();
   const repositories = await discoverRepositories(options.repos);
   await mkdir(options.dataDir, { recursive: true });
