@@ -8,6 +8,7 @@
 import { GitError } from '../git';
 import { explainGitError, git, ToolError, type ToolContext } from './context';
 import { argumentSlices } from '../search/commandLine';
+import { keptPromise } from '../keptPromises';
 import { lineMatcher, pathspecFilter, ripgrepPattern } from '../search/grepPatterns';
 import { requiredText } from '../search/literalQuery';
 import type { GrepLine, GrepResult, SearchTarget } from '../search/grepResult';
@@ -298,23 +299,8 @@ const LISTINGS_KEPT = 4;
 /** Every file path of the tree (up to `max`), for queries that can match files without a term. */
 export function listTree(context: ToolContext, target: SearchTarget, max = 50_000): Promise<TreeListing> {
   const key = `${target.repo.dir}\0${target.commit}\0${max}`;
-  const kept = listings.get(key);
-  if (kept) {
-    listings.delete(key);
-    listings.set(key, kept);
-    return kept;
-  }
   // Read for whoever asks (within git's own time limit), not cancelled with the request that asked first.
-  const listing = readTree({ ...context, signal: new AbortController().signal }, target, max);
-  listings.set(key, listing);
-  listing.catch(() => {
-    if (listings.get(key) === listing) listings.delete(key);
-  });
-  for (const oldest of listings.keys()) {
-    if (listings.size <= LISTINGS_KEPT) break;
-    listings.delete(oldest);
-  }
-  return listing;
+  return keptPromise(listings, key, LISTINGS_KEPT, () => readTree({ ...context, signal: new AbortController().signal }, target, max));
 }
 
 async function readTree(context: ToolContext, target: SearchTarget, max: number): Promise<TreeListing> {

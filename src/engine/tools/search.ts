@@ -9,6 +9,7 @@ import { DEFAULT_LINES_PER_FILE, grepTarget, listTree, type GrepLine, type GrepO
 import { evaluate, parseQuery, positivePatterns, requiredPatterns, type ParsedQuery, type PatternNode, type QueryNode } from '../search/query';
 import { checkFilters, evaluateKnown, filterVerdicts, matchesWithoutPatterns, selectTargets } from './targets';
 import { echo } from '../echo';
+import { keptPromise } from '../keptPromises';
 import { lineMatcher, type LineMatcher } from '../search/grepPatterns';
 import { testEach } from '../search/regex';
 
@@ -145,22 +146,7 @@ async function searchTarget(
 function filesTheFiltersAllow(context: ToolContext, target: SearchTarget, query: ParsedQuery): Promise<string[] | undefined> {
   if (!query.filters.some((filter) => filter.field !== 'repo')) return Promise.resolve(undefined);
   const key = `${target.repo.dir}\0${target.commit}\0${target.repo.name}\0${filterShape(query.root)}`;
-  const kept = allowedByFilters.get(key);
-  if (kept) {
-    allowedByFilters.delete(key);
-    allowedByFilters.set(key, kept);
-    return kept;
-  }
-  const allowed = listAllowed(context, target, query);
-  allowedByFilters.set(key, allowed);
-  allowed.catch(() => {
-    if (allowedByFilters.get(key) === allowed) allowedByFilters.delete(key);
-  });
-  for (const oldest of allowedByFilters.keys()) {
-    if (allowedByFilters.size <= ALLOWED_LISTS_KEPT) break;
-    allowedByFilters.delete(oldest);
-  }
-  return allowed;
+  return keptPromise(allowedByFilters, key, ALLOWED_LISTS_KEPT, () => listAllowed(context, target, query));
 }
 
 const allowedByFilters = new Map<string, Promise<string[] | undefined>>();

@@ -11,19 +11,12 @@ import { API_PATH, type WireConversation } from '../../../src/contract/legacyWir
 import { EngineProcess, EngineProcessError } from '../../../src/vscode/engineProcess';
 import { CLIENT_HEADER, waitFor } from '../../support/engineHarness';
 import { createSampleAppRepo, createTempDir, removeDir, type TestRepo } from '../../support/gitRepos';
+import { isAlive } from '../../support/processes';
 
 const ROOT = path.join(__dirname, '..', '..', '..');
 const SCRIPT = path.join(ROOT, 'dist', 'engineHosted.js');
 const TOKEN = 'dse_engine_process_test_token_5f3a9c';
 
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 describe('the local engine in its own process', function () {
   this.timeout(60_000);

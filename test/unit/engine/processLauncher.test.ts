@@ -7,6 +7,7 @@ import { execFile, spawn } from 'node:child_process';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
 import { waitFor } from '../../support/engineHarness';
+import { isAlive } from '../../support/processes';
 
 const run = promisify(execFile);
 const LAUNCHER = path.resolve(__dirname, '../../../src/engine/processLauncher.ts');
@@ -20,14 +21,6 @@ async function childrenOf(pid: number): Promise<Array<{ pid: number; args: strin
   });
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 describe('engine: process launcher', function () {
   this.timeout(30_000);
@@ -52,7 +45,7 @@ describe('engine: process launcher', function () {
       assert.equal(helpers.length, 1, `one helper process: ${JSON.stringify(helpers)}`);
       const helper = helpers[0]?.pid ?? -1;
       engine.kill('SIGKILL');
-      await waitFor(() => Promise.resolve(alive(helper)), (living) => !living, { description: 'the helper to exit', timeoutMs: 10_000 });
+      await waitFor(() => Promise.resolve(isAlive(helper)), (living) => !living, { description: 'the helper to exit', timeoutMs: 10_000 });
     } finally {
       engine.kill('SIGKILL');
     }
