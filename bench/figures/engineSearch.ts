@@ -47,14 +47,8 @@ async function measure(context: BenchContext): Promise<Row[]> {
     const withRipgrep = index % 2 === 0;
     const fresh = await startSearchEngine(context, corpus.dir, withRipgrep ? ripgrepPath : undefined);
     try {
-      // The client connects first: a session is opened once, and is not part of a search.
-      await fresh.client.server();
-      let started = performance.now();
-      await rgCall();
-      firstQuery.ripgrep.push(performance.now() - started);
-      started = performance.now();
-      await fresh.client.call('keyword_search', { query: FIRST.query });
-      const took = performance.now() - started;
+      const { ripgrepMs, engineMs: took } = await firstQueryAfterRipgrep(fresh, rgCall);
+      firstQuery.ripgrep.push(ripgrepMs);
       (withRipgrep ? firstQuery.withRipgrep : firstQuery.withoutRipgrep).push(took);
       if (withRipgrep) firstQuery.answeredByRipgrep.push(fresh.lines.some((line) => line.startsWith('ripgrep answers searches of')));
       if (withRipgrep && build === undefined) {
@@ -84,13 +78,9 @@ async function measure(context: BenchContext): Promise<Row[]> {
     for (let index = 0; index < firstRuns; index++) {
       const restarted = await startSearchEngine(context, corpus.dir, ripgrepPath, keptDir);
       try {
-        await restarted.client.server();
-        let started = performance.now();
-        await rgCall();
-        restart.ripgrep.push(performance.now() - started);
-        started = performance.now();
-        const text = (await restarted.client.call('keyword_search', { query: FIRST.query })).text;
-        restart.engine.push(performance.now() - started);
+        const { ripgrepMs, engineMs, text } = await firstQueryAfterRipgrep(restarted, rgCall);
+        restart.ripgrep.push(ripgrepMs);
+        restart.engine.push(engineMs);
         if (text !== expected) restart.same = false;
       } finally {
         await restarted.close();
@@ -143,6 +133,20 @@ interface SearchEngine {
   /** The engine's log so far. */
   lines: string[];
   close(): Promise<void>;
+}
+
+/**
+ * ripgrep alone, then the engine's first query (its client connected first: a session is opened
+ * once, and is not part of a search), each timed.
+ */
+async function firstQueryAfterRipgrep(engine: SearchEngine, rgCall: () => Promise<string>): Promise<{ ripgrepMs: number; engineMs: number; text: string }> {
+  await engine.client.server();
+  let started = performance.now();
+  await rgCall();
+  const ripgrepMs = performance.now() - started;
+  started = performance.now();
+  const text = (await engine.client.call('keyword_search', { query: FIRST.query })).text;
+  return { ripgrepMs, engineMs: performance.now() - started, text };
 }
 
 /** An engine on a data folder of its own (removed when closed), or on `keptDir` (kept). */
