@@ -24,7 +24,7 @@ export interface GramTable {
    * Each bucket's blocks, in order: `postings[offsets[b] .. offsets[b + 1])` for bucket b. The
    * pair arrays are handed to `release` first (their memory can go at once).
    */
-  finish(release?: (buffers: ArrayBuffer[]) => void): { offsets: Int32Array; postings: Uint16Array | Int32Array; blocks: number };
+  finish(release?: (buffers: ArrayBuffer[]) => void): { offsets: Int32Array; postings: Uint16Array | Int32Array };
 }
 
 /**
@@ -87,7 +87,7 @@ export function gramTable(bucketBits: number, wide: boolean): GramTable {
       release?.([pairBuckets.buffer, pairBlocks.buffer as ArrayBuffer]);
       pairBuckets = new Int32Array(0);
       pairBlocks = new Int32Array(0);
-      return { offsets, postings, blocks: block };
+      return { offsets, postings };
     },
   };
 }
