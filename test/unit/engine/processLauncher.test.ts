@@ -21,14 +21,14 @@ async function childrenOf(pid: number): Promise<Array<{ pid: number; args: strin
   });
 }
 
-
 describe('engine: process launcher', function () {
   this.timeout(30_000);
 
-  it('runs a process from a helper process of its own, which exits when the engine does', async function () {
-    // An "engine": a Node process that launches `git --version`, says so, and waits to be killed.
+  it('runs a process from a helper process of its own, which exits when the engine does, ending what it still runs', async function () {
+    // An "engine": a Node process that starts a long sleep, launches `git --version`, says so, and waits to be killed.
     const script = `
       const { launch } = require(${JSON.stringify(LAUNCHER)});
+      void launch({ command: 'sleep', args: ['60'], cwd: process.cwd(), env: process.env, timeoutMs: 120000, maxOutputBytes: 4096, truncate: false, stderrKeptBytes: 1024 });
       launch({ command: 'git', args: ['--version'], cwd: process.cwd(), env: process.env, timeoutMs: 10000, maxOutputBytes: 4096, truncate: false, stderrKeptBytes: 1024 })
         .then((outcome) => { process.stdout.write(JSON.stringify({ kind: outcome.kind, stdout: outcome.stdout && outcome.stdout.toString() }) + '\\n'); setInterval(() => undefined, 1000); });
     `;
@@ -44,8 +44,12 @@ describe('engine: process launcher', function () {
       const helpers = (await childrenOf(engine.pid ?? -1)).filter((child) => child.args.includes('-e'));
       assert.equal(helpers.length, 1, `one helper process: ${JSON.stringify(helpers)}`);
       const helper = helpers[0]?.pid ?? -1;
+      const sleeping = (await childrenOf(helper)).filter((child) => child.args === 'sleep 60');
+      assert.equal(sleeping.length, 1, 'the helper runs the sleep');
+      const sleep = sleeping[0]?.pid ?? -1;
       engine.kill('SIGKILL');
       await waitFor(() => Promise.resolve(isAlive(helper)), (living) => !living, { description: 'the helper to exit', timeoutMs: 10_000 });
+      await waitFor(() => Promise.resolve(isAlive(sleep)), (living) => !living, { description: 'the sleep to end', timeoutMs: 10_000 });
     } finally {
       engine.kill('SIGKILL');
     }
