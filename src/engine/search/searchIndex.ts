@@ -60,7 +60,7 @@ interface RepositoryState {
   building?: { commit: string; abort: AbortController; done: Promise<void> };
   /** Commits whose index was refused (no room left in the budget) or failed: not tried again. */
   refused: Set<string>;
-  /** The trigram filter of one commit, being read from disk or read (a miss is not kept). */
+  /** The trigram filter of one commit, being read from disk or read (undefined: none there). */
   filter?: { commit: string; loaded: Promise<GramFilter | undefined> };
 }
 
@@ -174,13 +174,11 @@ export class SearchIndexes {
     if (dir === undefined || this.shutdown.signal.aborted) return Promise.resolve(undefined);
     const state = this.stateOf(repo);
     if (state.filter?.commit !== commit) {
+      // A miss is kept too: only this engine writes the folder, and its build replaces the miss.
       const loaded = GramFilter.open(filterFile(dir, repo.dir, commit), commit);
-      const kept = { commit, loaded };
-      state.filter = kept;
-      // None there (yet): the next search looks again (a build may write it meanwhile).
+      state.filter = { commit, loaded };
       void loaded.then((filter) => {
         if (filter) this.options.log(`search filter of ${repo.name} at ${commit.slice(0, 12)} read from disk: ${plural(filter.paths.length, 'file')}`);
-        else if (state.filter === kept) state.filter = undefined;
       });
     }
     return state.filter.loaded;
