@@ -1,6 +1,7 @@
 /**
  * Figure "engine under a burst": the engine, as its own process (the shipped CLI bundle), serves
- * a generated repository of 100,000 files (10,000 quick) and takes at once 50 questions and one
+ * a generated repository of 100,000 files (10,000 quick), started with the environment the
+ * extension gives it (ENGINE_ENVIRONMENT), and takes at once 50 questions and one
  * MCP batch of 100 keyword searches, while a prober asks for the first page of the conversation
  * list every 100 ms. Measured: the engine process's peak resident memory (the kernel's VmHWM)
  * and the prober's p95. Baseline, in the same run: the same burst on an engine whose limits on
@@ -13,6 +14,7 @@ import { readFileSync } from 'node:fs';
 import { mkdir, rm } from 'node:fs/promises';
 import * as path from 'node:path';
 import { createInterface } from 'node:readline';
+import { ENGINE_ENVIRONMENT } from '../../src/contract/engineProcess';
 import { API_PATH, MCP_PATH, type WireConversation } from '../../src/contract/legacyWire';
 import { createTempDir, git, removeDir } from '../../test/support/gitRepos';
 import { ms, type BenchContext, type Figure, type Row } from '../report';
@@ -187,7 +189,9 @@ async function burst(context: BenchContext, options: { repo: string; dataDir: st
         return ((await response.json()) as { id: number }).id;
       }),
     );
-    const { answered, failures } = await waitForAnswers(engine.url, headers, created);
+    const { answered, failures } = await waitForAnswers(engine.url, headers, created).catch((error: unknown) => {
+      throw new Error(`polling the answers failed (${describeFailure(error)}); ${engineState(engine)}`);
+    });
     const batchMs = await batch;
     return { peakMb: peakResidentMb(engine.child), probe: summarize(samples), probeErrors, answered, failures, batchMs };
   } finally {
@@ -223,10 +227,35 @@ function peakResidentMb(child: ChildProcess): number {
   return kilobytes / 1024;
 }
 
-async function startEngineProcess(context: BenchContext, args: string[]): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+interface EngineProcess {
+  child: ChildProcess;
+  url: string;
+  /** The engine's last lines on stderr, for a failure's report. */
+  lastLines: string[];
+}
+
+/** Whether the engine still runs, and its last words. */
+function engineState(engine: EngineProcess): string {
+  const { exitCode, signalCode } = engine.child;
+  const state = exitCode === null && signalCode === null ? 'the engine still runs' : `the engine exited (code ${exitCode}, signal ${signalCode})`;
+  return `${state}; its last lines: ${engine.lastLines.join(' | ') || 'none'}`;
+}
+
+function describeFailure(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  return error.cause instanceof Error ? `${error.message}: ${error.cause.message}` : error.message;
+}
+
+async function startEngineProcess(context: BenchContext, args: string[]): Promise<EngineProcess> {
+  // Started as the extension and `npm start` start it.
+  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...ENGINE_ENVIRONMENT } });
+  const lastLines: string[] = [];
   child.stderr?.on('data', (chunk: Buffer) => {
-    for (const line of chunk.toString().trim().split('\n')) if (/error|fail/i.test(line)) context.log(`engine: ${line}`);
+    for (const line of chunk.toString().trim().split('\n')) {
+      lastLines.push(line.slice(0, 300));
+      if (lastLines.length > 8) lastLines.shift();
+      if (/error|fail/i.test(line)) context.log(`engine: ${line}`);
+    }
   });
   const lines = createInterface({ input: child.stdout });
   const url = await new Promise<string>((resolve, reject) => {
@@ -240,7 +269,7 @@ async function startEngineProcess(context: BenchContext, args: string[]): Promis
       }
     });
   });
-  return { child, url };
+  return { child, url, lastLines };
 }
 
 async function stopEngineProcess(child: ChildProcess): Promise<void> {

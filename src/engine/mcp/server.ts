@@ -17,7 +17,7 @@ import type { Params } from './jsonRpc';
 import { problems } from '../tools/jsonSchema';
 import { mcpMethods, type CallToolResult, type ListedTool, type ToolCatalogue } from './protocol';
 import { searchIndexesFor, type SearchIndexes } from '../search/searchIndex';
-import { serveStreamableHttp } from './streamableHttp';
+import { MAX_BATCH_MESSAGES, serveStreamableHttp } from './streamableHttp';
 import { endpointTools, plainToolNames, type ToolDefinition } from '../tools/tools';
 import type { Slots } from '../slots';
 import { errorMessage } from '../errorMessage';
@@ -73,14 +73,17 @@ export function createMcpHandler(options: McpHandlerOptions): McpHandler {
     };
     response.on('close', onClose);
     const signal = AbortSignal.any([gone.signal, options.shuttingDown]);
+    // Each call of a batch listens for the request's end once (its own signal, below).
+    setMaxListeners(MAX_BATCH_MESSAGES + 16, signal);
     const catalogue: ToolCatalogue = {
       tools: listed,
-      call: async (name, args, callSignal) => {
+      call: async (name, args, requestSignal) => {
         const tool = tools.get(name);
         // A tool error rather than a protocol error, as the SDK's server reported it, so that an agent reads it.
         if (!tool) return toolError(`MCP error -32602: Tool ${name} not found`);
         // A search of many repositories waits on several git processes and index workers at once,
         // each listening for the call's end (and letting go when done): a few per repository.
+        const callSignal = AbortSignal.any([requestSignal]);
         setMaxListeners(16 + 8 * options.repositories.length, callSignal);
         try {
           return await options.toolSlots.run(() => tool.call(args, { ...shared, user, signal: callSignal }), callSignal);

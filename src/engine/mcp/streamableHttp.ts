@@ -24,7 +24,7 @@ import { FIRST_VERSION_WITHOUT_BATCHES, PROTOCOL_VERSIONS } from './protocol';
 import { errorMessage as textOf } from '../errorMessage';
 
 /** Most messages in one batch (the official SDK's limit too). */
-const MAX_BATCH_MESSAGES = 100;
+export const MAX_BATCH_MESSAGES = 100;
 
 export interface StreamableHttpOptions {
   /** Answers one request with its result, or throws an RpcError. */

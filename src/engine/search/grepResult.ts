@@ -14,8 +14,22 @@ export interface GrepLine {
 }
 
 export interface GrepResult {
+  /** The lines kept per file (none when only counting). */
   files: Map<string, GrepLine[]>;
   /** Matching lines per file (all of them, also those not kept). */
-  counts: Map<string, number>;
+  counts: FileCounts;
   truncated: boolean;
+}
+
+/**
+ * Matching lines per file, read only: a Map, or the index's compact form (searchIndex.ts), for a
+ * term found in most files of a large tree is a hundred thousand entries.
+ */
+export interface FileCounts {
+  readonly size: number;
+  get(path: string): number | undefined;
+  has(path: string): boolean;
+  /** In tree order. */
+  keys(): IterableIterator<string>;
+  entries(): IterableIterator<[string, number]>;
 }

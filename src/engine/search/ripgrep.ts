@@ -28,6 +28,7 @@
  * The caller's pattern reaches ripgrep only after `-e`, translated (grepPatterns.ts); ripgrep reads
  * no config file (`--no-config`) and runs no preprocessor or decompressor (neither is asked for).
  */
+import { forEachInTurns, nextTurn } from '../inTurns';
 import { isUtf8 } from 'node:buffer';
 import { closeSync, constants, openSync, readSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
@@ -62,6 +63,8 @@ const COUNTS_MAX_OUTPUT_BYTES = 64 * 1024 * 1024;
 const OUTPUT_MARGIN_BYTES = 64 * 1024;
 /** Files read to look for a NUL before other work gets a turn. */
 const PROBES_BETWEEN_YIELDS = 256;
+/** Count records read before other work gets a turn. */
+const RECORDS_BETWEEN_YIELDS = 4096;
 /** Reasons logged per repository and commit, at most this many in all. */
 const MAX_LOGGED = 200;
 /** `git ls-files` output read at most (about 160 bytes a file with its stat data). */
@@ -344,7 +347,8 @@ async function assemble(
   const binaryByAttribute = new Set<number>();
   const isBinary = (file: number): boolean => binaryByAttribute.has(file) || (probed.get(file) ?? binaryByPath.get(files.paths[file])) === true;
   const prefixBytes = commit.length + 1;
-  const result: GrepResult = { files: new Map(), counts: new Map(), truncated: false };
+  const counts = new Map<string, number>();
+  const result: GrepResult = { files: new Map(), counts, truncated: false };
   let used = 0;
   let position = 0;
   // The files to check for binary content: those whose lines git would print before its cap if
@@ -355,7 +359,7 @@ async function assemble(
       const file = batch[at];
       if (!binaryByPath.has(files.paths[file]) && !probed.has(file)) probed.set(file, startsBinary(path.join(repo.dir, files.paths[file])));
       // The reads are quick (a page each) but synchronous: let other work in now and then.
-      if (at % PROBES_BETWEEN_YIELDS === PROBES_BETWEEN_YIELDS - 1) await new Promise((resolve) => setImmediate(resolve));
+      if (at % PROBES_BETWEEN_YIELDS === PROBES_BETWEEN_YIELDS - 1) await nextTurn();
     }
     const attributes = await binaryAttributes(repo.dir, batch.map((file) => ({ path: Buffer.from(files.paths[file], 'utf8') })), signal);
     batch.forEach((file, index) => {
@@ -380,7 +384,7 @@ async function assemble(
       } else {
         used += record;
       }
-      result.counts.set(file, (result.counts.get(file) ?? 0) + 1);
+      counts.set(file, (counts.get(file) ?? 0) + 1);
       let kept = result.files.get(file);
       if (!kept) {
         kept = [];
@@ -417,6 +421,7 @@ async function assembleCounts(
       if (file === undefined || !Number.isInteger(count) || count <= 0) return new Declined('ripgrep printed a count this engine does not read');
       found.push({ file, count });
       start = end + 1;
+      if (found.length % RECORDS_BETWEEN_YIELDS === 0) await nextTurn();
     }
   }
   found.sort((a, b) => a.file - b.file);
@@ -424,16 +429,15 @@ async function assembleCounts(
   for (let at = 0; at < found.length; at++) {
     const { file } = found[at];
     if (!binaryByPath.has(files.paths[file])) probed.set(file, startsBinary(path.join(repo.dir, files.paths[file])));
-    if (at % PROBES_BETWEEN_YIELDS === PROBES_BETWEEN_YIELDS - 1) await new Promise((resolve) => setImmediate(resolve));
+    if (at % PROBES_BETWEEN_YIELDS === PROBES_BETWEEN_YIELDS - 1) await nextTurn();
   }
   const attributes = await binaryAttributes(repo.dir, found.map(({ file }) => ({ path: Buffer.from(files.paths[file], 'utf8') })), signal);
-  const result: GrepResult = { files: new Map(), counts: new Map(), truncated: false };
-  found.forEach(({ file, count }, index) => {
+  const counts = new Map<string, number>();
+  await forEachInTurns(found, ({ file, count }, index) => {
     if (attributes[index] || (probed.get(file) ?? binaryByPath.get(files.paths[file])) === true) return;
-    result.counts.set(files.paths[file], count);
-    result.files.set(files.paths[file], []);
+    counts.set(files.paths[file], count);
   });
-  return { result, probed };
+  return { result: { files: new Map(), counts, truncated: false }, probed };
 }
 
 /**

@@ -16,6 +16,8 @@
  * git grep), so a search costs more the less of the tree is indexed, never all at once; one with
  * no room left gets no index.
  */
+import { forEachInTurns } from '../inTurns';
+import { IndexCounts } from './indexCounts';
 import { MessageChannel, Worker } from 'node:worker_threads';
 import type { ServedRepository } from '../repos';
 import { formatSize, ToolError } from '../toolError';
@@ -460,7 +462,7 @@ export class SearchIndex {
     request: { matcher: LineMatcher; pathspecs: readonly string[]; /** In place of pathspecs. */ files?: readonly string[]; linesPerFile: number; maxOutputBytes: number; what: string },
     signal: AbortSignal,
   ): Promise<{ result: GrepResult; outputBytes: number; scannedBytes: number } | undefined> {
-    const allowed = request.files ? this.allowedFiles(request.files) : this.allowed(request.pathspecs);
+    const allowed = request.files ? await this.allowedFiles(request.files) : this.allowed(request.pathspecs);
     if (allowed === undefined || !this.alive) return undefined;
     const scan: ScanRequest = {
       kind: 'scan',
@@ -483,12 +485,8 @@ export class SearchIndex {
       return undefined;
     }
     const files = new Map<string, GrepLine[]>();
-    const counts = new Map<string, number>();
-    for (let at = 0; at < reply.counts.length; at += 2) {
-      const path = this.paths[reply.counts[at]];
-      counts.set(path, reply.counts[at + 1]);
-      files.set(path, []);
-    }
+    const counts = new IndexCounts(reply.counts, this.paths, this.fileNumbers());
+    if (request.linesPerFile > 0) for (const path of counts.keys()) files.set(path, []);
     reply.texts.forEach((text, at) => {
       files.get(this.paths[reply.files[at]])?.push({ line: reply.lines[at], text });
     });
@@ -600,15 +598,15 @@ export class SearchIndex {
    * Which files are among `files` (exact paths; those the index does not hold match nothing). The
    * selection of a list searched again (a filter's files, kept by keyword search) is kept with it.
    */
-  private allowedFiles(files: readonly string[]): Uint8Array {
+  private async allowedFiles(files: readonly string[]): Promise<Uint8Array> {
     const kept = this.allowedByList.get(files);
     if (kept) return kept;
     const numbers = this.fileNumbers();
     const allowed = new Uint8Array(this.paths.length);
-    for (const file of files) {
+    await forEachInTurns(files, (file) => {
       const index = numbers.get(file);
       if (index !== undefined) allowed[index] = 1;
-    }
+    });
     this.allowedByList.set(files, allowed);
     return allowed;
   }

@@ -9,11 +9,12 @@ import { GitError } from '../git';
 import { explainGitError, git, ToolError, type ToolContext } from './context';
 import { argumentSlices } from '../search/commandLine';
 import { keptPromise } from '../keptPromises';
+import { forEachInTurns } from '../inTurns';
 import { lineMatcher, pathspecFilter, ripgrepPattern } from '../search/grepPatterns';
 import { requiredText } from '../search/literalQuery';
 import type { GrepLine, GrepResult, SearchTarget } from '../search/grepResult';
 
-export type { GrepLine, GrepResult, SearchTarget } from '../search/grepResult';
+export type { FileCounts, GrepLine, GrepResult, SearchTarget } from '../search/grepResult';
 
 export interface GrepOptions {
   patterns: readonly string[];
@@ -26,8 +27,8 @@ export interface GrepOptions {
   /** Only these files (exact paths of the tree), such as the ones a search will show; in place of `pathspecs`. */
   files?: readonly string[];
   /**
-   * Lines kept per file. Default 200. 0: matching lines are only counted, and every count is exact:
-   * no output cap applies (the output is a path and a number per file).
+   * Lines kept per file. Default 200. 0: matching lines are only counted (the result's `files` is
+   * empty), and every count is exact: no output cap applies (the output is a path and a number per file).
    */
   linesPerFile?: number;
   /** git's output cap, where lines are kept. */
@@ -145,7 +146,7 @@ async function grepIndex(context: ToolContext, target: SearchTarget, options: Gr
   const rest = await grepUnindexed(context, target, { ...options, files: unread, maxOutputBytes: Math.max(1, maxOutputBytes - indexed.outputBytes) }, syntax);
   return {
     files: new Map([...indexed.result.files, ...rest.files]),
-    counts: new Map([...indexed.result.counts, ...rest.counts]),
+    counts: new Map([...indexed.result.counts.entries(), ...rest.counts.entries()]),
     truncated: rest.truncated,
   };
 }
@@ -201,21 +202,19 @@ async function runGrep(context: ToolContext, target: SearchTarget, options: Grep
     // and keeping the files named is quicker, and the counts are the same.
     const named = new Set(options.files);
     const { result } = await runGrepOnce(context, target, { ...options, files: undefined }, syntax, []);
-    for (const path of result.counts.keys()) {
-      if (named.has(path)) continue;
-      result.counts.delete(path);
-      result.files.delete(path);
-    }
-    return result;
+    const counts = new Map<string, number>();
+    await forEachInTurns(result.counts.entries(), ([path, count]) => named.has(path) && counts.set(path, count));
+    return { files: new Map(), counts, truncated: result.truncated };
   }
-  const merged: GrepResult = { files: new Map(), counts: new Map(), truncated: false };
+  const counts = new Map<string, number>();
+  const merged: GrepResult = { files: new Map(), counts, truncated: false };
   let room = options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES;
   const specs = options.files.map((file) => `:(literal)${file}`);
   const slices = argumentSlices(specs, (spec) => Buffer.byteLength(spec));
   for (const [at, slice] of slices.entries()) {
     const { result, outputBytes } = await runGrepOnce(context, target, { ...options, maxOutputBytes: room }, syntax, slice);
     for (const [path, lines] of result.files) merged.files.set(path, lines);
-    for (const [path, count] of result.counts) merged.counts.set(path, count);
+    for (const [path, count] of result.counts.entries()) counts.set(path, count);
     room -= outputBytes;
     // A cap used up with files still to search may have cut them off, as it would git's one run.
     if (result.truncated || (room <= 0 && at < slices.length - 1)) {
@@ -252,23 +251,20 @@ async function runGrepOnce(context: ToolContext, target: SearchTarget, options: 
     // "<commit>:<path>\0<count>\n" per file with a match; a record cut by the cap is not read.
     const records = result.stdout.split('\n');
     if (result.truncated) records.pop();
-    for (const record of records) {
+    await forEachInTurns(records, (record) => {
       const nameEnd = record.indexOf('\0');
       const count = Number(record.slice(nameEnd + 1));
-      if (nameEnd < 0 || !Number.isInteger(count) || count <= 0) continue;
-      const path = pathOf(record.slice(0, nameEnd));
-      counts.set(path, count);
-      files.set(path, []);
-    }
+      if (nameEnd >= 0 && Number.isInteger(count) && count > 0) counts.set(pathOf(record.slice(0, nameEnd)), count);
+    });
     return { result: { files, counts, truncated: result.truncated }, outputBytes };
   }
-  for (const record of result.stdout.split('\n')) {
+  await forEachInTurns(result.stdout.split('\n'), (record) => {
     const nameEnd = record.indexOf('\0');
     const numberEnd = record.indexOf('\0', nameEnd + 1);
-    if (nameEnd < 0 || numberEnd < 0) continue;
+    if (nameEnd < 0 || numberEnd < 0) return;
     const path = pathOf(record.slice(0, nameEnd));
     const line = Number(record.slice(nameEnd + 1, numberEnd));
-    if (!Number.isInteger(line)) continue;
+    if (!Number.isInteger(line)) return;
     counts.set(path, (counts.get(path) ?? 0) + 1);
     let lines = files.get(path);
     if (!lines) {
@@ -276,7 +272,7 @@ async function runGrepOnce(context: ToolContext, target: SearchTarget, options: 
       files.set(path, lines);
     }
     if (lines.length < keep) lines.push({ line, text: record.slice(numberEnd + 1) });
-  }
+  });
   return { result: { files, counts, truncated: result.truncated }, outputBytes };
 }
 

@@ -201,7 +201,7 @@ async function countReferences(context: ToolContext, targets: readonly SearchTar
   let files = 0;
   for (const target of targets) {
     const { counts } = await grepTarget(context, target, counting);
-    for (const [path, count] of counts) {
+    for (const [path, count] of counts.entries()) {
       const uses = Math.max(0, count - (definitionsPerFile.get(`${target.repo.name}\0${path}`) ?? 0));
       references += uses;
       if (uses > 0) files++;

@@ -6,7 +6,7 @@
  */
 import { bestWindows, makeChunk, readTargetText, renderBlocks, splitLines, type FileBlock, type Window } from './blocks';
 import { plural, ToolError, type ToolContext, type ToolOutput } from './context';
-import { grepTarget, listTree, type SearchTarget, type TreeListing } from './grep';
+import { grepTarget, listTree, type FileCounts, type SearchTarget, type TreeListing } from './grep';
 import type { SearchIndex } from '../search/searchIndex';
 import { evaluate, parseQuery, type FilterNode, type ParsedQuery } from '../search/query';
 import { bm25, candidateTerms, lineScores, queryTerms, type CorpusStats, type Document, type SearchTermSpec } from '../search/ranking';
@@ -161,8 +161,8 @@ async function waitForIndexes(context: ToolContext, targets: readonly SearchTarg
 const COMMON_TERM_SHARE = 0.1;
 
 /** Matching lines per file of each term in the target (or in `files` only), counted exactly. */
-async function countTerms(context: ToolContext, target: SearchTarget, terms: readonly SearchTermSpec[], notes: string[], files?: readonly string[]): Promise<Array<ReadonlyMap<string, number>>> {
-  const counts: Array<ReadonlyMap<string, number>> = [];
+async function countTerms(context: ToolContext, target: SearchTarget, terms: readonly SearchTermSpec[], notes: string[], files?: readonly string[]): Promise<Array<FileCounts>> {
+  const counts: Array<FileCounts> = [];
   for (const term of terms) {
     const result = await grepTarget(context, target, { patterns: [term.text], syntax: 'fixed', caseSensitive: false, linesPerFile: 0, what: `The term ${echo(term.text)}`, ...(files ? { files } : {}) });
     if (result.truncated) notes.push(`"${term.text}" matches too much in ${target.repo.name}; not every file was counted.`);
@@ -172,7 +172,7 @@ async function countTerms(context: ToolContext, target: SearchTarget, terms: rea
 }
 
 /** The candidates among the counted files (those holding a `selecting` term), with their counts per term. */
-function documentsOf(target: SearchTarget, terms: readonly SearchTermSpec[], counts: ReadonlyArray<ReadonlyMap<string, number>>, selecting: readonly number[], tree: TreeListing): Map<string, Document> {
+function documentsOf(target: SearchTarget, terms: readonly SearchTermSpec[], counts: ReadonlyArray<FileCounts>, selecting: readonly number[], tree: TreeListing): Map<string, Document> {
   const documents = new Map<string, Document>();
   for (const selected of selecting) {
     for (const path of counts[selected]?.keys() ?? []) {

@@ -5,13 +5,16 @@
  */
 import { bestChunks, chunksFromLines, readBlobsAtOnce, readTargetText, renderBlocks, splitLines, type FileBlock } from './blocks';
 import { plural, ToolError, type ToolContext, type ToolOutput } from './context';
-import { DEFAULT_LINES_PER_FILE, grepTarget, listTree, type GrepLine, type GrepOptions, type SearchTarget } from './grep';
+import { DEFAULT_LINES_PER_FILE, grepTarget, listTree, type FileCounts, type GrepLine, type GrepOptions, type SearchTarget } from './grep';
 import { evaluate, parseQuery, positivePatterns, requiredPatterns, type ParsedQuery, type PatternNode, type QueryNode } from '../search/query';
 import { checkFilters, evaluateKnown, filterVerdicts, matchesWithoutPatterns, selectTargets } from './targets';
 import { echo } from '../echo';
 import { keptPromise } from '../keptPromises';
+import { forEachInTurns } from '../inTurns';
+import { escapeRegExp } from './paths';
 import { lineMatcher, type LineMatcher } from '../search/grepPatterns';
 import { testEach } from '../search/regex';
+import { BestOf } from '../search/bestOf';
 
 const DEFAULT_FILES = 15;
 const MAX_FILES = 100;
@@ -20,9 +23,7 @@ const BLOB_READ_MAX = 1024 * 1024;
 /** Files read at once for the blocks shown (each may be a git process until the index is ready). */
 const BLOCKS_AT_ONCE = 8;
 
-interface FileHit {
-  target: SearchTarget;
-  path: string;
+interface FileHit extends Ranked {
   /** The positive patterns (ids) the file matches. */
   patterns: number[];
   /** Lines matched per positive pattern id: filled for the files shown. */
@@ -30,7 +31,6 @@ interface FileHit {
   /** The file's bytes, when they were read to find its lines (files shown that the index does not hold). */
   bytes?: Buffer;
   hits: number;
-  score: number;
 }
 
 export async function keywordSearch(context: ToolContext, args: { query: string }): Promise<ToolOutput<{ blocks: FileBlock[] }>> {
@@ -46,41 +46,56 @@ export async function keywordSearch(context: ToolContext, args: { query: string 
   const searched = await Promise.all(
     targets.map(async (target) => {
       const targetNotes: string[] = [];
-      return { ...(await searchTarget(context, target, query, positive, targetNotes)), notes: targetNotes };
+      return { ...(await searchTarget(context, target, query, positive, wanted, targetNotes)), notes: targetNotes };
     }),
   );
-  const hits = searched.flatMap((found) => found.hits);
+  const matching = searched.reduce((sum, found) => sum + found.total, 0);
   const complete = searched.every((found) => found.complete);
   for (const found of searched) notes.push(...found.notes);
-  hits.sort((a, b) => b.score - a.score || a.target.repo.name.localeCompare(b.target.repo.name) || a.path.localeCompare(b.path));
-  const shown = hits.slice(0, wanted);
+  const shown = searched
+    .flatMap((found) => found.best)
+    .sort(bestFirst)
+    .slice(0, wanted);
   await readMatchedLines(context, query, shown);
   const blocks = await mapInOrder(shown, BLOCKS_AT_ONCE, (hit) => blockFor(context, hit));
-  if (hits.length > shown.length) notes.push(`${hits.length - shown.length} more matching files are not shown: narrow the query with repo: or file: filters, or raise count: (up to ${MAX_FILES}).`);
-  const best = hits.length > shown.length ? `; the best ${shown.length} are shown` : '';
+  if (matching > shown.length) notes.push(`${matching - shown.length} more matching files are not shown: narrow the query with repo: or file: filters, or raise count: (up to ${MAX_FILES}).`);
+  const best = matching > shown.length ? `; the best ${shown.length} are shown` : '';
   // A search cut at its output cap never claims a count (or an absence) it did not establish.
   const heading = complete
-    ? hits.length === 0
+    ? matching === 0
       ? `No file matches ${echo(args.query)}. Try fewer terms, OR between alternatives, or sg_nls_search for a broader search.`
-      : `${plural(hits.length, 'file')} ${hits.length === 1 ? 'matches' : 'match'} ${echo(args.query)}${best}:`
-    : hits.length === 0
+      : `${plural(matching, 'file')} ${matching === 1 ? 'matches' : 'match'} ${echo(args.query)}${best}:`
+    : matching === 0
       ? `No file matched ${echo(args.query)} before the search stopped at its output cap (a term matches too much): add file: or repo: filters, or rarer terms.`
-      : `${plural(hits.length, 'file')} found for ${echo(args.query)} before the search stopped at its output cap, so more may match${best}:`;
+      : `${plural(matching, 'file')} found for ${echo(args.query)} before the search stopped at its output cap, so more may match${best}:`;
   return { text: blocks.length > 0 ? `${heading}\n\n${renderBlocks(blocks)}` : heading, structured: { blocks }, notes };
 }
 
+/** Best score first; equal scores by repository, then path. */
+function bestFirst(a: Ranked, b: Ranked): number {
+  return b.score - a.score || a.target.repo.name.localeCompare(b.target.repo.name) || a.path.localeCompare(b.path);
+}
+
+interface Ranked {
+  target: SearchTarget;
+  path: string;
+  score: number;
+}
+
 /**
- * Every file of the target that matches the query, scored by its counts: the lines of the files
- * shown are read afterwards, for those files only (a common term's lines would be megabytes).
+ * How many files of the target match the query, and the best `wanted` of them, scored by their
+ * counts: the others are counted, not kept (a common term matches most of a large tree). The
+ * lines of the files shown are read afterwards, for those files only.
  */
 async function searchTarget(
   context: ToolContext,
   target: SearchTarget,
   query: ParsedQuery,
   positive: readonly PatternNode[],
+  wanted: number,
   notes: string[],
-): Promise<{ hits: FileHit[]; complete: boolean }> {
-  const counts = new Map<number, ReadonlyMap<string, number>>();
+): Promise<{ best: FileHit[]; total: number; complete: boolean }> {
+  const counts = new Map<number, FileCounts>();
   let complete = true;
   // Only a file holding every required pattern can match: each pattern after the first required
   // one is searched in the files that hold all those searched before (the counts of the others
@@ -88,6 +103,8 @@ async function searchTarget(
   const required = requiredPatterns(query.root);
   const ordered = [...query.patterns].sort((a, b) => Number(required.has(b.id)) - Number(required.has(a.id)));
   let candidates = await filesTheFiltersAllow(context, target, query);
+  // Whether `candidates` holds the files with every required pattern (then no other file can match).
+  let narrowedByPatterns = false;
   for (const pattern of ordered) {
     if (candidates?.length === 0) {
       counts.set(pattern.id, new Map());
@@ -99,41 +116,99 @@ async function searchTarget(
       notes.push(`${echo(pattern.value)} matches too much in ${target.repo.name}; not every match was considered.`);
     }
     counts.set(pattern.id, result.counts);
-    if (required.has(pattern.id) && !result.truncated) candidates = [...result.counts.keys()];
-  }
-  const universe = new Set<string>();
-  for (const files of counts.values()) for (const path of files.keys()) universe.add(path);
-  if (matchesWithoutPatterns(query)) {
-    const tree = await listTree(context, target);
-    if (tree.truncated) {
-      complete = false;
-      notes.push(`${target.repo.name} has too many files; only the first ${tree.paths.length} were considered.`);
+    if (required.has(pattern.id) && !result.truncated) {
+      candidates = [...result.counts.keys()];
+      narrowedByPatterns = true;
     }
-    for (const path of tree.paths) universe.add(path);
   }
-  const paths = [...universe];
+  let paths: readonly string[];
+  if (narrowedByPatterns && candidates) {
+    paths = candidates;
+  } else {
+    const mayMatch = await filesThatMayMatch(context, target, query, counts, notes);
+    paths = mayMatch.paths;
+    complete &&= mayMatch.complete;
+  }
   const verdicts = await filterVerdicts(query, target.repo.name, paths);
-  const found: FileHit[] = [];
-  paths.forEach((path, index) => {
+  const best = new BestOf<Ranked>(wanted, bestFirst);
+  const scorer = new Scorer(positive, counts);
+  let total = 0;
+  await forEachInTurns(paths, (path, index) => {
     const matches = evaluate(query.root, (leaf) =>
       leaf.kind === 'pattern' ? (counts.get(leaf.id)?.has(path) ?? false) : (verdicts.get(leaf.id)?.(index) ?? false),
     );
     if (!matches) return;
+    total++;
+    best.offer({ target, path, score: scorer.score(path) });
+  });
+  return { best: best.items().map(({ path, score }) => ({ target, path, score, lines: new Map(), ...scorer.matched(path) })), total, complete };
+}
+
+/**
+ * The files that may match when no required pattern narrowed them: those holding any pattern,
+ * and every file of the tree when a file without one can match (e.g. `NOT foo`).
+ */
+async function filesThatMayMatch(
+  context: ToolContext,
+  target: SearchTarget,
+  query: ParsedQuery,
+  counts: ReadonlyMap<number, FileCounts>,
+  notes: string[],
+): Promise<{ paths: string[]; complete: boolean }> {
+  const universe = new Set<string>();
+  for (const files of counts.values()) await forEachInTurns(files.keys(), (path) => universe.add(path));
+  if (!matchesWithoutPatterns(query)) return { paths: [...universe], complete: true };
+  const tree = await listTree(context, target);
+  if (tree.truncated) notes.push(`${target.repo.name} has too many files; only the first ${tree.paths.length} were considered.`);
+  await forEachInTurns(tree.paths, (path) => universe.add(path));
+  return { paths: [...universe], complete: !tree.truncated };
+}
+
+/**
+ * A matching file's score: ten per positive pattern it holds, its matching lines (up to 25), five
+ * per plain term in its name, less a little per folder deep. Scoring allocates nothing: it runs
+ * for every matching file, which may be most of a large tree.
+ */
+class Scorer {
+  private readonly patterns: ReadonlyArray<{ id: number; counts: FileCounts | undefined; inName: RegExp | undefined }>;
+
+  constructor(positive: readonly PatternNode[], counts: ReadonlyMap<number, FileCounts>) {
+    this.patterns = positive.map((pattern) => ({
+      id: pattern.id,
+      counts: counts.get(pattern.id),
+      // The term within the last path segment (after the last slash), in any case.
+      inName: pattern.regex || pattern.value.includes('/') ? undefined : new RegExp(`${escapeRegExp(pattern.value)}(?=[^/]*$)`, 'i'),
+    }));
+  }
+
+  score(path: string): number {
+    let held = 0;
+    let hits = 0;
+    let bonus = 0;
+    for (const pattern of this.patterns) {
+      const count = pattern.counts?.get(path);
+      if (count === undefined) continue;
+      held++;
+      hits += count;
+      if (pattern.inName?.test(path)) bonus += 5;
+    }
+    let depth = 1;
+    for (let at = path.indexOf('/'); at !== -1; at = path.indexOf('/', at + 1)) depth++;
+    return held * 10 + Math.min(hits, 25) + bonus - depth * 0.1;
+  }
+
+  /** The positive patterns (ids) the file holds, and its matching lines in all. */
+  matched(path: string): { patterns: number[]; hits: number } {
     const patterns: number[] = [];
-    let total = 0;
-    let pathBonus = 0;
-    const base = path.slice(path.lastIndexOf('/') + 1).toLowerCase();
-    for (const pattern of positive) {
-      const count = counts.get(pattern.id)?.get(path);
+    let hits = 0;
+    for (const pattern of this.patterns) {
+      const count = pattern.counts?.get(path);
       if (count === undefined) continue;
       patterns.push(pattern.id);
-      total += count;
-      if (!pattern.regex && base.includes(pattern.value.toLowerCase())) pathBonus += 5;
+      hits += count;
     }
-    const depth = path.split('/').length;
-    found.push({ target, path, patterns, lines: new Map(), hits: total, score: patterns.length * 10 + Math.min(total, 25) + pathBonus - depth * 0.1 });
-  });
-  return { hits: found, complete };
+    return { patterns, hits };
+  }
 }
 
 /**

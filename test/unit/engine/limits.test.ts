@@ -3,8 +3,8 @@
  * a "Queued" turn), and tool calls past theirs wait too, across both tool endpoints.
  */
 import assert from 'node:assert/strict';
-import type { WireConversation } from '../../../src/contract/legacyWire';
-import { startTestEngine, type TestEngine } from '../../support/engineHarness';
+import { MCP_PATH, type WireConversation } from '../../../src/contract/legacyWire';
+import { startTestEngine, TEST_TOKENS, type TestEngine } from '../../support/engineHarness';
 import { McpSession } from './mcp/fixture';
 
 describe('engine: limits on work done at once', function () {
@@ -60,6 +60,27 @@ describe('engine: limits on work done at once', function () {
     } finally {
       await v1.close();
       await plain.close();
+    }
+  });
+
+  it('takes a batch of 100 calls that wait for the one slot without a listener-leak warning', async function () {
+    const warnings: string[] = [];
+    const onWarning = (warning: Error): void => void warnings.push(`${warning.name}: ${warning.message}`);
+    process.on('warning', onWarning);
+    try {
+      const response = await fetch(`${engine.url}${MCP_PATH}`, {
+        method: 'POST',
+        headers: { Authorization: `token ${TEST_TOKENS[0]}`, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', 'MCP-Protocol-Version': '2025-03-26' },
+        body: JSON.stringify(Array.from({ length: 100 }, (_, id) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'sg_keyword_search', arguments: { query: 'parseConfig' } } }))),
+      });
+      const replies = (await response.json()) as Array<{ id: number; result?: { isError?: boolean } }>;
+      assert.equal(replies.length, 100);
+      assert.ok(replies.every((reply) => reply.result && !reply.result.isError), 'every call answered');
+      // Warnings are emitted on the next tick.
+      await new Promise((resolve) => setImmediate(resolve));
+      assert.deepEqual(warnings.filter((warning) => warning.startsWith('MaxListenersExceededWarning')), []);
+    } finally {
+      process.off('warning', onWarning);
     }
   });
 });
