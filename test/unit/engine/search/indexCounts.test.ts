@@ -10,7 +10,7 @@ describe('IndexCounts', function () {
       const held = paths.map((_, at) => at).filter((at) => at % every === 0);
       const pairs = Int32Array.from(held.flatMap((at) => [at, at + 1]));
       const counts = new IndexCounts(pairs, paths, numbers);
-      const expected = new Map(held.map((at) => [paths[at] as string, at + 1]));
+      const expected = new Map(held.map((at) => [paths[at], at + 1]));
       assert.equal(counts.size, expected.size);
       assert.deepEqual([...counts.entries()], [...expected.entries()]);
       assert.deepEqual([...counts.keys()], [...expected.keys()]);
