@@ -18,6 +18,7 @@
  */
 import { forEachInTurns } from '../inTurns';
 import { IndexCounts } from './indexCounts';
+import { collectGarbage } from '../collectGarbage';
 import { MessageChannel, Worker } from 'node:worker_threads';
 import type { ServedRepository } from '../repos';
 import { formatSize, ToolError } from '../toolError';
@@ -246,6 +247,8 @@ export class SearchIndexes {
         }
         // The filter comes after the index (which searches wait for), in the same turn.
         if (!signal.aborted) await this.buildFilter(repo, commit, state, signal, at);
+        // What the builds left behind (listings, the old index's tables) is given back now.
+        collectGarbage();
       } finally {
         next();
       }
