@@ -89,6 +89,7 @@ export async function startEngine(options: EngineOptions): Promise<RunningEngine
     ...(options.indexBudgetBytes !== undefined ? { budgetBytes: options.indexBudgetBytes } : {}),
     filterDir: path.join(options.dataDir, 'search-filters'),
   });
+  void searchIndexes.prepare(repositories);
   const answerer = new Answerer({ repositories, instanceUrl: url, paceMs, searchIndexes, maxConcurrentAnswers: options.limits?.answers });
   const service = new ConversationService({
     storage,

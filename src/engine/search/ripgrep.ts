@@ -164,6 +164,32 @@ export class Ripgrep {
   }
 
   /**
+   * Reads ahead what the first search of the commit needs (the index's file listing, the checks
+   * that the working tree is the commit), so that the search itself only runs ripgrep and its last
+   * check. Says in the log whether ripgrep can answer. A later change of the index file, or of the
+   * working tree, is seen by the searches as before.
+   */
+  async prepare(repo: ServedRepository, commit: string, signal: AbortSignal): Promise<void> {
+    const at = `${repo.name} at ${commit.slice(0, 12)}`;
+    const problem = await this.readAhead(repo, commit, signal).catch((error: unknown) => (signal.aborted ? undefined : `reading ahead failed (${errorMessage(error)})`));
+    if (signal.aborted) return;
+    this.log(problem === undefined ? `ripgrep is ready for ${at}` : `ripgrep will not search ${at}: ${problem}`);
+  }
+
+  private async readAhead(repo: ServedRepository, commit: string, signal: AbortSignal): Promise<string | undefined> {
+    const state = this.state(repo);
+    const stamp = await indexStamp(await this.indexFile(state, repo));
+    if (stamp === undefined) return 'the repository has no index file';
+    const files = await this.indexFiles(state, repo, stamp, signal);
+    if (files.problem) return files.problem;
+    const problem = await this.sameFiles(state, repo, commit, stamp, files, signal);
+    if (problem) return problem;
+    const worktreeKey = `${commit}\0${stamp}`;
+    if (state.worktree?.key !== worktreeKey) state.worktree = { key: worktreeKey, clean: !(await treeDiffers(repo, commit, signal)) };
+    return state.worktree.clean ? undefined : `the working tree differs from ${commit.slice(0, 12)} (for now)`;
+  }
+
+  /**
    * Lets go of what is kept for the repository's searches (its file listings, the binary checks):
    * its index answers them now. A later search reads them again.
    */

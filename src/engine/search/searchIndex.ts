@@ -29,7 +29,7 @@ import { requiredText } from './literalQuery';
 import { Ripgrep } from './ripgrep';
 import { SEARCH_WORKER_SOURCE, type RankReply, type RankRequest, type ScanReply, type ScanRequest, type WorkerInit, type WorkerMessage, type WorkerRequest } from './searchWorker';
 import { GIT_STEP_TIMEOUT_MS, NoRoomForIndex, TREE_LISTING_MAX_BYTES } from './treeText';
-import { gitCommand } from '../git';
+import { gitCommand, runGit } from '../git';
 import { errorMessage } from '../errorMessage';
 import { Slots } from '../slots';
 import { filterFile, GramFilter, writeFilter, type FilterTables } from './gramFilter';
@@ -40,6 +40,8 @@ export const DEFAULT_INDEX_BUDGET_BYTES = 512 * 1024 * 1024;
 const BUILD_AFTERWARD_MS = 2_000;
 /** A scan that takes longer is stopped and git grep answers instead (a pathological regular expression). */
 export const DEFAULT_SCAN_TIME_LIMIT_MS = 2_000;
+/** Repositories whose first search ripgrep reads ahead for at start (`prepare`); the others read it then. */
+const PREPARED_REPOSITORIES = 8;
 
 export interface SearchIndexesOptions {
   /** Where the "index ready" and failure lines go. */
@@ -85,6 +87,23 @@ export class SearchIndexes {
     this.budgetBytes = options.budgetBytes ?? DEFAULT_INDEX_BUDGET_BYTES;
     this.scanTimeLimitMs = options.scanTimeLimitMs ?? DEFAULT_SCAN_TIME_LIMIT_MS;
     this.ripgrep = options.ripgrepPath ? new Ripgrep(options.ripgrepPath, options.log) : undefined;
+  }
+
+  /**
+   * Has ripgrep read ahead what the first search of each repository's HEAD needs, one repository
+   * after another (the first few only): at start, so that the first search does not wait for
+   * listings and checks. Nothing to do without a ripgrep.
+   */
+  async prepare(repositories: readonly ServedRepository[]): Promise<void> {
+    const ripgrep = this.ripgrep;
+    if (!ripgrep) return;
+    const signal = this.shutdown.signal;
+    for (const repo of repositories.filter((each) => !each.bare).slice(0, PREPARED_REPOSITORIES)) {
+      if (signal.aborted) return;
+      const head = await runGit(['rev-parse', '--verify', '--quiet', 'HEAD^{commit}'], { cwd: repo.dir, signal, okExitCodes: [0, 1] }).catch(() => undefined);
+      const commit = head?.exitCode === 0 ? head.stdout.trim() : '';
+      if (/^[0-9a-f]{40}([0-9a-f]{24})?$/.test(commit)) await ripgrep.prepare(repo, commit, signal);
+    }
   }
 
   /**

@@ -289,6 +289,28 @@ describe('ripgrep before the search index is ready', function () {
       assert.ok(restored.answered, 'ripgrep answers again');
     });
 
+    it('read ahead at start: a clean tree is ready; a file changed after that is still caught, and git grep answers', async function () {
+      await world.indexes.prepare([world.target.repo]);
+      assert.ok(world.logs.includes(`ripgrep is ready for github.com/acme/awkward at ${world.target.commit.slice(0, 12)}`), world.logs.join('\n'));
+      await appendFile(path.join(world.repo.dir, 'src', 'app.ts'), 'const needle = "only in the working tree";\n');
+      const { expected, actual, declined } = await both(world, grep(['needle'], 'fixed'));
+      assert.deepEqual(actual, expected);
+      assert.ok(!actual.files.has('src/app.ts'), 'the commit has no needle in src/app.ts');
+      assert.ok(declined, 'ripgrep declined');
+    });
+
+    it('read ahead at start: a tree that differs is said so, and left to git grep', async function () {
+      await appendFile(path.join(world.repo.dir, 'src', 'app.ts'), 'const needle = "only in the working tree";\n');
+      await world.indexes.prepare([world.target.repo]);
+      assert.ok(
+        world.logs.includes(`ripgrep will not search github.com/acme/awkward at ${world.target.commit.slice(0, 12)}: the working tree differs from ${world.target.commit.slice(0, 12)} (for now)`),
+        world.logs.join('\n'),
+      );
+      const { expected, actual, declined } = await both(world, grep(['needle'], 'fixed'));
+      assert.deepEqual(actual, expected);
+      assert.ok(declined, 'ripgrep declined at once');
+    });
+
     it('a staged change', async function () {
       await writeFile(path.join(world.repo.dir, 'lib', 'retry.py'), 'needle = "staged"\n');
       await world.repo.git('add', 'lib/retry.py');
@@ -357,6 +379,7 @@ describe('ripgrep before the search index is ready', function () {
         logs.some((line) => /^ripgrep answers searches of \S+ at [0-9a-f]{12} while it has no search index$/.test(line)),
         `ripgrep answered the first search:\n${logs.join('\n')}`,
       );
+      assert.ok(logs.some((line) => /^ripgrep is ready for \S+ at [0-9a-f]{12}$/.test(line)), `the engine read ahead for ripgrep as it started:\n${logs.join('\n')}`);
     } finally {
       await Promise.all(sessions.map((session) => session.close()));
       await withRipgrep.dispose();
