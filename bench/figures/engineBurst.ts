@@ -16,7 +16,7 @@ import * as path from 'node:path';
 import { createInterface } from 'node:readline';
 import { ENGINE_ENVIRONMENT } from '../../src/contract/engineProcess';
 import { API_PATH, MCP_PATH, type WireConversation } from '../../src/contract/legacyWire';
-import { createTempDir, git, removeDir } from '../../test/support/gitRepos';
+import { createTempDir, generateRepository, removeDir } from '../../test/support/gitRepos';
 import { ms, type BenchContext, type Figure, type Row } from '../report';
 import { summarize, type Summary } from '../stats';
 
@@ -46,7 +46,8 @@ async function run(context: BenchContext): Promise<Row[]> {
   const files = context.quick ? 10_000 : 100_000;
   const repo = await createTempDir('dse-bench-burst-');
   try {
-    const generatedMb = await generateRepository(repo, files);
+    const generatedMb =
+      (await generateRepository(repo, files, (index) => ({ path: `src/${WORDS[index % WORDS.length]}/${Math.floor(index / 1000)}/module${index}.ts`, content: sourceFile(index) }), { checkout: true })) / 2 ** 20;
     context.log(`generated a repository of ${files} files (${generatedMb.toFixed(0)} MB of text)`);
     const scratch = path.join(context.scratch, 'engine-burst');
     const bounded = await burst(context, { repo, dataDir: path.join(scratch, 'bounded'), extraArgs: [] });
@@ -82,32 +83,6 @@ async function run(context: BenchContext): Promise<Row[]> {
   } finally {
     await removeDir(repo);
   }
-}
-
-/** One commit of `count` TypeScript-like files of about 1 KB, written with `git fast-import`. */
-async function generateRepository(dir: string, count: number): Promise<number> {
-  await git(dir, ['init', '--quiet', '--initial-branch', 'main']);
-  const importer = spawn('git', ['fast-import', '--quiet'], { cwd: dir, stdio: ['pipe', 'ignore', 'inherit'] });
-  const done = new Promise<void>((resolve, reject) => {
-    importer.once('error', reject);
-    importer.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`git fast-import exited with ${code}`))));
-  });
-  let bytes = 0;
-  const write = (chunk: string | Buffer): Promise<void> =>
-    importer.stdin.write(chunk) ? Promise.resolve() : new Promise((resolve) => importer.stdin.once('drain', resolve));
-  await write('commit refs/heads/main\ncommitter Bench <bench@example.com> 1700000000 +0000\ndata 10\nGenerated\n');
-  for (let index = 0; index < count; index++) {
-    const content = Buffer.from(sourceFile(index));
-    bytes += content.length;
-    const folder = `src/${WORDS[index % WORDS.length]}/${Math.floor(index / 1000)}`;
-    await write(`M 100644 inline ${folder}/module${index}.ts\ndata ${content.length}\n`);
-    await write(content);
-    await write('\n');
-  }
-  importer.stdin.end();
-  await done;
-  await git(dir, ['reset', '--quiet', '--hard', 'main']);
-  return bytes / 2 ** 20;
 }
 
 /** A generated TypeScript-like file of about 1 KB (also the host bench's workspace files). */

@@ -2,7 +2,7 @@
  * Real git repositories for tests, built with the `git` binary in the OS temp folder: files, commits
  * with chosen authors and dates, and an `origin` remote URL. Nothing here is mocked.
  */
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { mkdir, mkdtemp, rm, unlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
@@ -69,6 +69,37 @@ export function git(cwd: string, args: readonly string[], env: NodeJS.ProcessEnv
       },
     );
   });
+}
+
+/**
+ * One commit of `count` generated files in a new repository in `dir` (branch `main`), written with
+ * `git fast-import`: a hundred thousand files take seconds. The working tree is checked out only
+ * when asked (`checkout`). Resolves with the bytes of text written.
+ */
+export async function generateRepository(dir: string, count: number, fileAt: (index: number) => { path: string; content: string }, options: { checkout: boolean }): Promise<number> {
+  await mkdir(dir, { recursive: true });
+  await git(dir, ['init', '--quiet', '--initial-branch', 'main']);
+  const importer = spawn('git', ['fast-import', '--quiet'], { cwd: dir, stdio: ['pipe', 'ignore', 'inherit'] });
+  const done = new Promise<void>((resolve, reject) => {
+    importer.once('error', reject);
+    importer.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`git fast-import exited with ${code}`))));
+  });
+  const write = (chunk: string | Buffer): Promise<void> =>
+    importer.stdin.write(chunk) ? Promise.resolve() : new Promise((resolve) => importer.stdin.once('drain', resolve));
+  let bytes = 0;
+  await write('commit refs/heads/main\ncommitter Generator <generator@example.com> 1700000000 +0000\ndata 10\nGenerated\n');
+  for (let index = 0; index < count; index++) {
+    const file = fileAt(index);
+    const content = Buffer.from(file.content);
+    bytes += content.length;
+    await write(`M 100644 inline ${file.path}\ndata ${content.length}\n`);
+    await write(content);
+    await write('\n');
+  }
+  importer.stdin.end();
+  await done;
+  if (options.checkout) await git(dir, ['reset', '--quiet', '--hard', 'main']);
+  return bytes;
 }
 
 /** Creates a repository with the given commits (and optional origin) in a new temp folder. */

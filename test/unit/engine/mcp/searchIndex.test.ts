@@ -24,7 +24,7 @@ import { SearchIndexes, type SearchIndex } from '../../../../src/engine/search/s
 import { filterFile, type GramFilter } from '../../../../src/engine/search/gramFilter';
 import { requiredText } from '../../../../src/engine/search/literalQuery';
 import { startTestEngine, waitFor } from '../../../support/engineHarness';
-import { createTestRepo, type TestRepo } from '../../../support/gitRepos';
+import { createTempDir, createTestRepo, generateRepository, removeDir, type TestRepo } from '../../../support/gitRepos';
 import { McpSession } from './fixture';
 import { runGit } from '../../../../src/engine/git';
 import { APP_TS, head, LONG_LINES, MANY_ROWS, RETRY_PY, toolContext } from './searchFiles';
@@ -760,6 +760,56 @@ describe('search index', function () {
       for (const indexes of open) indexes.close();
       await repo.remove();
       await rm(filterDir, { recursive: true, force: true });
+    }
+  });
+
+  it('keeps a filter for trees of up to 65,536 files, reads no list past 256 K entries, and says why a larger tree gets none', async function () {
+    this.timeout(180_000);
+    const root = await createTempDir('filter-limits-');
+    const filterDir = path.join(root, 'filters');
+    const logs: string[] = [];
+    const open: SearchIndexes[] = [];
+    // Every file holds "common text quokka"; one of them also "zebracorn".
+    const fileAt = (at: number) => ({ path: `f/${Math.floor(at / 1000)}/${at}.txt`, content: `common text quokka ${at}\n${at === 40_000 ? 'zebracorn\n' : ''}` });
+    const repository = async (name: string, count: number): Promise<{ target: SearchTarget; plain: ToolContext }> => {
+      const dir = path.join(root, name);
+      await generateRepository(dir, count, fileAt, { checkout: false });
+      const repo = { name, dir, bare: false };
+      const commit = (await runGit(['rev-parse', 'HEAD'], { cwd: dir })).stdout.trim();
+      const target: SearchTarget = { repo, commit, revision: 'HEAD' };
+      const plain: ToolContext = { ...toolContext({ dir } as TestRepo, name), repositories: [repo] };
+      return { target, plain };
+    };
+    try {
+      const fits = await repository('fits', 65_536);
+      const indexes = new SearchIndexes({ log: (line) => logs.push(line), budgetBytes: 0, filterDir });
+      open.push(indexes);
+      const filter = await readyFilter(indexes, fits.target);
+      assert.equal(filter.paths.length, 65_536);
+      const candidates = (pattern: string): Promise<string[] | undefined> => {
+        const matcher = lineMatcher([pattern], 'fixed', true, false);
+        assert.ok(matcher);
+        return filter.candidates(requiredText(matcher), null, Number.MAX_SAFE_INTEGER);
+      };
+      assert.deepEqual(await candidates('zebracorn'), ['f/40/40000.txt']);
+      // Two trigrams in every file: 131,072 entries are read.
+      assert.equal((await candidates('quok'))?.length, 65_536);
+      // Six trigrams in every file: 393,216 entries would be, past the bound: the search reads the tree.
+      assert.equal(await candidates('common text quokka'), undefined);
+      for (const options of [grep(['zebracorn'], 'fixed'), grep(['common text quokka 4000'], 'fixed', { linesPerFile: 0 })]) {
+        assertSameGrep(await grepTarget({ ...fits.plain, searchIndexes: indexes }, fits.target, options), await grepTarget(fits.plain, fits.target, options), options.patterns[0]);
+      }
+
+      const larger = await repository('larger', 65_537);
+      indexes.lookup(larger.target);
+      const said = await waitFor(() => Promise.resolve(logs.find((line) => line.startsWith('no search filter for larger'))), (line) => line !== undefined, { description: 'the log line', timeoutMs: 60_000 });
+      assert.match(said ?? '', /^no search filter for larger at [0-9a-f]{12}: the tree has 65537 files, more than a filter holds \(65536\); searches the index does not answer read every file$/);
+      assert.equal(await indexes.filterFor(larger.target.repo, larger.target.commit), undefined);
+      const options = grep(['zebracorn'], 'fixed');
+      assertSameGrep(await grepTarget({ ...larger.plain, searchIndexes: indexes }, larger.target, options), await grepTarget(larger.plain, larger.target, options));
+    } finally {
+      for (const indexes of open) indexes.close();
+      await removeDir(root);
     }
   });
 
