@@ -2,7 +2,6 @@
  * The one way the engine runs git: no shell, a fixed safe environment, a timeout, an output cap and
  * cancellation. Callers put anything that came from a user after `-e` or `--`, never as an option.
  */
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
 import { launch } from './processLauncher';
 
@@ -19,7 +18,7 @@ export interface GitRunOptions {
   okExitCodes?: readonly number[];
   signal?: AbortSignal;
   /** Written to git's stdin. */
-  input?: string;
+  input?: string | Uint8Array;
 }
 
 export interface GitResult {
@@ -111,16 +110,6 @@ export async function runGitBytes(args: readonly string[], options: GitRunOption
       throw new GitError(`${command} failed: ${detail}`, 'exit', code ?? undefined, stderr);
     }
   }
-}
-
-/**
- * Starts `git <args>` in `cwd` with the same safe config and environment as `runGit`, all three
- * streams piped, for a caller that streams both ways itself (the search index reads every blob of a
- * tree through one `cat-file --batch`). The caller owns the process: it must end or kill it.
- */
-export function spawnGit(args: readonly string[], cwd: string): ChildProcessWithoutNullStreams {
-  const command = gitCommand(args);
-  return spawn(command.command, command.args, { cwd, env: command.env, stdio: ['pipe', 'pipe', 'pipe'], windowsHide: true });
 }
 
 /** The command line and environment every git of the engine runs with, for a thread that starts one itself. */

@@ -25,7 +25,7 @@ export interface LaunchRequest {
   truncate: boolean;
   stderrKeptBytes: number;
   /** Written to the process's stdin (then closed); none: stdin is not connected. */
-  input?: string;
+  input?: string | Uint8Array;
 }
 
 export type LaunchOutcome =

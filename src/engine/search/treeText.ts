@@ -4,8 +4,7 @@
  * reads a tree with these (searchWorker.ts: it also drops files with a NUL among their first 8000
  * bytes, as `git grep -I` does); ripgrep checks its answers with them (ripgrep.ts).
  */
-import type { ChildProcessWithoutNullStreams } from 'node:child_process';
-import { spawnGit } from '../git';
+import { runGitBytes } from '../git';
 import { formatSize } from '../toolError';
 
 /** Not one file of the tree fits the room given: no index, searches read the tree as before. */
@@ -90,57 +89,11 @@ export function attributeVerdicts(output: Buffer, entries: ReadonlyArray<{ path:
   });
 }
 
-/** Runs git to completion with `input` on stdin and resolves with its stdout. */
-export function collect(dir: string, args: readonly string[], input: Buffer | undefined, signal: AbortSignal, maxBytes = Number.POSITIVE_INFINITY): Promise<Buffer> {
-  return new Promise<Buffer>((resolve, reject) => {
-    const child = spawnGit(args, dir);
-    const settle = watch(child, signal, reject);
-    const chunks: Buffer[] = [];
-    let size = 0;
-    child.stdout.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > maxBytes) settle.fail(new Error(`git ${args[0]} printed more than ${maxBytes} bytes`));
-      else chunks.push(chunk);
-    });
-    child.on('close', (code) => {
-      if (settle.done()) return;
-      if (code !== 0) return settle.fail(new Error(`git ${args[0]} failed: ${settle.stderr() || `exit code ${code}`}`));
-      settle.succeed();
-      resolve(Buffer.concat(chunks));
-    });
-    child.stdin.on('error', () => undefined);
-    child.stdin.end(input ?? Buffer.alloc(0));
-  });
-}
-
-/** Kills the child on abort, on timeout or on the first failure, and rejects once. */
-function watch(child: ChildProcessWithoutNullStreams, signal: AbortSignal, reject: (error: unknown) => void) {
-  let settled = false;
-  let stderr = '';
-  const finish = (): boolean => {
-    if (settled) return false;
-    settled = true;
-    clearTimeout(timer);
-    signal.removeEventListener('abort', onAbort);
-    return true;
-  };
-  const fail = (error: unknown): void => {
-    if (!finish()) return;
-    child.kill('SIGKILL');
-    reject(error);
-  };
-  const onAbort = (): void => fail(new Error('the index build was cancelled'));
-  const timer = setTimeout(() => fail(new Error(`git took over ${GIT_STEP_TIMEOUT_MS / 1000} s`)), GIT_STEP_TIMEOUT_MS);
-  if (signal.aborted) queueMicrotask(onAbort);
-  else signal.addEventListener('abort', onAbort, { once: true });
-  child.stderr.on('data', (chunk: Buffer) => {
-    if (stderr.length < 4096) stderr += chunk.toString('utf8');
-  });
-  child.on('error', (error) => fail(error));
-  return {
-    fail,
-    succeed: (): void => void finish(),
-    done: (): boolean => settled,
-    stderr: (): string => stderr.trim().split('\n')[0] ?? '',
-  };
+/**
+ * Runs git to completion (started from the engine's process launcher, within GIT_STEP_TIMEOUT_MS)
+ * with `input` on stdin, and resolves with its stdout; rejects past `maxBytes` of it.
+ */
+export async function collect(dir: string, args: readonly string[], input: Uint8Array | undefined, signal: AbortSignal, maxBytes = Number.MAX_SAFE_INTEGER): Promise<Buffer> {
+  const result = await runGitBytes(args, { cwd: dir, signal, timeoutMs: GIT_STEP_TIMEOUT_MS, maxOutputBytes: maxBytes, ...(input ? { input } : {}) });
+  return result.stdout;
 }
