@@ -28,7 +28,6 @@
  * The caller's pattern reaches ripgrep only after `-e`, translated (grepPatterns.ts); ripgrep reads
  * no config file (`--no-config`) and runs no preprocessor or decompressor (neither is asked for).
  */
-import { forEachInTurns, nextTurn } from '../inTurns';
 import { isUtf8 } from 'node:buffer';
 import { closeSync, constants, openSync, readSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
@@ -42,6 +41,7 @@ import { argumentSlices } from './commandLine';
 import { pathspecFilter } from './grepPatterns';
 import { binaryAttributes, collect, listRegularFiles, type TreeEntry } from './treeText';
 import { errorMessage } from '../errorMessage';
+import { forEachInTurns, nextTurn } from '../inTurns';
 
 export interface RipgrepRequest {
   /** The patterns in ripgrep's syntax (`ripgrepPattern`). */

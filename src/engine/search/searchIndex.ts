@@ -16,9 +16,6 @@
  * git grep), so a search costs more the less of the tree is indexed, never all at once; one with
  * no room left gets no index.
  */
-import { forEachInTurns } from '../inTurns';
-import { IndexCounts } from './indexCounts';
-import { collectGarbage } from '../collectGarbage';
 import { MessageChannel, Worker } from 'node:worker_threads';
 import type { ServedRepository } from '../repos';
 import { formatSize, ToolError } from '../toolError';
@@ -33,6 +30,9 @@ import { gitCommand, runGit } from '../git';
 import { errorMessage } from '../errorMessage';
 import { Slots } from '../slots';
 import { filterFile, GramFilter, writeFilter, type FilterTables } from './gramFilter';
+import { IndexCounts } from './indexCounts';
+import { collectGarbage } from '../collectGarbage';
+import { forEachInTurns } from '../inTurns';
 
 /** Bytes of files all indexes together hold by default (`--index-budget`); their memory is about 1.5 times this. */
 export const DEFAULT_INDEX_BUDGET_BYTES = 512 * 1024 * 1024;
