@@ -16,7 +16,7 @@
  * git grep), so a search costs more the less of the tree is indexed, never all at once; one with
  * no room left gets no index.
  */
-import { MessageChannel, Worker } from 'node:worker_threads';
+import { Worker } from 'node:worker_threads';
 import type { ServedRepository } from '../repos';
 import { formatSize, ToolError } from '../toolError';
 import { plural } from '../plural';
@@ -31,6 +31,7 @@ import { errorMessage } from '../errorMessage';
 import { Slots } from '../slots';
 import { filterFile, GramFilter, writeFilter, type FilterTables } from './gramFilter';
 import { IndexCounts } from './indexCounts';
+import { releaseBuffers } from './releaseBuffers';
 import { collectGarbage } from '../collectGarbage';
 import { forEachInTurns } from '../inTurns';
 
@@ -312,7 +313,7 @@ export class SearchIndexes {
         await writeFilter(file, commit, tables, this.options.filterSpareBytes);
       } finally {
         // Tens of megabytes an idle engine's garbage collector might not get to for a long time.
-        releaseNow([tables.offsets.buffer, tables.postings.buffer]);
+        releaseBuffers([tables.offsets.buffer, tables.postings.buffer]);
       }
       const filter = await GramFilter.open(file, commit);
       if (!filter) throw new Error('it did not read back whole');
@@ -325,18 +326,6 @@ export class SearchIndexes {
       this.options.log(`no search filter for ${at}: ${errorMessage(error)}; searches the index does not answer read every file`);
     }
   }
-}
-
-/** Frees the buffers now (each transferred in a message that is dropped): their arrays become empty. */
-function releaseNow(buffers: ArrayBufferLike[]): void {
-  const { port1, port2 } = new MessageChannel();
-  try {
-    port1.postMessage(null, buffers.filter((buffer): buffer is ArrayBuffer => buffer instanceof ArrayBuffer));
-  } catch {
-    // A buffer that cannot be transferred is left to the garbage collector.
-  }
-  port1.close();
-  port2.close();
 }
 
 /** A search worker (searchWorker.ts) for one task on a commit of the repository in `dir`. */

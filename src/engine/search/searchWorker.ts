@@ -11,6 +11,7 @@ import { pathBonuses, termScore } from './ranking';
 import { attributeVerdicts, regularFiles } from './treeText';
 import type { RequiredText } from './literalQuery';
 import { GRAM_BUCKET_BITS, gramBucket, gramTable } from './trigrams';
+import { releaseBuffers } from './releaseBuffers';
 
 /**
  * What the worker is started with (`workerData`): the commit whose tree it reads itself, with its
@@ -153,7 +154,7 @@ export type WorkerMessage =
 
 export const SEARCH_WORKER_SOURCE = String.raw`
 'use strict';
-const { parentPort, workerData, MessageChannel } = require('node:worker_threads');
+const { parentPort, workerData } = require('node:worker_threads');
 const { spawn } = require('node:child_process');
 const { isUtf8 } = require('node:buffer');
 const os = require('node:os');
@@ -179,6 +180,7 @@ const regularFiles = (${regularFiles.toString()});
 const attributeVerdicts = (${attributeVerdicts.toString()});
 const gramTable = (${gramTable.toString()});
 const gramBucket = (${gramBucket.toString()});
+const releaseBuffers = (${releaseBuffers.toString()});
 
 /**
  * The tree's regular files within the room, in tree order, less those attributes mark binary (the
@@ -391,17 +393,6 @@ function releaseChunks() {
   };
 }
 
-/** Frees buffers now rather than at a garbage collection that an idle worker may never run. */
-function releaseBuffers(buffers) {
-  const { port1, port2 } = new MessageChannel();
-  try {
-    port1.postMessage(null, buffers);
-  } catch {
-    // A buffer that cannot be transferred is left to the garbage collector, as any other.
-  }
-  port1.close();
-  port2.close();
-}
 
 /**
  * Takes the read text as one string (a string this long is an external one: its own copy of the
