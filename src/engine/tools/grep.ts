@@ -203,7 +203,9 @@ async function runGrep(context: ToolContext, target: SearchTarget, options: Grep
     const named = new Set(options.files);
     const { result } = await runGrepOnce(context, target, { ...options, files: undefined }, syntax, []);
     const counts = new Map<string, number>();
-    await forEachInTurns(result.counts.entries(), ([path, count]) => named.has(path) && counts.set(path, count));
+    await forEachInTurns(result.counts.entries(), ([path, count]) => {
+      if (named.has(path)) counts.set(path, count);
+    });
     return { files: new Map(), counts, truncated: result.truncated };
   }
   const counts = new Map<string, number>();

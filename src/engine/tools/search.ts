@@ -103,8 +103,8 @@ async function searchTarget(
   const required = requiredPatterns(query.root);
   const ordered = [...query.patterns].sort((a, b) => Number(required.has(b.id)) - Number(required.has(a.id)));
   let candidates = await filesTheFiltersAllow(context, target, query);
-  // Whether `candidates` holds the files with every required pattern (then no other file can match).
-  let narrowedByPatterns = false;
+  // The files holding every required pattern, once one was searched: no other file can match.
+  let holdingRequired: string[] | undefined;
   for (const pattern of ordered) {
     if (candidates?.length === 0) {
       counts.set(pattern.id, new Map());
@@ -116,14 +116,11 @@ async function searchTarget(
       notes.push(`${echo(pattern.value)} matches too much in ${target.repo.name}; not every match was considered.`);
     }
     counts.set(pattern.id, result.counts);
-    if (required.has(pattern.id) && !result.truncated) {
-      candidates = [...result.counts.keys()];
-      narrowedByPatterns = true;
-    }
+    if (required.has(pattern.id) && !result.truncated) candidates = holdingRequired = [...result.counts.keys()];
   }
   let paths: readonly string[];
-  if (narrowedByPatterns && candidates) {
-    paths = candidates;
+  if (holdingRequired) {
+    paths = holdingRequired;
   } else {
     const mayMatch = await filesThatMayMatch(context, target, query, counts, notes);
     paths = mayMatch.paths;
