@@ -135,6 +135,13 @@ export interface EngineOptions {
    * rest. Default: 512 MiB.
    */
   indexBudgetBytes?: number;
+  /**
+   * Whether the engine builds the trigram filter of its first repositories' HEADs as it starts (one
+   * after another, in the background; kept on disk, so only once per commit), so that their first
+   * searches read only the files that can match. Default: true. Off, a repository's filter is
+   * built after its first search, with its index.
+   */
+  filtersAtStart?: boolean;
 }
 
 export interface RunningEngine {

@@ -89,7 +89,7 @@ export async function startEngine(options: EngineOptions): Promise<RunningEngine
     ...(options.indexBudgetBytes !== undefined ? { budgetBytes: options.indexBudgetBytes } : {}),
     filterDir: path.join(options.dataDir, 'search-filters'),
   });
-  void searchIndexes.prepare(repositories);
+  void searchIndexes.prepare(repositories, { filters: options.filtersAtStart ?? true });
   const answerer = new Answerer({ repositories, instanceUrl: url, paceMs, searchIndexes, maxConcurrentAnswers: options.limits?.answers });
   const service = new ConversationService({
     storage,
@@ -247,6 +247,8 @@ export async function startEngine(options: EngineOptions): Promise<RunningEngine
       await serverClosed;
       await storage.idle();
       await authorizationServer?.idle();
+      // No filter is written into the folder once another engine may hold it.
+      await searchIndexes.idle();
       await lock.release();
     })();
     return closed;

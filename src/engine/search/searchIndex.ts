@@ -6,7 +6,9 @@
  * once that search is answered: `buildAfterward`), not when the engine starts: an engine may serve
  * many repositories that are never searched, and building costs a few seconds of CPU and memory the
  * size of the text. Until it is ready, searches run git grep as before (or ripgrep, when the engine
- * has one: ripgrep.ts), so no search waits for it. When HEAD
+ * has one: ripgrep.ts), over the files the commit's trigram filter leaves (gramFilter.ts) when it
+ * has one, so no search waits for it. The filters, on disk and small, are built at start for the
+ * first few repositories' HEADs (`prepare`) and after each index. When HEAD
  * moves, the next search builds the new commit's index, which replaces the old one once ready:
  * each repository keeps at most one.
  *
@@ -41,7 +43,7 @@ export const DEFAULT_INDEX_BUDGET_BYTES = 512 * 1024 * 1024;
 const BUILD_AFTERWARD_MS = 2_000;
 /** A scan that takes longer is stopped and git grep answers instead (a pathological regular expression). */
 export const DEFAULT_SCAN_TIME_LIMIT_MS = 2_000;
-/** Repositories whose first search ripgrep reads ahead for at start (`prepare`); the others read it then. */
+/** Repositories the engine prepares at start (`prepare`): the others' first searches read the tree, then build. */
 const PREPARED_REPOSITORIES = 8;
 
 export interface SearchIndexesOptions {
@@ -91,19 +93,31 @@ export class SearchIndexes {
   }
 
   /**
-   * Has ripgrep read ahead what the first search of each repository's HEAD needs, one repository
-   * after another (the first few only): at start, so that the first search does not wait for
-   * listings and checks. Nothing to do without a ripgrep.
+   * The engine's start-up work for its first few repositories, one after another: ripgrep reads
+   * ahead what the first search of each HEAD needs (when the engine has one), then each HEAD's
+   * trigram filter is built unless it is on disk already (`filters`; in the build turns, so a
+   * search's index build waits for the one under way). The filter is what makes a first search
+   * cheap: it reads the few files that can match rather than the whole tree.
    */
-  async prepare(repositories: readonly ServedRepository[]): Promise<void> {
-    const ripgrep = this.ripgrep;
-    if (!ripgrep) return;
+  async prepare(repositories: readonly ServedRepository[], { filters = true }: { filters?: boolean } = {}): Promise<void> {
     const signal = this.shutdown.signal;
-    for (const repo of repositories.filter((each) => !each.bare).slice(0, PREPARED_REPOSITORIES)) {
+    const heads: { repo: ServedRepository; commit: string }[] = [];
+    for (const repo of repositories.slice(0, PREPARED_REPOSITORIES)) {
       if (signal.aborted) return;
       const head = await runGit(['rev-parse', '--verify', '--quiet', 'HEAD^{commit}'], { cwd: repo.dir, signal, okExitCodes: [0, 1] }).catch(() => undefined);
       const commit = head?.exitCode === 0 ? head.stdout.trim() : '';
-      if (/^[0-9a-f]{40}([0-9a-f]{24})?$/.test(commit)) await ripgrep.prepare(repo, commit, signal);
+      if (!/^[0-9a-f]{40}([0-9a-f]{24})?$/.test(commit)) continue;
+      heads.push({ repo, commit });
+      if (this.ripgrep && !repo.bare) await this.ripgrep.prepare(repo, commit, signal);
+    }
+    if (!filters || this.options.filterDir === undefined) return;
+    for (const { repo, commit } of heads) {
+      const state = this.stateOf(repo);
+      void this.inBuildTurn(async () => {
+        if (signal.aborted) return;
+        await this.buildFilter(repo, commit, state, signal, `${repo.name} at ${commit.slice(0, 12)}`);
+        collectGarbage();
+      });
     }
   }
 
@@ -212,6 +226,11 @@ export class SearchIndexes {
     return this.states.get(target.repo)?.building?.commit === target.commit;
   }
 
+  /** Settles once the builds under way or waiting have ended (after `close`, at once: they stop). */
+  idle(): Promise<void> {
+    return this.buildTurn;
+  }
+
   /** Stops every build and worker. */
   close(): void {
     this.shutdown.abort();
@@ -250,25 +269,32 @@ export class SearchIndexes {
     const at = `${repo.name} at ${commit.slice(0, 12)}`;
     // One build at a time: each takes what the indexes built before it left of the budget (and the
     // machine is not asked to build several while it answers searches).
+    void this.inBuildTurn(async () => {
+      try {
+        if (!signal.aborted) await this.buildIndex(repo, commit, state, signal, at);
+      } finally {
+        if (state.building?.abort === abort) {
+          state.building = undefined;
+          state.held = state.ready?.alive ? state.ready.heldBytes : 0;
+        }
+        finished();
+      }
+      // The filter comes after the index (which searches wait for), in the same turn.
+      if (!signal.aborted) await this.buildFilter(repo, commit, state, signal, at);
+      // What the builds left behind (listings, the old index's tables) is given back now.
+      collectGarbage();
+    });
+  }
+
+  /** Runs `build` once the builds before it have ended (whatever their outcome): builds take turns. */
+  private inBuildTurn(build: () => Promise<void>): Promise<void> {
     const previous = this.buildTurn;
     let next = (): void => undefined;
     this.buildTurn = new Promise<void>((resolve) => (next = resolve));
-    void (async () => {
+    return (async () => {
       try {
-        try {
-          await previous;
-          if (!signal.aborted) await this.buildIndex(repo, commit, state, signal, at);
-        } finally {
-          if (state.building?.abort === abort) {
-            state.building = undefined;
-            state.held = state.ready?.alive ? state.ready.heldBytes : 0;
-          }
-          finished();
-        }
-        // The filter comes after the index (which searches wait for), in the same turn.
-        if (!signal.aborted) await this.buildFilter(repo, commit, state, signal, at);
-        // What the builds left behind (listings, the old index's tables) is given back now.
-        collectGarbage();
+        await previous;
+        await build();
       } finally {
         next();
       }

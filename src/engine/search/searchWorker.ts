@@ -871,6 +871,16 @@ async function build() {
  * skips), each file listed under the buckets of its trigrams.
  */
 async function buildFilter() {
+  // A build the engine starts on its own (at start, after an index) gives way to the searches of
+  // the moment, as its cat-file does: on Linux, which keeps a nice value per thread, this thread's
+  // (elsewhere the call would lower the whole engine's).
+  if (process.platform === 'linux') {
+    try {
+      os.setPriority(0, os.constants.priority.PRIORITY_BELOW_NORMAL);
+    } catch {
+      // Not allowed here: it builds at the engine's own priority.
+    }
+  }
   const listing = await runGit(['ls-tree', '-r', '-z', '--long', workerData.commit], undefined, workerData.listingMaxBytes, false);
   const entries = regularFiles(listing);
   // A search names the candidates to git by path: one that does not decode could not be named.

@@ -47,24 +47,35 @@ export async function readBlobText(context: ToolContext, repo: ServedRepository,
 }
 
 /**
- * Blobs of a target's commit as their bytes, many at once through one `git cat-file --batch`: the
- * paths whose size (`sizes`, from the tree) is at most `maxBytes`. Paths git cannot take on a line,
- * larger blobs and missing ones are left out (the caller reads those one by one).
+ * Blobs of a target's commit as their bytes, many at once: one `git cat-file --batch-check` for
+ * their sizes, then one `--batch` for those of at most `maxBytes` (the files shown by a search: a
+ * few, so the sizes cost less than listing the tree would). Paths git cannot take on a line, larger
+ * blobs and missing ones are left out (the caller reads those one by one).
  */
-export async function readBlobsAtOnce(context: ToolContext, target: SearchTarget, paths: readonly string[], sizes: ReadonlyMap<string, number>, maxBytes: number): Promise<Map<string, Buffer>> {
-  const wanted = paths.filter((path) => !/[\n\r]/.test(path) && (sizes.get(path) ?? Number.POSITIVE_INFINITY) <= maxBytes);
+export async function readBlobsAtOnce(context: ToolContext, target: SearchTarget, paths: readonly string[], maxBytes: number): Promise<Map<string, Buffer>> {
   const found = new Map<string, Buffer>();
+  const named = paths.filter((path) => !/[\n\r]/.test(path));
+  if (named.length === 0) return found;
+  const cat = (args: string[], input: string, maxOutputBytes: number): Promise<Buffer> =>
+    runGitBytes(['cat-file', ...args], { cwd: target.repo.dir, signal: context.signal, input, maxOutputBytes, timeoutMs: 20_000 }).then(
+      (result) => result.stdout,
+      (error: unknown) => {
+        throw explainGitError(error, target.repo);
+      },
+    );
+  // One line per name: "<id> blob <size>", or "<name> missing" (or another type).
+  const checked = (await cat(['--batch-check'], named.map((path) => `${target.commit}:${path}\n`).join(''), named.length * 200 + 4096)).toString('latin1').split('\n');
+  const wanted: { path: string; id: string; size: number }[] = [];
+  named.forEach((path, at) => {
+    const header = /^([0-9a-f]{40,64}) blob (\d+)$/.exec(checked[at] ?? '');
+    if (header?.[1] && Number(header[2]) <= maxBytes) wanted.push({ path, id: header[1], size: Number(header[2]) });
+  });
   if (wanted.length === 0) return found;
-  // Each blob comes as "<id> blob <size>\n<bytes>\n", or "<name> missing\n".
-  const room = wanted.reduce((sum, path) => sum + (sizes.get(path) ?? 0) + 160 + Buffer.byteLength(path), 0);
-  const result = await runGitBytes(['cat-file', '--batch'], { cwd: target.repo.dir, signal: context.signal, input: wanted.map((path) => `${target.commit}:${path}\n`).join(''), maxOutputBytes: room, timeoutMs: 20_000 }).catch(
-    (error: unknown) => {
-      throw explainGitError(error, target.repo);
-    },
-  );
-  const output = result.stdout;
+  // Each blob comes as "<id> blob <size>\n<bytes>\n".
+  const room = wanted.reduce((sum, blob) => sum + blob.size + 100, 0);
+  const output = await cat(['--batch'], wanted.map((blob) => `${blob.id}\n`).join(''), room);
   let at = 0;
-  for (const path of wanted) {
+  for (const { path } of wanted) {
     const lineEnd = output.indexOf(0x0a, at);
     if (lineEnd === -1) break;
     const header = /^[0-9a-f]{40,64} blob (\d+)$/.exec(output.toString('latin1', at, lineEnd));

@@ -270,12 +270,10 @@ async function readMatchedLines(context: ToolContext, query: ParsedQuery, shown:
     const index = context.searchIndexes?.lookup(target, false);
     const toRead = hits.filter((hit) => !index?.holds(hit.path));
     if (toRead.length > 0) {
-      const tree = await listTree(context, target);
       const blobs = await readBlobsAtOnce(
         context,
         target,
         toRead.map((hit) => hit.path),
-        tree.sizes,
         BLOB_READ_MAX,
       );
       for (const hit of toRead) hit.bytes = blobs.get(hit.path);
@@ -286,7 +284,7 @@ async function readMatchedLines(context: ToolContext, query: ParsedQuery, shown:
       const options = grepOptionsOf(query, pattern);
       const matcher = lineMatcher(options.patterns, options.syntax, options.caseSensitive, false);
       for (const hit of matching) {
-        const found = hit.bytes && matcher ? await linesOf(matcher, hit.bytes, options.what) : undefined;
+        const found = hit.bytes && matcher ? await linesOf(matcher, hit.bytes, options.what, options.syntax === 'fixed') : undefined;
         if (found) hit.lines.set(pattern.id, found);
         else grepped.push(hit);
       }
@@ -303,24 +301,31 @@ async function readMatchedLines(context: ToolContext, query: ParsedQuery, shown:
 /**
  * The lines of `bytes` the matcher finds (git grep's numbers, text UTF-8 decoded as its output is),
  * the first DEFAULT_LINES_PER_FILE of them; undefined when the pattern could not be run in time
- * (git grep then answers, with its own limits).
+ * (git grep then answers, with its own limits). Fixed strings (`fixed`: escaped literals, which
+ * match in linear time) run here; other regular expressions in the worker, bounded in time.
  */
-async function linesOf(matcher: LineMatcher, bytes: Buffer, what: string): Promise<GrepLine[] | undefined> {
+async function linesOf(matcher: LineMatcher, bytes: Buffer, what: string, fixed: boolean): Promise<GrepLine[] | undefined> {
   const lines = bytes.toString('latin1').split('\n');
   if (lines[lines.length - 1] === '') lines.pop();
-  let matches: boolean[];
+  let matches: (line: string, at: number) => boolean;
   if (matcher.kind === 'literal') {
-    matches = lines.map((line) => line.includes(matcher.needle));
+    const needle = matcher.needle;
+    matches = (line) => line.includes(needle);
+  } else if (fixed) {
+    const regex = new RegExp(matcher.source, matcher.flags.replace('g', ''));
+    matches = (line) => regex.test(line);
   } else {
     try {
-      matches = await testEach(matcher.source, matcher.flags.replace('g', ''), lines, what);
+      const tested = await testEach(matcher.source, matcher.flags.replace('g', ''), lines, what);
+      matches = (_, at) => tested[at] === true;
     } catch {
       return undefined;
     }
   }
   const found: GrepLine[] = [];
   for (let at = 0; at < lines.length && found.length < DEFAULT_LINES_PER_FILE; at++) {
-    if (matches[at]) found.push({ line: at + 1, text: Buffer.from(lines[at] ?? '', 'latin1').toString('utf8') });
+    const line = lines[at] ?? '';
+    if (matches(line, at)) found.push({ line: at + 1, text: Buffer.from(line, 'latin1').toString('utf8') });
   }
   return found;
 }

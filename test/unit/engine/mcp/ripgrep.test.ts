@@ -18,17 +18,9 @@ import { keywordSearch } from '../../../../src/engine/tools/search';
 import { SearchIndexes } from '../../../../src/engine/search/searchIndex';
 import { startTestEngine } from '../../../support/engineHarness';
 import { createTempDir, createTestRepo, removeDir, type TestRepo } from '../../../support/gitRepos';
+import { vscodeRipgrep } from '../../../support/vscodeRipgrep';
 import { McpSession } from './fixture';
 import { APP_TS, head, LONG_LINES, MANY_ROWS, RETRY_PY, toolContext } from './searchFiles';
-
-const CODE_SERVER_APP_ROOT = path.resolve(__dirname, '../../../../.vscode-test/node_modules/code-server/lib/vscode');
-
-/** VS Code's ripgrep; the suite needs it (npm test installs it with setup:vscode before the unit tests). */
-function vscodeRipgrep(): string {
-  const found = ripgrepInVSCode(CODE_SERVER_APP_ROOT);
-  assert.ok(found, `no ripgrep under ${CODE_SERVER_APP_ROOT}: run npm run setup:vscode`);
-  return found;
-}
 
 const UTIL_JS = [
   'function readFileSync(path) { return path; }',
@@ -367,8 +359,9 @@ describe('ripgrep before the search index is ready', function () {
   it('over HTTP: an engine given ripgrep answers its first search with it, and the same as an engine without', async function () {
     const repo = await createAwkwardRepo();
     const logs: string[] = [];
-    const withRipgrep = await startTestEngine({ repos: [repo.dir], ripgrepPath: vscodeRipgrep(), log: (line) => logs.push(line) });
-    const without = await startTestEngine({ repos: [repo.dir] });
+    // No trigram filter at start: it would answer the first search (filtersAtStart.test.ts).
+    const withRipgrep = await startTestEngine({ repos: [repo.dir], ripgrepPath: vscodeRipgrep(), log: (line) => logs.push(line), filtersAtStart: false });
+    const without = await startTestEngine({ repos: [repo.dir], filtersAtStart: false });
     const sessions = [await McpSession.open(withRipgrep.url), await McpSession.open(without.url)] as const;
     try {
       for (const query of ['needle', '/function\\s+\\w+Sync/', 'alpha OR beta', 'needle file:\\.md$']) {
