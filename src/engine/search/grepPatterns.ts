@@ -12,10 +12,13 @@
 
 export type GrepSyntax = 'fixed' | 'extended' | 'perl';
 
-/** How the index scans for one grep: `indexOf` of a literal, or a regular expression. */
+/**
+ * How the index scans for one grep: `indexOf` of a literal, or a regular expression. `length`, when
+ * set, is that of every match (one ASCII string in any case): a scan need not ask for the match.
+ */
 export type LineMatcher =
   | { kind: 'literal'; needle: string; wholeWord: boolean }
-  | { kind: 'regex'; source: string; flags: string; wholeWord: boolean };
+  | { kind: 'regex'; source: string; flags: string; wholeWord: boolean; length?: number };
 
 /**
  * The matcher for `patterns` (OR-ed, as git does with several `-e`), or undefined when the index
@@ -29,7 +32,8 @@ export function lineMatcher(patterns: readonly string[], syntax: GrepSyntax, cas
     if (needles.length === 1 && first !== undefined && caseSensitive) return { kind: 'literal', needle: first, wholeWord };
     const ascii = needles.every((needle) => isAscii(needle));
     const sources = needles.map((needle) => literalSource(needle, !caseSensitive && !ascii));
-    return { kind: 'regex', source: sources.join('|'), flags: !caseSensitive && ascii ? 'gi' : 'g', wholeWord };
+    const fixed = needles.length === 1 && first !== undefined && ascii ? { length: first.length } : {};
+    return { kind: 'regex', source: sources.join('|'), flags: !caseSensitive && ascii ? 'gi' : 'g', wholeWord, ...fixed };
   }
   if (wholeWord) return undefined;
   const sources: string[] = [];

@@ -614,12 +614,19 @@ function* allowedSlices(allowed) {
 function finderOf(matcher) {
   const regex = matcher.kind === 'regex' ? new RegExp(matcher.source, matcher.flags) : undefined;
   const needle = matcher.kind === 'literal' ? matcher.needle : '';
+  // Matches of one length are found with test(), which allocates no match (a common term has many).
+  const fixedLength = matcher.kind === 'regex' ? matcher.length : undefined;
   const finder = {
     length: 0,
     next(part, base, position) {
       while (position < part.length) {
         let at;
-        if (regex !== undefined) {
+        if (fixedLength !== undefined) {
+          regex.lastIndex = position;
+          if (!regex.test(part)) return -1;
+          at = regex.lastIndex - fixedLength;
+          finder.length = fixedLength;
+        } else if (regex !== undefined) {
           regex.lastIndex = position;
           const match = regex.exec(part);
           if (match === null) return -1;
@@ -753,7 +760,7 @@ function termCounts(term) {
     return kept;
   }
   // Terms are lower-case ASCII words: every match holds the term itself, folded.
-  const matcher = { kind: 'regex', source: term.replace(/[\\^$.*+?()[\]{}|]/g, '\\$&'), flags: 'gi', wholeWord: false };
+  const matcher = { kind: 'regex', source: term.replace(/[\\^$.*+?()[\]{}|]/g, '\\$&'), flags: 'gi', wholeWord: false, length: term.length };
   const { counts } = countLines({ matcher, allowed: null, required: term.length >= 3 ? { kind: 'literal', text: term.toLowerCase() } : null });
   termCache.set(term, counts);
   termCacheBytes += counts.byteLength;

@@ -19,8 +19,13 @@ describe('search index: git grep patterns in JavaScript', function () {
   it('keeps a case-sensitive fixed string a plain literal, and escapes every other one', function () {
     assert.deepEqual(lineMatcher(['a.b(c'], 'fixed', true, false), { kind: 'literal', needle: 'a.b(c', wholeWord: false });
     const insensitive = lineMatcher(['a.b(c'], 'fixed', false, true);
-    assert.deepEqual(insensitive, { kind: 'regex', source: 'a\\x2eb\\x28c', flags: 'gi', wholeWord: true });
+    assert.deepEqual(insensitive, { kind: 'regex', source: 'a\\x2eb\\x28c', flags: 'gi', wholeWord: true, length: 5 });
     assert.deepEqual(matchingLines(insensitive, 'xA.B(Cx\naxb(c\n'), ['xA.B(Cx']);
+    // One length for every match only when there is one ASCII string: a scan then asks for no match.
+    const lengthOf = (matcher: ReturnType<typeof lineMatcher>): number | string | undefined => (matcher?.kind === 'regex' ? matcher.length : 'not a regex');
+    assert.equal(lengthOf(lineMatcher(['ab', 'cde'], 'fixed', false, false)), undefined);
+    assert.equal(lengthOf(lineMatcher(['école'], 'fixed', false, false)), undefined);
+    assert.equal(lengthOf(lineMatcher(['a.b'], 'extended', false, false)), undefined);
   });
 
   it('folds case in ASCII only, as git does under LC_ALL=C', function () {
