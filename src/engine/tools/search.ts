@@ -270,12 +270,7 @@ async function readMatchedLines(context: ToolContext, query: ParsedQuery, shown:
     const index = context.searchIndexes?.lookup(target, false);
     const toRead = hits.filter((hit) => !index?.holds(hit.path));
     if (toRead.length > 0) {
-      const blobs = await readBlobsAtOnce(
-        context,
-        target,
-        toRead.map((hit) => hit.path),
-        BLOB_READ_MAX,
-      );
+      const blobs = await readBlobsAtOnce(context, target, toRead.map((hit) => hit.path), BLOB_READ_MAX);
       for (const hit of toRead) hit.bytes = blobs.get(hit.path);
     }
     for (const pattern of query.patterns) {
