@@ -1,8 +1,9 @@
 /**
  * A commit's trigram filter on disk: which of its regular files can hold a match at all, for the
  * searches the in-memory index does not answer (a tree past the index budget, and every search
- * after a start until the index is built again). A search looks up the trigrams every match must
- * contain (literalQuery.ts) and hands git grep only the files that hold them all.
+ * until the index is built: the engine builds the filter as it starts). A search looks up the
+ * trigrams every match must contain (literalQuery.ts) and hands git grep only the files that hold
+ * them all.
  *
  * The search worker builds it (searchWorker.ts, `task: 'filter'`): every regular file's blob in tree
  * order, each file listed under the buckets of its trigrams (trigrams.ts; files, not blocks of

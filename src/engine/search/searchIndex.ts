@@ -204,7 +204,8 @@ export class SearchIndexes {
 
   /**
    * The trigram filter of the repository's commit (gramFilter.ts), read from disk on first use: built
-   * after the commit's index, and kept across starts. Undefined when there is none (yet).
+   * as the engine starts (`prepare`) and after the commit's index, and kept across starts.
+   * Undefined when there is none (yet).
    */
   filterFor(repo: ServedRepository, commit: string): Promise<GramFilter | undefined> {
     const dir = this.options.filterDir;
