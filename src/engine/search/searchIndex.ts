@@ -26,7 +26,7 @@ import type { GrepLine, GrepResult, SearchTarget } from './grepResult';
 import { pathspecFilter, type LineMatcher } from './grepPatterns';
 import { requiredText } from './literalQuery';
 import { Ripgrep } from './ripgrep';
-import { SEARCH_WORKER_SOURCE, type RankReply, type RankRequest, type ScanReply, type ScanRequest, type WorkerInit, type WorkerMessage, type WorkerRequest } from './searchWorker';
+import { SEARCH_WORKER_SOURCE, type RankReply, type RankRequest, type ReadyMessage, type ScanReply, type ScanRequest, type WorkerInit, type WorkerMessage, type WorkerRequest } from './searchWorker';
 import { GIT_STEP_TIMEOUT_MS, NoRoomForIndex, TREE_LISTING_MAX_BYTES } from './treeText';
 import { gitCommand, runGit } from '../git';
 import { errorMessage } from '../errorMessage';
@@ -419,6 +419,12 @@ export interface RankedInIndex {
   best: Array<{ path: string; length: number; score: number; termFrequencies: Map<string, number> }>;
 }
 
+/** How an index runs its scans: the time one may take, and where it says it ran over. */
+interface ScanOptions {
+  scanTimeLimitMs: number;
+  log: (line: string) => void;
+}
+
 /** One commit's index: the file list here, the text and the scanning in the worker. */
 export class SearchIndex {
   alive = true;
@@ -429,33 +435,43 @@ export class SearchIndex {
   private fileIndexes: Map<string, number> | undefined;
   private unreadSet: Set<string> | undefined;
 
+  /** The indexed (text) files of the commit, in the order the worker numbers them. */
+  readonly paths: readonly string[];
+  /** Their blob sizes. */
+  private readonly sizes: Float64Array;
+  /** Bytes of the indexed text. */
+  readonly textBytes: number;
+  /**
+   * The commit's regular files past the index budget, in tree order (they all come after the
+   * indexed ones): searches read them some other way.
+   */
+  readonly unread: readonly string[];
+  /** Their bytes. */
+  readonly unreadBytes: number;
+  /** Bytes of the budget the index holds. */
+  readonly heldBytes: number;
+
   private constructor(
     readonly commit: string,
     private readonly worker: Worker,
-    /** The indexed (text) files of the commit, in the order the worker numbers them. */
-    readonly paths: readonly string[],
-    private readonly sizes: Float64Array,
-    /** Bytes of the indexed text. */
-    readonly textBytes: number,
-    /**
-     * The commit's regular files past the index budget, in tree order (they all come after the
-     * indexed ones): searches read them some other way.
-     */
-    readonly unread: readonly string[],
-    /** Their bytes. */
-    readonly unreadBytes: number,
-    /** Bytes of the budget the index holds. */
-    readonly heldBytes: number,
-    private readonly scanTimeLimitMs: number,
-    private readonly log: (line: string) => void,
-  ) {}
+    ready: ReadyMessage,
+    private readonly options: ScanOptions,
+  ) {
+    const split = (joined: string): string[] => (joined === '' ? [] : joined.split('\0'));
+    this.paths = split(ready.paths);
+    this.sizes = ready.sizes;
+    this.textBytes = ready.length;
+    this.unread = split(ready.unread);
+    this.unreadBytes = ready.unreadBytes;
+    this.heldBytes = ready.treeBytes;
+  }
 
   /**
    * Starts a worker that reads the commit's tree within `room` bytes with git processes of its own
    * (the tree and its text never pass through this thread) and resolves once it has laid out their
    * lines; rejects with NoRoomForIndex when not one file fits. `signal` stops it.
    */
-  static start(commit: string, dir: string, room: number, options: { scanTimeLimitMs: number; log: (line: string) => void }, signal: AbortSignal): Promise<SearchIndex> {
+  static start(commit: string, dir: string, room: number, options: ScanOptions, signal: AbortSignal): Promise<SearchIndex> {
     const worker = startWorker({ task: 'index', commit, dir, room });
     return new Promise<SearchIndex>((resolve, reject) => {
       let index: SearchIndex | undefined;
@@ -472,8 +488,7 @@ export class SearchIndex {
       worker.on('message', (message: WorkerMessage) => {
         if (message.type === 'ready') {
           signal.removeEventListener('abort', onAbort);
-          const split = (joined: string): string[] => (joined === '' ? [] : joined.split('\0'));
-          index = new SearchIndex(commit, worker, split(message.paths), message.sizes, message.length, split(message.unread), message.unreadBytes, message.treeBytes, options.scanTimeLimitMs, options.log);
+          index = new SearchIndex(commit, worker, message, options);
           // The engine's server keeps the process alive; an idle index must not.
           worker.unref();
           resolve(index);
@@ -510,14 +525,14 @@ export class SearchIndex {
       required: requiredText(request.matcher),
       keep: request.linesPerFile,
       maxBytes: request.maxOutputBytes,
-      timeoutMs: this.scanTimeLimitMs,
+      timeoutMs: this.options.scanTimeLimitMs,
     };
     const reply = (await this.ask(scan, signal)) as ScanReply | undefined;
     if (!reply) return undefined;
     if (!reply.ok) {
-      this.log(
+      this.options.log(
         reply.timedOut
-          ? `search index: ${request.what} took over ${this.scanTimeLimitMs} ms; git grep answers instead`
+          ? `search index: ${request.what} took over ${this.options.scanTimeLimitMs} ms; git grep answers instead`
           : `search index: ${request.what} failed in the index (${reply.message}); git grep answers instead`,
       );
       return undefined;

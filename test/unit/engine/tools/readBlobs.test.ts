@@ -8,7 +8,7 @@ import { writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { readBlobsAtOnce } from '../../../../src/engine/tools/blocks';
 import { createTestRepo } from '../../../support/gitRepos';
-import { head, toolContext } from '../mcp/searchFiles';
+import { head, toolContext } from '../search/searchFiles';
 
 describe('readBlobsAtOnce', function () {
   it('reads the named blobs of the commit as bytes, leaving out the larger, the missing and the unnameable', async function () {

@@ -19,7 +19,7 @@ import { SearchIndexes } from '../../../../src/engine/search/searchIndex';
 import { startTestEngine } from '../../../support/engineHarness';
 import { createTempDir, createTestRepo, removeDir, type TestRepo } from '../../../support/gitRepos';
 import { vscodeRipgrep } from '../../../support/vscodeRipgrep';
-import { McpSession } from './fixture';
+import { McpSession } from '../mcp/fixture';
 import { APP_TS, head, LONG_LINES, MANY_ROWS, RETRY_PY, toolContext } from './searchFiles';
 
 const UTIL_JS = [

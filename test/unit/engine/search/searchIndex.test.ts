@@ -25,7 +25,7 @@ import { filterFile, type GramFilter } from '../../../../src/engine/search/gramF
 import { requiredText } from '../../../../src/engine/search/literalQuery';
 import { startTestEngine, waitFor } from '../../../support/engineHarness';
 import { createTempDir, createTestRepo, generateRepository, removeDir, type TestRepo } from '../../../support/gitRepos';
-import { McpSession } from './fixture';
+import { McpSession } from '../mcp/fixture';
 import { runGit } from '../../../../src/engine/git';
 import { APP_TS, head, LONG_LINES, MANY_ROWS, RETRY_PY, toolContext } from './searchFiles';
 
