@@ -1,0 +1,56 @@
+/**
+ * When a search's index build starts (SearchIndexes.buildAfterward): not beside the search that
+ * asked for it, which would share the machine with it, but once the tool call is answered (the tool
+ * server calls buildWanted), or after two seconds at the latest. Real repositories, real builds.
+ */
+import assert from 'node:assert/strict';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { SearchIndexes } from '../../../../src/engine/search/searchIndex';
+import type { SearchTarget } from '../../../../src/engine/tools/grep';
+import { waitFor } from '../../../support/engineHarness';
+import { createTestRepo, type TestRepo } from '../../../support/gitRepos';
+import { head } from './searchFiles';
+
+describe('search index builds asked for by a search', function () {
+  this.timeout(30_000);
+  const repos: TestRepo[] = [];
+  let indexes: SearchIndexes | undefined;
+  afterEach(async function () {
+    indexes?.close();
+    await indexes?.idle();
+    await Promise.all(repos.splice(0).map((repo) => repo.remove()));
+  });
+
+  async function target(name: string): Promise<SearchTarget> {
+    const repo = await createTestRepo({ name, commits: [{ message: 'Files', files: { 'src/a.ts': 'export const needle = 1;\n', 'README.md': '# needle\n' } }] });
+    repos.push(repo);
+    return { repo: { name, dir: repo.dir, bare: false }, commit: await head(repo), revision: 'HEAD' };
+  }
+
+  it('starts once the tool call is answered, not before', async function () {
+    const logs: string[] = [];
+    indexes = new SearchIndexes({ log: (line) => logs.push(line) });
+    const wanted = await target('wanted');
+    indexes.buildAfterward(wanted);
+    assert.equal(indexes.isBuilding(wanted), false, 'not beside the search that asked');
+    await sleep(200);
+    assert.equal(indexes.isBuilding(wanted) || indexes.lookup(wanted, false) !== undefined, false, 'nor a moment later');
+    indexes.buildWanted();
+    assert.equal(indexes.isBuilding(wanted), true, 'at once when the call is answered');
+    await waitFor(() => Promise.resolve(indexes?.lookup(wanted, false)), (index) => index !== undefined, { description: 'the index' });
+    assert.ok(logs.some((line) => line.startsWith('search index of wanted at ')), logs.join('\n'));
+  });
+
+  it('starts after two seconds when no call ends first', async function () {
+    indexes = new SearchIndexes({ log: () => undefined });
+    const late = await target('late');
+    const asked = Date.now();
+    indexes.buildAfterward(late);
+    await waitFor(() => Promise.resolve(indexes?.isBuilding(late) || indexes?.lookup(late, false) !== undefined), (started) => started, {
+      description: 'the build',
+      intervalMs: 10,
+    });
+    const waited = Date.now() - asked;
+    assert.ok(waited >= 1_900 && waited < 5_000, `started ${waited} ms after it was asked for`);
+  });
+});
