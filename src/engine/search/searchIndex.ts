@@ -80,8 +80,9 @@ export class SearchIndexes {
   private readonly budgetBytes: number;
   private readonly wanted = new Map<ServedRepository, SearchTarget>();
   private wantedTimer: ReturnType<typeof setTimeout> | undefined;
-  /** Settles when the build under way (if any) ends: builds take turns. */
-  private buildTurn: Promise<void> = Promise.resolve();
+  /** Builds take turns: the one under way, and those waiting (the ones searches asked for first). */
+  private buildUnderWay: Promise<void> | undefined;
+  private readonly waiting: Array<{ build: () => Promise<void>; forSearch: boolean; done: () => void }> = [];
   private readonly scanTimeLimitMs: number;
   /** Answers for the searches that come before an index is ready, when the engine has a ripgrep. */
   readonly ripgrep: Ripgrep | undefined;
@@ -95,9 +96,9 @@ export class SearchIndexes {
   /**
    * The engine's start-up work for its first few repositories, one after another: ripgrep reads
    * ahead what the first search of each HEAD needs (when the engine has one), then each HEAD's
-   * trigram filter is built unless it is on disk already (`filters`; in the build turns, so a
-   * search's index build waits for the one under way). The filter is what makes a first search
-   * cheap: it reads the few files that can match rather than the whole tree.
+   * trigram filter is built unless it is on disk already (`filters`; in the build turns: a
+   * search's index build waits for the one under way, not for those still waiting). The filter is
+   * what makes a first search cheap: it reads the few files that can match, not the whole tree.
    */
   async prepare(repositories: readonly ServedRepository[], { filters = true }: { filters?: boolean } = {}): Promise<void> {
     const signal = this.shutdown.signal;
@@ -113,7 +114,7 @@ export class SearchIndexes {
     if (!filters || this.options.filterDir === undefined) return;
     for (const { repo, commit } of heads) {
       const state = this.stateOf(repo);
-      void this.inBuildTurn(async () => {
+      void this.inBuildTurn(false, async () => {
         if (signal.aborted) return;
         await this.buildFilter(repo, commit, state, signal, `${repo.name} at ${commit.slice(0, 12)}`);
         collectGarbage();
@@ -228,8 +229,8 @@ export class SearchIndexes {
   }
 
   /** Settles once the builds under way or waiting have ended (after `close`, at once: they stop). */
-  idle(): Promise<void> {
-    return this.buildTurn;
+  async idle(): Promise<void> {
+    while (this.buildUnderWay) await this.buildUnderWay;
   }
 
   /** Stops every build and worker. */
@@ -270,7 +271,7 @@ export class SearchIndexes {
     const at = `${repo.name} at ${commit.slice(0, 12)}`;
     // One build at a time: each takes what the indexes built before it left of the budget (and the
     // machine is not asked to build several while it answers searches).
-    void this.inBuildTurn(async () => {
+    void this.inBuildTurn(true, async () => {
       try {
         if (!signal.aborted) await this.buildIndex(repo, commit, state, signal, at);
       } finally {
@@ -287,17 +288,32 @@ export class SearchIndexes {
     });
   }
 
-  /** Runs `build` once the builds before it have ended (whatever their outcome): builds take turns. */
-  private inBuildTurn(build: () => Promise<void>): Promise<void> {
-    const previous = this.buildTurn;
-    let next = (): void => undefined;
-    this.buildTurn = new Promise<void>((resolve) => (next = resolve));
-    return (async () => {
+  /**
+   * Runs `build` once the builds before it have ended (whatever their outcome): one at a time. A
+   * build a search asked for goes before the start-up filters still waiting (`forSearch`).
+   */
+  private inBuildTurn(forSearch: boolean, build: () => Promise<void>): Promise<void> {
+    return new Promise<void>((done) => {
+      const before = forSearch ? this.waiting.findIndex((task) => !task.forSearch) : -1;
+      this.waiting.splice(before === -1 ? this.waiting.length : before, 0, { build, forSearch, done });
+      this.nextBuild();
+    });
+  }
+
+  private nextBuild(): void {
+    if (this.buildUnderWay) return;
+    const task = this.waiting.shift();
+    if (!task) return;
+    this.buildUnderWay = (async () => {
       try {
-        await previous;
-        await build();
+        await task.build();
+      } catch (error) {
+        // Each build says why it failed; this is for what it did not foresee.
+        this.options.log(`a search build failed: ${errorMessage(error)}`);
       } finally {
-        next();
+        this.buildUnderWay = undefined;
+        task.done();
+        this.nextBuild();
       }
     })();
   }

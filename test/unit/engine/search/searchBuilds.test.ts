@@ -4,21 +4,24 @@
  * server calls buildWanted), or after two seconds at the latest. Real repositories, real builds.
  */
 import assert from 'node:assert/strict';
+import * as path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { SearchIndexes } from '../../../../src/engine/search/searchIndex';
 import type { SearchTarget } from '../../../../src/engine/tools/grep';
 import { waitFor } from '../../../support/engineHarness';
-import { createTestRepo, type TestRepo } from '../../../support/gitRepos';
+import { createTempDir, createTestRepo, removeDir, type TestRepo } from '../../../support/gitRepos';
 import { head } from './searchFiles';
 
 describe('search index builds asked for by a search', function () {
   this.timeout(30_000);
   const repos: TestRepo[] = [];
+  const dirs: string[] = [];
   let indexes: SearchIndexes | undefined;
   afterEach(async function () {
     indexes?.close();
     await indexes?.idle();
     await Promise.all(repos.splice(0).map((repo) => repo.remove()));
+    await Promise.all(dirs.splice(0).map((dir) => removeDir(dir)));
   });
 
   async function target(name: string): Promise<SearchTarget> {
@@ -39,6 +42,25 @@ describe('search index builds asked for by a search', function () {
     assert.equal(indexes.isBuilding(wanted), true, 'at once when the call is answered');
     await waitFor(() => Promise.resolve(indexes?.lookup(wanted, false)), (index) => index !== undefined, { description: 'the index' });
     assert.ok(logs.some((line) => line.startsWith('search index of wanted at ')), logs.join('\n'));
+  });
+
+  it('goes before the start-up filters still waiting, after the build under way', async function () {
+    const logs: string[] = [];
+    const dir = await createTempDir('filters-');
+    dirs.push(dir);
+    indexes = new SearchIndexes({ log: (line) => logs.push(line), filterDir: path.join(dir, 'filters') });
+    const [first, second] = [await target('first'), await target('second')];
+    // Queues both filters; the first one's build starts at once.
+    await indexes.prepare([first.repo, second.repo]);
+    indexes.lookup(second);
+    const built = await waitFor(() => Promise.resolve(logs.filter((line) => / ready: /.test(line))), (lines) => lines.length === 3, { description: 'the builds' });
+    assert.deepEqual(
+      built.map((line) => /^search (index|filter) of (\w+) at /.exec(line)?.slice(1, 3).join(' ')),
+      ['filter first', 'index second', 'filter second'],
+      'the second repository’s index before its start-up filter (then built after the index, in its turn)',
+    );
+    await indexes.idle();
+    assert.equal(logs.filter((line) => line.startsWith('search filter of second')).length, 1, `not built twice:\n${logs.join('\n')}`);
   });
 
   it('starts after two seconds when no call ends first', async function () {
