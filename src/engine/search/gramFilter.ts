@@ -91,15 +91,7 @@ export async function writeFilter(file: string, commit: string, tables: FilterTa
   lead.writeUInt32LE(headerBytes.length, MAGIC.length);
   const parts = [lead, headerBytes, padding(lead.length + headerBytes.length), paths, padding(paths.length)];
   for (const table of [tables.offsets, tables.postings]) parts.push(Buffer.from(table.buffer, table.byteOffset, table.byteLength));
-  // A filter only saves time; the conversations in the same data folder must never lack room for it.
-  const root = path.dirname(path.dirname(file));
-  await mkdir(root, { recursive: true });
-  const size = parts.reduce((sum, part) => sum + part.length, 0);
-  const disk = await statfs(root);
-  const free = disk.bavail * disk.bsize;
-  if (free < size + spareBytes) {
-    throw new Error(`the data folder's disk has ${formatSize(free)} free, and a filter of ${formatSize(size)} is written only while ${formatSize(spareBytes)} more stay free`);
-  }
+  await ensureRoomForFilter(path.dirname(path.dirname(file)), parts.reduce((sum, part) => sum + part.length, 0), spareBytes);
   await mkdir(path.dirname(file), { recursive: true });
   const temporary = `${file}.${process.pid}.tmp`;
   const handle = await open(temporary, 'w');
@@ -115,6 +107,20 @@ export async function writeFilter(file: string, commit: string, tables: FilterTa
   for (const name of await readdir(path.dirname(file))) {
     if (name !== path.basename(file) && (name.endsWith(EXTENSION) || name.endsWith('.tmp'))) await unlink(path.join(path.dirname(file), name)).catch(() => undefined);
   }
+}
+
+/**
+ * Throws unless a filter of `bytes` (0: before its size is known) can be written in `dir` (created
+ * if need be) while `spareBytes` stay free on its disk. A filter only saves time; the conversations
+ * in the same data folder must never lack room for it.
+ */
+export async function ensureRoomForFilter(dir: string, bytes: number, spareBytes = DEFAULT_SPARE_BYTES): Promise<void> {
+  await mkdir(dir, { recursive: true });
+  const disk = await statfs(dir);
+  const free = disk.bavail * disk.bsize;
+  if (free >= bytes + spareBytes) return;
+  const what = bytes === 0 ? 'filters are' : `a filter of ${formatSize(bytes)} is`;
+  throw new Error(`the data folder's disk has ${formatSize(free)} free, and ${what} written only while ${formatSize(spareBytes)} more stay free`);
 }
 
 function padding(length: number): Buffer {

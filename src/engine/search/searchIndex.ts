@@ -31,7 +31,7 @@ import { GIT_STEP_TIMEOUT_MS, NoRoomForIndex, TREE_LISTING_MAX_BYTES } from './t
 import { gitCommand, runGit } from '../git';
 import { errorMessage } from '../errorMessage';
 import { Slots } from '../slots';
-import { filterFile, GramFilter, writeFilter, type FilterTables } from './gramFilter';
+import { ensureRoomForFilter, filterFile, GramFilter, writeFilter, type FilterTables } from './gramFilter';
 import { IndexCounts } from './indexCounts';
 import { releaseBuffers } from './releaseBuffers';
 import { collectGarbage } from '../collectGarbage';
@@ -60,6 +60,14 @@ export interface SearchIndexesOptions {
   filterSpareBytes?: number;
 }
 
+/** A build waiting for its turn (SearchIndexes.queueBuild). */
+interface QueuedBuild {
+  /** Asked for by a search (an index): it goes first. Otherwise a start-up filter, which gives way. */
+  forSearch: boolean;
+  /** `giveWay` aborts when a search's build comes while this one (a start-up filter) runs. */
+  run(giveWay: AbortSignal): Promise<void>;
+}
+
 interface RepositoryState {
   ready?: SearchIndex;
   /** Bytes of the budget this repository holds: its ready index's, or a build's while under way. */
@@ -80,9 +88,9 @@ export class SearchIndexes {
   private readonly budgetBytes: number;
   private readonly wanted = new Map<ServedRepository, SearchTarget>();
   private wantedTimer: ReturnType<typeof setTimeout> | undefined;
-  /** Builds take turns: the one under way, and those waiting (the ones searches asked for first). */
-  private buildUnderWay: Promise<void> | undefined;
-  private readonly waiting: Array<{ build: () => Promise<void>; forSearch: boolean; done: () => void }> = [];
+  /** Builds take turns: the one under way (which settles `finished`), and those waiting. */
+  private current: { build: QueuedBuild; giveWay: AbortController; finished: Promise<void> } | undefined;
+  private readonly waiting: QueuedBuild[] = [];
   private readonly scanTimeLimitMs: number;
   /** Answers for the searches that come before an index is ready, when the engine has a ripgrep. */
   readonly ripgrep: Ripgrep | undefined;
@@ -114,10 +122,16 @@ export class SearchIndexes {
     if (!filters || this.options.filterDir === undefined) return;
     for (const { repo, commit } of heads) {
       const state = this.stateOf(repo);
-      void this.inBuildTurn(false, async () => {
-        if (signal.aborted) return;
-        await this.buildFilter(repo, commit, state, signal, `${repo.name} at ${commit.slice(0, 12)}`);
-        collectGarbage();
+      const at = `${repo.name} at ${commit.slice(0, 12)}`;
+      this.queueBuild({
+        forSearch: false,
+        run: async (giveWay) => {
+          const stopped = AbortSignal.any([giveWay, signal]);
+          if (stopped.aborted) return;
+          // What the build left behind (the worker's tables) is given back now.
+          if (await this.buildFilter(repo, commit, state, stopped, at)) collectGarbage();
+          else if (giveWay.aborted && !signal.aborted) this.options.log(`search filter of ${at} put off: an index a search asked for is built first`);
+        },
       });
     }
   }
@@ -230,7 +244,7 @@ export class SearchIndexes {
 
   /** Settles once the builds under way or waiting have ended (after `close`, at once: they stop). */
   async idle(): Promise<void> {
-    while (this.buildUnderWay) await this.buildUnderWay;
+    while (this.current) await this.current.finished;
   }
 
   /** Stops every build and worker. */
@@ -271,51 +285,56 @@ export class SearchIndexes {
     const at = `${repo.name} at ${commit.slice(0, 12)}`;
     // One build at a time: each takes what the indexes built before it left of the budget (and the
     // machine is not asked to build several while it answers searches).
-    void this.inBuildTurn(true, async () => {
-      try {
-        if (!signal.aborted) await this.buildIndex(repo, commit, state, signal, at);
-      } finally {
-        if (state.building?.abort === abort) {
-          state.building = undefined;
-          state.held = state.ready?.alive ? state.ready.heldBytes : 0;
+    this.queueBuild({
+      forSearch: true,
+      run: async () => {
+        try {
+          if (!signal.aborted) await this.buildIndex(repo, commit, state, signal, at);
+        } finally {
+          if (state.building?.abort === abort) {
+            state.building = undefined;
+            state.held = state.ready?.alive ? state.ready.heldBytes : 0;
+          }
+          finished();
         }
-        finished();
-      }
-      // The filter comes after the index (which searches wait for), in the same turn.
-      if (!signal.aborted) await this.buildFilter(repo, commit, state, signal, at);
-      // What the builds left behind (listings, the old index's tables) is given back now.
-      collectGarbage();
+        // The filter comes after the index (which searches wait for), in the same turn.
+        if (!signal.aborted) await this.buildFilter(repo, commit, state, signal, at);
+        // What the builds left behind (listings, the old index's tables) is given back now.
+        collectGarbage();
+      },
     });
   }
 
   /**
-   * Runs `build` once the builds before it have ended (whatever their outcome): one at a time. A
-   * build a search asked for goes before the start-up filters still waiting (`forSearch`).
+   * Queues a build: one runs at a time, whatever the outcome of those before it. A build a search
+   * asked for goes before the start-up filters still waiting, and the one under way gives way to
+   * it (aborted, and queued again at the back: its work is lost, the search's index is not late).
    */
-  private inBuildTurn(forSearch: boolean, build: () => Promise<void>): Promise<void> {
-    return new Promise<void>((done) => {
-      const before = forSearch ? this.waiting.findIndex((task) => !task.forSearch) : -1;
-      this.waiting.splice(before === -1 ? this.waiting.length : before, 0, { build, forSearch, done });
-      this.nextBuild();
-    });
+  private queueBuild(build: QueuedBuild): void {
+    const before = build.forSearch ? this.waiting.findIndex((waiting) => !waiting.forSearch) : -1;
+    this.waiting.splice(before === -1 ? this.waiting.length : before, 0, build);
+    if (build.forSearch && this.current && !this.current.build.forSearch) this.current.giveWay.abort();
+    this.nextBuild();
   }
 
   private nextBuild(): void {
-    if (this.buildUnderWay) return;
-    const task = this.waiting.shift();
-    if (!task) return;
-    this.buildUnderWay = (async () => {
-      try {
-        await task.build();
-      } catch (error) {
-        // Each build says why it failed; this is for what it did not foresee.
-        this.options.log(`a search build failed: ${errorMessage(error)}`);
-      } finally {
-        this.buildUnderWay = undefined;
-        task.done();
-        this.nextBuild();
-      }
-    })();
+    const build = this.current ? undefined : this.waiting.shift();
+    if (!build) return;
+    const giveWay = new AbortController();
+    this.current = { build, giveWay, finished: this.runBuild(build, giveWay.signal) };
+  }
+
+  private async runBuild(build: QueuedBuild, giveWay: AbortSignal): Promise<void> {
+    try {
+      await build.run(giveWay);
+    } catch (error) {
+      // Each build says why it failed; this is for what it did not foresee.
+      this.options.log(`a search build failed: ${errorMessage(error)}`);
+    } finally {
+      this.current = undefined;
+      if (giveWay.aborted && !this.shutdown.signal.aborted) this.waiting.push(build);
+      this.nextBuild();
+    }
   }
 
   private async buildIndex(repo: ServedRepository, commit: string, state: RepositoryState, signal: AbortSignal, at: string): Promise<void> {
@@ -344,12 +363,17 @@ export class SearchIndexes {
     }
   }
 
-  /** Builds the commit's trigram filter and writes it to disk, unless it is there already. */
-  private async buildFilter(repo: ServedRepository, commit: string, state: RepositoryState, signal: AbortSignal, at: string): Promise<void> {
+  /**
+   * Builds the commit's trigram filter and writes it to disk, unless it is there already (or the
+   * disk has no room to spare for one); true when it built one.
+   */
+  private async buildFilter(repo: ServedRepository, commit: string, state: RepositoryState, signal: AbortSignal, at: string): Promise<boolean> {
     const dir = this.options.filterDir;
-    if (dir === undefined || (await this.filterFor(repo, commit))) return;
+    if (dir === undefined || (await this.filterFor(repo, commit))) return false;
     try {
       const started = performance.now();
+      // Before the tree is read: a disk without room would refuse the filter after all that work.
+      await ensureRoomForFilter(dir, 0, this.options.filterSpareBytes);
       const tables = await readFilterTables(commit, repo.dir, signal);
       const file = filterFile(dir, repo.dir, commit);
       try {
@@ -360,13 +384,15 @@ export class SearchIndexes {
       }
       const filter = await GramFilter.open(file, commit);
       if (!filter) throw new Error('it did not read back whole');
-      if (signal.aborted) return;
+      // Written whole: it replaces the miss kept since the start of the build, even if stopped now.
       state.filter = { commit, loaded: Promise.resolve(filter) };
+      if (signal.aborted) return true;
       const seconds = ((performance.now() - started) / 1000).toFixed(1);
       this.options.log(`search filter of ${at} ready: ${plural(filter.paths.length, 'file')}, ${formatSize(filter.diskBytes)} on disk, ${seconds} s`);
+      return true;
     } catch (error) {
-      if (signal.aborted) return;
-      this.options.log(`no search filter for ${at}: ${errorMessage(error)}; searches the index does not answer read every file`);
+      if (!signal.aborted) this.options.log(`no search filter for ${at}: ${errorMessage(error)}; searches the index does not answer read every file`);
+      return false;
     }
   }
 }

@@ -64,7 +64,8 @@ export async function readBlobsAtOnce(context: ToolContext, target: SearchTarget
       },
     );
   // One line per name: "<id> blob <size>", or "<name> missing" (or another type).
-  const checked = (await cat(['--batch-check'], named.map((path) => `${target.commit}:${path}\n`).join(''), named.length * 200 + 4096)).toString('latin1').split('\n');
+  const names = named.map((path) => `${target.commit}:${path}\n`).join('');
+  const checked = (await cat(['--batch-check'], names, Buffer.byteLength(names) + named.length * 100)).toString('latin1').split('\n');
   const wanted: { path: string; id: string; size: number }[] = [];
   named.forEach((path, at) => {
     const header = /^([0-9a-f]{40,64}) blob (\d+)$/.exec(checked[at] ?? '');

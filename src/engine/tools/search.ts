@@ -259,9 +259,10 @@ function grepOptionsOf(query: ParsedQuery, pattern: PatternNode): GrepOptions {
 
 /**
  * The matched lines of the files shown, per repository and pattern, reading those files only: the
- * index's worker finds them in the files it holds; the others are read at once (one git process)
- * and their lines found here, the pattern run in the regular-expression worker (regex.ts). A pattern
- * that cannot be run there is grepped in those files instead.
+ * index's worker finds them in the files it holds; the others are read at once (readBlobsAtOnce)
+ * and their lines found here: a fixed string on this thread, another pattern in the
+ * regular-expression worker (regex.ts). A pattern that cannot be run there is grepped in those
+ * files instead.
  */
 async function readMatchedLines(context: ToolContext, query: ParsedQuery, shown: readonly FileHit[]): Promise<void> {
   const byTarget = new Map<SearchTarget, FileHit[]>();

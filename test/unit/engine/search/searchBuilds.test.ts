@@ -39,26 +39,27 @@ describe('search index builds asked for by a search', function () {
     await sleep(200);
     assert.equal(indexes.isBuilding(wanted) || indexes.lookup(wanted, false) !== undefined, false, 'nor a moment later');
     indexes.buildWanted();
-    assert.equal(indexes.isBuilding(wanted), true, 'at once when the call is answered');
+    assert.equal(indexes.isBuilding(wanted), true, 'asked for at once when the call is answered');
     await waitFor(() => Promise.resolve(indexes?.lookup(wanted, false)), (index) => index !== undefined, { description: 'the index' });
     assert.ok(logs.some((line) => line.startsWith('search index of wanted at ')), logs.join('\n'));
   });
 
-  it('goes before the start-up filters still waiting, after the build under way', async function () {
+  it('goes first: the start-up filter under way gives way (and is built afterwards), those waiting wait', async function () {
     const logs: string[] = [];
     const dir = await createTempDir('filters-');
     dirs.push(dir);
     indexes = new SearchIndexes({ log: (line) => logs.push(line), filterDir: path.join(dir, 'filters') });
-    const [first, second] = [await target('first'), await target('second')];
-    // Queues both filters; the first one's build starts at once.
-    await indexes.prepare([first.repo, second.repo]);
+    const [first, second, third] = [await target('first'), await target('second'), await target('third')];
+    // Queues the three filters; the first one's build starts at once.
+    await indexes.prepare([first.repo, second.repo, third.repo]);
     indexes.lookup(second);
-    const built = await waitFor(() => Promise.resolve(logs.filter((line) => / ready: /.test(line))), (lines) => lines.length === 3, { description: 'the builds' });
+    const built = await waitFor(() => Promise.resolve(logs.filter((line) => / ready: /.test(line))), (lines) => lines.length === 4, { description: 'the builds' });
     assert.deepEqual(
       built.map((line) => /^search (index|filter) of (\w+) at /.exec(line)?.slice(1, 3).join(' ')),
-      ['filter first', 'index second', 'filter second'],
-      'the second repository’s index before its start-up filter (then built after the index, in its turn)',
+      ['index second', 'filter second', 'filter third', 'filter first'],
+      'the index first (its filter after it, in its turn), then the filters waiting, then the one that gave way',
     );
+    assert.ok(logs.some((line) => /^search filter of first at [0-9a-f]{12} put off: an index a search asked for is built first$/.test(line)), logs.join('\n'));
     await indexes.idle();
     assert.equal(logs.filter((line) => line.startsWith('search filter of second')).length, 1, `not built twice:\n${logs.join('\n')}`);
   });

@@ -1,7 +1,8 @@
 /**
  * readBlobsAtOnce (src/engine/tools/blocks.ts): the blobs of the files a search shows, read from the
  * commit in two git processes (their sizes, then the bytes), never from the working tree; those
- * over the bound, missing, or whose name git cannot take on a line are left out.
+ * over the bound, missing, not blobs (a folder, a submodule), or whose name git cannot take on a line
+ * are left out.
  */
 import assert from 'node:assert/strict';
 import { writeFile } from 'node:fs/promises';
@@ -23,11 +24,14 @@ describe('readBlobsAtOnce', function () {
     };
     const repo = await createTestRepo({ name: 'blobs', commits: [{ message: 'Files', files }] });
     try {
+      // A submodule: the tree names a commit this repository does not hold.
+      await repo.git('update-index', '--add', '--cacheinfo', `160000,${'1'.repeat(40)},sub`);
+      await repo.git('commit', '--quiet', '-m', 'A submodule');
       const context = toolContext(repo, 'blobs');
       const target = { repo: context.repositories[0], commit: await head(repo), revision: 'HEAD' };
       // The working tree differs from the commit: the commit is what is read.
       await writeFile(path.join(repo.dir, 'a.txt'), 'changed since\n');
-      const asked = ['big.txt', 'dir/b.ts', 'missing.txt', 'a.txt', 'odd\nname.txt', 'nul.bin', 'empty.txt', 'sp ace.md', 'dir'];
+      const asked = ['big.txt', 'dir/b.ts', 'missing.txt', 'a.txt', 'odd\nname.txt', 'sub', 'nul.bin', 'empty.txt', 'sp ace.md', 'dir'];
       const found = await readBlobsAtOnce(context, target, asked, 1024);
       assert.deepEqual([...found.keys()], ['dir/b.ts', 'a.txt', 'nul.bin', 'empty.txt', 'sp ace.md']);
       for (const [name, bytes] of found) assert.deepEqual(bytes, Buffer.from(files[name] ?? '', 'utf8'), name);
