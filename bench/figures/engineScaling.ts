@@ -90,6 +90,8 @@ async function measureScale(context: BenchContext, repos: readonly string[], rip
   const rows: Row[] = [];
   try {
     await client.server();
+    // The trigram filters the engine builds as it starts are done first: what is measured next is the indexes.
+    await waitFor(() => lines.filter((line) => FILTER_DONE.test(line)).length >= repos.length, 600_000);
     // A first search of the same commit named by its id (not HEAD: no index is built, git grep
     // answers) warms the engine up, so that what the memory grows by next is the indexes'.
     await client.call('keyword_search', { query: `rev:${commits[0]} mergeMap` });
@@ -101,8 +103,6 @@ async function measureScale(context: BenchContext, repos: readonly string[], rip
     const sampler = setInterval(() => void engine.rss().then((rss) => (peak = Math.max(peak, rss)), () => undefined), 200).unref();
     await client.call('keyword_search', { query: 'mergeMap' });
     await waitFor(() => lines.filter((line) => /^(search index of|no search index for|search index failed for)/.test(line)).length >= repos.length, 600_000);
-    // Each index is followed by its commit's trigram filter on disk (for what the index does not hold).
-    await waitFor(() => lines.filter((line) => /^(search filter of|no search filter for)/.test(line)).length >= repos.length, 600_000);
     context.log(`${label}: ${lines.filter((line) => /^(no )?search (index|filter)/.test(line)).join('; ')}`);
     // Steady state: the builds' garbage and the listings ripgrep let go of are given back over the
     // following seconds (V8's memory reducer); measured once the memory stops falling.
@@ -226,6 +226,9 @@ async function startEngineProcess(context: BenchContext, repos: readonly string[
     },
   };
 }
+
+/** The line of a filter built (or read from disk), or of none: not one put off for an index. */
+const FILTER_DONE = /^(search filter of .* (ready|read from disk): |no search filter for )/;
 
 /** `122.5 MB` from an index's "ready" log line, in MiB (0 for other lines). */
 function indexedSize(line: string): number {

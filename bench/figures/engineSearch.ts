@@ -22,7 +22,7 @@ import { benchRipgrep, ensureCorpus } from './searchCorpus';
 const run = promisify(execFile);
 
 const TOKEN = 'dse_bench_search_token';
-/** What an engine logs once its start-up filter is there (built, or read from disk), or not. */
+/** What an engine logs once the filter is built (not put off for an index), or that it has none. */
 const FILTER_AT_START = /^(search filter of .* ready: |no search filter for )/;
 const FIRST = { name: 'keyword `mergeMap`', query: 'mergeMap', rg: ['-F', '-i', '-e', 'mergeMap'] };
 
@@ -85,7 +85,7 @@ async function measure(context: BenchContext): Promise<Row[]> {
     let expected: string;
     try {
       expected = (await once.client.call('keyword_search', { query: FIRST.query })).text;
-      context.log(await waitForLine(once.lines, /^(search filter of|no search filter for)/, 300_000));
+      context.log(await waitForLine(once.lines, FILTER_AT_START, 300_000));
     } finally {
       await once.close();
     }
