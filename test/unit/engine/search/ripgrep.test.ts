@@ -20,21 +20,7 @@ import { startTestEngine } from '../../../support/engineHarness';
 import { createTempDir, createTestRepo, removeDir, type TestRepo } from '../../../support/gitRepos';
 import { vscodeRipgrep } from '../../../support/vscodeRipgrep';
 import { McpSession } from '../mcp/fixture';
-import { APP_TS, head, LONG_LINES, MANY_ROWS, RETRY_PY, toolContext } from './searchFiles';
-
-const UTIL_JS = [
-  'function readFileSync(path) { return path; }',
-  'export function fooSync(a, b) {',
-  '  return a+b;',
-  '}',
-  'async function barSync (x) {}',
-  'const alpha = 1',
-  '  + beta;',
-  'alpha beta',
-  '// needle in a comment',
-  'beta',
-  '',
-].join('\n');
+import { CAP_CASES, grep, head, sharedFiles, toolContext, writeByteFiles } from './searchFiles';
 
 /** A repository with what git grep and ripgrep would each treat their own way. */
 async function createAwkwardRepo(): Promise<TestRepo> {
@@ -44,11 +30,7 @@ async function createAwkwardRepo(): Promise<TestRepo> {
       {
         message: 'Code, docs and data',
         files: {
-          'src/app.ts': APP_TS,
-          'src/util.js': UTIL_JS,
-          'lib/retry.py': RETRY_PY,
-          // CRLF, committed as is: `$` must not match before the carriage return.
-          'docs/README.md': '# Awkward\r\nparseConfig reads the settings.\r\nend\r\n',
+          ...sharedFiles('Awkward', '// needle in a comment'),
           'docs/unicode.md': 'ÉCOLE\nécole\nécOLE\nnaïve café needle\n',
           // A UTF-8 byte order mark: ripgrep would strip it unless told not to transcode.
           'docs/bom.md': '\uFEFFneedle on the first line\nparseConfig\n',
@@ -58,12 +40,6 @@ async function createAwkwardRepo(): Promise<TestRepo> {
           // ripgrep's own ignore files: they must not hide tracked files.
           '.rgignore': 'src/\n',
           '.ignore': 'lib/\n',
-          'data/rows.txt': MANY_ROWS,
-          'data/long.txt': LONG_LINES,
-          'data/no-final-newline.txt': 'first needle\nlast needle',
-          'data/empty.txt': '',
-          'vendor/lock.json': '{ "needle": "hidden by the -diff attribute" }\n',
-          '.gitattributes': 'vendor/lock.json -diff\n',
         },
       },
     ],
@@ -75,11 +51,7 @@ async function createAwkwardRepo(): Promise<TestRepo> {
   // Binary (a NUL first), with a 100 KB line that matches: more than ripgrep prints past a small cap.
   await writeFile(path.join(repo.dir, 'assets', 'big.bin'), Buffer.concat([Buffer.from([0]), Buffer.from(`bulkyterm ${'b'.repeat(100_000)}\n`)]));
   await writeFile(path.join(repo.dir, 'docs', 'big.md'), 'bulkyterm in a text file after it\n');
-  await writeFile(path.join(repo.dir, 'assets', 'logo.png'), Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0x0d]), Buffer.from(' needle parseConfig\n')]));
-  // A NUL only after the first 8000 bytes: git -I still takes the file as text.
-  await writeFile(path.join(repo.dir, 'data', 'late-nul.txt'), Buffer.concat([Buffer.from(`${'x'.repeat(99)}\n`.repeat(81)), Buffer.from([0]), Buffer.from('\nneedle after the NUL\n')]));
-  // "café naïve needle" in Latin-1: not UTF-8.
-  await writeFile(path.join(repo.dir, 'docs', 'latin1.txt'), Buffer.from([0x63, 0x61, 0x66, 0xe9, 0x20, 0x6e, 0x61, 0xef, 0x76, 0x65, 0x20, 0x6e, 0x65, 0x65, 0x64, 0x6c, 0x65, 0x0a]));
+  await writeByteFiles(repo.dir);
   // Symbolic links, one out of the repository: git grep searches neither, and ripgrep must not follow them.
   await writeFile(path.join(path.dirname(repo.dir), 'outside.txt'), 'needle outside the repository\n');
   await symlink('../outside.txt', path.join(repo.dir, 'link-out'));
@@ -91,14 +63,6 @@ async function createAwkwardRepo(): Promise<TestRepo> {
   await writeFile(path.join(repo.dir, 'untracked.txt'), 'needle that nobody committed\n');
   return repo;
 }
-
-const grep = (patterns: string[], syntax: GrepOptions['syntax'], more: Partial<GrepOptions> = {}): GrepOptions => ({
-  patterns,
-  syntax,
-  caseSensitive: true,
-  what: `The pattern ${JSON.stringify(patterns)}`,
-  ...more,
-});
 
 interface World {
   repo: TestRepo;
@@ -176,30 +140,7 @@ describe('ripgrep before the search index is ready', function () {
       ],
       ['a byte order mark kept as bytes', grep(['needle on'], 'fixed'), (result) => assert.equal(result.files.get('docs/bom.md')?.[0]?.text, '\uFEFFneedle on the first line')],
       ['Latin-1 bytes', grep(['caf.'], 'perl'), (result) => assert.equal(result.files.get('docs/latin1.txt')?.[0]?.text, 'caf\uFFFD na\uFFFDve needle')],
-      ['the lines kept per file', grep(['row'], 'fixed'), (result) => {
-        assert.equal(result.files.get('data/rows.txt')?.length, 200);
-        assert.equal(result.counts.get('data/rows.txt'), 300);
-      }],
-      ['counts only: no lines kept', grep(['e'], 'fixed', { linesPerFile: 0 }), (result) => {
-        assert.equal(result.files.size, 0);
-        assert.ok((result.counts.get('src/app.ts') ?? 0) > 0);
-      }],
-      ['counts only: exact, where lines would pass the output cap', grep(['long', 'e'], 'fixed', { linesPerFile: 0, maxOutputBytes: 2000 }), (result) => {
-        assert.equal(result.truncated, false);
-        // Every one of its 40 lines (2,000 bytes of git grep's lines hold 4 of them).
-        assert.equal(result.counts.get('data/long.txt'), 40);
-        assert.ok(result.counts.size > 3, `${result.counts.size} files counted`);
-      }],
-      ['the output cap, cut inside a line', grep(['long'], 'fixed', { maxOutputBytes: 2000 }), (result) => {
-        assert.equal(result.truncated, true);
-        assert.equal(result.counts.get('data/long.txt'), 4);
-      }],
-      // The first record ("<commit>:docs/README.md\0" "2\0" and 32 bytes of text) has a 58-byte head and 91 bytes in all.
-      ...[1, 57, 58, 59, 60, 90, 91, 92, 200, 600].map((maxOutputBytes): [string, GrepOptions, (result: GrepResult) => void] => [
-        `the output cap at ${maxOutputBytes} bytes`,
-        grep(['parseConfig'], 'fixed', { maxOutputBytes }),
-        (result) => assert.equal(result.truncated, true),
-      ]),
+      ...CAP_CASES,
     ];
     for (const [name, options, check] of cases) {
       it(name, async function () {

@@ -8,7 +8,7 @@
  * the same results), and the engine builds and uses its index over HTTP.
  */
 import assert from 'node:assert/strict';
-import { mkdir, mkdtemp, readdir, rm, symlink, truncate, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, rm, symlink, truncate } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { readBlobText, readTargetText } from '../../../../src/engine/tools/blocks';
@@ -27,21 +27,7 @@ import { startTestEngine, waitFor } from '../../../support/engineHarness';
 import { createTempDir, createTestRepo, generateRepository, removeDir, type TestRepo } from '../../../support/gitRepos';
 import { McpSession } from '../mcp/fixture';
 import { runGit } from '../../../../src/engine/git';
-import { APP_TS, head, LONG_LINES, MANY_ROWS, RETRY_PY, toolContext } from './searchFiles';
-
-const UTIL_JS = [
-  'function readFileSync(path) { return path; }',
-  'export function fooSync(a, b) {',
-  '  return a+b;',
-  '}',
-  'async function barSync (x) {}',
-  'const alpha = 1',
-  '  + beta;',
-  'alpha beta',
-  '// spans lines: alpha',
-  'beta',
-  '',
-].join('\n');
+import { CAP_CASES, grep, head, sharedFiles, toolContext, writeByteFiles } from './searchFiles';
 
 interface World {
   repo: TestRepo;
@@ -70,28 +56,14 @@ async function createVariedRepo(): Promise<TestRepo> {
       {
         message: 'Code, docs and data',
         files: {
-          'src/app.ts': APP_TS,
-          'src/util.js': UTIL_JS,
-          'lib/retry.py': RETRY_PY,
-          'docs/README.md': '# Indexed\r\nparseConfig reads the settings.\r\nend\r\n',
+          ...sharedFiles('Indexed', '// spans lines: alpha'),
           'docs/unicode.md': 'ÉCOLE\nécole\nécOLE\nnaïve café\n',
-          'data/rows.txt': MANY_ROWS,
-          'data/long.txt': LONG_LINES,
-          'data/no-final-newline.txt': 'first needle\nlast needle',
-          'data/empty.txt': '',
-          'vendor/lock.json': '{ "needle": "hidden by the -diff attribute" }\n',
-          '.gitattributes': 'vendor/lock.json -diff\n',
           'redos.txt': `${'a'.repeat(40)}!\n`,
         },
       },
     ],
   });
-  await mkdir(path.join(repo.dir, 'assets'));
-  await writeFile(path.join(repo.dir, 'assets', 'logo.png'), Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0x0d]), Buffer.from(' needle parseConfig\n')]));
-  // A NUL only after the first 8000 bytes: git -I still takes the file as text.
-  await writeFile(path.join(repo.dir, 'data', 'late-nul.txt'), Buffer.concat([Buffer.from(`${'x'.repeat(99)}\n`.repeat(81)), Buffer.from([0]), Buffer.from('\nneedle after the NUL\n')]));
-  // "café naïve needle" in Latin-1: not UTF-8.
-  await writeFile(path.join(repo.dir, 'docs', 'latin1.txt'), Buffer.from([0x63, 0x61, 0x66, 0xe9, 0x20, 0x6e, 0x61, 0xef, 0x76, 0x65, 0x20, 0x6e, 0x65, 0x65, 0x64, 0x6c, 0x65, 0x0a]));
+  await writeByteFiles(repo.dir);
   await symlink('src/app.ts', path.join(repo.dir, 'link-to-app'));
   await repo.commit({ message: 'Binary, Latin-1 and a link', files: {} });
   return repo;
@@ -209,14 +181,6 @@ function summary(ranked: RankedFiles) {
   };
 }
 
-const grep = (patterns: string[], syntax: GrepOptions['syntax'], more: Partial<GrepOptions> = {}): GrepOptions => ({
-  patterns,
-  syntax,
-  caseSensitive: true,
-  what: `The pattern ${JSON.stringify(patterns)}`,
-  ...more,
-});
-
 describe('search index', function () {
   this.timeout(60_000);
   let world: World;
@@ -260,35 +224,12 @@ describe('search index', function () {
       ['two pathspecs', grep(['re'], 'fixed', { pathspecs: ['*.py', '*.md'] }), (result) => assert.deepEqual([...result.files.keys()], ['docs/README.md', 'lib/retry.py'])],
       ['files that are not text to git', grep(['needle'], 'fixed'), (result) => assert.deepEqual([...result.files.keys()], ['data/late-nul.txt', 'data/no-final-newline.txt', 'docs/latin1.txt'])],
       ['Latin-1 bytes', grep(['caf.'], 'perl'), (result) => assert.equal(result.files.get('docs/latin1.txt')?.[0]?.text, 'caf\uFFFD na\uFFFDve needle')],
-      ['the lines kept per file', grep(['row'], 'fixed'), (result) => {
-        assert.equal(result.files.get('data/rows.txt')?.length, 200);
-        assert.equal(result.counts.get('data/rows.txt'), 300);
-      }],
-      ['counts only: no lines kept', grep(['e'], 'fixed', { linesPerFile: 0 }), (result) => {
-        assert.equal(result.files.size, 0);
-        assert.ok((result.counts.get('src/app.ts') ?? 0) > 0);
-      }],
+      ...CAP_CASES,
       [
         'only the files named (a binary one and a missing one match nothing)',
         grep(['needle'], 'fixed', { caseSensitive: false, files: ['data/no-final-newline.txt', 'assets/logo.png', 'docs/latin1.txt', 'no/such/file.txt'] }),
         (result) => assert.deepEqual([...result.files.keys()], ['data/no-final-newline.txt', 'docs/latin1.txt']),
       ],
-      ['counts only: exact, where lines would pass the output cap', grep(['long', 'e'], 'fixed', { linesPerFile: 0, maxOutputBytes: 2000 }), (result) => {
-        assert.equal(result.truncated, false);
-        // Every one of its 40 lines (2,000 bytes of git grep's lines hold 4 of them).
-        assert.equal(result.counts.get('data/long.txt'), 40);
-        assert.ok(result.counts.size > 3, `${result.counts.size} files counted`);
-      }],
-      ['the output cap, cut inside a line', grep(['long'], 'fixed', { maxOutputBytes: 2000 }), (result) => {
-        assert.equal(result.truncated, true);
-        assert.equal(result.counts.get('data/long.txt'), 4);
-      }],
-      // The first record ("<commit>:docs/README.md\0" "2\0" and 32 bytes of text) has a 58-byte head and 91 bytes in all.
-      ...[1, 57, 58, 59, 60, 90, 91, 92, 200, 600].map((maxOutputBytes): [string, GrepOptions, (result: Awaited<ReturnType<typeof grepTarget>>) => void] => [
-        `the output cap at ${maxOutputBytes} bytes`,
-        grep(['parseConfig'], 'fixed', { maxOutputBytes }),
-        (result) => assert.equal(result.truncated, true),
-      ]),
     ];
     for (const [name, options, check] of cases) {
       it(name, async function () {
