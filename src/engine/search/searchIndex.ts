@@ -104,9 +104,9 @@ export class SearchIndexes {
   /**
    * The engine's start-up work for its first few repositories, one after another: ripgrep reads
    * ahead what the first search of each HEAD needs (when the engine has one), then each HEAD's
-   * trigram filter is built unless it is on disk already (`filters`; in the build turns: a
-   * search's index build waits for the one under way, not for those still waiting). The filter is
-   * what makes a first search cheap: it reads the few files that can match, not the whole tree.
+   * trigram filter is built unless it is on disk already (`filters`; in the build queue, giving
+   * way to any index a search asks for: queueBuild). The filter is what makes a first search
+   * cheap: it reads the few files that can match, not the whole tree.
    */
   async prepare(repositories: readonly ServedRepository[], { filters = true }: { filters?: boolean } = {}): Promise<void> {
     const signal = this.shutdown.signal;
@@ -386,9 +386,8 @@ export class SearchIndexes {
       if (!filter) throw new Error('it did not read back whole');
       // Written whole: it replaces the miss kept since the start of the build, even if stopped now.
       state.filter = { commit, loaded: Promise.resolve(filter) };
-      if (signal.aborted) return true;
       const seconds = ((performance.now() - started) / 1000).toFixed(1);
-      this.options.log(`search filter of ${at} ready: ${plural(filter.paths.length, 'file')}, ${formatSize(filter.diskBytes)} on disk, ${seconds} s`);
+      if (!signal.aborted) this.options.log(`search filter of ${at} ready: ${plural(filter.paths.length, 'file')}, ${formatSize(filter.diskBytes)} on disk, ${seconds} s`);
       return true;
     } catch (error) {
       if (!signal.aborted) this.options.log(`no search filter for ${at}: ${errorMessage(error)}; searches the index does not answer read every file`);
