@@ -137,11 +137,22 @@ const webviewAssets = [
   ['node_modules/@vscode/codicons/dist/codicon.css', 'dist/webview/codicon.css'],
   ['node_modules/@vscode/codicons/dist/codicon.ttf', 'dist/webview/codicon.ttf'],
 ];
+// The engine's parser (web-tree-sitter) and its grammars sit in dist/grammars beside the engine's
+// bundles, which read them from there (src/engine/code/grammars.ts: the same list of grammars).
+const grammars = ['c-sharp', 'cpp', 'go', 'java', 'javascript', 'php', 'python', 'ruby', 'rust', 'tsx', 'typescript'];
+const grammarAssets = ['tree-sitter.wasm', ...grammars.map((id) => `tree-sitter-${id}.wasm`)].map((file) => [
+  `node_modules/@vscode/tree-sitter-wasm/wasm/${file}`,
+  `dist/grammars/${file}`,
+]);
 // A full production build starts clean: no source map or bundle of an earlier build is packaged.
 if (production && !only) rmSync('dist', { recursive: true, force: true });
 if (!only || only === 'webview') {
   mkdirSync('dist/webview', { recursive: true });
   for (const [from, to] of webviewAssets) if (existsSync(from)) copyFileSync(from, to);
+}
+if (!only || only.startsWith('engine')) {
+  mkdirSync('dist/grammars', { recursive: true });
+  for (const [from, to] of grammarAssets) copyFileSync(from, to);
 }
 
 // What each bundle is made of goes to out/meta/<bundle>.json: tests check that the activation

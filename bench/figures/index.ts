@@ -1,5 +1,6 @@
 /** Every figure, in the order the table shows them. */
 import type { Figure } from '../report';
+import { answerQualityFigure } from './answerQuality';
 import { answersFigure } from './answers';
 import { engineApiFigure } from './engineApi';
 import { engineBurstFigure } from './engineBurst';
@@ -10,4 +11,4 @@ import { packageFigure } from './package';
 import { pollingFigure } from './polling';
 import { renderingFigure } from './rendering';
 
-export const figures: Figure[] = [answersFigure, pollingFigure, hostFigure, packageFigure, renderingFigure, engineSearchFigure, engineScalingFigure, engineApiFigure, engineBurstFigure];
+export const figures: Figure[] = [answerQualityFigure, answersFigure, pollingFigure, hostFigure, packageFigure, renderingFigure, engineSearchFigure, engineScalingFigure, engineApiFigure, engineBurstFigure];

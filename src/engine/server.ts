@@ -11,7 +11,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { API_PATH } from '../contract/legacyWire';
 import { CONNECT_SERVICE_PATH } from '../contract/connectWire';
 import { isToolServerTool, MCP_ACCESS_PERMISSION, MCP_TOKEN_SCOPE, TOOL_SERVER_ENDPOINTS, TOOL_SERVER_TOOLS, type ToolServerEndpoint } from '../contract/toolServers';
-import { Answerer } from './conversations/answerer';
+import { Answerer } from './answers/answerer';
 import { searchIndexesFor } from './search/searchIndex';
 import { connectCodeOfStatus, ConnectError, connectErrorReply, handleConnectRequest } from './conversations/connectRoutes';
 import { lockDataDir } from './dataDirLock';

@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { WireConversation, WireQuestion, WireQuestionError } from '../../contract/legacyWire';
-import type { Answer, AnswerRequest } from './answerer';
+import type { Answer, AnswerRequest } from '../answers/answerer';
 import type { AuthenticatedUser } from '../auth';
 import { diskFullCode, diskFullHttpError, isDiskFull, UNSAVED_LOG, unsavedQuestionError, type UnsavedStage } from './diskFull';
 import { HttpError } from '../http';

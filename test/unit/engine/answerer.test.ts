@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import { Answerer } from '../../../src/engine/conversations/answerer';
-import { blobUrl, languageOf, titleFor } from '../../../src/engine/conversations/answerWriter';
+import { Answerer } from '../../../src/engine/answers/answerer';
+import { blobUrl, languageOf, titleFor } from '../../../src/engine/answers/answerWriter';
 import { discoverRepositories, type ServedRepository } from '../../../src/engine/repos';
 import { SearchIndexes } from '../../../src/engine/search/searchIndex';
 import { queryTerms } from '../../../src/engine/search/ranking';
@@ -84,7 +84,7 @@ describe('answerer', function () {
     return new Answerer({ repositories, instanceUrl: 'http://127.0.0.1:9', paceMs });
   }
 
-  it('answers from the repository with excerpts, definitions and stats', async function () {
+  it('leads with the definition the question names, linked, and quotes it first; stats claim no model tokens', async function () {
     const turns: string[] = [];
     const answer = await answerer().answer({
       question: 'Where is `retry_with_backoff` defined?',
@@ -92,32 +92,43 @@ describe('answerer', function () {
       signal: new AbortController().signal,
       report: async (reasoning) => void turns.push(reasoning),
     });
-    assert.match(answer.answer, /`retry_with_backoff` is declared in \[lib\/retry_policy\.py:4\]\(http:\/\/127\.0\.0\.1:9\/github\.com\/acme\/app\/-\/blob\/lib\/retry_policy\.py\?L4-4\)/);
-    assert.match(answer.answer, /```python\n/);
-    assert.deepEqual(answer.sources, [{ type: 'Repository', link: `/${SAMPLE_APP_NAME}`, label: SAMPLE_APP_NAME }]);
-    const quoted = answer.answer.match(/^### \d+\. /gm)?.length ?? 0;
-    assert.equal(answer.stats.tool_calls, 1 + quoted, 'one search, then one read per quoted file');
+    const link = 'http://127.0.0.1:9/github.com/acme/app/-/blob/lib/retry_policy.py?L4-10';
+    assert.ok(answer.answer.startsWith(`\`retry_with_backoff\` ([lib/retry\\_policy.py:4](${link})) is the function the question names`), answer.answer);
+    const firstQuote = /```python\n([^\n]*)\n/.exec(answer.answer);
+    assert.equal(firstQuote?.[1], 'def retry_with_backoff(action, retries=3):', 'the first quote is the definition, from its signature');
+    assert.match(answer.answer, /raise RuntimeError\("gave up"\)\n```/, 'a small function is quoted whole');
+    assert.deepEqual(answer.sources, [
+      { type: 'File', link: `/${SAMPLE_APP_NAME}/-/blob/lib/retry_policy.py`, label: 'lib/retry_policy.py', metadata: { repoName: SAMPLE_APP_NAME, revision: (await sample.git('rev-parse', 'HEAD')).trim() } },
+    ]);
+    assert.equal(answer.stats.total_tokens, 0, 'no model wrote it');
+    assert.equal(answer.stats.prompt_tokens, 0);
+    const read = Number(/Reading (\d+) candidate file/.exec(turns.join('\n'))?.[1]);
+    assert.ok(read >= 1, turns.join('\n'));
+    assert.equal(answer.stats.tool_calls, 1 + read + 1, 'one search, one read per candidate, one search for its uses');
     assert.equal(turns[0], 'Searching 1 repository for `retry_with_backoff`…');
+    assert.ok(turns.includes('Found `retry_with_backoff` in lib/retry_policy.py'), turns.join('\n'));
     assert.equal(turns[turns.length - 1], 'Writing the answer');
+    assert.doesNotMatch(answer.answer, /\(\d+ lines?\)/, 'no keyword counts');
   });
 
-  it('quotes the best chunks of the files that name the identifier, the one declaring it first (none for a part of it)', async function () {
+  it('says how the definition is reached (callers by the definition they sit in) and lists docs that name it', async function () {
     const answer = await answerer().answer({
       question: 'Where is `parseConfig` used?',
       earlierQuestions: [],
       signal: new AbortController().signal,
       report: async () => undefined,
     });
-    assert.equal(answer.stats.tool_calls, 3, 'one search, one read per quoted file');
-    assert.match(answer.answer, /### 1\. `src\/config\.ts`[\s\S]*\[Lines 9–13\][^\n]*\n\n```typescript\n\n\/\*\* Reads the JSON settings file and checks its fields\. \*\/\nexport function parseConfig\(text: string\): AppConfig \{\n/);
-    assert.match(answer.answer, /### 2\. `README\.md`[\s\S]*Settings are read by parseConfig from app\.json\.\n```/);
+    assert.match(answer.answer, /^`parseConfig` \(\[src\/config\.ts:11\]\([^)]*\?L11-15\)\) is the function the question names/);
+    assert.match(answer.answer, /```typescript\nexport function parseConfig\(text: string\): AppConfig \{\n/);
+    assert.match(answer.answer, /#### How it is reached\n\n`parseConfig` is used by:\n\n- \[src\/config\.ts:18\]\([^)]*\) in `loadConfig`: `return parseConfig\(readFileSync\(file, 'utf8'\)\);`/);
+    assert.match(answer.answer, /#### See also\n\n- Docs: \[README\.md:3\]/);
     // src/server.ts imports loadConfig from './config': "config" is a part of parseConfig, not the name.
-    assert.doesNotMatch(answer.answer, /### 3\.|src\/server\.ts/);
-    assert.match(answer.answer, /`parseConfig` is declared in \[src\/config\.ts:11\]/);
+    assert.doesNotMatch(answer.answer, /src\/server\.ts/);
+    assert.ok(answer.suggestedFollowups.includes('How is `loadConfig` reached?'), answer.suggestedFollowups.join(' | '));
   });
 
-  it('quotes the lines around the match in a long file', async function () {
-    const lines = Array.from({ length: 100_000 }, (_, index) => (index === 49_999 ? 'const marker = fetchWidgets();' : 'x'));
+  it('quotes the lines around the name in a long file without definitions', async function () {
+    const lines = Array.from({ length: 100_000 }, (_, index) => (index === 49_999 ? 'fetchWidgets();' : 'x'));
     const long = await createTestRepo({ name: 'long', commits: [{ files: { 'gen/long.ts': `${lines.join('\n')}\n` }, message: 'long' }] });
     try {
       const answer = await new Answerer({ repositories: await discoverRepositories([long.dir]), instanceUrl: 'http://x', paceMs: 0 }).answer({
@@ -126,7 +137,8 @@ describe('answerer', function () {
         signal: new AbortController().signal,
         report: async () => undefined,
       });
-      assert.match(answer.answer, /\[Lines 49998–50002\][^\n]*\n\n```typescript\nx\nx\nconst marker = fetchWidgets\(\);\nx\nx\n```/);
+      assert.match(answer.answer, /^The closest lines are in \[gen\/long\.ts:49992\]\([^)]*\?L49992-50008\)[^\n]*\[line 50000\]/);
+      assert.match(answer.answer, /\[gen\/long\.ts, lines 49992–50008\]\([^)]*\):\n\n```typescript\n(x\n){8}fetchWidgets\(\);\n(x\n){8}```/);
     } finally {
       await long.remove();
     }
@@ -187,7 +199,7 @@ describe('answerer', function () {
       };
       const first = await ask();
       assert.ok(first.turns.includes(`Waiting for the search index of ${SAMPLE_APP_NAME} to be built`), first.turns.join('\n'));
-      assert.match(first.answer, /`parseConfig` is declared in \[src\/config\.ts:11\]/);
+      assert.match(first.answer, /^`parseConfig` \(\[src\/config\.ts:11\]/);
       const second = await ask();
       assert.ok(!second.turns.some((turn) => turn.startsWith('Waiting')), 'the index is ready: no wait');
       const grepped = await answerer().answer({ question: 'Where is `parseConfig` defined?', earlierQuestions: [], signal: new AbortController().signal, report: async () => undefined });

@@ -1,12 +1,13 @@
 /**
  * Questions a newcomer asks about this very repository, each with the file its answer must lead
- * with: the answerer searches as the tools do (natural-language search, BM25 over stems and
- * whole identifiers), so these fail if the answers drift back to quoting whatever mentions a word.
+ * with: the first link of the answer is to that file (the definition that answers), and the first
+ * quote, from it, holds the code that answers. These fail if the answers drift back to leading with
+ * tests, or with whatever mentions a word most.
  */
 import assert from 'node:assert/strict';
 import { cp } from 'node:fs/promises';
 import * as path from 'node:path';
-import { Answerer } from '../../../src/engine/conversations/answerer';
+import { Answerer } from '../../../src/engine/answers/answerer';
 import { discoverRepositories, type ServedRepository } from '../../../src/engine/repos';
 import { createTempDir, DEFAULT_AUTHOR, git, removeDir } from '../../support/gitRepos';
 
@@ -14,11 +15,16 @@ const ROOT = path.resolve(__dirname, '..', '..', '..');
 /** What a newcomer would ask about: the sources, the tests and the docs (not dependencies or builds). */
 const COPIED = ['src', 'test', 'bench', 'scripts', 'README.md', 'CHANGELOG.md', 'package.json'];
 
-const QUESTIONS: ReadonlyArray<{ question: string; leadsWith: string; quotes: RegExp }> = [
+const QUESTIONS: ReadonlyArray<{ question: string; leadsWith: string | readonly string[]; quotes: RegExp }> = [
   { question: 'How does the poller back off after errors?', leadsWith: 'src/conversations/poller.ts', quotes: /backoff|back off/i },
   // Since the engine has an OAuth server, "the Authorization header" names two files' topics; this asks for auth.ts alone.
   { question: 'Where does the engine compare tokens in constant time?', leadsWith: 'src/engine/auth.ts', quotes: /timingSafeEqual|constant time/ },
   { question: 'Where are the tool server endpoints defined?', leadsWith: 'src/contract/toolServers.ts', quotes: /TOOL_SERVER_ENDPOINTS/ },
+  // Three that once led with tests, or with the OAuth token's session rather than the store.
+  { question: 'How is the nonce for the webview content security policy generated?', leadsWith: 'src/vscode/panelHtml.ts', quotes: /randomBytes|nonce/ },
+  // The retry loop (http.ts) and the decision which errors are retried (errors.ts) both answer it.
+  { question: 'How are GET requests retried after network errors?', leadsWith: ['src/api/http.ts', 'src/api/errors.ts'], quotes: /attempt|retry/i },
+  { question: 'Where does the extension keep the access token?', leadsWith: 'src/vscode/session.ts', quotes: /context\.secrets/ },
 ];
 
 describe('answers about this repository', function () {
@@ -43,12 +49,15 @@ describe('answers about this repository', function () {
   });
 
   for (const { question, leadsWith, quotes } of QUESTIONS) {
-    it(`"${question}" leads with ${leadsWith} and quotes it`, async function () {
+    const leads = typeof leadsWith === 'string' ? [leadsWith] : leadsWith;
+    it(`"${question}" leads with ${leads.join(' or ')} and quotes it`, async function () {
       const answerer = new Answerer({ repositories, instanceUrl: 'http://127.0.0.1:9', paceMs: 0 });
       const { answer } = await answerer.answer({ question, earlierQuestions: [], signal: new AbortController().signal, report: async () => undefined });
-      const first = /^### 1\. `([^`]+)`[^\n]*\n([\s\S]*?)(?=^### 2\. |(?![\s\S]))/m.exec(answer);
-      assert.equal(first?.[1], leadsWith, answer.slice(0, 2000));
-      assert.match(first?.[2] ?? '', quotes, 'the quoted code is the part that answers');
+      const firstLink = /\]\(http:\/\/127\.0\.0\.1:9\/[^/]+\/-\/blob\/([^?)]+)/.exec(answer);
+      assert.ok(leads.includes(firstLink?.[1] ?? ''), `leads with ${firstLink?.[1]}:\n${answer.slice(0, 2000)}`);
+      const firstQuote = /^\[([^\]]+), lines \d+–\d+\]\([^)]*\):\n\n```[a-z]*\n([\s\S]*?)\n```/m.exec(answer);
+      assert.equal(firstQuote?.[1], firstLink?.[1], 'the first quote is from the file the answer leads with');
+      assert.match(firstQuote?.[2] ?? '', quotes, 'the quoted code is the part that answers');
     });
   }
 });

@@ -58,23 +58,24 @@ describe('engine: a conversation from creation to answer', function () {
     assert.equal(conversation.quota_usage, undefined, 'no quota while processing');
   });
 
-  it('completes with a title, a Markdown answer, repository sources, follow-ups, stats, viewer and quota', async function () {
+  it('completes with a title, a Markdown answer, file sources, follow-ups, stats, viewer and quota', async function () {
     const created = await engine.ask('Where is `parseConfig` defined?');
     const conversation = await engine.waitUntilFinished(created.id);
     const question = onlyQuestion(conversation);
     assert.equal(question.status, 'completed');
     assert.equal(question.error, undefined);
     assert.equal(question.title, 'Where is parseConfig defined');
-    assert.match(question.answer ?? '', /`parseConfig` is declared in \[src\/config\.ts:11\]/);
-    assert.match(question.answer ?? '', /```typescript\n/);
-    assert.deepEqual(question.sources, [{ type: 'Repository', link: `/${SAMPLE_APP_NAME}`, label: SAMPLE_APP_NAME }]);
+    assert.match(question.answer ?? '', /^`parseConfig` \(\[src\/config\.ts:11\]/);
+    assert.match(question.answer ?? '', /```typescript\nexport function parseConfig/);
+    assert.equal(question.sources?.[0]?.type, 'File');
+    assert.equal(question.sources?.[0]?.link, `/${SAMPLE_APP_NAME}/-/blob/src/config.ts`);
     assert.ok(Array.isArray(question.suggested_followups) && question.suggested_followups.length > 0);
-    assert.ok(question.suggested_followups.includes('Where is `parseConfig` used?'));
+    assert.ok(question.suggested_followups.includes('How is `loadConfig` reached?'), question.suggested_followups.join(' | '));
     const stats = question.stats ?? {};
     assert.ok((stats.tool_calls ?? 0) >= 2, 'git was run');
     assert.ok((stats.time_millis ?? 0) > 0);
-    assert.ok((stats.total_input_tokens ?? 0) > 0 && (stats.completion_tokens ?? 0) > 0);
-    assert.equal(stats.total_tokens, (stats.prompt_tokens ?? 0) + (stats.completion_tokens ?? 0));
+    assert.equal(stats.total_tokens, 0, 'no model: no tokens claimed');
+    assert.equal(stats.total_input_tokens, 0);
     assert.equal(stats.credits, 0);
     assert.deepEqual(conversation.viewer, { is_owner: true });
     assert.equal(conversation.quota_usage?.total_quota, 0);
@@ -109,7 +110,7 @@ describe('engine: a conversation from creation to answer', function () {
     const created = await engine.ask('Where is `zyxwvutQuark` implemented?');
     const question = onlyQuestion(await engine.waitUntilFinished(created.id));
     assert.equal(question.status, 'completed');
-    assert.match(question.answer ?? '', /no file at HEAD mentions any of them/);
+    assert.match(question.answer ?? '', /no file at HEAD mentions it\./);
     assert.match(question.answer ?? '', /Try other terms/);
     assert.deepEqual(question.sources, []);
     assert.deepEqual(question.suggested_followups, []);
@@ -167,7 +168,8 @@ describe('engine: turns while processing', function () {
     assert.equal(final.turns?.[0]?.role, 'user');
     assert.ok(final.turns?.slice(1).every((turn) => turn.role === 'assistant'));
     assert.ok(reasonings.some((text) => /^Searching 1 repository for `parseConfig`/.test(text)), reasonings.join('\n'));
-    assert.ok(reasonings.some((text) => /^Reading src\/config\.ts lines \d+–\d+ in github\.com\/acme\/app$/.test(text)), reasonings.join('\n'));
+    assert.ok(reasonings.some((text) => /^Reading \d+ candidate files? and their definitions: src\/config\.ts/.test(text)), reasonings.join('\n'));
+    assert.ok(reasonings.includes('Found `parseConfig` in src/config.ts'), reasonings.join('\n'));
     assert.deepEqual(reasonings.slice(0, seen?.turns?.length), seen?.turns?.map((turn) => turn.reasoning), 'turns are only appended');
   });
 });

@@ -26,7 +26,7 @@ import { DeepSearchClient } from '../../../src/api/client';
 import { isRetryable } from '../../../src/api/errors';
 import { createDispatcher, HttpTransport } from '../../../src/api/http';
 import type { WireConversation, WireErrorBody, WireQuestion } from '../../../src/contract/legacyWire';
-import { Answerer } from '../../../src/engine/conversations/answerer';
+import { Answerer } from '../../../src/engine/answers/answerer';
 import { ConversationService } from '../../../src/engine/conversations/service';
 import type { ConversationRecord } from '../../../src/engine/conversations/records';
 import { discoverRepositories } from '../../../src/engine/repos';
@@ -138,13 +138,14 @@ async function holdFileSystemCalls(): Promise<{ release(): Promise<void> }> {
   };
 }
 
-/** Three files whose quoted lines are long: the answer is several blocks, the progress less than one. */
+/**
+ * Three files of functions whose quoted lines are long (each function a few calls): the answer is
+ * several blocks, the progress less than one.
+ */
 function longLinesRepo(): Promise<TestRepo> {
+  const call = (name: string, line: number): string => `  reportUsage('${name} line ${line}: ${'a long argument that makes the quoted line wide '.repeat(4)}');`;
   const file = (name: string): string =>
-    Array.from(
-      { length: 12 },
-      (_, line) => `export const ${name}${line} = reportUsage('${name} line ${line}: ${'a long argument that makes the quoted line wide '.repeat(4)}');`,
-    ).join('\n');
+    Array.from({ length: 4 }, (_, fn) => [`export function ${name}${fn}(): void {`, ...Array.from({ length: 8 }, (_, line) => call(name, fn * 8 + line)), '}'].join('\n')).join('\n\n');
   return createTestRepo({
     origin: 'https://github.com/acme/usage.git',
     commits: [{ message: 'usage', files: { 'src/alpha.ts': file('alpha'), 'src/beta.ts': file('beta'), 'src/gamma.ts': file('gamma') } }],

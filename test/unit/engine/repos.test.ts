@@ -101,7 +101,8 @@ describe('repository discovery', function () {
       const question = finished.questions[0];
       assert.match(question?.answer ?? '', new RegExp(`${escape(engine.url)}/github\\.com/acme/tools/-/blob/bin/deploy\\.sh\\?L1-4`));
       assert.match(question?.answer ?? '', /```bash\n/);
-      assert.deepEqual(question?.sources, [{ type: 'Repository', link: '/github.com/acme/tools', label: 'github.com/acme/tools' }]);
+      const revision = (await bare.git('rev-parse', 'HEAD')).trim();
+      assert.deepEqual(question?.sources, [{ type: 'File', link: '/github.com/acme/tools/-/blob/bin/deploy.sh', label: 'bin/deploy.sh', metadata: { repoName: 'github.com/acme/tools', revision } }]);
       assert.match(question?.turns?.[1]?.reasoning ?? '', /^Searching 2 repositories for `deploy_service`/);
     } finally {
       await engine.dispose();

@@ -1,0 +1,231 @@
+/**
+ * Answers a question from the served repositories: the question's names, member forms and words
+ * (`question.ts`) are searched with the stack natural-language search uses, the candidate files read
+ * and parsed, and the definition that answers found (`retrieval.ts`); how it is reached comes from a
+ * search for its name (`reach.ts`); the answer leads with it (`answerWriter.ts`). Each step is a turn;
+ * cancellable throughout. Without a model: the stats count files read and searches run, no tokens.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { WireSource, WireStats } from '../../contract/legacyWire';
+import type { AuthenticatedUser } from '../auth';
+import { LEADING_KINDS } from '../code/fileKinds';
+import { zeroStats } from '../conversations/records';
+import { plural } from '../plural';
+import type { ServedRepository } from '../repos';
+import type { SearchIndexes } from '../search/searchIndex';
+import { Slots } from '../slots';
+import { ToolError } from '../toolError';
+import type { DeepSearchBackend, ToolContext } from '../tools/context';
+import { suggestFollowups, titleFor, writeAnswer, type Findings } from './answerWriter';
+import { analyseQuestion } from './question';
+import { findReach } from './reach';
+import { retrieve, type AnswerSpan } from './retrieval';
+
+export interface AnswerRequest {
+  question: string;
+  /** Earlier questions of the conversation, oldest first; their terms stand in when this one has none. */
+  earlierQuestions: readonly string[];
+  signal: AbortSignal;
+  /** Appends a turn describing the current step; resolves once it is stored. */
+  report(reasoning: string): Promise<void>;
+}
+
+export interface Answer {
+  title: string;
+  answer: string;
+  sources: WireSource[];
+  suggestedFollowups: string[];
+  stats: WireStats;
+}
+
+export interface AnswererOptions {
+  repositories: readonly ServedRepository[];
+  /** Absolute base of links in answers, e.g. `http://127.0.0.1:3370`. */
+  instanceUrl: string;
+  paceMs: number;
+  /** The engine's search indexes, shared with its tools; without them, every search is a git grep. */
+  searchIndexes?: SearchIndexes;
+  /** Answers worked on at once; the rest wait, saying so in a turn. Default `DEFAULT_ANSWER_SLOTS`. */
+  maxConcurrentAnswers?: number;
+}
+
+/** Enough to keep two cores busy while the others wait in order. */
+export const DEFAULT_ANSWER_SLOTS = 4;
+
+/** Spans quoted after the lead, at most. */
+const ALSO_QUOTED = 2;
+/** A span is quoted after the lead when it scores at least this share of the lead's. */
+const ALSO_SHARE = 0.6;
+/**
+ * How long an answer waits for a repository's search index being built before it greps instead: a
+ * grep of every term over a large tree, for every answer of a burst, costs more than the wait.
+ */
+const INDEX_WAIT_MS = 60_000;
+
+/** Who the answerer's searches run as (they read only what every user of the engine may read). */
+const ANSWERER: AuthenticatedUser = { id: 0, name: 'answerer' };
+
+/** The answerer searches; it never asks Deep Search itself. */
+const NO_DEEP_SEARCH: DeepSearchBackend = {
+  create: () => Promise.reject(new ToolError('The answerer does not start conversations.')),
+  get: () => {
+    throw new ToolError('The answerer does not read conversations.');
+  },
+};
+
+export class Answerer {
+  private readonly slots: Slots;
+  /** Whether git has PCRE, learnt once for every answer (as the tools learn it). */
+  private readonly pcre = { available: undefined as boolean | undefined };
+
+  constructor(private readonly options: AnswererOptions) {
+    this.slots = new Slots(options.maxConcurrentAnswers ?? DEFAULT_ANSWER_SLOTS);
+  }
+
+  async answer(request: AnswerRequest): Promise<Answer> {
+    const queued = (ahead: number): void => {
+      const place = ahead === 0 ? 'next to start' : `behind ${plural(ahead, 'other question')}`;
+      request.report(`Queued ${place}: at most ${plural(this.slots.limit, 'answer')} ${this.slots.limit === 1 ? 'is' : 'are'} worked on at once`).catch(() => undefined);
+    };
+    return this.slots.run(() => this.work(request), request.signal, queued);
+  }
+
+  private async work(request: AnswerRequest): Promise<Answer> {
+    const started = Date.now();
+    const context: ToolContext = {
+      repositories: this.options.repositories,
+      user: ANSWERER,
+      instanceUrl: this.options.instanceUrl,
+      signal: request.signal,
+      deepSearch: NO_DEEP_SEARCH,
+      deepSearchWaitMs: 0,
+      pcre: this.pcre,
+      ...(this.options.searchIndexes ? { searchIndexes: this.options.searchIndexes } : {}),
+    };
+    const run = new AnswerRun(this.options, request, context);
+    const findings = await run.investigate();
+    await run.step('Writing the answer');
+    const answer = writeAnswer(findings);
+    return {
+      title: titleFor(request.question),
+      answer,
+      sources: sourcesOf(findings),
+      suggestedFollowups: suggestFollowups(findings),
+      // No model wrote this answer: no tokens to count, only what the engine did.
+      stats: { ...zeroStats(), time_millis: Date.now() - started, tool_calls: run.toolCalls },
+    };
+  }
+}
+
+/** The files the answer quotes and links, by the link form of the instance's sources. */
+function sourcesOf(findings: Findings): WireSource[] {
+  const spans = [findings.lead, ...findings.also].filter((span): span is AnswerSpan => span !== undefined);
+  const seen = new Set<string>();
+  const sources: WireSource[] = [];
+  for (const { file } of spans) {
+    const link = `/${file.target.repo.name}/-/blob/${file.path}`;
+    if (seen.has(link)) continue;
+    seen.add(link);
+    sources.push({ type: 'File', link, label: file.path, metadata: { repoName: file.target.repo.name, revision: file.target.commit } });
+  }
+  return sources;
+}
+
+/** The state of one answer in progress. */
+class AnswerRun {
+  toolCalls = 0;
+
+  constructor(
+    private readonly options: AnswererOptions,
+    private readonly request: AnswerRequest,
+    private readonly context: ToolContext,
+  ) {}
+
+  /** Pauses for the configured pace, then records a turn; throws once the question is cancelled. */
+  async step(reasoning: string): Promise<void> {
+    this.request.signal.throwIfAborted();
+    if (this.options.paceMs > 0) await sleep(this.options.paceMs, undefined, { signal: this.request.signal });
+    await this.request.report(reasoning);
+    this.request.signal.throwIfAborted();
+  }
+
+  async investigate(): Promise<Findings> {
+    const repositories = [...this.options.repositories];
+    const question = analyseQuestion(this.questionToSearch());
+    const findings: Findings = { question, searched: repositories, also: [], related: [], knownNames: new Set(), totalFiles: 0, notes: [], instanceUrl: this.options.instanceUrl };
+    if (question.terms.length === 0) {
+      await this.step('The question names nothing to search for');
+      return findings;
+    }
+    const quoted = question.shown.map((word) => `\`${word}\``).join(', ');
+    await this.step(`Searching ${plural(repositories.length, 'repository', 'repositories')} for ${quoted}…`);
+    let retrieved: Awaited<ReturnType<typeof retrieve>>;
+    try {
+      this.toolCalls++;
+      retrieved = await retrieve(this.context, question, {
+        waitForIndexes: {
+          maxWaitMs: INDEX_WAIT_MS,
+          waiting: (names) => this.step(`Waiting for the search index of ${names.join(', ')} to be built`),
+        },
+        reading: async (files) => {
+          this.toolCalls += files.length;
+          const named = files.slice(0, 3).map(({ path }) => path).join(', ');
+          await this.step(`Reading ${plural(files.length, 'candidate file')} and their definitions: ${named}${files.length > 3 ? ', …' : ''}`);
+        },
+      });
+    } catch (error) {
+      // Nothing searchable (no repository with commits, folders gone): said in the answer, not a failure.
+      if (!(error instanceof ToolError) || this.request.signal.aborted) throw error;
+      findings.notes.push(error.message.replace(/\.$/, ''));
+      await this.step('Nothing could be searched');
+      return findings;
+    }
+    for (const note of retrieved.notes) {
+      findings.notes.push(note.replace(/\.$/, ''));
+      await this.step(note);
+    }
+    findings.totalFiles = retrieved.total;
+    if (retrieved.total === 0) {
+      await this.step('No file mentions these terms');
+      return findings;
+    }
+    const leading = retrieved.spans.filter((span) => LEADING_KINDS.has(span.file.kind));
+    const lead = leading[0] ?? retrieved.spans[0];
+    if (!lead) return findings;
+    findings.lead = lead;
+    await this.step(lead.definition ? `Found \`${lead.definition.name}\` in ${lead.file.path}` : `Found the closest lines in ${lead.file.path}`);
+    findings.also = nearLead(leading, lead);
+    findings.related = retrieved.files.filter((file) => !LEADING_KINDS.has(file.kind));
+    findings.knownNames = new Set(retrieved.files.flatMap((file) => (file.definitions ?? []).map((definition) => definition.name)));
+    if (lead.definition) {
+      await this.step(`Looking for what uses \`${lead.definition.name}\``);
+      this.toolCalls++;
+      findings.reach = await findReach(this.context, lead.file.target, lead.file.path, lead.definition).catch((error: unknown) => {
+        if (this.request.signal.aborted || !(error instanceof ToolError)) throw error;
+        return undefined;
+      });
+    }
+    return findings;
+  }
+
+  /** The question, or the latest earlier one that names something (for a follow-up such as "why?"). */
+  private questionToSearch(): string {
+    const { question, earlierQuestions } = this.request;
+    if (analyseQuestion(question).terms.length > 0) return question;
+    return [...earlierQuestions].reverse().find((earlier) => analyseQuestion(earlier).terms.length > 0) ?? question;
+  }
+}
+
+/**
+ * The next spans that score near the lead (in its file or another), none overlapping one already
+ * chosen: an answer is often two definitions (the method and the helper it calls).
+ */
+function nearLead(spans: readonly AnswerSpan[], lead: AnswerSpan): AnswerSpan[] {
+  const chosen: AnswerSpan[] = [lead];
+  for (const span of spans) {
+    if (chosen.length > ALSO_QUOTED || span.score < lead.score * ALSO_SHARE) break;
+    if (chosen.some((known) => known.file === span.file && known.start <= span.end && span.start <= known.end)) continue;
+    chosen.push(span);
+  }
+  return chosen.slice(1);
+}

@@ -1,0 +1,115 @@
+/**
+ * How the code that answers is reached: the places that use the leading definition's name — callers
+ * in the implementation (each named by the definition it sits in), and the tests and docs that
+ * mention it — found with one whole-word search of the repository.
+ */
+import { fileKind, kindOfPath, type FileKind } from '../code/fileKinds';
+import { findDefinitions, type Definition } from '../code/definitions';
+import type { SearchTarget } from '../search/grepResult';
+import { readTargetText, splitLines } from '../tools/blocks';
+import type { ToolContext } from '../tools/context';
+import { grepTarget } from '../tools/grep';
+import { codeOf } from './spanRanking';
+
+export interface Use {
+  path: string;
+  line: number;
+  text: string;
+  kind: FileKind;
+  /** The definition the use sits in, where the parser knows it. */
+  within?: Definition;
+}
+
+export interface Reach {
+  callers: Use[];
+  tests: Use[];
+  docs: Use[];
+}
+
+/** What a use can sit in, as the answer names it (a variable's initialiser is not a place). */
+const ENCLOSING: ReadonlySet<Definition['kind']> = new Set(['function', 'method', 'class', 'struct', 'trait', 'module', 'interface']);
+const MAX_CALLERS = 3;
+const MAX_SEE_ALSO = 3;
+const LINES_PER_FILE = 5;
+const MAX_FILE_BYTES = 1024 * 1024;
+/** A line that declares a name rather than using it. */
+const DECLARING = /(\b(def|func|fn|function|class|interface|struct|trait|enum|type|module|sub)\s+[\w$.*]*|^\s*func\s*\([^)]*\)\s*)$/;
+
+/** Where `definition` (in `path`) is used, apart from its own lines. */
+export async function findReach(context: ToolContext, target: SearchTarget, path: string, definition: Definition): Promise<Reach> {
+  const name = reachedAs(definition);
+  const result = await grepTarget(context, target, {
+    patterns: [name],
+    syntax: 'fixed',
+    caseSensitive: true,
+    wholeWord: true,
+    linesPerFile: LINES_PER_FILE,
+    what: `The name ${name}`,
+  });
+  const reach: Reach = { callers: [], tests: [], docs: [] };
+  for (const [usePath, lines] of result.files) {
+    const kind = kindOfPath(usePath);
+    for (const { line, text } of lines) {
+      if (usePath === path && line >= definition.line && line <= definition.endLine) continue;
+      // Code calls a function; a test or a doc may just name it.
+      if (!isUse(text, name, CALLABLE.has(definition.kind) && kind === 'implementation')) continue;
+      const use: Use = { path: usePath, line, text: text.trim(), kind };
+      if (kind === 'implementation') {
+        if (reach.callers.length < MAX_CALLERS * 4) reach.callers.push(use);
+      } else if (kind === 'test' || kind === 'example') {
+        if (!reach.tests.some((known) => known.path === usePath) && reach.tests.length < MAX_SEE_ALSO) reach.tests.push(use);
+      } else if (kind === 'documentation') {
+        if (!reach.docs.some((known) => known.path === usePath) && reach.docs.length < MAX_SEE_ALSO) reach.docs.push(use);
+      }
+    }
+  }
+  reach.callers = await placeCallers(context, target, reach.callers);
+  return reach;
+}
+
+const CALLABLE: ReadonlySet<Definition['kind']> = new Set(['function', 'method']);
+
+/**
+ * A line that uses the definition in its code (not in a string or comment), other than by declaring
+ * it (`def name(`, `function name(`): where `mustCall`, a function or method is called (`name(`,
+ * `.name(`) or passed as `.name`; anything else is named.
+ */
+function isUse(text: string, name: string, mustCall: boolean): boolean {
+  const code = codeOf(text);
+  for (let at = code.indexOf(name); at >= 0; at = code.indexOf(name, at + 1)) {
+    const before = code[at - 1] ?? '';
+    const after = code.slice(at + name.length);
+    if (/[\w$]/.test(before) || /^[\w$]/.test(after)) continue;
+    if (DECLARING.test(`${code.slice(0, at).trimEnd()} `)) continue;
+    if (!mustCall || /^\s*(\(|::new\b|\.new\b)/.test(after) || before === '.') return true;
+  }
+  return false;
+}
+
+/** Names a class gives its constructor: code reaches it by the class's name (`new Session(`, `Session(`, `Foo::new(`). */
+const CONSTRUCTORS = new Set(['constructor', '__init__', 'initialize', 'new', '__construct']);
+
+/** The name code uses to reach a definition. */
+export function reachedAs(definition: Definition): string {
+  return CONSTRUCTORS.has(definition.name) && definition.container ? definition.container : definition.name;
+}
+
+/** The callers, one per file (its first use), each with the definition it sits in; generated files dropped. */
+async function placeCallers(context: ToolContext, target: SearchTarget, uses: readonly Use[]): Promise<Use[]> {
+  const placed: Use[] = [];
+  const seen = new Set<string>();
+  for (const use of uses) {
+    if (seen.has(use.path) || placed.length >= MAX_CALLERS) continue;
+    seen.add(use.path);
+    const blob = await readTargetText(context, target, use.path, MAX_FILE_BYTES).catch(() => undefined);
+    if (!blob || blob.binary) continue;
+    const lines = splitLines(blob.text);
+    if (fileKind(use.path, {}, lines) !== 'implementation') continue;
+    const definitions = (await findDefinitions(use.path, blob.text)) ?? [];
+    const within = definitions
+      .filter((definition) => ENCLOSING.has(definition.kind) && definition.line <= use.line && definition.endLine >= use.line)
+      .sort((a, b) => a.endLine - a.line - (b.endLine - b.line))[0];
+    placed.push({ ...use, ...(within ? { within } : {}) });
+  }
+  return placed;
+}

@@ -1,0 +1,137 @@
+/**
+ * Finds the code that answers a question, with the stack natural-language search uses: BM25 over the
+ * question's terms picks candidate files (the index's, or git grep's), what each file is comes from
+ * the repository's git attributes, its path and its text (`code/fileKinds.ts`), its definitions from
+ * the parser (`code/definitions.ts`), and the spans are ranked by name, body, proximity, file score
+ * and kind (`spanRanking.ts`).
+ */
+import { fileKind, KIND_WEIGHT, kindOfPath, type FileKind } from '../code/fileKinds';
+import { attributesOf, parseAttributeFile, type AttributeFile } from '../code/gitAttributes';
+import { findDefinitions, type Definition } from '../code/definitions';
+import { keptPromise } from '../keptPromises';
+import { parseQuery } from '../search/query';
+import type { CorpusStats } from '../search/ranking';
+import type { SearchTarget } from '../search/grepResult';
+import { readTargetText, splitLines } from '../tools/blocks';
+import type { ToolContext } from '../tools/context';
+import { listTree } from '../tools/grep';
+import { rankFiles, type RankOptions } from '../tools/nls';
+import type { QuestionAnalysis } from './question';
+import { rankSpans, type CandidateFile, type ScoredSpan, type TermWeights } from './spanRanking';
+
+/** A candidate file with where it came from. */
+export interface ReadFile extends CandidateFile {
+  target: SearchTarget;
+}
+
+export interface AnswerSpan extends ScoredSpan {
+  file: ReadFile;
+}
+
+export interface Retrieved {
+  /** Ranked spans, best first (at most a few per file). */
+  spans: AnswerSpan[];
+  /** Every file read, by ranking order of the search. */
+  files: ReadFile[];
+  /** Files holding some of the terms. */
+  total: number;
+  stats: CorpusStats;
+  weights: TermWeights;
+  notes: string[];
+  /** Characters of the files read. */
+  charsRead: number;
+}
+
+export interface RetrieveOptions {
+  waitForIndexes?: RankOptions['waitForIndexes'];
+  /** Told which files are about to be read (a turn of the answer). */
+  reading?(files: ReadonlyArray<{ path: string; repo: string }>): Promise<void>;
+}
+
+/** BM25 candidates asked of the search. */
+const CANDIDATES = 60;
+/** Candidates read and parsed: the best by BM25 weighed by what their path says they are. */
+const FILES_READ = 16;
+const MAX_FILE_BYTES = 1024 * 1024;
+const SPANS_PER_FILE = 6;
+
+/**
+ * Kept definitions of files, by repository, commit and path: a commit's file never changes, and the
+ * files an answer reads are the ones the next question about the same code reads.
+ */
+const definitionsKept = new Map<string, Promise<Definition[] | undefined>>();
+const DEFINITIONS_KEPT = 2_000;
+const attributesKept = new Map<string, Promise<AttributeFile[]>>();
+const ATTRIBUTES_KEPT = 16;
+const MAX_ATTRIBUTE_FILES = 64;
+
+export async function retrieve(context: ToolContext, question: QuestionAnalysis, options: RetrieveOptions): Promise<Retrieved> {
+  const ranked = await rankFiles(context, parseQuery(''), question.terms, {
+    limit: CANDIDATES,
+    ...(options.waitForIndexes ? { waitForIndexes: options.waitForIndexes } : {}),
+  });
+  const weights = termWeights(question, ranked.stats);
+  const prior = ranked.files
+    .map((file) => ({ file, kind: kindOfPath(file.document.path) }))
+    .sort((a, b) => b.file.score * KIND_WEIGHT[b.kind] - a.file.score * KIND_WEIGHT[a.kind]);
+  const files: ReadFile[] = [];
+  let charsRead = 0;
+  const toRead = prior.slice(0, FILES_READ).map(({ file }) => file);
+  if (toRead.length > 0) await options.reading?.(toRead.map((file) => ({ path: file.document.path, repo: file.target.repo.name })));
+  for (const file of toRead) {
+    context.signal.throwIfAborted();
+    const blob = await readTargetText(context, file.target, file.document.path, MAX_FILE_BYTES).catch((error: unknown) => {
+      if (context.signal.aborted) throw error;
+      return undefined;
+    });
+    if (!blob || blob.binary) continue;
+    charsRead += blob.text.length;
+    const lines = splitLines(blob.text);
+    if (blob.truncated) lines.pop();
+    const attributes = attributesOf(file.document.path, await attributeFiles(context, file.target));
+    const kind: FileKind = fileKind(file.document.path, attributes, lines);
+    const definitions = await definitionsOf(file.target, file.document.path, blob.text);
+    files.push({ target: file.target, path: file.document.path, kind, lines, definitions, fileScore: file.score });
+  }
+  const perFile = new Map<ReadFile, number>();
+  const spans = (rankSpans(files, question, weights) as AnswerSpan[]).filter((span) => {
+    const count = perFile.get(span.file) ?? 0;
+    perFile.set(span.file, count + 1);
+    return count < SPANS_PER_FILE;
+  });
+  return { spans, files, total: ranked.total, stats: ranked.stats, weights, notes: ranked.notes, charsRead };
+}
+
+/**
+ * Each term's weight in the query times its inverse document frequency in the searched trees; a
+ * synonym (not searched, so of unknown frequency) weighs its share of the average term.
+ */
+function termWeights(question: QuestionAnalysis, stats: CorpusStats): Map<string, number> {
+  const weights = new Map<string, number>();
+  for (const term of question.terms) {
+    const df = stats.documentFrequency.get(term.text) ?? 0;
+    if (df === 0) continue;
+    weights.set(term.text, term.weight * Math.log(1 + (stats.documentCount - df + 0.5) / (df + 0.5)));
+  }
+  const average = weights.size > 0 ? [...weights.values()].reduce((sum, weight) => sum + weight, 0) / weights.size : 0;
+  for (const synonym of question.synonyms) if (!weights.has(synonym.text)) weights.set(synonym.text, synonym.weight * average);
+  return weights;
+}
+
+function definitionsOf(target: SearchTarget, path: string, text: string): Promise<Definition[] | undefined> {
+  return keptPromise(definitionsKept, `${target.repo.dir}\0${target.commit}\0${path}`, DEFINITIONS_KEPT, () => findDefinitions(path, text));
+}
+
+/** The commit's `.gitattributes` files that speak of linguist attributes (read once per commit). */
+function attributeFiles(context: ToolContext, target: SearchTarget): Promise<AttributeFile[]> {
+  return keptPromise(attributesKept, `${target.repo.dir}\0${target.commit}`, ATTRIBUTES_KEPT, async () => {
+    const tree = await listTree(context, target);
+    const found = tree.paths.filter((path) => path === '.gitattributes' || path.endsWith('/.gitattributes')).slice(0, MAX_ATTRIBUTE_FILES);
+    const files: AttributeFile[] = [];
+    for (const path of found) {
+      const blob = await readTargetText(context, target, path, 256 * 1024).catch(() => undefined);
+      if (blob && !blob.binary) files.push(parseAttributeFile(path, blob.text));
+    }
+    return files.filter((file) => file.rules.length > 0);
+  });
+}

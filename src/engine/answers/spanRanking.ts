@@ -1,0 +1,383 @@
+/**
+ * Which definitions answer a question: every definition of the candidate files is scored by its name
+ * (the question names it, or its words are the question's), by how many of the question's terms its
+ * body holds (idf-weighted, a long body counting less: the smallest definition that holds them wins
+ * over the class around it), by how close together they are, by its file's BM25 score, and by what
+ * its file is (an implementation over a test that mentions every word). A file the parser cannot read
+ * is scored by its best few lines instead. Pure functions.
+ */
+import { KIND_WEIGHT, type FileKind } from '../code/fileKinds';
+import type { Definition } from '../code/definitions';
+import { nameWords, squashName, type QuestionAnalysis } from './question';
+
+/** A candidate file as the ranking sees it. */
+export interface CandidateFile {
+  path: string;
+  kind: FileKind;
+  lines: readonly string[];
+  /** From the parser; undefined when its language has none. */
+  definitions: readonly Definition[] | undefined;
+  /** Its BM25 score for the question's terms. */
+  fileScore: number;
+}
+
+/** A scored span of a file: a definition, or (in a file without one that fits) its best lines. */
+export interface ScoredSpan {
+  file: CandidateFile;
+  definition?: Definition;
+  /** 1-based, inclusive. */
+  start: number;
+  end: number;
+  /** The line holding the most of the question's terms (the first of equals). */
+  bestLine: number;
+  score: number;
+  /** The question's terms its lines hold. */
+  termsHeld: string[];
+  /** Whether the question names it (its name, or its owner and name). */
+  named: boolean;
+}
+
+/** Term weights: a term's weight in the query times its inverse document frequency. */
+export type TermWeights = ReadonlyMap<string, number>;
+
+const NAME_EXACT = 12;
+const MEMBER_OWNER = 4;
+/** A member of a class the question names (`HTTPDigestAuth` → its `handle_401`). */
+const NAMED_OWNER = 3;
+const NAME_CONTAINS = 2;
+const NAME_WORD = 3;
+/** What a name word counts when the question only says it of when (`after network errors`). */
+const CONDITION_SHARE = 0.5;
+/** What each further question word a name holds adds to its words' score (a share). */
+const MORE_WORDS = 0.5;
+const BODY = 6;
+const PROXIMITY = 3;
+const FILE_PRIOR = 3;
+/** A body up to this many lines holds its terms at full weight; longer ones count less. */
+const COMPACT_LINES = 60;
+/** What a term in the file's opening comment, and not in the definition, counts next to one in it. */
+const HEADER_SHARE = 0.5;
+/** Lines of a file's opening comment read at most. */
+const MAX_HEADER_LINES = 40;
+const PROXIMITY_WINDOW = 6;
+/** A file without a fitting definition is scored by this many lines around its best line. */
+const WINDOW_RADIUS = 8;
+
+/** How much a definition of each kind answers "how" next to a function: a field names a thing, a function does it. */
+const DEFINITION_WEIGHT: Readonly<Record<Definition['kind'], number>> = {
+  function: 1,
+  method: 1,
+  class: 0.8,
+  struct: 0.8,
+  trait: 0.8,
+  module: 0.8,
+  enum: 0.8,
+  interface: 0.8,
+  type: 0.8,
+  constant: 0.65,
+  variable: 0.6,
+  field: 0.55,
+};
+/** The same for "where" and "what" questions: a table or a type is as much an answer as a function. */
+const WHERE_WEIGHT: Readonly<Record<Definition['kind'], number>> = {
+  function: 0.95,
+  method: 0.95,
+  class: 1,
+  struct: 1,
+  trait: 1,
+  module: 0.9,
+  enum: 1,
+  interface: 1,
+  type: 1,
+  constant: 1,
+  variable: 0.85,
+  field: 0.8,
+};
+/** Lines of the densest stretch of a definition that count as its body's best part. */
+const DENSE_LINES = 25;
+/** A body's densest stretch counts this share; the whole body (shorter counts more) the rest. */
+const DENSE_SHARE = 0.6;
+/** Tests written inside an implementation file (Rust's `mod tests`, a `test_…` function). */
+const TEST_CONTAINER = /^tests?$/i;
+const TEST_NAME = /^(test_|Test[A-Z_0-9]|test[A-Z])/;
+
+/** Every span of the candidates worth quoting, best first. */
+export function rankSpans(files: readonly CandidateFile[], question: QuestionAnalysis, weights: TermWeights): ScoredSpan[] {
+  const maxFileScore = Math.max(1e-9, ...files.map((file) => file.fileScore));
+  const totalWeight = [...weights.values()].reduce((sum, weight) => sum + weight, 0) || 1;
+  const spans: ScoredSpan[] = [];
+  for (const file of files) {
+    const termLines = termsPerLine(file.lines, weights);
+    const prior = (FILE_PRIOR * file.fileScore) / maxFileScore;
+    // What the file's opening comment says it is about counts for each of its definitions, at a share.
+    const header = headerEnd(file.lines);
+    const headerTerms = header > 0 ? spanTerms(termLines, 1, header, weights).held : [];
+    const kindWeight = KIND_WEIGHT[file.kind];
+    let fileBest: ScoredSpan | undefined;
+    const definitions = file.definitions ?? [];
+    for (const definition of definitions) {
+      const start = Math.max(1, definition.line);
+      const end = Math.min(file.lines.length, Math.max(start, headEnd(definition, definitions)));
+      const ownName = new Set([...weights.keys()].filter((term) => squashName(`${definition.container ?? ''}${definition.name}`).includes(term.replaceAll('_', ''))));
+      const body = spanTerms(termLines, start, end, weights, definition.nameLine, ownName);
+      const nameScore = scoreName(definition, question, weights, totalWeight);
+      if (nameScore.score === 0 && body.held.length === 0) continue;
+      const lengthFactor = 1 / (1 + Math.max(0, end - start + 1 - COMPACT_LINES) / (2 * COMPACT_LINES));
+      const fromHeader = HEADER_SHARE * sumWeights(headerTerms.filter((term) => !body.held.includes(term)), weights);
+      const bodyScore = DENSE_SHARE * body.dense + (1 - DENSE_SHARE) * body.weight * lengthFactor + fromHeader * lengthFactor;
+      const isTest = (definition.container !== undefined && TEST_CONTAINER.test(definition.container)) || TEST_NAME.test(definition.name);
+      const spanKindWeight = isTest ? Math.min(kindWeight, KIND_WEIGHT.test) : kindWeight;
+      // A "how" question is answered by what does it; "where is X defined" as well by a constant or a type.
+      const definitionWeight = (question.asksHow ? DEFINITION_WEIGHT : WHERE_WEIGHT)[definition.kind];
+      const score = spanKindWeight * definitionWeight * (nameScore.score + (BODY * bodyScore) / totalWeight + (PROXIMITY * body.proximity) / totalWeight + prior);
+      const span: ScoredSpan = { file, definition, start, end, bestLine: body.bestLine ?? definition.nameLine, score, termsHeld: body.held, named: nameScore.named };
+      spans.push(span);
+      if (!fileBest || span.score > fileBest.score) fileBest = span;
+    }
+    // A file whose definitions hold nothing of the question (or that has none) still has its best lines.
+    if (!fileBest) {
+      const window = bestWindow(termLines, weights);
+      if (!window) continue;
+      const start = Math.max(1, window.line - WINDOW_RADIUS);
+      const end = Math.min(file.lines.length, window.line + WINDOW_RADIUS);
+      const body = spanTerms(termLines, start, end, weights);
+      const score = kindWeight * ((BODY * body.weight) / totalWeight + (PROXIMITY * body.proximity) / totalWeight + prior);
+      spans.push({ file, start, end, bestLine: window.line, score, termsHeld: body.held, named: false });
+    }
+  }
+  return spans.sort((a, b) => b.score - a.score || a.file.path.localeCompare(b.file.path) || a.start - b.start);
+}
+
+const COMMENT_LINE = /^\s*(\/\*\*?|\*|\/\/|#(?!include|define|if|pragma|!)|--|;)/;
+const DOCSTRING_START = /^\s*[rRuUbB]?("""|''')/;
+
+/**
+ * The last line of a file's opening comment (its documentation: a block comment, line comments, or
+ * a module docstring), after blank lines and a `#!` line; 0 when it has none.
+ */
+export function headerEnd(lines: readonly string[]): number {
+  let index = 0;
+  while (index < lines.length && (lines[index]?.trim() === '' || (index === 0 && lines[0]?.startsWith('#!') === true))) index++;
+  const limit = Math.min(lines.length, index + MAX_HEADER_LINES);
+  const first = lines[index] ?? '';
+  const quote = DOCSTRING_START.exec(first)?.[1];
+  if (quote) {
+    if (first.slice(first.indexOf(quote) + 3).includes(quote)) return index + 1;
+    for (let line = index + 1; line < limit; line++) if (lines[line]?.includes(quote)) return line + 1;
+    return limit;
+  }
+  let end = 0;
+  let inBlock = false;
+  for (let line = index; line < limit; line++) {
+    const text = lines[line] ?? '';
+    if (!inBlock && !COMMENT_LINE.test(text)) break;
+    end = line + 1;
+    if (inBlock) inBlock = !text.includes('*/');
+    else inBlock = /^\s*\/\*/.test(text) && !text.includes('*/');
+  }
+  return end;
+}
+
+const CONTAINER_KINDS: ReadonlySet<Definition['kind']> = new Set(['class', 'struct', 'interface', 'trait', 'module', 'enum']);
+
+/**
+ * The last line a definition is scored (and quoted) by: a class, module or struct with definitions
+ * inside ends, for this, before the first of them — its head (documentation, fields, signature); its
+ * methods are spans of their own. Other definitions end where their body does.
+ */
+export function headEnd(definition: Definition, definitions: readonly Definition[]): number {
+  if (!CONTAINER_KINDS.has(definition.kind)) return definition.endLine;
+  let end = definition.endLine;
+  for (const inner of definitions) {
+    if (inner !== definition && inner.line > definition.nameLine && inner.line <= end && inner.kind !== 'field' && inner.kind !== 'constant' && inner.kind !== 'variable') end = inner.line - 1;
+  }
+  return Math.max(definition.nameLine, end);
+}
+
+/** How much a definition's name says it is what the question asks about. */
+function scoreName(definition: Definition, question: QuestionAnalysis, weights: TermWeights, totalWeight: number): { score: number; named: boolean } {
+  const squashed = squashName(definition.name);
+  const container = definition.container ? squashName(definition.container) : undefined;
+  // One of several names asked about is less the answer than the only one.
+  const exact = NAME_EXACT / Math.sqrt(Math.max(1, question.names.length));
+  let score = 0;
+  let named = false;
+  for (const name of question.names) {
+    const asked = squashName(name);
+    if (asked === squashed) {
+      // A class the question names is answered by what it does: its methods weigh in below.
+      score += CONTAINER_KINDS.has(definition.kind) ? exact / 2 : exact;
+      named = true;
+    } else if (asked.length >= 4 && squashed.includes(asked)) {
+      score += NAME_CONTAINS;
+    }
+    if (container !== undefined && asked === container) score += NAMED_OWNER;
+  }
+  for (const { owner, member } of question.members) {
+    if (squashName(member) !== squashed || container === undefined) continue;
+    const ownerName = squashName(owner);
+    if (container === ownerName || container.endsWith(ownerName) || ownerName.endsWith(container)) score += MEMBER_OWNER;
+  }
+  const words = nameWords(definition.name);
+  const ownerWords = definition.container ? nameWords(definition.container) : [];
+  const share = Math.max(1, totalWeight / Math.max(1, question.stems.length));
+  let wordScore = 0;
+  let wordsMatched = 0;
+  for (const stemmed of question.stems) {
+    // A rare word in the name says more than a common one: `suggest` more than `get`.
+    const weight = (Math.max(0.25, weights.get(stemmed) ?? 0) / share) * (question.conditions.has(stemmed) ? CONDITION_SHARE : 1);
+    const matches = (word: string): boolean => word.startsWith(stemmed) || (ABBREVIATIONS.get(word)?.startsWith(stemmed) ?? false);
+    // A name that is the word itself (`match`) says it more than one that holds it (`matchLayer`).
+    if (words.length === 1 && words[0] !== undefined && matches(words[0]) && words[0].length <= stemmed.length + 3) wordScore += NAME_WORD * 1.5 * weight;
+    else if (words.some(matches)) wordScore += NAME_WORD * weight;
+    else if (ownerWords.some(matches)) wordScore += (NAME_WORD / 2) * weight;
+    else continue;
+    wordsMatched++;
+  }
+  // A name made of the question's words (`TOOL_SERVER_ENDPOINTS` for "tool server endpoints") is its subject.
+  const coverage = wordsMatched / Math.max(1, question.stems.length);
+  score += wordScore * (1 + Math.max(0, wordsMatched - 1) * MORE_WORDS * coverage);
+  return { score, named };
+}
+
+/** Short forms names use for the words questions write (`InitDefaultHelpCmd`: a help command). */
+const ABBREVIATIONS: ReadonlyMap<string, string> = new Map([
+  ['cmd', 'command'], ['cmds', 'commands'], ['cfg', 'config'], ['conf', 'config'], ['conn', 'connection'], ['conns', 'connections'],
+  ['req', 'request'], ['resp', 'response'], ['msg', 'message'], ['err', 'error'], ['errs', 'errors'], ['arg', 'argument'],
+  ['args', 'arguments'], ['param', 'parameter'], ['params', 'parameters'], ['dir', 'directory'], ['auth', 'authentication'],
+  ['init', 'initialize'], ['ctx', 'context'], ['env', 'environment'], ['str', 'string'], ['num', 'number'], ['len', 'length'],
+  ['buf', 'buffer'], ['addr', 'address'], ['prev', 'previous'], ['max', 'maximum'], ['min', 'minimum'], ['idx', 'index'],
+  ['attr', 'attribute'], ['attrs', 'attributes'], ['val', 'value'], ['vals', 'values'], ['sep', 'separator'], ['tmp', 'temporary'],
+  ['src', 'source'], ['dst', 'destination'], ['dest', 'destination'], ['pkg', 'package'], ['repo', 'repository'], ['doc', 'document'],
+  ['db', 'database'], ['fn', 'function'], ['func', 'function'], ['impl', 'implementation'], ['spec', 'specification'],
+]);
+
+interface Hit {
+  line: number;
+  terms: string[];
+  /**
+   * How well each term is found outside string literals and comments (the line does it, not only
+   * says it): 1 as a word of its own (`sign(`), 0.8 starting a word (`signed`), 0.5 inside one.
+   */
+  inCode: Map<string, number>;
+}
+
+/** What a line found only in a message or a comment counts, next to one found in its code. */
+const PROSE_SHARE = 0.35;
+const STRING_OR_COMMENT = /'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"|`(?:[^`\\]|\\.)*`|(?:\/\/|#).*$|\/\*.*?(?:\*\/|$)/g;
+
+/** A line without its string literals and comments (roughly: quotes and `//`, `#`, `/*` on the line). */
+export function codeOf(line: string): string {
+  return line.replace(STRING_OR_COMMENT, ' ');
+}
+
+/** The lines holding some of the terms, in order, each with the distinct terms it holds. */
+function termsPerLine(lines: readonly string[], weights: TermWeights): Hit[] {
+  const hits: Hit[] = [];
+  const terms = [...weights.keys()];
+  // Bounded by the file read (1 MiB at most).
+  for (let index = 0; index < lines.length; index++) {
+    const lower = (lines[index] ?? '').toLowerCase();
+    const held = terms.filter((term) => lower.includes(term));
+    if (held.length === 0) continue;
+    const code = codeOf(lower);
+    const inCode = new Map<string, number>();
+    for (const term of held) {
+      const at = code.indexOf(term);
+      if (at >= 0) inCode.set(term, wordMatch(code, term, at));
+    }
+    hits.push({ line: index + 1, terms: held, inCode });
+  }
+  return hits;
+}
+
+const WORD_CHAR = /[a-z0-9_$]/;
+
+/** How `term` (found at `at`) stands in `text`: the best of its occurrences, as a word, a word's start, or inside one. */
+function wordMatch(text: string, term: string, at: number): number {
+  let best = 0;
+  for (let index = at; index >= 0 && best < 1; index = text.indexOf(term, index + 1)) {
+    const startsWord = index === 0 || !WORD_CHAR.test(text[index - 1] ?? '');
+    const endsWord = !WORD_CHAR.test(text[index + term.length] ?? '');
+    best = Math.max(best, startsWord ? (endsWord ? 1 : 0.8) : 0.5);
+  }
+  return best;
+}
+
+/** The index of the first hit on or after `line`. */
+function firstHitFrom(hits: readonly Hit[], line: number): number {
+  let low = 0;
+  let high = hits.length;
+  while (low < high) {
+    const middle = (low + high) >> 1;
+    if ((hits[middle]?.line ?? 0) < line) low = middle + 1;
+    else high = middle;
+  }
+  return low;
+}
+
+/** The terms a span holds, their weight, its best line and the weight of its densest few lines. */
+function spanTerms(
+  hits: readonly Hit[],
+  start: number,
+  end: number,
+  weights: TermWeights,
+  signatureEnd = 0,
+  ownName: ReadonlySet<string> = new Set(),
+): { held: string[]; weight: number; bestLine?: number; proximity: number; dense: number } {
+  const held = new Set<string>();
+  let bestLine: number | undefined;
+  let bestLineWeight = 0;
+  const from = firstHitFrom(hits, start);
+  let to = from;
+  for (; to < hits.length && (hits[to]?.line ?? 0) <= end; to++) {
+    const hit = hits[to];
+    if (!hit) break;
+    let lineWeight = 0;
+    for (const term of hit.terms) {
+      held.add(term);
+      // What the definition does is in the other words: its own name is on many of its lines.
+      if (!ownName.has(term)) lineWeight += (weights.get(term) ?? 0) * (hit.inCode.get(term) ?? PROSE_SHARE);
+    }
+    // The key line is in the body: the signature holds the name's words by being the name.
+    if (lineWeight > bestLineWeight && hit.line > signatureEnd) {
+      bestLineWeight = lineWeight;
+      bestLine = hit.line;
+    }
+  }
+  // Its own name (and its owner's) is scored as a name, not again as words of its body.
+  const scored = ownName.size === 0 ? weights : new Map([...weights].filter(([term]) => !ownName.has(term)));
+  const proximity = densest(hits, from, to, PROXIMITY_WINDOW, scored);
+  const dense = densest(hits, from, to, DENSE_LINES, scored);
+  return { held: [...held], weight: sumWeights(held, scored), proximity, dense, ...(bestLine !== undefined ? { bestLine } : {}) };
+}
+
+/** The most weight of distinct terms any `size` consecutive lines of the hits `from`…`to` hold. */
+function densest(hits: readonly Hit[], from: number, to: number, size: number, weights: TermWeights): number {
+  let best = 0;
+  for (let first = from; first < to; first++) {
+    const window = new Set<string>();
+    const limit = (hits[first]?.line ?? 0) + size;
+    for (let next = first; next < to && (hits[next]?.line ?? 0) < limit; next++) for (const term of hits[next]?.terms ?? []) window.add(term);
+    best = Math.max(best, sumWeights(window, weights));
+  }
+  return best;
+}
+
+/** The weight of distinct terms, a term inside a longer one held too counted once (`consta` in `constant`). */
+function sumWeights(terms: Iterable<string>, weights: TermWeights): number {
+  const all = [...terms];
+  let sum = 0;
+  for (const term of all) if (!all.some((other) => other !== term && other.length > term.length && other.startsWith(term))) sum += weights.get(term) ?? 0;
+  return sum;
+}
+
+/** The line whose few neighbours hold the most weight of distinct terms (the first of equals). */
+function bestWindow(hits: readonly Hit[], weights: TermWeights): { line: number } | undefined {
+  let best: { line: number; weight: number } | undefined;
+  for (const hit of hits) {
+    const { weight } = spanTerms(hits, hit.line - 2, hit.line + 2, weights);
+    if (!best || weight > best.weight) best = { line: hit.line, weight };
+  }
+  return best && { line: best.line };
+}
