@@ -39,7 +39,7 @@ export interface Findings {
 }
 
 /** Lines quoted whole; a longer definition is quoted as its signature and its densest lines. */
-const WHOLE_SPAN_LINES = 40;
+const WHOLE_SPAN_LINES = 60;
 const SIGNATURE_LINES = 3;
 const WINDOW_BEFORE = 6;
 const WINDOW_AFTER = 14;

@@ -88,6 +88,8 @@ export function analyseQuestion(question: string): QuestionAnalysis {
     if (name.length >= 2 && !names.includes(name) && names.length < MAX_NAMES) names.push(name);
   };
   for (const { member } of members) addName(member);
+  // A word written as a call (`call()`, `next(err)`) is a name too.
+  for (const call of bounded.matchAll(/\b([A-Za-z_$][\w$]{2,})\((?:[\w$, ]{0,40})\)/g)) if (call[1]) addName(call[1]);
   for (const term of extracted) if (codeShaped.has(term) || inCode.has(term)) addName(term);
   const stems: string[] = [];
   for (const word of extracted) {

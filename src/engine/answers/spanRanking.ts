@@ -46,6 +46,10 @@ const MEMBER_OWNER = 4;
 const NAMED_OWNER = 3;
 const NAME_CONTAINS = 2;
 const NAME_WORD = 3;
+/** What a name's words count when the body holds nothing else of the question. */
+const NAME_ONLY_SHARE = 0.5;
+/** What a name word counts when the question has it only as a synonym (`store` for "keep"). */
+const SYNONYM_SHARE = 0.5;
 /** What a name word counts when the question only says it of when (`after network errors`). */
 const CONDITION_SHARE = 0.5;
 /** What each further question word a name holds adds to its words' score (a share). */
@@ -60,6 +64,8 @@ const HEADER_SHARE = 0.5;
 /** Lines of a file's opening comment read at most. */
 const MAX_HEADER_LINES = 40;
 const PROXIMITY_WINDOW = 6;
+/** Lines outside definitions are a span of their own when they score at least this share of the file's best definition. */
+const OUTSIDE_SHARE = 0.5;
 /** A file without a fitting definition is scored by this many lines around its best line. */
 const WINDOW_RADIUS = 8;
 
@@ -120,7 +126,7 @@ export function rankSpans(files: readonly CandidateFile[], question: QuestionAna
       const end = Math.min(file.lines.length, Math.max(start, headEnd(definition, definitions)));
       const ownName = new Set([...weights.keys()].filter((term) => squashName(`${definition.container ?? ''}${definition.name}`).includes(term.replaceAll('_', ''))));
       const body = spanTerms(termLines, start, end, weights, definition.nameLine, ownName);
-      const nameScore = scoreName(definition, question, weights, totalWeight);
+      const nameScore = scoreName(definition, question, weights, totalWeight, body.weight > 0);
       if (nameScore.score === 0 && body.held.length === 0) continue;
       const lengthFactor = 1 / (1 + Math.max(0, end - start + 1 - COMPACT_LINES) / (2 * COMPACT_LINES));
       const fromHeader = HEADER_SHARE * sumWeights(headerTerms.filter((term) => !body.held.includes(term)), weights);
@@ -134,15 +140,23 @@ export function rankSpans(files: readonly CandidateFile[], question: QuestionAna
       spans.push(span);
       if (!fileBest || span.score > fileBest.score) fileBest = span;
     }
-    // A file whose definitions hold nothing of the question (or that has none) still has its best lines.
-    if (!fileBest) {
-      const window = bestWindow(termLines, weights);
+    // Lines outside every definition (top-level code, a call that registers a callback) have their best stretch too.
+    // Only their code counts there: outside definitions, prose is mostly a file's or a module's documentation.
+    const outside =
+      definitions.length === 0
+        ? termLines
+        : termLines
+            .filter((hit) => !definitions.some((definition) => definition.kind !== 'module' && hit.line >= definition.line && hit.line <= definition.endLine))
+            .map((hit) => ({ ...hit, terms: [...hit.inCode.keys()] }))
+            .filter((hit) => hit.terms.length > 0);
+    {
+      const window = bestWindow(outside, weights);
       if (!window) continue;
       const start = Math.max(1, window.line - WINDOW_RADIUS);
       const end = Math.min(file.lines.length, window.line + WINDOW_RADIUS);
-      const body = spanTerms(termLines, start, end, weights);
+      const body = spanTerms(outside, start, end, weights);
       const score = kindWeight * ((BODY * body.weight) / totalWeight + (PROXIMITY * body.proximity) / totalWeight + prior);
-      spans.push({ file, start, end, bestLine: window.line, score, termsHeld: body.held, named: false });
+      if (!fileBest || score > fileBest.score * OUTSIDE_SHARE) spans.push({ file, start, end, bestLine: window.line, score, termsHeld: body.held, named: false });
     }
   }
   return spans.sort((a, b) => b.score - a.score || a.file.path.localeCompare(b.file.path) || a.start - b.start);
@@ -195,7 +209,7 @@ export function headEnd(definition: Definition, definitions: readonly Definition
 }
 
 /** How much a definition's name says it is what the question asks about. */
-function scoreName(definition: Definition, question: QuestionAnalysis, weights: TermWeights, totalWeight: number): { score: number; named: boolean } {
+function scoreName(definition: Definition, question: QuestionAnalysis, weights: TermWeights, totalWeight: number, bodySupports: boolean): { score: number; named: boolean } {
   const squashed = squashName(definition.name);
   const container = definition.container ? squashName(definition.container) : undefined;
   // One of several names asked about is less the answer than the only one.
@@ -223,9 +237,11 @@ function scoreName(definition: Definition, question: QuestionAnalysis, weights: 
   const share = Math.max(1, totalWeight / Math.max(1, question.stems.length));
   let wordScore = 0;
   let wordsMatched = 0;
-  for (const stemmed of question.stems) {
-    // A rare word in the name says more than a common one: `suggest` more than `get`.
-    const weight = (Math.max(0.25, weights.get(stemmed) ?? 0) / share) * (question.conditions.has(stemmed) ? CONDITION_SHARE : 1);
+  const synonyms = question.synonyms.map((synonym) => synonym.text);
+  for (const stemmed of [...question.stems, ...synonyms]) {
+    // A rare word in the name says more than a common one: `suggest` more than `get`; a word the question only implies (a synonym) less.
+    const synonymShare = question.stems.includes(stemmed) ? 1 : SYNONYM_SHARE;
+    const weight = (Math.max(0.25, weights.get(stemmed) ?? 0) / share) * (question.conditions.has(stemmed) ? CONDITION_SHARE : 1) * synonymShare;
     const matches = (word: string): boolean => word.startsWith(stemmed) || (ABBREVIATIONS.get(word)?.startsWith(stemmed) ?? false);
     // A name that is the word itself (`match`) says it more than one that holds it (`matchLayer`).
     if (words.length === 1 && words[0] !== undefined && matches(words[0]) && words[0].length <= stemmed.length + 3) wordScore += NAME_WORD * 1.5 * weight;
@@ -235,8 +251,9 @@ function scoreName(definition: Definition, question: QuestionAnalysis, weights: 
     wordsMatched++;
   }
   // A name made of the question's words (`TOOL_SERVER_ENDPOINTS` for "tool server endpoints") is its subject.
-  const coverage = wordsMatched / Math.max(1, question.stems.length);
-  score += wordScore * (1 + Math.max(0, wordsMatched - 1) * MORE_WORDS * coverage);
+  const coverage = Math.min(1, wordsMatched / Math.max(1, question.stems.length));
+  // A name of the question's words over a body that holds none of its other words (a setter, a field) is only a name.
+  score += wordScore * (1 + Math.max(0, wordsMatched - 1) * MORE_WORDS * coverage) * (bodySupports ? 1 : NAME_ONLY_SHARE);
   return { score, named };
 }
 

@@ -46,7 +46,7 @@ const DOC_EXTENSION = /\.(md|markdown|mdx|rst|adoc|asciidoc|txt|textile|rdoc|pod
 const TEST_NAME =
   /(^test_.*\.py$|_test\.(py|go|rb|exs?|dart|c|cc|cpp)$|\.(test|spec|e2e-spec|cy)\.[cm]?[jt]sx?$|_spec\.rb$|^conftest\.py$|(Test|Tests|IT|Spec)\.(java|kt|scala|cs|swift|php)$|^tests?\.(rs|py|js|ts)$)/;
 const GENERATED_NAME =
-  /(\.pb\.go$|\.pb\.(cc|h)$|_pb2(_grpc)?\.pyi?$|\.generated\.[a-z]+$|\.g\.(dart|cs)$|\.designer\.cs$|^zz_generated|_generated\.go$|\.gen\.go$|^(package-lock\.json|yarn\.lock|pnpm-lock\.yaml|Cargo\.lock|go\.sum|poetry\.lock|Gemfile\.lock|composer\.lock|npm-shrinkwrap\.json)$|\.snap$)/;
+  /(\.pb\.go$|\.pb\.(cc|h)$|_pb2(_grpc)?\.pyi?$|\.generated\.[a-z]+$|\.g\.(dart|cs)$|\.designer\.cs$|^zz_generated|_generated\.go$|\.gen\.go$|^(package-lock\.json|yarn\.lock|pnpm-lock\.yaml|Cargo\.lock|go\.sum|poetry\.lock|Gemfile\.lock|composer\.lock|npm-shrinkwrap\.json)$|\.snap$)/i;
 const BUNDLED_NAME = /([.-]min\.(js|css|mjs)$|\.bundle\.[cm]?js$|\.(js|css)\.map$|-bundle\.[cm]?js$)/;
 const SOURCE_EXTENSION = /\.(c|h|cc|cpp|cxx|hpp|hh|cs|go|java|kt|scala|js|jsx|mjs|cjs|ts|tsx|mts|cts|py|pyi|rb|rs|php|swift|m|mm|lua|ex|exs|erl|hs|clj|dart|sh)$/i;
 const CONFIGURATION_EXTENSION = /\.(json|jsonc|json5|ya?ml|toml|ini|cfg|conf|properties|env|xml|plist|gradle|cmake|mk|editorconfig|lock)$/i;

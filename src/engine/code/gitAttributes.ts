@@ -73,15 +73,17 @@ function patternMatcher(pattern: string): ((relativePath: string) => boolean) | 
   // A pattern for a folder (`docs/`) matches no file in git attributes.
   if (pattern.endsWith('/')) return undefined;
   if ((pattern.match(/\*+/g)?.length ?? 0) > MAX_WILDCARDS) return undefined;
-  const anchored = pattern.replace(/^\//, '');
+  // POSIX classes (`[[:alpha:]]`) mean something else to JavaScript: the line is skipped.
+  if (pattern.includes('[:')) return undefined;
+  // A leading slash, or one inside, anchors the pattern to its file's folder; otherwise it matches a name at any depth.
+  const anchored = pattern.includes('/');
   let expression: RegExp;
   try {
-    expression = globToRegExp(anchored);
+    expression = globToRegExp(pattern.replace(/^\//, ''));
   } catch {
-    // A bracket git reads and JavaScript does not (`[[:alpha:]]`): the line is skipped.
     return undefined;
   }
-  if (!anchored.includes('/')) return (relativePath) => expression.test(relativePath.slice(relativePath.lastIndexOf('/') + 1));
+  if (!anchored) return (relativePath) => expression.test(relativePath.slice(relativePath.lastIndexOf('/') + 1));
   return (relativePath) => expression.test(relativePath);
 }
 

@@ -30,6 +30,8 @@ const MAX_TERMS = 12;
 /** A prefix of the word's inflections: `connections` → `connect`, `retries` → `retr`, `handler` → `handl`. */
 export function stem(word: string): string {
   let result = word.toLowerCase();
+  // `runs` → `run`, `tags` → `tag` (not `class`, `bus`, `this`).
+  if (result.length === 4 && result.endsWith('s') && !/(ss|us|is)$/.test(result)) return result.slice(0, 3);
   if (result.length <= 4) return result;
   for (const suffix of SUFFIXES) {
     if (suffix === 's' && result.endsWith('ss')) break;

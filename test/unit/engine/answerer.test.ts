@@ -127,6 +127,33 @@ describe('answerer', function () {
     assert.ok(answer.suggestedFollowups.includes('How is `loadConfig` reached?'), answer.suggestedFollowups.join(' | '));
   });
 
+  it('leads with the implementation: a test is "see also", a file the repository marks generated never leads', async function () {
+    const files = {
+      'src/cookies.ts': ['export function signCookie(value: string, secret: string): string {', '  return `${value}.${digest(value, secret)}`;', '}', '', 'function digest(value: string, secret: string): string {', '  return value + secret;', '}', ''].join('\n'),
+      'test/cookies.test.ts': ["import { signCookie } from '../src/cookies';", '', "it('signs a cookie value with its secret', () => signCookie('cookie value', 'secret'));", "it('signs an empty cookie value', () => signCookie('', 'secret'));", ''].join('\n'),
+      'gen/client.ts': ['// The cookie service client: it signs a cookie value with the secret remotely.', 'export function signCookie(value: string, secret: string): string {', '  // sign the cookie value with the secret', "  return remote('signCookie', value, secret);", '}', ''].join('\n'),
+    };
+    const repo = await createTestRepo({ name: 'kinds', commits: [{ files, message: 'cookies' }] });
+    try {
+      const ask = async (): Promise<string> => {
+        const answerer = new Answerer({ repositories: await discoverRepositories([repo.dir]), instanceUrl: 'http://x', paceMs: 0 });
+        const { answer } = await answerer.answer({ question: 'How is a cookie value signed with the secret?', earlierQuestions: [], signal: new AbortController().signal, report: async () => undefined });
+        return answer;
+      };
+      const leadOf = (answer: string): string | undefined => /\]\(http:\/\/x\/kinds\/-\/blob\/([^?)]+)/.exec(answer)?.[1];
+      const before = await ask();
+      assert.equal(leadOf(before), 'gen/client.ts', 'the client says the most about it: without the attribute, it leads');
+      assert.match(before, /#### See also\n\n- Tests and examples: \[test\/cookies\.test\.ts/);
+      assert.doesNotMatch(before, /\(http:\/\/x\/kinds\/-\/blob\/test\/[^)]*\):\n\n```/, 'no test is quoted');
+      await repo.commit({ files: { '.gitattributes': 'gen/** linguist-generated\n' }, message: 'mark the client generated' });
+      const after = await ask();
+      assert.equal(leadOf(after), 'src/cookies.ts', after);
+      assert.match(after, /^`signCookie` \(\[src\/cookies\.ts:1\]/);
+    } finally {
+      await repo.remove();
+    }
+  });
+
   it('quotes the lines around the name in a long file without definitions', async function () {
     const lines = Array.from({ length: 100_000 }, (_, index) => (index === 49_999 ? 'fetchWidgets();' : 'x'));
     const long = await createTestRepo({ name: 'long', commits: [{ files: { 'gen/long.ts': `${lines.join('\n')}\n` }, message: 'long' }] });
