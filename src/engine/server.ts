@@ -13,6 +13,7 @@ import { CONNECT_SERVICE_PATH } from '../contract/connectWire';
 import { isToolServerTool, MCP_ACCESS_PERMISSION, MCP_TOKEN_SCOPE, TOOL_SERVER_ENDPOINTS, TOOL_SERVER_TOOLS, type ToolServerEndpoint } from '../contract/toolServers';
 import { Answerer } from './answers/answerer';
 import { searchIndexesFor } from './search/searchIndex';
+import { SymbolTables } from './code/symbolTable';
 import { connectCodeOfStatus, ConnectError, connectErrorReply, handleConnectRequest } from './conversations/connectRoutes';
 import { lockDataDir } from './dataDirLock';
 import { requireScope, UserDirectory, type AuthenticatedUser } from './auth';
@@ -89,8 +90,10 @@ export async function startEngine(options: EngineOptions): Promise<RunningEngine
     ...(options.indexBudgetBytes !== undefined ? { budgetBytes: options.indexBudgetBytes } : {}),
     filterDir: path.join(options.dataDir, 'search-filters'),
   });
-  void searchIndexes.prepare(repositories, { filters: options.filtersAtStart ?? true });
-  const answerer = new Answerer({ repositories, instanceUrl: url, paceMs, searchIndexes, maxConcurrentAnswers: options.limits?.answers });
+  const symbolTables = new SymbolTables({ dir: path.join(options.dataDir, 'symbols'), log, signal: shuttingDown.signal });
+  const answerer = new Answerer({ repositories, instanceUrl: url, paceMs, searchIndexes, symbolTables, maxConcurrentAnswers: options.limits?.answers });
+  // The filters first (a first search needs them), then each HEAD's symbol table (a first answer does).
+  void searchIndexes.prepare(repositories, { filters: options.filtersAtStart ?? true }).then(() => answerer.prepare());
   const service = new ConversationService({
     storage,
     records,
@@ -114,6 +117,7 @@ export async function startEngine(options: EngineOptions): Promise<RunningEngine
     log,
     toolSlots,
     searchIndexes,
+    symbolTables,
     disabledTools: variant.disabledTools,
   };
   const toolServers = new Map<string, McpHandler>(
@@ -249,6 +253,7 @@ export async function startEngine(options: EngineOptions): Promise<RunningEngine
       await authorizationServer?.idle();
       // No filter is written into the folder once another engine may hold it.
       await searchIndexes.idle();
+      await symbolTables.idle();
       await lock.release();
     })();
     return closed;

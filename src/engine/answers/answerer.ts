@@ -19,7 +19,10 @@ import type { DeepSearchBackend, ToolContext } from '../tools/context';
 import { suggestFollowups, titleFor, writeAnswer, type Findings } from './answerWriter';
 import { analyseQuestion } from './question';
 import { findReach } from './reach';
-import { retrieve, type AnswerSpan } from './retrieval';
+import { retrieve, symbolSource, type AnswerSpan } from './retrieval';
+import { parseQuery } from '../search/query';
+import { selectTargets } from '../tools/targets';
+import type { SymbolTables } from '../code/symbolTable';
 
 export interface AnswerRequest {
   question: string;
@@ -45,6 +48,8 @@ export interface AnswererOptions {
   paceMs: number;
   /** The engine's search indexes, shared with its tools; without them, every search is a git grep. */
   searchIndexes?: SearchIndexes;
+  /** Each commit's definitions, shared with the tools; without them, only the files a search ranks first are parsed. */
+  symbolTables?: SymbolTables;
   /** Answers worked on at once; the rest wait, saying so in a turn. Default `DEFAULT_ANSWER_SLOTS`. */
   maxConcurrentAnswers?: number;
 }
@@ -90,18 +95,31 @@ export class Answerer {
     return this.slots.run(() => this.work(request), request.signal, queued);
   }
 
-  private async work(request: AnswerRequest): Promise<Answer> {
-    const started = Date.now();
-    const context: ToolContext = {
+  /** Starts building the symbol tables of the repositories' HEADs (the engine calls it once its filters are built). */
+  async prepare(signal = new AbortController().signal): Promise<void> {
+    const context = this.contextFor(signal);
+    if (!context.symbolTables) return;
+    const targets = await selectTargets(context, parseQuery(''), []).catch(() => []);
+    for (const target of targets) await context.symbolTables.build(symbolSource(context, target));
+  }
+
+  private contextFor(signal: AbortSignal): ToolContext {
+    return {
       repositories: this.options.repositories,
       user: ANSWERER,
       instanceUrl: this.options.instanceUrl,
-      signal: request.signal,
+      signal,
       deepSearch: NO_DEEP_SEARCH,
       deepSearchWaitMs: 0,
       pcre: this.pcre,
       ...(this.options.searchIndexes ? { searchIndexes: this.options.searchIndexes } : {}),
+      ...(this.options.symbolTables ? { symbolTables: this.options.symbolTables } : {}),
     };
+  }
+
+  private async work(request: AnswerRequest): Promise<Answer> {
+    const started = Date.now();
+    const context = this.contextFor(request.signal);
     const run = new AnswerRun(this.options, request, context);
     const findings = await run.investigate();
     await run.step('Writing the answer');

@@ -100,8 +100,8 @@ export function analyseQuestion(question: string): QuestionAnalysis {
   // Status codes and other numbers name things too (`handle_401`).
   for (const number of bounded.match(/\b\d{3,}\b/g) ?? []) if (!stems.includes(number)) stems.push(number);
   const conditions = conditionStems(bounded, stems);
-  // Members and owners are searched too: `res.cookie` holds the words `res` and `cookie`.
-  const searched = [...bounded.split(/\s+/).filter(Boolean), ...members.flatMap(({ owner, member }) => [owner, member])];
+  // Members and owners are searched too: `res.cookie` holds the words `res` and `cookie`; a phrasal verb as code writes it (`back off` → `backoff`).
+  const searched = [...bounded.split(/\s+/).filter(Boolean), ...members.flatMap(({ owner, member }) => [owner, member]), ...phrasalVerbs(bounded)];
   const terms = queryTerms(searched);
   const synonyms = synonymsOf(terms);
   const shown = [...members.map(({ owner, member }) => `${owner}.${member}`), ...extracted.filter((term) => !members.some(({ member, owner }) => term === member || term === owner))].slice(0, MAX_NAMES);
@@ -117,6 +117,19 @@ export function analyseQuestion(question: string): QuestionAnalysis {
   }
   const asksHow = /^\s*(how|why|in what order|what happens|when does|when do|when is|when are)\b/i.test(bounded);
   return { terms, synonyms, names, members, stems, conditions, shown, labels, asksHow };
+}
+
+const PARTICLES = new Set(['off', 'up', 'out', 'in', 'down', 'back', 'over', 'on']);
+
+/** `back off`, `set up`, `time out`, `log in`, `shut down` as one word each, as names write them. */
+function phrasalVerbs(question: string): string[] {
+  const words = question.toLowerCase().match(/[a-z]+/g) ?? [];
+  const joined: string[] = [];
+  for (let at = 1; at < words.length; at++) {
+    const [verb, particle] = [words[at - 1] ?? '', words[at] ?? ''];
+    if (PARTICLES.has(particle) && verb.length >= 3 && !SKIPPED.has(verb)) joined.push(`${verb}${particle}`);
+  }
+  return joined;
 }
 
 /** Words that open a clause saying when, after the question has said what (not as its first words). */

@@ -8,16 +8,17 @@
 import { fileKind, KIND_WEIGHT, kindOfPath, type FileKind } from '../code/fileKinds';
 import { attributesOf, parseAttributeFile, type AttributeFile } from '../code/gitAttributes';
 import { findDefinitions, type Definition } from '../code/definitions';
+import type { SymbolSource } from '../code/symbolTable';
 import { keptPromise } from '../keptPromises';
 import { parseQuery } from '../search/query';
 import type { CorpusStats } from '../search/ranking';
 import type { SearchTarget } from '../search/grepResult';
-import { readTargetText, splitLines } from '../tools/blocks';
+import { readBlobsAtOnce, readTargetText, splitLines } from '../tools/blocks';
 import type { ToolContext } from '../tools/context';
 import { listTree } from '../tools/grep';
 import { rankFiles, type RankOptions } from '../tools/nls';
 import type { QuestionAnalysis } from './question';
-import { rankSpans, type CandidateFile, type ScoredSpan, type TermWeights } from './spanRanking';
+import { rankSpans, scoreName, SHORT_TERM, type CandidateFile, type ScoredSpan, type TermWeights } from './spanRanking';
 
 /** A candidate file with where it came from. */
 export interface ReadFile extends CandidateFile {
@@ -76,11 +77,17 @@ export async function retrieve(context: ToolContext, question: QuestionAnalysis,
     .sort((a, b) => b.file.score * KIND_WEIGHT[b.kind] - a.file.score * KIND_WEIGHT[a.kind]);
   const files: ReadFile[] = [];
   let charsRead = 0;
-  const toRead = prior.slice(0, FILES_READ).map(({ file }) => file);
-  if (toRead.length > 0) await options.reading?.(toRead.map((file) => ({ path: file.document.path, repo: file.target.repo.name })));
+  const weightsTotal = [...weights.values()].reduce((sum, weight) => sum + weight, 0) || 1;
+  const toRead: Array<{ target: SearchTarget; path: string; score: number }> = prior.slice(0, FILES_READ).map(({ file }) => ({ target: file.target, path: file.document.path, score: file.score }));
+  // Definitions named for the question, wherever they are: their files are read too.
+  const scores = new Map(ranked.files.map((file) => [`${file.target.repo.dir}\0${file.document.path}`, file.score]));
+  for (const found of await namedElsewhere(context, question, weights, weightsTotal, ranked.files.map((file) => file.target), toRead)) {
+    toRead.push({ ...found, score: scores.get(`${found.target.repo.dir}\0${found.path}`) ?? 0 });
+  }
+  if (toRead.length > 0) await options.reading?.(toRead.map((file) => ({ path: file.path, repo: file.target.repo.name })));
   for (const file of toRead) {
     context.signal.throwIfAborted();
-    const blob = await readTargetText(context, file.target, file.document.path, MAX_FILE_BYTES).catch((error: unknown) => {
+    const blob = await readTargetText(context, file.target, file.path, MAX_FILE_BYTES).catch((error: unknown) => {
       if (context.signal.aborted) throw error;
       return undefined;
     });
@@ -88,10 +95,10 @@ export async function retrieve(context: ToolContext, question: QuestionAnalysis,
     charsRead += blob.text.length;
     const lines = splitLines(blob.text);
     if (blob.truncated) lines.pop();
-    const attributes = attributesOf(file.document.path, await attributeFiles(context, file.target));
-    const kind: FileKind = fileKind(file.document.path, attributes, lines);
-    const definitions = await definitionsOf(file.target, file.document.path, blob.text);
-    files.push({ target: file.target, path: file.document.path, kind, lines, definitions, fileScore: file.score });
+    const attributes = attributesOf(file.path, await attributeFiles(context, file.target));
+    const kind: FileKind = fileKind(file.path, attributes, lines);
+    const definitions = await definitionsOf(file.target, file.path, blob.text);
+    files.push({ target: file.target, path: file.path, kind, lines, definitions, fileScore: file.score });
   }
   const perFile = new Map<ReadFile, number>();
   const spans = (rankSpans(files, question, weights) as AnswerSpan[]).filter((span) => {
@@ -100,6 +107,62 @@ export async function retrieve(context: ToolContext, question: QuestionAnalysis,
     return count < SPANS_PER_FILE;
   });
   return { spans, files, total: ranked.total, stats: ranked.stats, weights, notes: ranked.notes, charsRead };
+}
+
+/** How long an answer waits for a commit's symbol table being built before it answers without. */
+const SYMBOLS_WAIT_MS = 5_000;
+/** Files added for their definitions' names at most. */
+const NAMED_FILES = 6;
+/** Definitions looked at per word of the question. */
+const PER_WORD = 200;
+/** A definition's name brings its file in when it scores at least this (a rare word of the question, or its name). */
+const NAMED_SCORE = 2;
+
+/**
+ * The files of the targets' symbol tables whose definitions the question names (or whose names are
+ * made of its words), best first, that are not read already: at most `NAMED_FILES`.
+ */
+async function namedElsewhere(
+  context: ToolContext,
+  question: QuestionAnalysis,
+  weights: TermWeights,
+  totalWeight: number,
+  searched: readonly SearchTarget[],
+  reading: ReadonlyArray<{ target: SearchTarget; path: string }>,
+): Promise<Array<{ target: SearchTarget; path: string }>> {
+  const tables = context.symbolTables;
+  if (!tables) return [];
+  const targets = [...new Map(searched.map((target) => [`${target.repo.dir}\0${target.commit}`, target])).values()];
+  const best = new Map<string, { target: SearchTarget; path: string; score: number }>();
+  for (const target of targets) {
+    const table = await tables.whenReady(symbolSource(context, target), context.signal, SYMBOLS_WAIT_MS);
+    if (!table) continue;
+    const entries = [
+      ...question.names.flatMap((name) => table.named(name)),
+      ...question.stems.filter((stemmed) => stemmed.length >= 4).flatMap((stemmed) => table.holding(stemmed, PER_WORD)),
+    ];
+    for (const entry of entries) {
+      if (reading.some((file) => file.target.repo === target.repo && file.path === entry.path)) continue;
+      const { score } = scoreName(entry, question, weights, totalWeight, true);
+      const key = `${target.repo.dir}\0${entry.path}`;
+      if (score >= NAMED_SCORE && score > (best.get(key)?.score ?? 0)) best.set(key, { target, path: entry.path, score });
+    }
+  }
+  return [...best.values()].sort((a, b) => b.score - a.score || a.path.localeCompare(b.path)).slice(0, NAMED_FILES);
+}
+
+/** A commit's files as its symbol table reads them: the tree's listing, and its blobs in batches. */
+export function symbolSource(context: ToolContext, target: SearchTarget): SymbolSource {
+  return {
+    key: `${target.repo.name}@${target.commit}`,
+    listFiles: async () => (await listTree(context, target)).paths,
+    readFiles: async (paths, signal) => {
+      const blobs = await readBlobsAtOnce({ ...context, signal }, target, paths, MAX_FILE_BYTES);
+      const texts = new Map<string, string>();
+      for (const [path, bytes] of blobs) if (!bytes.includes(0)) texts.set(path, bytes.toString('utf8'));
+      return texts;
+    },
+  };
 }
 
 /**
@@ -114,6 +177,8 @@ function termWeights(question: QuestionAnalysis, stats: CorpusStats): Map<string
     weights.set(term.text, term.weight * Math.log(1 + (stats.documentCount - df + 0.5) / (df + 0.5)));
   }
   const average = weights.size > 0 ? [...weights.values()].reduce((sum, weight) => sum + weight, 0) / weights.size : 0;
+  // How many files hold `man` says nothing of how many hold the word (every `command` does): a short word weighs as an average one.
+  for (const [text, weight] of weights) if (text.length <= SHORT_TERM && !/^\d+$/.test(text)) weights.set(text, Math.max(weight, average));
   for (const synonym of question.synonyms) if (!weights.has(synonym.text)) weights.set(synonym.text, synonym.weight * average);
   return weights;
 }

@@ -46,6 +46,8 @@ const MEMBER_OWNER = 4;
 const NAMED_OWNER = 3;
 const NAME_CONTAINS = 2;
 const NAME_WORD = 3;
+/** The share of the question's words a name holds to be its whole subject. */
+const WHOLE_QUESTION = 0.75;
 /** What a name's words count when the body holds nothing else of the question. */
 const NAME_ONLY_SHARE = 0.5;
 /** What a name word counts when the question has it only as a synonym (`store` for "keep"). */
@@ -146,7 +148,7 @@ export function rankSpans(files: readonly CandidateFile[], question: QuestionAna
       definitions.length === 0
         ? termLines
         : termLines
-            .filter((hit) => !definitions.some((definition) => definition.kind !== 'module' && hit.line >= definition.line && hit.line <= definition.endLine))
+            .filter((hit) => !IMPORT_LINE.test(file.lines[hit.line - 1] ?? '') && !definitions.some((definition) => definition.kind !== 'module' && hit.line >= definition.line && hit.line <= definition.endLine))
             .map((hit) => ({ ...hit, terms: [...hit.inCode.keys()] }))
             .filter((hit) => hit.terms.length > 0);
     {
@@ -209,7 +211,7 @@ export function headEnd(definition: Definition, definitions: readonly Definition
 }
 
 /** How much a definition's name says it is what the question asks about. */
-function scoreName(definition: Definition, question: QuestionAnalysis, weights: TermWeights, totalWeight: number, bodySupports: boolean): { score: number; named: boolean } {
+export function scoreName(definition: Definition, question: QuestionAnalysis, weights: TermWeights, totalWeight: number, bodySupports: boolean): { score: number; named: boolean } {
   const squashed = squashName(definition.name);
   const container = definition.container ? squashName(definition.container) : undefined;
   // One of several names asked about is less the answer than the only one.
@@ -248,12 +250,13 @@ function scoreName(definition: Definition, question: QuestionAnalysis, weights: 
     else if (words.some(matches)) wordScore += NAME_WORD * weight;
     else if (ownerWords.some(matches)) wordScore += (NAME_WORD / 2) * weight;
     else continue;
-    wordsMatched++;
+    if (synonymShare === 1) wordsMatched++;
   }
   // A name made of the question's words (`TOOL_SERVER_ENDPOINTS` for "tool server endpoints") is its subject.
   const coverage = Math.min(1, wordsMatched / Math.max(1, question.stems.length));
   // A name of the question's words over a body that holds none of its other words (a setter, a field) is only a name.
-  score += wordScore * (1 + Math.max(0, wordsMatched - 1) * MORE_WORDS * coverage) * (bodySupports ? 1 : NAME_ONLY_SHARE);
+  // (A name that is the whole question needs no more.)
+  score += wordScore * (1 + Math.max(0, wordsMatched - 1) * MORE_WORDS * coverage) * (bodySupports || coverage >= WHOLE_QUESTION ? 1 : NAME_ONLY_SHARE);
   return { score, named };
 }
 
@@ -292,12 +295,20 @@ export function codeOf(line: string): string {
 function termsPerLine(lines: readonly string[], weights: TermWeights): Hit[] {
   const hits: Hit[] = [];
   const terms = [...weights.keys()];
+  const prose = proseLines(lines);
   // Bounded by the file read (1 MiB at most).
   for (let index = 0; index < lines.length; index++) {
-    const lower = (lines[index] ?? '').toLowerCase();
-    const held = terms.filter((term) => lower.includes(term));
+    const line = lines[index] ?? '';
+    const lower = line.toLowerCase();
+    let held = terms.filter((term) => lower.includes(term));
     if (held.length === 0) continue;
-    const code = codeOf(lower);
+    // A short term inside a longer word is another word (`man` in `command`): it must be a word, or a part of a name.
+    if (held.some((term) => term.length <= SHORT_TERM)) {
+      const parts = identifierParts(line);
+      held = held.filter((term) => term.length > SHORT_TERM || parts.some((part) => part.startsWith(term) && part.length <= term.length + SHORT_TERM_SUFFIX));
+      if (held.length === 0) continue;
+    }
+    const code = prose[index] ? '' : codeOf(lower);
     const inCode = new Map<string, number>();
     for (const term of held) {
       const at = code.indexOf(term);
@@ -306,6 +317,41 @@ function termsPerLine(lines: readonly string[], weights: TermWeights): Hit[] {
     hits.push({ line: index + 1, terms: held, inCode });
   }
   return hits;
+}
+
+/**
+ * Which lines are inside a block comment (`/* … *\/`) or a docstring (`""" … """`) as a whole: the
+ * code of a line ends its comment; a line that opens one is code up to it (codeOf drops the rest).
+ */
+function proseLines(lines: readonly string[]): boolean[] {
+  const prose: boolean[] = [];
+  let closing: string | undefined;
+  for (const line of lines) {
+    if (closing !== undefined) {
+      prose.push(true);
+      const at = line.indexOf(closing);
+      if (at >= 0) closing = undefined;
+      continue;
+    }
+    prose.push(false);
+    const block = line.lastIndexOf('/*');
+    if (block >= 0 && line.indexOf('*/', block + 2) < 0) closing = '*/';
+    const docstring = DOCSTRING_START.exec(line)?.[1];
+    if (docstring && line.indexOf(docstring, line.indexOf(docstring) + 3) < 0) closing = docstring;
+  }
+  return prose;
+}
+
+/** Terms this short are matched as words or parts of names only. */
+export const SHORT_TERM = 3;
+/** Letters a word may have after a short term (its stem: `pol` of `poller`). */
+const SHORT_TERM_SUFFIX = 4;
+/** Lines that bring names in rather than use them. */
+const IMPORT_LINE = /^\s*(import|from|export\s+\*|export\s+\{[^}]*\}\s+from|package|use|using|require|#\s*include|extern\s+crate)\b|=\s*require\(/;
+
+/** The lower-case parts of a line's words and names: `GenManTree(man_page)` → gen, man, tree, man, page. */
+function identifierParts(line: string): string[] {
+  return (line.match(/[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+/g) ?? []).map((part) => part.toLowerCase());
 }
 
 const WORD_CHAR = /[a-z0-9_$]/;

@@ -16,6 +16,7 @@ import { TOOL_BUDGET_MS, ToolError, type DeepSearchBackend, type ToolContext } f
 import type { Params } from './jsonRpc';
 import { problems } from '../tools/jsonSchema';
 import { mcpMethods, type CallToolResult, type ListedTool, type ToolCatalogue } from './protocol';
+import type { SymbolTables } from '../code/symbolTable';
 import { searchIndexesFor, type SearchIndexes } from '../search/searchIndex';
 import { MAX_BATCH_MESSAGES, serveStreamableHttp } from './streamableHttp';
 import { endpointTools, plainToolNames, type ToolDefinition } from '../tools/tools';
@@ -43,6 +44,8 @@ export interface McpHandlerOptions {
   disabledTools?: readonly string[];
   /** The engine's search indexes; default: a set of this handler's own (ripgrep.ts: none). */
   searchIndexes?: SearchIndexes;
+  /** The engine's symbol tables (natural-language search ranks by definitions); none: by its text only. */
+  symbolTables?: SymbolTables;
 }
 
 export type McpHandler = (request: IncomingMessage, response: ServerResponse, user: AuthenticatedUser) => Promise<void>;
@@ -60,6 +63,7 @@ export function createMcpHandler(options: McpHandlerOptions): McpHandler {
     pcre,
     // One set of search indexes per engine, shared by its endpoints (keyed by its repository list).
     searchIndexes: options.searchIndexes ?? searchIndexesFor(options.repositories, options.shuttingDown, { log: options.log }),
+    ...(options.symbolTables ? { symbolTables: options.symbolTables } : {}),
   };
   const endpoint = options.endpoint ?? 'v1';
   const tools = toolTable(endpoint, new Set(options.disabledTools), options.log);

@@ -7,6 +7,7 @@ import type { WireConversation } from '../../contract/legacyWire';
 import type { AuthenticatedUser } from '../auth';
 import { GitError, runGit, type GitResult, type GitRunOptions } from '../git';
 import type { ServedRepository } from '../repos';
+import type { SymbolTables } from '../code/symbolTable';
 import type { SearchIndexes } from '../search/searchIndex';
 import { ToolError } from '../toolError';
 
@@ -35,6 +36,8 @@ export interface ToolContext {
   pcre: { available: boolean | undefined };
   /** In-memory indexes that answer greps of HEAD without git once built; without them, git grep does. */
   searchIndexes?: SearchIndexes;
+  /** Each commit's definitions, for searches that rank by them (natural-language search, answers). */
+  symbolTables?: SymbolTables;
 }
 
 /** What a tool returns: readable text and the structured result of its output schema. */
