@@ -29,8 +29,8 @@ describe('Deep Search in a real VS Code (UI)', function () {
     await ui.screenshot('palette-answer');
     await link.click();
     await ui.page.locator('.tabs-container .tab.active', { hasText: 'config.ts' }).waitFor();
-    // The answer links to the declaration of parseConfig on line 11; the status bar shows the selection's end.
-    assert.match(await ui.page.locator('[id="status.editor.selection"]').innerText(), /Ln 11,/);
+    // The answer links to the definition of parseConfig, lines 11–15, selected; the status bar shows the selection's end.
+    assert.match(await ui.page.locator('[id="status.editor.selection"]').innerText(), /^Ln 15, Col \d+ \(\d+ selected\)$/);
     await ui.screenshot('palette-source-opened');
   });
 

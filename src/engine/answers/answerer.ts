@@ -181,6 +181,7 @@ class AnswerRun {
     try {
       this.toolCalls++;
       retrieved = await retrieve(this.context, question, {
+        waitForSymbols: true,
         waitForIndexes: {
           maxWaitMs: INDEX_WAIT_MS,
           waiting: (names) => this.step(`Waiting for the search index of ${names.join(', ')} to be built`),

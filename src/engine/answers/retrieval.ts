@@ -10,13 +10,13 @@ import { attributesOf, parseAttributeFile, type AttributeFile } from '../code/gi
 import { findDefinitions, type Definition } from '../code/definitions';
 import type { SymbolSource } from '../code/symbolTable';
 import { keptPromise } from '../keptPromises';
-import { parseQuery } from '../search/query';
+import { parseQuery, type ParsedQuery } from '../search/query';
 import type { CorpusStats } from '../search/ranking';
 import type { SearchTarget } from '../search/grepResult';
 import { readBlobsAtOnce, readTargetText, splitLines } from '../tools/blocks';
 import type { ToolContext } from '../tools/context';
 import { listTree } from '../tools/grep';
-import { rankFiles, type RankOptions } from '../tools/nls';
+import { allowedByFilters, rankFiles, type RankOptions } from '../tools/fileRanking';
 import type { QuestionAnalysis } from './question';
 import { rankSpans, scoreName, SHORT_TERM, type CandidateFile, type ScoredSpan, type TermWeights } from './spanRanking';
 
@@ -44,6 +44,15 @@ export interface Retrieved {
 }
 
 export interface RetrieveOptions {
+  /** The search's filters (repo:, file:, rev:); default: every repository at HEAD. */
+  query?: ParsedQuery;
+  /** Candidates read and parsed, the best by BM25 weighed by what their paths say they are. Default 16. */
+  filesRead?: number;
+  /**
+   * Wait (a few seconds at most) for a symbol table being built: an answer may; a search shown as
+   * the user types may not (it uses the tables that are ready).
+   */
+  waitForSymbols?: boolean;
   waitForIndexes?: RankOptions['waitForIndexes'];
   /** Told which files are about to be read (a turn of the answer). */
   reading?(files: ReadonlyArray<{ path: string; repo: string }>): Promise<void>;
@@ -51,7 +60,7 @@ export interface RetrieveOptions {
 
 /** BM25 candidates asked of the search. */
 const CANDIDATES = 60;
-/** Candidates read and parsed: the best by BM25 weighed by what their path says they are. */
+/** Candidates read and parsed by default: the best by BM25 weighed by what their path says they are. */
 const FILES_READ = 16;
 const MAX_FILE_BYTES = 1024 * 1024;
 const SPANS_PER_FILE = 6;
@@ -67,7 +76,7 @@ const ATTRIBUTES_KEPT = 16;
 const MAX_ATTRIBUTE_FILES = 64;
 
 export async function retrieve(context: ToolContext, question: QuestionAnalysis, options: RetrieveOptions): Promise<Retrieved> {
-  const ranked = await rankFiles(context, parseQuery(''), question.terms, {
+  const ranked = await rankFiles(context, options.query ?? parseQuery(''), question.terms, {
     limit: CANDIDATES,
     ...(options.waitForIndexes ? { waitForIndexes: options.waitForIndexes } : {}),
   });
@@ -78,10 +87,11 @@ export async function retrieve(context: ToolContext, question: QuestionAnalysis,
   const files: ReadFile[] = [];
   let charsRead = 0;
   const weightsTotal = [...weights.values()].reduce((sum, weight) => sum + weight, 0) || 1;
-  const toRead: Array<{ target: SearchTarget; path: string; score: number }> = prior.slice(0, FILES_READ).map(({ file }) => ({ target: file.target, path: file.document.path, score: file.score }));
+  const toRead: Array<{ target: SearchTarget; path: string; score: number }> = prior.slice(0, options.filesRead ?? FILES_READ).map(({ file }) => ({ target: file.target, path: file.document.path, score: file.score }));
   // Definitions named for the question, wherever they are: their files are read too.
   const scores = new Map(ranked.files.map((file) => [`${file.target.repo.dir}\0${file.document.path}`, file.score]));
-  for (const found of await namedElsewhere(context, question, weights, weightsTotal, ranked.files.map((file) => file.target), toRead)) {
+  const named = await namedElsewhere(context, question, weights, weightsTotal, ranked.files.map((file) => file.target), toRead, options.waitForSymbols === true);
+  for (const found of await withinFilters(options.query, named)) {
     toRead.push({ ...found, score: scores.get(`${found.target.repo.dir}\0${found.path}`) ?? 0 });
   }
   if (toRead.length > 0) await options.reading?.(toRead.map((file) => ({ path: file.path, repo: file.target.repo.name })));
@@ -129,13 +139,15 @@ async function namedElsewhere(
   totalWeight: number,
   searched: readonly SearchTarget[],
   reading: ReadonlyArray<{ target: SearchTarget; path: string }>,
+  wait: boolean,
 ): Promise<Array<{ target: SearchTarget; path: string }>> {
   const tables = context.symbolTables;
   if (!tables) return [];
   const targets = [...new Map(searched.map((target) => [`${target.repo.dir}\0${target.commit}`, target])).values()];
   const best = new Map<string, { target: SearchTarget; path: string; score: number }>();
   for (const target of targets) {
-    const table = await tables.whenReady(symbolSource(context, target), context.signal, SYMBOLS_WAIT_MS);
+    const source = symbolSource(context, target);
+    const table = wait ? await tables.whenReady(source, context.signal, SYMBOLS_WAIT_MS) : tables.lookup(source);
     if (!table) continue;
     const entries = [
       ...question.names.flatMap((name) => table.named(name)),
@@ -149,6 +161,14 @@ async function namedElsewhere(
     }
   }
   return [...best.values()].sort((a, b) => b.score - a.score || a.path.localeCompare(b.path)).slice(0, NAMED_FILES);
+}
+
+/** The files the query's filters allow (`file:\.py$`): a definition's file is no exception. */
+async function withinFilters<T extends { target: SearchTarget; path: string }>(query: ParsedQuery | undefined, files: readonly T[]): Promise<T[]> {
+  if (!query || query.filters.length === 0) return [...files];
+  const kept: T[] = [];
+  for (const file of files) if ((await allowedByFilters(query, file.target, [file.path]))?.[0] !== 0) kept.push(file);
+  return kept;
 }
 
 /** A commit's files as its symbol table reads them: the tree's listing, and its blobs in batches. */

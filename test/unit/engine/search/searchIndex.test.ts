@@ -14,7 +14,7 @@ import * as path from 'node:path';
 import { readBlobText, readTargetText } from '../../../../src/engine/tools/blocks';
 import type { ToolContext } from '../../../../src/engine/tools/context';
 import { grepTarget, type GrepOptions, type GrepResult, type SearchTarget } from '../../../../src/engine/tools/grep';
-import { rankFiles, type RankedFiles } from '../../../../src/engine/tools/nls';
+import { rankFiles, type RankedFiles } from '../../../../src/engine/tools/fileRanking';
 import { keywordSearch } from '../../../../src/engine/tools/search';
 import { parseQuery } from '../../../../src/engine/search/query';
 import { queryTerms } from '../../../../src/engine/search/ranking';
