@@ -116,7 +116,7 @@ export function writeAnswer(findings: Findings): string {
     return withNotes(parts, findings.notes);
   }
   parts.push(leadSentence(lead, findings));
-  parts.push(quoteSpan(lead, findings.instanceUrl, WINDOW_BEFORE, WINDOW_AFTER));
+  parts.push(quoteSpan(lead, findings.instanceUrl, WINDOW_BEFORE, WINDOW_AFTER, true));
   const reached = describeReach(lead, findings);
   if (reached) parts.push(reached);
   if (findings.also.length > 0) {
@@ -178,20 +178,22 @@ function spanHeading(span: AnswerSpan, instanceUrl: string): string {
   return definition ? `${inlineCode(qualifiedName(definition))} in ${link}` : link;
 }
 
-/** The span quoted: whole when short, else its signature and its densest lines, each block linked. */
-function quoteSpan(span: AnswerSpan, instanceUrl: string, before: number, after: number): string {
+/**
+ * The span quoted: whole when short, else its signature and the lines around its best line (and,
+ * for the lead, around its next best one), each block linked.
+ */
+function quoteSpan(span: AnswerSpan, instanceUrl: string, before: number, after: number, secondPlace = false): string {
   const { file } = span;
-  const windows: LineWindow[] = [];
+  let windows: LineWindow[] = [];
   if (span.end - span.start + 1 <= WHOLE_SPAN_LINES) {
     windows.push({ start: span.start, end: span.end });
   } else {
-    // A definition's signature (up to its name's line), then its densest lines; a span without a definition: those lines only.
-    const signatureEnd = Math.min(span.end, span.start + SIGNATURE_LINES - 1, Math.max(span.start, span.definition?.nameLine ?? span.start));
-    const start = Math.max(span.start, span.bestLine - before);
-    const end = Math.min(span.end, span.bestLine + after);
-    if (!span.definition) windows.push({ start, end });
-    else if (start > signatureEnd + 1) windows.push({ start: span.start, end: signatureEnd }, { start, end });
-    else windows.push({ start: span.start, end });
+    // A definition's signature (up to its name's line); a span without a definition has none.
+    if (span.definition) windows.push({ start: span.start, end: Math.min(span.end, span.start + SIGNATURE_LINES - 1, Math.max(span.start, span.definition.nameLine)) });
+    for (const line of [span.bestLine, ...(secondPlace && span.nextLine !== undefined ? [span.nextLine] : [])]) {
+      windows.push({ start: Math.max(span.start, line - before), end: Math.min(span.end, line + after) });
+    }
+    windows = mergeWindows(windows);
   }
   return windows
     .map((window) => {
@@ -201,6 +203,17 @@ function quoteSpan(span: AnswerSpan, instanceUrl: string, before: number, after:
       return `[${escapeLinkText(file.path)}, lines ${window.start}–${window.end}](${link}):\n\n${fence}${languageOf(file.path)}\n${code}\n${fence}`;
     })
     .join('\n\n');
+}
+
+/** Windows in order, those that overlap or touch made one. */
+function mergeWindows(windows: readonly LineWindow[]): LineWindow[] {
+  const merged: LineWindow[] = [];
+  for (const window of [...windows].sort((a, b) => a.start - b.start)) {
+    const last = merged[merged.length - 1];
+    if (last && window.start <= last.end + 1) last.end = Math.max(last.end, window.end);
+    else merged.push({ ...window });
+  }
+  return merged;
 }
 
 function describeReach(lead: AnswerSpan, findings: Findings): string | undefined {

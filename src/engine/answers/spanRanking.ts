@@ -30,6 +30,8 @@ export interface ScoredSpan {
   end: number;
   /** The line holding the most of the question's terms (the first of equals). */
   bestLine: number;
+  /** The best line of the rest of a long span, away from `bestLine` (a second place worth quoting). */
+  nextLine?: number;
   score: number;
   /** The question's terms its lines hold. */
   termsHeld: string[];
@@ -46,6 +48,8 @@ const MEMBER_OWNER = 4;
 const NAMED_OWNER = 3;
 const NAME_CONTAINS = 2;
 const NAME_WORD = 3;
+/** Lines past its first a body has to be more than a name's (a setter, a field). */
+const SUBSTANTIAL_BODY = 5;
 /** The share of the question's words a name holds to be its whole subject. */
 const WHOLE_QUESTION = 0.75;
 /** What a name's words count when the body holds nothing else of the question. */
@@ -66,6 +70,8 @@ const HEADER_SHARE = 0.5;
 /** Lines of a file's opening comment read at most. */
 const MAX_HEADER_LINES = 40;
 const PROXIMITY_WINDOW = 6;
+/** Lines between a span's best line and its next (each is quoted with the lines around it). */
+const KEY_LINES_APART = 20;
 /** Lines outside definitions are a span of their own when they score at least this share of the file's best definition. */
 const OUTSIDE_SHARE = 0.5;
 /** A file without a fitting definition is scored by this many lines around its best line. */
@@ -128,7 +134,8 @@ export function rankSpans(files: readonly CandidateFile[], question: QuestionAna
       const end = Math.min(file.lines.length, Math.max(start, headEnd(definition, definitions)));
       const ownName = new Set([...weights.keys()].filter((term) => squashName(`${definition.container ?? ''}${definition.name}`).includes(term.replaceAll('_', ''))));
       const body = spanTerms(termLines, start, end, weights, definition.nameLine, ownName);
-      const nameScore = scoreName(definition, question, weights, totalWeight, body.weight > 0);
+      // A name over a body of a few lines that holds nothing else of the question is a setter or a field: only a name.
+      const nameScore = scoreName(definition, question, weights, totalWeight, body.weight > 0 || end - start >= SUBSTANTIAL_BODY);
       if (nameScore.score === 0 && body.held.length === 0) continue;
       const lengthFactor = 1 / (1 + Math.max(0, end - start + 1 - COMPACT_LINES) / (2 * COMPACT_LINES));
       const fromHeader = HEADER_SHARE * sumWeights(headerTerms.filter((term) => !body.held.includes(term)), weights);
@@ -138,7 +145,17 @@ export function rankSpans(files: readonly CandidateFile[], question: QuestionAna
       // A "how" question is answered by what does it; "where is X defined" as well by a constant or a type.
       const definitionWeight = (question.asksHow ? DEFINITION_WEIGHT : WHERE_WEIGHT)[definition.kind];
       const score = spanKindWeight * definitionWeight * (nameScore.score + (BODY * bodyScore) / totalWeight + (PROXIMITY * body.proximity) / totalWeight + prior);
-      const span: ScoredSpan = { file, definition, start, end, bestLine: body.bestLine ?? definition.nameLine, score, termsHeld: body.held, named: nameScore.named };
+      const span: ScoredSpan = {
+        file,
+        definition,
+        start,
+        end,
+        bestLine: body.bestLine ?? definition.nameLine,
+        ...(body.nextLine !== undefined ? { nextLine: body.nextLine } : {}),
+        score,
+        termsHeld: body.held,
+        named: nameScore.named,
+      };
       spans.push(span);
       if (!fileBest || span.score > fileBest.score) fileBest = span;
     }
@@ -387,10 +404,9 @@ function spanTerms(
   weights: TermWeights,
   signatureEnd = 0,
   ownName: ReadonlySet<string> = new Set(),
-): { held: string[]; weight: number; bestLine?: number; proximity: number; dense: number } {
+): { held: string[]; weight: number; bestLine?: number; nextLine?: number; proximity: number; dense: number } {
   const held = new Set<string>();
-  let bestLine: number | undefined;
-  let bestLineWeight = 0;
+  const keyLines: Array<{ line: number; weight: number }> = [];
   const from = firstHitFrom(hits, start);
   let to = from;
   for (; to < hits.length && (hits[to]?.line ?? 0) <= end; to++) {
@@ -403,16 +419,16 @@ function spanTerms(
       if (!ownName.has(term)) lineWeight += (weights.get(term) ?? 0) * (hit.inCode.get(term) ?? PROSE_SHARE);
     }
     // The key line is in the body: the signature holds the name's words by being the name.
-    if (lineWeight > bestLineWeight && hit.line > signatureEnd) {
-      bestLineWeight = lineWeight;
-      bestLine = hit.line;
-    }
+    if (lineWeight > 0 && hit.line > signatureEnd) keyLines.push({ line: hit.line, weight: lineWeight });
   }
+  keyLines.sort((a, b) => b.weight - a.weight || a.line - b.line);
+  const bestLine = keyLines[0]?.line;
+  const nextLine = bestLine === undefined ? undefined : keyLines.find(({ line }) => Math.abs(line - bestLine) > KEY_LINES_APART)?.line;
   // Its own name (and its owner's) is scored as a name, not again as words of its body.
   const scored = ownName.size === 0 ? weights : new Map([...weights].filter(([term]) => !ownName.has(term)));
   const proximity = densest(hits, from, to, PROXIMITY_WINDOW, scored);
   const dense = densest(hits, from, to, DENSE_LINES, scored);
-  return { held: [...held], weight: sumWeights(held, scored), proximity, dense, ...(bestLine !== undefined ? { bestLine } : {}) };
+  return { held: [...held], weight: sumWeights(held, scored), proximity, dense, ...(bestLine !== undefined ? { bestLine } : {}), ...(nextLine !== undefined ? { nextLine } : {}) };
 }
 
 /** The most weight of distinct terms any `size` consecutive lines of the hits `from`…`to` hold. */
