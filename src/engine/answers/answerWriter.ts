@@ -184,9 +184,11 @@ function spanHeading(span: AnswerSpan, instanceUrl: string): string {
  */
 function quoteSpan(span: AnswerSpan, instanceUrl: string, before: number, after: number, secondPlace = false): string {
   const { file } = span;
+  // With the comment that documents it, when it is short.
+  const from = span.docStart !== undefined && span.end - span.docStart + 1 <= WHOLE_SPAN_LINES ? span.docStart : span.start;
   let windows: LineWindow[] = [];
-  if (span.end - span.start + 1 <= WHOLE_SPAN_LINES) {
-    windows.push({ start: span.start, end: span.end });
+  if (span.end - from + 1 <= WHOLE_SPAN_LINES) {
+    windows.push({ start: from, end: span.end });
   } else {
     // A definition's signature (up to its name's line); a span without a definition has none.
     if (span.definition) windows.push({ start: span.start, end: Math.min(span.end, span.start + SIGNATURE_LINES - 1, Math.max(span.start, span.definition.nameLine)) });

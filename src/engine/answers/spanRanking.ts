@@ -28,6 +28,8 @@ export interface ScoredSpan {
   /** 1-based, inclusive. */
   start: number;
   end: number;
+  /** Where its documentation starts (the comment just above it), when it has one: scored and quoted with it. */
+  docStart?: number;
   /** The line holding the most of the question's terms (the first of equals). */
   bestLine: number;
   /** The best line of the rest of a long span, away from `bestLine` (a second place worth quoting). */
@@ -132,13 +134,16 @@ export function rankSpans(files: readonly CandidateFile[], question: QuestionAna
     for (const definition of definitions) {
       const start = Math.max(1, definition.line);
       const end = Math.min(file.lines.length, Math.max(start, headEnd(definition, definitions)));
+      const docStart = documentationStart(file.lines, start);
       const ownName = new Set([...weights.keys()].filter((term) => squashName(`${definition.container ?? ''}${definition.name}`).includes(term.replaceAll('_', ''))));
       const body = spanTerms(termLines, start, end, weights, definition.nameLine, ownName);
+      // Its documentation says what it is for, at a share (as the file's opening comment does).
+      const documented = docStart < start ? spanTerms(termLines, docStart, start - 1, weights, 0, ownName).held.filter((term) => !body.held.includes(term) && !ownName.has(term)) : [];
       // A name over a body of a few lines that holds nothing else of the question is a setter or a field: only a name.
       const nameScore = scoreName(definition, question, weights, totalWeight, body.weight > 0 || end - start >= SUBSTANTIAL_BODY);
       if (nameScore.score === 0 && body.held.length === 0) continue;
       const lengthFactor = 1 / (1 + Math.max(0, end - start + 1 - COMPACT_LINES) / (2 * COMPACT_LINES));
-      const fromHeader = HEADER_SHARE * sumWeights(headerTerms.filter((term) => !body.held.includes(term)), weights);
+      const fromHeader = HEADER_SHARE * sumWeights(headerTerms.filter((term) => !body.held.includes(term) && !documented.includes(term)), weights) + DOC_SHARE * sumWeights(documented, weights);
       const bodyScore = DENSE_SHARE * body.dense + (1 - DENSE_SHARE) * body.weight * lengthFactor + fromHeader * lengthFactor;
       const isTest = (definition.container !== undefined && TEST_CONTAINER.test(definition.container)) || TEST_NAME.test(definition.name);
       const spanKindWeight = isTest ? Math.min(kindWeight, KIND_WEIGHT.test) : kindWeight;
@@ -150,6 +155,7 @@ export function rankSpans(files: readonly CandidateFile[], question: QuestionAna
         definition,
         start,
         end,
+        ...(docStart < start ? { docStart } : {}),
         bestLine: body.bestLine ?? definition.nameLine,
         ...(body.nextLine !== undefined ? { nextLine: body.nextLine } : {}),
         score,
@@ -209,6 +215,26 @@ export function headerEnd(lines: readonly string[]): number {
     else inBlock = /^\s*\/\*/.test(text) && !text.includes('*/');
   }
   return end;
+}
+
+/** What a term of a definition's documentation (and not of its body) counts next to one of its body. */
+const DOC_SHARE = 0.5;
+/** Lines of documentation read above a definition at most. */
+const MAX_DOC_LINES = 30;
+const ATTRIBUTE_LINE = /^\s*(@[\w.]+|#\[|\[[A-Z]\w*)/;
+
+/**
+ * The first line of the comment (and decorators or attributes) just above line `start`, or `start`
+ * when there is none: a definition's documentation says what it is for in the question's words.
+ */
+export function documentationStart(lines: readonly string[], start: number): number {
+  let first = start;
+  for (let line = start - 1; line >= 1 && start - line <= MAX_DOC_LINES; line--) {
+    const text = lines[line - 1] ?? '';
+    if (!COMMENT_LINE.test(text) && !/^\s*\*\/\s*$/.test(text) && !ATTRIBUTE_LINE.test(text)) break;
+    first = line;
+  }
+  return first;
 }
 
 const CONTAINER_KINDS: ReadonlySet<Definition['kind']> = new Set(['class', 'struct', 'interface', 'trait', 'module', 'enum']);

@@ -119,7 +119,7 @@ describe('answerer', function () {
       report: async () => undefined,
     });
     assert.match(answer.answer, /^`parseConfig` \(\[src\/config\.ts:11\]\([^)]*\?L11-15\)\) is the function the question names/);
-    assert.match(answer.answer, /```typescript\nexport function parseConfig\(text: string\): AppConfig \{\n/);
+    assert.match(answer.answer, /```typescript\n\/\*\* Reads the JSON settings file and checks its fields\. \*\/\nexport function parseConfig\(text: string\): AppConfig \{\n/);
     assert.match(answer.answer, /#### How it is reached\n\n`parseConfig` is used by:\n\n- \[src\/config\.ts:18\]\([^)]*\) in `loadConfig`: `return parseConfig\(readFileSync\(file, 'utf8'\)\);`/);
     assert.match(answer.answer, /#### See also\n\n- Docs: \[README\.md:3\]/);
     // src/server.ts imports loadConfig from './config': "config" is a part of parseConfig, not the name.

@@ -66,7 +66,7 @@ describe('engine: a conversation from creation to answer', function () {
     assert.equal(question.error, undefined);
     assert.equal(question.title, 'Where is parseConfig defined');
     assert.match(question.answer ?? '', /^`parseConfig` \(\[src\/config\.ts:11\]/);
-    assert.match(question.answer ?? '', /```typescript\nexport function parseConfig/);
+    assert.match(question.answer ?? '', /```typescript\n\/\*\* Reads the JSON settings file and checks its fields\. \*\/\nexport function parseConfig/);
     assert.equal(question.sources?.[0]?.type, 'File');
     assert.equal(question.sources?.[0]?.link, `/${SAMPLE_APP_NAME}/-/blob/src/config.ts`);
     assert.ok(Array.isArray(question.suggested_followups) && question.suggested_followups.length > 0);
