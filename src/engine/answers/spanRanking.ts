@@ -159,7 +159,7 @@ export function rankSpans(files: readonly CandidateFile[], question: QuestionAna
         bestLine: body.bestLine ?? definition.nameLine,
         ...(body.nextLine !== undefined ? { nextLine: body.nextLine } : {}),
         score,
-        termsHeld: body.held,
+        termsHeld: [...body.held, ...documented],
         named: nameScore.named,
       };
       spans.push(span);
