@@ -14,6 +14,7 @@ import { existsSync } from 'node:fs';
 import { chmod, copyFile, lstat, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { benchGit } from '../benchGit';
 import type { BenchContext } from '../report';
 import type { Project, ProjectSource } from './questions';
 
@@ -140,17 +141,7 @@ async function copyTree(from: string, to: string): Promise<{ files: number; byte
 }
 
 async function commitRepository(dir: string, project: Project, files: number): Promise<void> {
-  const env = {
-    ...process.env,
-    GIT_CONFIG_NOSYSTEM: '1',
-    GIT_AUTHOR_NAME: 'Bench',
-    GIT_AUTHOR_EMAIL: 'bench@example.com',
-    GIT_AUTHOR_DATE: '2024-01-01T00:00:00Z',
-    GIT_COMMITTER_NAME: 'Bench',
-    GIT_COMMITTER_EMAIL: 'bench@example.com',
-    GIT_COMMITTER_DATE: '2024-01-01T00:00:00Z',
-  };
-  const git = (...args: string[]) => run('git', ['-c', 'gc.auto=0', '-c', 'commit.gpgsign=false', '-c', 'core.autocrlf=false', ...args], { cwd: dir, env, maxBuffer: 64 * 2 ** 20 });
+  const git = benchGit(dir);
   await git('init', '--quiet', '--initial-branch', 'main');
   await git('remote', 'add', 'origin', project.origin);
   await git('add', '--all', '--force');

@@ -10,6 +10,7 @@ import { copyFile, mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { runGit } from '../../src/engine/git';
+import { benchGit } from '../benchGit';
 import { ripgrepInVSCode } from '../../src/vscode/ripgrepPath';
 import type { BenchContext } from '../report';
 
@@ -70,17 +71,7 @@ export async function ensureCorpus(context: BenchContext): Promise<Corpus> {
     await copyFile(path.join(modules, file), target);
     bytes += (await stat(target)).size;
   }
-  const env = {
-    ...process.env,
-    GIT_CONFIG_NOSYSTEM: '1',
-    GIT_AUTHOR_NAME: 'Bench',
-    GIT_AUTHOR_EMAIL: 'bench@example.com',
-    GIT_AUTHOR_DATE: '2024-01-01T00:00:00Z',
-    GIT_COMMITTER_NAME: 'Bench',
-    GIT_COMMITTER_EMAIL: 'bench@example.com',
-    GIT_COMMITTER_DATE: '2024-01-01T00:00:00Z',
-  };
-  const git = (...args: string[]) => run('git', ['-c', 'gc.auto=0', '-c', 'commit.gpgsign=false', '-c', 'core.autocrlf=false', ...args], { cwd: dir, env, maxBuffer: 64 * 2 ** 20 });
+  const git = benchGit(dir);
   await git('init', '--quiet', '--initial-branch', 'main');
   await git('add', '--all');
   await git('commit', '--quiet', '-m', `Source files of ${PACKAGES.join(', ')}`);

@@ -92,8 +92,10 @@ export async function startEngine(options: EngineOptions): Promise<RunningEngine
   });
   const symbolTables = new SymbolTables({ dir: path.join(options.dataDir, 'symbols'), log, signal: shuttingDown.signal });
   const answerer = new Answerer({ repositories, instanceUrl: url, paceMs, searchIndexes, symbolTables, maxConcurrentAnswers: options.limits?.answers });
-  // The filters first (a first search needs them), then each HEAD's symbol table (a first answer does).
-  void searchIndexes.prepare(repositories, { filters: options.filtersAtStart ?? true }).then(() => answerer.prepare());
+  // The filters first (a first search needs them), then each HEAD's symbol table (a first answer
+  // does); an engine told to do no start-up work builds a table when an answer first needs it.
+  const startUpWork = options.filtersAtStart ?? true;
+  void searchIndexes.prepare(repositories, { filters: startUpWork }).then(() => (startUpWork ? answerer.prepare(shuttingDown.signal) : undefined));
   const service = new ConversationService({
     storage,
     records,

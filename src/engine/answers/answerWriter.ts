@@ -41,6 +41,8 @@ export interface Findings {
 /** Lines quoted whole; a longer definition is quoted as its signature and its densest lines. */
 const WHOLE_SPAN_LINES = 60;
 const SIGNATURE_LINES = 3;
+/** Lines between two quoted windows that are quoted too rather than left out. */
+const WINDOW_GAP = 6;
 const WINDOW_BEFORE = 6;
 const WINDOW_AFTER = 14;
 const ALSO_WINDOW_BEFORE = 3;
@@ -207,12 +209,12 @@ function quoteSpan(span: AnswerSpan, instanceUrl: string, before: number, after:
     .join('\n\n');
 }
 
-/** Windows in order, those that overlap or touch made one. */
+/** Windows in order, those that overlap or come within a few lines made one (the rest of a signature, say). */
 function mergeWindows(windows: readonly LineWindow[]): LineWindow[] {
   const merged: LineWindow[] = [];
   for (const window of [...windows].sort((a, b) => a.start - b.start)) {
     const last = merged[merged.length - 1];
-    if (last && window.start <= last.end + 1) last.end = Math.max(last.end, window.end);
+    if (last && window.start <= last.end + WINDOW_GAP) last.end = Math.max(last.end, window.end);
     else merged.push({ ...window });
   }
   return merged;

@@ -9,7 +9,7 @@ import type { SearchTarget } from '../search/grepResult';
 import { readTargetText, splitLines } from '../tools/blocks';
 import type { ToolContext } from '../tools/context';
 import { grepTarget } from '../tools/grep';
-import { codeOf } from './spanRanking';
+import { codeOf, IMPORT_LINE } from './spanRanking';
 
 export interface Use {
   path: string;
@@ -51,8 +51,10 @@ export async function findReach(context: ToolContext, target: SearchTarget, path
     const kind = kindOfPath(usePath);
     for (const { line, text } of lines) {
       if (usePath === path && line >= definition.line && line <= definition.endLine) continue;
+      // An import names it without reaching it.
+      if (IMPORT_LINE.test(text)) continue;
       // Code calls a function; a test or a doc may just name it.
-      if (!isUse(text, name, CALLABLE.has(definition.kind) && kind === 'implementation')) continue;
+      if (!isUse(text, name, CALLABLE.has(definition.kind) && kind === 'implementation', qualifiersOf(definition, path))) continue;
       const use: Use = { path: usePath, line, text: text.trim(), kind };
       if (kind === 'implementation') {
         if (reach.callers.length < MAX_CALLERS * 4) reach.callers.push(use);
@@ -70,17 +72,33 @@ export async function findReach(context: ToolContext, target: SearchTarget, path
 const CALLABLE: ReadonlySet<Definition['kind']> = new Set(['function', 'method']);
 
 /**
+ * The qualifiers a call of a definition without an owner may carry (`unit::connect(`, `utils.parse(`):
+ * its module, by its file's name. Undefined for a method: any receiver may be of its type.
+ */
+function qualifiersOf(definition: Definition, path: string): ReadonlySet<string> | undefined {
+  if (definition.container) return undefined;
+  const file = path.slice(path.lastIndexOf('/') + 1);
+  const stem = file.includes('.') ? file.slice(0, file.indexOf('.')) : file;
+  const folder = path.includes('/') ? path.slice(0, path.lastIndexOf('/')).split('/').pop() : undefined;
+  return new Set([stem, ...(stem === 'mod' || stem === 'index' || stem === '__init__' ? [folder ?? ''] : [])]);
+}
+
+/**
  * A line that uses the definition in its code (not in a string or comment), other than by declaring
  * it (`def name(`, `function name(`): where `mustCall`, a function or method is called (`name(`,
- * `.name(`) or passed as `.name`; anything else is named.
+ * `.name(`) or passed as `.name`; anything else is named. A free function called through another
+ * name (`tls.connect(` for `connect` of unit.rs) is another function: with `qualifiers`, only those
+ * (its module) may stand before it.
  */
-function isUse(text: string, name: string, mustCall: boolean): boolean {
+function isUse(text: string, name: string, mustCall: boolean, qualifiers?: ReadonlySet<string>): boolean {
   const code = codeOf(text);
   for (let at = code.indexOf(name); at >= 0; at = code.indexOf(name, at + 1)) {
     const before = code[at - 1] ?? '';
     const after = code.slice(at + name.length);
     if (/[\w$]/.test(before) || /^[\w$]/.test(after)) continue;
     if (DECLARING.test(`${code.slice(0, at).trimEnd()} `)) continue;
+    const qualifier = /([\w$]+)\s*(?:\.|::)\s*$/.exec(code.slice(Math.max(0, at - 80), at))?.[1];
+    if (qualifiers && qualifier !== undefined && !qualifiers.has(qualifier)) continue;
     if (!mustCall || /^\s*(\(|::new\b|\.new\b)/.test(after) || before === '.') return true;
   }
   return false;

@@ -390,7 +390,7 @@ export const SHORT_TERM = 3;
 /** Letters a word may have after a short term (its stem: `pol` of `poller`). */
 const SHORT_TERM_SUFFIX = 4;
 /** Lines that bring names in rather than use them. */
-const IMPORT_LINE = /^\s*(import|from|export\s+\*|export\s+\{[^}]*\}\s+from|package|use|using|require|#\s*include|extern\s+crate)\b|=\s*require\(/;
+export const IMPORT_LINE = /^\s*(import|from|export\s+\*|export\s+\{[^}]*\}\s+from|package|use|using|require|#\s*include|extern\s+crate)\b|=\s*require\(/;
 
 /** The lower-case parts of a line's words and names: `GenManTree(man_page)` → gen, man, tree, man, page. */
 function identifierParts(line: string): string[] {

@@ -154,6 +154,33 @@ describe('answerer', function () {
     }
   });
 
+  it('counts as callers only calls of the definition: not imports, nor a function of the same name elsewhere', async function () {
+    const repo = await createTestRepo({
+      name: 'callers',
+      commits: [
+        {
+          message: 'net',
+          files: {
+            'src/net.ts': 'export function connect(host: string): string {\n  return host;\n}\n',
+            'src/client.ts': "import * as net from './net';\nimport { connect } from './net';\n\nexport function open(): string {\n  return net.connect('example.org');\n}\n",
+            'src/tls.ts': "import type { Socket } from './socket';\n\nexport function secure(socket: Socket): string {\n  return socket.connect('example.org');\n}\n",
+            'src/direct.ts': "import { connect } from './net';\n\nexport function dial(): string {\n  return connect('example.org');\n}\n",
+          },
+        },
+      ],
+    });
+    try {
+      const answerer = new Answerer({ repositories: await discoverRepositories([repo.dir]), instanceUrl: 'http://x', paceMs: 0 });
+      const { answer } = await answerer.answer({ question: 'Where is `connect` defined?', earlierQuestions: [], signal: new AbortController().signal, report: async () => undefined });
+      const reached = /#### How it is reached\n\n([\s\S]*?)(\n\n####|$)/.exec(answer)?.[1] ?? '';
+      assert.match(reached, /\[src\/client\.ts:5\][^\n]* in `open`: `return net\.connect\('example\.org'\);`/);
+      assert.match(reached, /\[src\/direct\.ts:4\][^\n]* in `dial`/);
+      assert.doesNotMatch(reached, /tls\.ts|import/, reached);
+    } finally {
+      await repo.remove();
+    }
+  });
+
   it('quotes the lines around the name in a long file without definitions', async function () {
     const lines = Array.from({ length: 100_000 }, (_, index) => (index === 49_999 ? 'fetchWidgets();' : 'x'));
     const long = await createTestRepo({ name: 'long', commits: [{ files: { 'gen/long.ts': `${lines.join('\n')}\n` }, message: 'long' }] });
