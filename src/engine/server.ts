@@ -95,7 +95,12 @@ export async function startEngine(options: EngineOptions): Promise<RunningEngine
   // The filters first (a first search needs them), then each HEAD's symbol table (a first answer
   // does); an engine told to do no start-up work builds a table when an answer first needs it.
   const startUpWork = options.filtersAtStart ?? true;
-  void searchIndexes.prepare(repositories, { filters: startUpWork }).then(() => (startUpWork ? answerer.prepare(shuttingDown.signal) : undefined));
+  void searchIndexes
+    .prepare(repositories, { filters: startUpWork })
+    .then(() => (startUpWork ? answerer.prepare(shuttingDown.signal) : undefined))
+    .catch((error: unknown) => {
+      if (!shuttingDown.signal.aborted) log(`start-up work stopped: ${error instanceof Error ? error.message : String(error)}`);
+    });
   const service = new ConversationService({
     storage,
     records,

@@ -70,7 +70,12 @@ export function languageOf(filePath: string): string {
 
 /** `<instance>/<repo>/-/blob/<path>?L<a>-<b>`, every path segment percent-encoded. */
 export function blobUrl(instanceUrl: string, repoName: string, filePath: string, window?: LineWindow): string {
-  const encode = (value: string): string => value.split('/').map(encodeURIComponent).join('/');
+  // Parentheses too: a `)` in a path would end the Markdown link.
+  const encode = (value: string): string =>
+    value
+      .split('/')
+      .map((part) => encodeURIComponent(part).replace(/[()]/g, (char) => `%${char.charCodeAt(0).toString(16).toUpperCase()}`))
+      .join('/');
   const range = window ? `?L${window.start}-${window.end}` : '';
   return `${instanceUrl}/${encode(repoName)}/-/blob/${encode(filePath)}${range}`;
 }
@@ -279,6 +284,9 @@ export function suggestFollowups(findings: Findings): string[] {
   return followups.slice(0, 3);
 }
 
+/** Characters of a line read for the names it calls. */
+const MAX_CALLEE_LINE = 2_000;
+
 const NOT_CALLEES = new Set(
   'if for while switch catch return function func typeof new super this self print len str int float list dict set tuple isinstance require import assert sizeof make append panic string bool cap'.split(' '),
 );
@@ -291,7 +299,7 @@ function calleeOf(lead: AnswerSpan, knownNames: ReadonlySet<string>): string | u
   const lines = [lead.bestLine, ...[-1, 1, -2, 2, -3, 3].map((offset) => lead.bestLine + offset)].filter((line) => line >= lead.start && line <= lead.end);
   const found: string[] = [];
   for (const line of lines) {
-    for (const match of codeOf(lead.file.lines[line - 1] ?? '').matchAll(/([A-Za-z_$][\w$]*)\s*\(/g)) {
+    for (const match of codeOf((lead.file.lines[line - 1] ?? '').slice(0, MAX_CALLEE_LINE)).matchAll(/(?<![\w$])([A-Za-z_$][\w$]*)\s*\(/g)) {
       const name = match[1] ?? '';
       if (name.length >= 3 && !NOT_CALLEES.has(name) && name !== lead.definition?.name && !found.includes(name)) found.push(name);
     }
@@ -315,8 +323,9 @@ export function inlineCode(text: string): string {
   return longestRun > 0 || text.startsWith('`') || text.endsWith('`') ? `${ticks} ${text} ${ticks}` : `${ticks}${text}${ticks}`;
 }
 
+/** Text inside a link's brackets: Markdown's characters escaped, line breaks and other controls a space. */
 function escapeLinkText(text: string): string {
-  return text.replace(/([\\[\]*_`<>])/g, '\\$1');
+  return text.replace(/[\u0000-\u001f\u007f]/g, ' ').replace(/([\\[\]*_`<>])/g, '\\$1');
 }
 
 function clip(line: string, max: number): string {

@@ -57,6 +57,8 @@ export interface AnswererOptions {
 /** Enough to keep two cores busy while the others wait in order. */
 export const DEFAULT_ANSWER_SLOTS = 4;
 
+/** Repositories whose symbol tables are built as the engine starts. */
+const PREPARED_TABLES = 8;
 /** Spans quoted after the lead, at most. */
 const ALSO_QUOTED = 2;
 /** A span is quoted after the lead when it scores at least this share of the lead's. */
@@ -100,7 +102,8 @@ export class Answerer {
     const context = this.contextFor(signal);
     if (!context.symbolTables) return;
     const targets = await selectTargets(context, parseQuery(''), []).catch(() => []);
-    for (const target of targets) await context.symbolTables.build(symbolSource(context, target));
+    // As the search filters: the first few repositories; the others' tables when an answer needs them.
+    for (const target of targets.slice(0, PREPARED_TABLES)) await context.symbolTables.build(symbolSource(context, target));
   }
 
   private contextFor(signal: AbortSignal): ToolContext {
@@ -188,7 +191,7 @@ class AnswerRun {
         },
         reading: async (files) => {
           this.toolCalls += files.length;
-          const named = files.slice(0, 3).map(({ path }) => path).join(', ');
+          const named = files.slice(0, 3).map(({ path }) => oneLine(path)).join(', ');
           await this.step(`Reading ${plural(files.length, 'candidate file')} and their definitions: ${named}${files.length > 3 ? ', …' : ''}`);
         },
       });
@@ -212,7 +215,7 @@ class AnswerRun {
     const lead = leading[0] ?? retrieved.spans[0];
     if (!lead) return findings;
     findings.lead = lead;
-    await this.step(lead.definition ? `Found \`${lead.definition.name}\` in ${lead.file.path}` : `Found the closest lines in ${lead.file.path}`);
+    await this.step(lead.definition ? `Found \`${lead.definition.name}\` in ${oneLine(lead.file.path)}` : `Found the closest lines in ${oneLine(lead.file.path)}`);
     findings.also = nearLead(leading, lead);
     findings.related = retrieved.files.filter((file) => !LEADING_KINDS.has(file.kind));
     findings.knownNames = new Set(retrieved.files.flatMap((file) => (file.definitions ?? []).map((definition) => definition.name)));
@@ -233,6 +236,11 @@ class AnswerRun {
     if (analyseQuestion(question).terms.length > 0) return question;
     return [...earlierQuestions].reverse().find((earlier) => analyseQuestion(earlier).terms.length > 0) ?? question;
   }
+}
+
+/** A path as a turn shows it: on one line (git allows line breaks in names). */
+function oneLine(text: string): string {
+  return text.replace(/[\u0000-\u001f\u007f]/g, ' ');
 }
 
 /**

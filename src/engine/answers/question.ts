@@ -41,6 +41,8 @@ export interface QuestionAnalysis {
 }
 
 const MAX_NAMES = 8;
+const MAX_STEMS = 16;
+const MAX_NUMBERS = 4;
 /**
  * Words code uses for what questions say in other words: a question asks where a token is "kept",
  * code "stores" it. Each group's words stand for one another, searched at a lower weight.
@@ -97,8 +99,9 @@ export function analyseQuestion(question: string): QuestionAnalysis {
     const stemmed = stem(word);
     if (stemmed.length >= 3 && !stems.includes(stemmed)) stems.push(stemmed);
   }
-  // Status codes and other numbers name things too (`handle_401`).
-  for (const number of bounded.match(/\b\d{3,}\b/g) ?? []) if (!stems.includes(number)) stems.push(number);
+  // Status codes and other numbers name things too (`handle_401`): a few (a pasted log has hundreds).
+  for (const number of (bounded.match(/\b\d{3,}\b/g) ?? []).slice(0, MAX_NUMBERS)) if (!stems.includes(number)) stems.push(number);
+  stems.splice(MAX_STEMS);
   const conditions = conditionStems(bounded, stems);
   // Members and owners are searched too: `res.cookie` holds the words `res` and `cookie`; a phrasal verb as code writes it (`back off` → `backoff`).
   const searched = [...bounded.split(/\s+/).filter(Boolean), ...members.flatMap(({ owner, member }) => [owner, member]), ...phrasalVerbs(bounded)];

@@ -70,6 +70,8 @@ export async function findReach(context: ToolContext, target: SearchTarget, path
 }
 
 const CALLABLE: ReadonlySet<Definition['kind']> = new Set(['function', 'method']);
+/** Characters of a line read for a use. */
+const MAX_USE_LINE = 4096;
 
 /**
  * The qualifiers a call of a definition without an owner may carry (`unit::connect(`, `utils.parse(`):
@@ -91,12 +93,13 @@ function qualifiersOf(definition: Definition, path: string): ReadonlySet<string>
  * (its module) may stand before it.
  */
 function isUse(text: string, name: string, mustCall: boolean, qualifiers?: ReadonlySet<string>): boolean {
-  const code = codeOf(text);
+  // A use is in a line's first few kilobytes, or it is not shown anyway.
+  const code = codeOf(text.slice(0, MAX_USE_LINE));
   for (let at = code.indexOf(name); at >= 0; at = code.indexOf(name, at + 1)) {
     const before = code[at - 1] ?? '';
-    const after = code.slice(at + name.length);
+    const after = code.slice(at + name.length, at + name.length + 16);
     if (/[\w$]/.test(before) || /^[\w$]/.test(after)) continue;
-    if (DECLARING.test(`${code.slice(0, at).trimEnd()} `)) continue;
+    if (DECLARING.test(`${code.slice(Math.max(0, at - 80), at).trimEnd()} `)) continue;
     const qualifier = /([\w$]+)\s*(?:\.|::)\s*$/.exec(code.slice(Math.max(0, at - 80), at))?.[1];
     if (qualifiers && qualifier !== undefined && !qualifiers.has(qualifier)) continue;
     if (!mustCall || /^\s*(\(|::new\b|\.new\b)/.test(after) || before === '.') return true;
@@ -123,7 +126,7 @@ async function placeCallers(context: ToolContext, target: SearchTarget, uses: re
     if (!blob || blob.binary) continue;
     const lines = splitLines(blob.text);
     if (fileKind(use.path, {}, lines) !== 'implementation') continue;
-    const definitions = (await findDefinitions(use.path, blob.text)) ?? [];
+    const definitions = (await findDefinitions(use.path, blob.text).catch(() => undefined)) ?? [];
     const within = definitions
       .filter((definition) => ENCLOSING.has(definition.kind) && definition.line <= use.line && definition.endLine >= use.line)
       .sort((a, b) => a.endLine - a.line - (b.endLine - b.line))[0];

@@ -8,7 +8,7 @@
 import { fileKind, KIND_WEIGHT, kindOfPath, type FileKind } from '../code/fileKinds';
 import { attributesOf, parseAttributeFile, type AttributeFile } from '../code/gitAttributes';
 import { findDefinitions, type Definition } from '../code/definitions';
-import type { SymbolSource } from '../code/symbolTable';
+import { MAX_FILE_BYTES as SYMBOL_FILE_BYTES, type SymbolSource } from '../code/symbolTable';
 import { keptPromise } from '../keptPromises';
 import { parseQuery, type ParsedQuery } from '../search/query';
 import type { CorpusStats } from '../search/ranking';
@@ -70,7 +70,7 @@ const SPANS_PER_FILE = 6;
  * files an answer reads are the ones the next question about the same code reads.
  */
 const definitionsKept = new Map<string, Promise<Definition[] | undefined>>();
-const DEFINITIONS_KEPT = 2_000;
+const DEFINITIONS_KEPT = 500;
 const attributesKept = new Map<string, Promise<AttributeFile[]>>();
 const ATTRIBUTES_KEPT = 16;
 const MAX_ATTRIBUTE_FILES = 64;
@@ -111,7 +111,7 @@ export async function retrieve(context: ToolContext, question: QuestionAnalysis,
     files.push({ target: file.target, path: file.path, kind, lines, definitions, fileScore: file.score });
   }
   const perFile = new Map<ReadFile, number>();
-  const spans = (rankSpans(files, question, weights) as AnswerSpan[]).filter((span) => {
+  const spans = ((await rankSpans(files, question, weights)) as AnswerSpan[]).filter((span) => {
     const count = perFile.get(span.file) ?? 0;
     perFile.set(span.file, count + 1);
     return count < SPANS_PER_FILE;
@@ -143,11 +143,17 @@ async function namedElsewhere(
 ): Promise<Array<{ target: SearchTarget; path: string }>> {
   const tables = context.symbolTables;
   if (!tables) return [];
-  const targets = [...new Map(searched.map((target) => [`${target.repo.dir}\0${target.commit}`, target])).values()];
+  // Tables are kept for HEADs: a search of another revision (`rev:`) uses none and builds none.
+  const targets = [...new Map(searched.filter((target) => target.revision === 'HEAD').map((target) => [`${target.repo.dir}\0${target.commit}`, target])).values()];
   const best = new Map<string, { target: SearchTarget; path: string; score: number }>();
-  for (const target of targets) {
-    const source = symbolSource(context, target);
-    const table = wait ? await tables.whenReady(source, context.signal, SYMBOLS_WAIT_MS) : tables.lookup(source);
+  // Every repository's table at once, under one deadline.
+  const tablesOf = await Promise.all(
+    targets.map(async (target) => {
+      const source = symbolSource(context, target);
+      return { target, table: wait ? await tables.whenReady(source, context.signal, SYMBOLS_WAIT_MS) : tables.lookup(source) };
+    }),
+  );
+  for (const { target, table } of tablesOf) {
     if (!table) continue;
     const entries = [
       ...question.names.flatMap((name) => table.named(name)),
@@ -177,7 +183,7 @@ export function symbolSource(context: ToolContext, target: SearchTarget): Symbol
     key: `${target.repo.name}@${target.commit}`,
     listFiles: async () => (await listTree(context, target)).paths,
     readFiles: async (paths, signal) => {
-      const blobs = await readBlobsAtOnce({ ...context, signal }, target, paths, MAX_FILE_BYTES);
+      const blobs = await readBlobsAtOnce({ ...context, signal }, target, paths, SYMBOL_FILE_BYTES);
       const texts = new Map<string, string>();
       for (const [path, bytes] of blobs) if (!bytes.includes(0)) texts.set(path, bytes.toString('utf8'));
       return texts;
@@ -204,7 +210,8 @@ function termWeights(question: QuestionAnalysis, stats: CorpusStats): Map<string
 }
 
 function definitionsOf(target: SearchTarget, path: string, text: string): Promise<Definition[] | undefined> {
-  return keptPromise(definitionsKept, `${target.repo.dir}\0${target.commit}\0${path}`, DEFINITIONS_KEPT, () => findDefinitions(path, text));
+  // A file the parser cannot take (a grammar that failed to load) is read as text, not a failure.
+  return keptPromise(definitionsKept, `${target.repo.dir}\0${target.commit}\0${path}`, DEFINITIONS_KEPT, () => findDefinitions(path, text).catch(() => undefined));
 }
 
 /** The commit's `.gitattributes` files that speak of linguist attributes (read once per commit). */
@@ -214,7 +221,11 @@ function attributeFiles(context: ToolContext, target: SearchTarget): Promise<Att
     const found = tree.paths.filter((path) => path === '.gitattributes' || path.endsWith('/.gitattributes')).slice(0, MAX_ATTRIBUTE_FILES);
     const files: AttributeFile[] = [];
     for (const path of found) {
-      const blob = await readTargetText(context, target, path, 256 * 1024).catch(() => undefined);
+      const blob = await readTargetText(context, target, path, 256 * 1024).catch((error: unknown) => {
+        // Cancelled: not kept as a commit without attributes (keptPromise keeps no failure).
+        if (context.signal.aborted) throw error;
+        return undefined;
+      });
       if (blob && !blob.binary) files.push(parseAttributeFile(path, blob.text));
     }
     return files.filter((file) => file.rules.length > 0);

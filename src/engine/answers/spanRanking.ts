@@ -4,9 +4,10 @@
  * body holds (idf-weighted, a long body counting less: the smallest definition that holds them wins
  * over the class around it), by how close together they are, by its file's BM25 score, and by what
  * its file is (an implementation over a test that mentions every word). A file the parser cannot read
- * is scored by its best few lines instead. Pure functions.
+ * is scored by its best few lines instead. Pure but for the turns it gives the event loop.
  */
 import { KIND_WEIGHT, type FileKind } from '../code/fileKinds';
+import { nextTurn } from '../inTurns';
 import type { Definition } from '../code/definitions';
 import { nameWords, squashName, type QuestionAnalysis } from './question';
 
@@ -79,6 +80,9 @@ const OUTSIDE_SHARE = 0.5;
 /** A file without a fitting definition is scored by this many lines around its best line. */
 const WINDOW_RADIUS = 8;
 
+/** Definitions of one file scored at most. */
+const MAX_SCORED = 2_000;
+
 /** How much a definition of each kind answers "how" next to a function: a field names a thing, a function does it. */
 const DEFINITION_WEIGHT: Readonly<Record<Definition['kind'], number>> = {
   function: 1,
@@ -117,12 +121,17 @@ const DENSE_SHARE = 0.6;
 const TEST_CONTAINER = /^tests?$/i;
 const TEST_NAME = /^(test_|Test[A-Z_0-9]|test[A-Z])/;
 
-/** Every span of the candidates worth quoting, best first. */
-export function rankSpans(files: readonly CandidateFile[], question: QuestionAnalysis, weights: TermWeights): ScoredSpan[] {
+/**
+ * Every span of the candidates worth quoting, best first. A file at a time, the event loop served in
+ * between (a search as the user types shares the engine's thread); at most `MAX_SCORED` definitions of
+ * a file are scored (the first, in file order).
+ */
+export async function rankSpans(files: readonly CandidateFile[], question: QuestionAnalysis, weights: TermWeights): Promise<ScoredSpan[]> {
   const maxFileScore = Math.max(1e-9, ...files.map((file) => file.fileScore));
   const totalWeight = [...weights.values()].reduce((sum, weight) => sum + weight, 0) || 1;
   const spans: ScoredSpan[] = [];
   for (const file of files) {
+    await nextTurn();
     const termLines = termsPerLine(file.lines, weights);
     const prior = (FILE_PRIOR * file.fileScore) / maxFileScore;
     // What the file's opening comment says it is about counts for each of its definitions, at a share.
@@ -130,8 +139,10 @@ export function rankSpans(files: readonly CandidateFile[], question: QuestionAna
     const headerTerms = header > 0 ? spanTerms(termLines, 1, header, weights).held : [];
     const kindWeight = KIND_WEIGHT[file.kind];
     let fileBest: ScoredSpan | undefined;
-    const definitions = file.definitions ?? [];
+    const definitions = (file.definitions ?? []).slice(0, MAX_SCORED);
     for (const definition of definitions) {
+      // A definition past the lines read (a file cut at its size limit) is not quoted.
+      if (definition.line > file.lines.length) continue;
       const start = Math.max(1, definition.line);
       const end = Math.min(file.lines.length, Math.max(start, headEnd(definition, definitions)));
       const docStart = documentationStart(file.lines, start);
@@ -167,11 +178,12 @@ export function rankSpans(files: readonly CandidateFile[], question: QuestionAna
     }
     // Lines outside every definition (top-level code, a call that registers a callback) have their best stretch too.
     // Only their code counts there: outside definitions, prose is mostly a file's or a module's documentation.
+    const covered = coveredLines(file.lines.length, definitions);
     const outside =
       definitions.length === 0
         ? termLines
         : termLines
-            .filter((hit) => !IMPORT_LINE.test(file.lines[hit.line - 1] ?? '') && !definitions.some((definition) => definition.kind !== 'module' && hit.line >= definition.line && hit.line <= definition.endLine))
+            .filter((hit) => covered[hit.line] === 0 && !IMPORT_LINE.test((file.lines[hit.line - 1] ?? '').slice(0, MAX_CODE_LINE)))
             .map((hit) => ({ ...hit, terms: [...hit.inCode.keys()] }))
             .filter((hit) => hit.terms.length > 0);
     {
@@ -215,6 +227,26 @@ export function headerEnd(lines: readonly string[]): number {
     else inBlock = /^\s*\/\*/.test(text) && !text.includes('*/');
   }
   return end;
+}
+
+/** Which lines (1-based) some definition other than a module covers: 1. */
+function coveredLines(lineCount: number, definitions: readonly Definition[]): Uint8Array {
+  // Opened and closed counts, summed along the lines: linear however the definitions nest.
+  const depth = new Int32Array(lineCount + 2);
+  for (const definition of definitions) {
+    if (definition.kind === 'module' || definition.line > lineCount) continue;
+    const opens = Math.max(1, definition.line);
+    const closes = Math.min(lineCount, definition.endLine) + 1;
+    depth[opens] = (depth[opens] ?? 0) + 1;
+    depth[closes] = (depth[closes] ?? 0) - 1;
+  }
+  const covered = new Uint8Array(lineCount + 2);
+  let open = 0;
+  for (let line = 1; line <= lineCount; line++) {
+    open += depth[line] ?? 0;
+    if (open > 0) covered[line] = 1;
+  }
+  return covered;
 }
 
 /** What a term of a definition's documentation (and not of its body) counts next to one of its body. */
@@ -327,11 +359,15 @@ interface Hit {
 
 /** What a line found only in a message or a comment counts, next to one found in its code. */
 const PROSE_SHARE = 0.35;
-const STRING_OR_COMMENT = /'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"|`(?:[^`\\]|\\.)*`|(?:\/\/|#).*$|\/\*.*?(?:\*\/|$)/g;
+/** A string runs to its closing quote or the line's end; no alternative can backtrack into another. */
+const STRING_OR_COMMENT = /'(?:[^'\\]|\\.)*(?:'|\\?$)|"(?:[^"\\]|\\.)*(?:"|\\?$)|`(?:[^`\\]|\\.)*(?:`|\\?$)|(?:\/\/|#).*$|\/\*.*?(?:\*\/|$)/g;
+const STRING = /'(?:[^'\\]|\\.)*(?:'|\\?$)|"(?:[^"\\]|\\.)*(?:"|\\?$)|`(?:[^`\\]|\\.)*(?:`|\\?$)/g;
+/** Characters of a line read for its code (the rest of a longer line counts as prose). */
+const MAX_CODE_LINE = 4096;
 
 /** A line without its string literals and comments (roughly: quotes and `//`, `#`, `/*` on the line). */
 export function codeOf(line: string): string {
-  return line.replace(STRING_OR_COMMENT, ' ');
+  return line.slice(0, MAX_CODE_LINE).replace(STRING_OR_COMMENT, ' ');
 }
 
 /** The lines holding some of the terms, in order, each with the distinct terms it holds. */
@@ -377,8 +413,10 @@ function proseLines(lines: readonly string[]): boolean[] {
       continue;
     }
     prose.push(false);
-    const block = line.lastIndexOf('/*');
-    if (block >= 0 && line.indexOf('*/', block + 2) < 0) closing = '*/';
+    // A `/*` inside a string (`glob("*/x/*")`) opens no comment.
+    const code = line.slice(0, MAX_CODE_LINE).replace(STRING, ' ');
+    const block = code.lastIndexOf('/*');
+    if (block >= 0 && code.indexOf('*/', block + 2) < 0) closing = '*/';
     const docstring = DOCSTRING_START.exec(line)?.[1];
     if (docstring && line.indexOf(docstring, line.indexOf(docstring) + 3) < 0) closing = docstring;
   }

@@ -98,6 +98,8 @@ export function looksMinified(lines: readonly string[]): boolean {
 /** Markers a generator leaves in its output's first lines. */
 const GENERATED_MARKER = /(code generated .* do not edit|@generated|auto-?generated|this file (is|was) (automatically )?generated|do not (edit|modify) (this file|manually|by hand))/i;
 const MARKER_LINES = 5;
+/** A marker is near a line's start: only so much of each line is read for it. */
+const MARKER_LINE_CHARS = 500;
 
 /**
  * The kind of a file with what is known of it: its git attributes (a `linguist-*` attribute set or
@@ -114,7 +116,7 @@ export function fileKind(path: string, attributes: LinguistAttributes = {}, line
   }
   if (kind !== 'implementation' && kind !== 'configuration') return kind;
   if (lines && attributes.generated !== false) {
-    if (lines.slice(0, MARKER_LINES).some((line) => GENERATED_MARKER.test(line))) return 'generated';
+    if (lines.slice(0, MARKER_LINES).some((line) => GENERATED_MARKER.test(line.slice(0, MARKER_LINE_CHARS)))) return 'generated';
     if (looksMinified(lines)) return 'bundled';
   }
   return kind;

@@ -21,8 +21,6 @@ export interface AttributeFile {
 
 const MAX_RULES = 2_000;
 const MAX_PATTERN_LENGTH = 512;
-/** Wildcard runs in one pattern at most: each `*` is a loop of the regular expression it becomes. */
-const MAX_WILDCARDS = 8;
 const ATTRIBUTES: ReadonlyArray<[string, keyof LinguistAttributes]> = [
   ['linguist-generated', 'generated'],
   ['linguist-vendored', 'vendored'],
@@ -72,54 +70,105 @@ function depth(folder: string): number {
 function patternMatcher(pattern: string): ((relativePath: string) => boolean) | undefined {
   // A pattern for a folder (`docs/`) matches no file in git attributes.
   if (pattern.endsWith('/')) return undefined;
-  if ((pattern.match(/\*+/g)?.length ?? 0) > MAX_WILDCARDS) return undefined;
-  // POSIX classes (`[[:alpha:]]`) mean something else to JavaScript: the line is skipped.
+  // POSIX classes (`[[:alpha:]]`) are not read here: the line is skipped.
   if (pattern.includes('[:')) return undefined;
   // A leading slash, or one inside, anchors the pattern to its file's folder; otherwise it matches a name at any depth.
-  const anchored = pattern.includes('/');
-  let expression: RegExp;
-  try {
-    expression = globToRegExp(pattern.replace(/^\//, ''));
-  } catch {
-    return undefined;
-  }
-  if (!anchored) return (relativePath) => expression.test(relativePath.slice(relativePath.lastIndexOf('/') + 1));
-  return (relativePath) => expression.test(relativePath);
+  const glob = pattern.replace(/^\//, '');
+  if (!pattern.includes('/')) return (relativePath) => globMatches(glob, relativePath.slice(relativePath.lastIndexOf('/') + 1));
+  return (relativePath) => globMatches(glob, relativePath);
 }
 
-/** A glob as a regular expression over a whole string: `**` crosses folders, `*` and `?` do not. */
-export function globToRegExp(glob: string): RegExp {
-  let source = '';
-  for (let index = 0; index < glob.length; index++) {
-    const char = glob[index] ?? '';
-    if (char === '*') {
-      if (glob[index + 1] === '*') {
-        const atStart = index === 0 || glob[index - 1] === '/';
-        const slashAfter = glob[index + 2] === '/';
-        index++;
-        if (atStart && slashAfter) {
-          index++;
-          source += '(?:.*/)?';
-        } else {
-          source += '.*';
-        }
-      } else {
-        source += '[^/]*';
+/** Paths longer than this match no pattern (git's own limit is the file system's). */
+const MAX_PATH_LENGTH = 4096;
+
+/**
+ * Whether a glob matches a whole path, by git's rules: a `**` folder matches any number of folders,
+ * `*` and `?` stay inside a folder's name, `[…]` is a class (`!` negates). In time linear in the path
+ * for each part of the pattern: folders by dynamic programming, a name by the two-pointer walk of
+ * wildcards (no backtracking regular expression).
+ */
+export function globMatches(glob: string, path: string): boolean {
+  if (path.length > MAX_PATH_LENGTH) return false;
+  const parts = glob.split('/');
+  const names = path.split('/');
+  // reachable[j]: the parts so far can match the first j names.
+  let reachable = new Uint8Array(names.length + 1);
+  reachable[0] = 1;
+  for (const part of parts) {
+    const next = new Uint8Array(names.length + 1);
+    for (let j = 0; j <= names.length; j++) {
+      if (!reachable[j]) continue;
+      if (part === '**') {
+        for (let k = j; k <= names.length; k++) next[k] = 1;
+        break;
       }
-    } else if (char === '?') {
-      source += '[^/]';
-    } else if (char === '[') {
-      const close = glob.indexOf(']', index + 2);
-      if (close === -1) {
-        source += '\\[';
-      } else {
-        const body = glob.slice(index + 1, close).replace(/^!/, '^').replace(/\\/g, '\\\\');
-        source += `[${body}]`;
-        index = close;
-      }
+      if (j < names.length && nameMatches(part, names[j] ?? '')) next[j + 1] = 1;
+    }
+    reachable = next;
+  }
+  return reachable[names.length] === 1;
+}
+
+/** A glob without `/` against one name: `*` any run, `?` one character, `[…]` a class, `\x` the character x. */
+function nameMatches(glob: string, name: string): boolean {
+  let g = 0;
+  let n = 0;
+  let starAt = -1;
+  let starName = 0;
+  while (n < name.length) {
+    const token = tokenAt(glob, g);
+    if (token && token.kind === 'star') {
+      starAt = g;
+      starName = n;
+      g = token.end;
+    } else if (token && (token.kind === 'any' || (token.kind === 'char' && token.char === name[n]) || (token.kind === 'class' && token.test(name[n] ?? '')))) {
+      g = token.end;
+      n++;
+    } else if (starAt >= 0) {
+      g = tokenAt(glob, starAt)?.end ?? glob.length;
+      starName++;
+      n = starName;
     } else {
-      source += char.replace(/[.+^${}()|\\]/g, '\\$&');
+      return false;
     }
   }
-  return new RegExp(`^${source}$`);
+  for (let token = tokenAt(glob, g); token?.kind === 'star'; token = tokenAt(glob, g)) g = token.end;
+  return g >= glob.length;
+}
+
+type GlobToken = { kind: 'star' | 'any'; end: number } | { kind: 'char'; char: string; end: number } | { kind: 'class'; test: (char: string) => boolean; end: number };
+
+/** The glob's token at `at` (a run of stars is one), or undefined at its end. */
+function tokenAt(glob: string, at: number): GlobToken | undefined {
+  const char = glob[at];
+  if (char === undefined) return undefined;
+  if (char === '*') {
+    let end = at;
+    while (glob[end] === '*') end++;
+    return { kind: 'star', end };
+  }
+  if (char === '?') return { kind: 'any', end: at + 1 };
+  if (char === '\\' && at + 1 < glob.length) return { kind: 'char', char: glob[at + 1] ?? '', end: at + 2 };
+  if (char === '[') {
+    const close = glob.indexOf(']', at + 2);
+    if (close !== -1) return { kind: 'class', test: classTest(glob.slice(at + 1, close)), end: close + 1 };
+  }
+  return { kind: 'char', char, end: at + 1 };
+}
+
+/** `a-z0-9_` or `!abc` as a test of one character. */
+function classTest(body: string): (char: string) => boolean {
+  const negated = body.startsWith('!') || body.startsWith('^');
+  const members = negated ? body.slice(1) : body;
+  const ranges: Array<[string, string]> = [];
+  for (let at = 0; at < members.length; at++) {
+    const from = members[at] ?? '';
+    if (members[at + 1] === '-' && at + 2 < members.length) {
+      ranges.push([from, members[at + 2] ?? '']);
+      at += 2;
+    } else {
+      ranges.push([from, from]);
+    }
+  }
+  return (char) => ranges.some(([from, to]) => char >= from && char <= to) !== negated;
 }

@@ -7,11 +7,12 @@
  * definitions, not git.
  */
 import { createHash } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
+import { readdir, readFile, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { writeFileAtomically } from '../atomicFile';
+import { ensureRoom } from '../diskRoom';
 import { nextTurn } from '../inTurns';
-import { findDefinitions, type Definition, type DefinitionKind } from './definitions';
+import { findDefinitions, MAX_NAME_LENGTH, type Definition, type DefinitionKind } from './definitions';
 import { kindOfPath } from './fileKinds';
 import { grammarFor } from './grammars';
 
@@ -33,6 +34,8 @@ export interface SymbolTablesOptions {
   dir?: string;
   log(line: string): void;
   signal: AbortSignal;
+  /** Free space a table never takes on the folder's disk (DEFAULT_SPARE_BYTES). */
+  spareBytes?: number;
 }
 
 /** Files parsed per commit at most (the first in tree order); larger trees are said so in the log. */
@@ -44,7 +47,23 @@ export const MAX_ENTRIES = 300_000;
 const READ_BATCH = 64;
 const PARSE_TIMEOUT_MS = 200;
 const TABLES_KEPT = 4;
+const FAILURES_KEPT = 16;
+/** A table whose build failed is built again after this long at the earliest. */
+const RETRY_AFTER_MS = 10 * 60_000;
+/** Larger files in the tables' folder are not tables of this engine. */
+const MAX_STORED_BYTES = 64 * 1024 * 1024;
+const MAX_STORED_PATH = 4096;
 const FORMAT = 1;
+
+function hash(text: string): string {
+  return createHash('sha256').update(text).digest('hex').slice(0, 32);
+}
+
+/** A key is `<repository>@<commit>`: the part before the last `@` names the repository. */
+function repositoryPrefix(key: string): string {
+  const at = key.lastIndexOf('@');
+  return `${hash(at > 0 ? key.slice(0, at) : key).slice(0, 16)}-`;
+}
 
 /** The definitions of one commit, found by name and by the words of their names. */
 export class SymbolTable {
@@ -82,6 +101,8 @@ export class SymbolTable {
 export class SymbolTables {
   private readonly ready = new Map<string, SymbolTable>();
   private readonly building = new Map<string, Promise<SymbolTable | undefined>>();
+  /** When a table's build last failed, by key (a few). */
+  private readonly failed = new Map<string, number>();
   /** One build at a time: parsing shares the engine's thread with every request. */
   private queue: Promise<unknown> = Promise.resolve();
 
@@ -104,30 +125,35 @@ export class SymbolTables {
     return undefined;
   }
 
-  /** The table, once built or read (undefined when it could not be, or after `maxWaitMs`). */
+  /** The table, once built or read (undefined when it could not be, or after `maxWaitMs`, or once `signal` aborts). */
   async whenReady(source: SymbolSource, signal: AbortSignal, maxWaitMs: number): Promise<SymbolTable | undefined> {
     const table = this.lookup(source);
-    if (table) return table;
+    if (table || signal.aborted) return table;
     const building = this.building.get(source.key);
     if (!building) return this.ready.get(source.key);
     let timer: ReturnType<typeof setTimeout> | undefined;
-    const timeout = new Promise<undefined>((resolve) => {
+    let onAbort: (() => void) | undefined;
+    const stopped = new Promise<undefined>((resolve) => {
       timer = setTimeout(() => resolve(undefined), maxWaitMs);
+      onAbort = () => resolve(undefined);
+      signal.addEventListener('abort', onAbort, { once: true });
     });
-    const aborted = new Promise<undefined>((resolve) => signal.addEventListener('abort', () => resolve(undefined), { once: true }));
     try {
-      return await Promise.race([building, timeout, aborted]);
+      return await Promise.race([building, stopped]);
     } finally {
       clearTimeout(timer);
+      if (onAbort) signal.removeEventListener('abort', onAbort);
     }
   }
 
-  /** Builds the table (or reads it from disk), once per key at a time. */
+  /** Builds the table (or reads it from disk), once per key at a time; one that failed is not tried again for a while. */
   build(source: SymbolSource): Promise<SymbolTable | undefined> {
     const ready = this.ready.get(source.key);
     if (ready) return Promise.resolve(ready);
     const known = this.building.get(source.key);
     if (known) return known;
+    const failedAt = this.failed.get(source.key);
+    if (failedAt !== undefined && Date.now() - failedAt < RETRY_AFTER_MS) return Promise.resolve(undefined);
     const made = (async () => {
       const onDisk = await this.read(source.key);
       if (onDisk) return onDisk;
@@ -144,10 +170,19 @@ export class SymbolTables {
       .then((table) => {
         this.building.delete(source.key);
         if (table) this.keep(source.key, table);
+        else if (!this.options.signal.aborted) this.remember(source.key);
         return table;
       });
     this.building.set(source.key, made);
     return made;
+  }
+
+  private remember(key: string): void {
+    this.failed.set(key, Date.now());
+    for (const oldest of this.failed.keys()) {
+      if (this.failed.size <= FAILURES_KEPT) break;
+      this.failed.delete(oldest);
+    }
   }
 
   private keep(key: string, table: SymbolTable): void {
@@ -170,7 +205,8 @@ export class SymbolTables {
       const texts = await source.readFiles(files.slice(at, at + READ_BATCH), signal);
       for (const [file, text] of texts) {
         if (text.length > MAX_FILE_BYTES) continue;
-        const definitions = (await findDefinitions(file, text, { timeoutMs: PARSE_TIMEOUT_MS })) ?? [];
+        // A file the parser cannot take is left out, not the table.
+        const definitions = (await findDefinitions(file, text, { timeoutMs: PARSE_TIMEOUT_MS }).catch(() => undefined)) ?? [];
         for (const definition of definitions) {
           if (entries.length >= MAX_ENTRIES) break;
           entries.push({ ...definition, path: file });
@@ -182,18 +218,32 @@ export class SymbolTables {
     return new SymbolTable(entries);
   }
 
+  /** `<repository hash>-<key hash>.json`: one file per commit, the repository's others removed when one is written. */
   private fileOf(key: string): string | undefined {
     if (this.options.dir === undefined) return undefined;
-    return path.join(this.options.dir, `${createHash('sha256').update(key).digest('hex').slice(0, 32)}.json`);
+    return path.join(this.options.dir, `${repositoryPrefix(key)}${hash(key)}.json`);
+  }
+
+  /** Removes the repository's tables of other commits (a repository keeps its latest on disk, as its filters do). */
+  private async prune(key: string, kept: string): Promise<void> {
+    const dir = this.options.dir;
+    if (dir === undefined) return;
+    const prefix = repositoryPrefix(key);
+    for (const name of await readdir(dir).catch(() => [] as string[])) {
+      if (name.startsWith(prefix) && path.join(dir, name) !== kept) await rm(path.join(dir, name), { force: true }).catch(() => undefined);
+    }
   }
 
   private async read(key: string): Promise<SymbolTable | undefined> {
     const file = this.fileOf(key);
     if (!file) return undefined;
+    // A table larger than any this engine writes is not read (a damaged or foreign file).
+    const size = await stat(file).then((stats) => stats.size, () => undefined);
+    if (size === undefined || size > MAX_STORED_BYTES) return undefined;
     const text = await readFile(file, 'utf8').catch(() => undefined);
     if (text === undefined) return undefined;
     try {
-      const stored = JSON.parse(text) as { format?: number; key?: string; paths?: string[]; entries?: unknown[] };
+      const stored = JSON.parse(text) as { format?: number; key?: string; paths?: unknown[]; entries?: unknown[] };
       if (stored.format !== FORMAT || stored.key !== key || !Array.isArray(stored.paths) || !Array.isArray(stored.entries)) return undefined;
       return new SymbolTable(stored.entries.slice(0, MAX_ENTRIES).flatMap((row) => entryOf(row, stored.paths ?? [])));
     } catch {
@@ -215,7 +265,11 @@ export class SymbolTables {
       return [index, entry.name, entry.kind, entry.container ?? null, entry.line, entry.endLine, entry.nameLine];
     });
     try {
-      await writeFileAtomically(file, JSON.stringify({ format: FORMAT, key, paths, entries: rows }));
+      const text = JSON.stringify({ format: FORMAT, key, paths, entries: rows });
+      // A table only saves time: conversations in the same folder come first.
+      await ensureRoom(path.dirname(file), Buffer.byteLength(text), 'symbol tables are', this.options.spareBytes);
+      await writeFileAtomically(file, text);
+      await this.prune(key, file);
     } catch (error) {
       // A table not kept is built again after a restart; nothing else depends on it.
       this.options.log(`symbol table of ${key} not kept on disk: ${error instanceof Error ? error.message : String(error)}`);
@@ -223,14 +277,20 @@ export class SymbolTables {
   }
 }
 
+function isLine(value: unknown): value is number {
+  return typeof value === 'number' && Number.isInteger(value) && value >= 1;
+}
+
 const KINDS = new Set<DefinitionKind>(['function', 'method', 'class', 'interface', 'type', 'enum', 'struct', 'trait', 'module', 'constant', 'variable', 'field']);
 
 /** A stored row as an entry, or nothing when it is not one (a table from another version, a damaged file). */
-function entryOf(row: unknown, paths: readonly string[]): SymbolEntry[] {
+function entryOf(row: unknown, paths: readonly unknown[]): SymbolEntry[] {
   if (!Array.isArray(row) || row.length !== 7) return [];
   const [index, name, kind, container, line, endLine, nameLine] = row as unknown[];
-  const file = typeof index === 'number' ? paths[index] : undefined;
-  if (file === undefined || typeof name !== 'string' || !KINDS.has(kind as DefinitionKind)) return [];
-  if (typeof line !== 'number' || typeof endLine !== 'number' || typeof nameLine !== 'number') return [];
+  const file: unknown = typeof index === 'number' ? paths[index] : undefined;
+  if (typeof file !== 'string' || file.length > MAX_STORED_PATH || /[\0\n\r]/.test(file)) return [];
+  if (typeof name !== 'string' || name.length === 0 || name.length > MAX_NAME_LENGTH || !KINDS.has(kind as DefinitionKind)) return [];
+  if (!isLine(line) || !isLine(endLine) || !isLine(nameLine) || endLine < line) return [];
+  if (container !== null && (typeof container !== 'string' || container.length > MAX_NAME_LENGTH)) return [];
   return [{ path: file, name, kind: kind as DefinitionKind, line, endLine, nameLine, ...(typeof container === 'string' ? { container } : {}) }];
 }

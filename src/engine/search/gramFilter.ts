@@ -15,7 +15,8 @@
  * altered) is not used: the search reads the tree as it would without one.
  */
 import { createHash } from 'node:crypto';
-import { mkdir, open, readdir, rename, statfs, unlink, type FileHandle } from 'node:fs/promises';
+import { mkdir, open, readdir, rename, unlink, type FileHandle } from 'node:fs/promises';
+import { DEFAULT_SPARE_BYTES, ensureRoom } from '../diskRoom';
 import { endianness } from 'node:os';
 import * as path from 'node:path';
 import type { RequiredText } from './literalQuery';
@@ -33,8 +34,7 @@ const MAX_GRAMS_PER_LITERAL = 16;
 const RAREST_GRAMS = 6;
 /** File numbers a search reads from the lists at most (past them, it does without the filter). */
 const MAX_ENTRIES_READ = 256 * 1024;
-/** Free space a filter never takes on the data folder's disk, by default. */
-export const DEFAULT_SPARE_BYTES = 256 * 1024 * 1024;
+export { DEFAULT_SPARE_BYTES } from '../diskRoom';
 /** Literals of one search looked up at most (past them, the rest of the search requires nothing). */
 const MAX_LITERALS = 64;
 
@@ -115,12 +115,7 @@ export async function writeFilter(file: string, commit: string, tables: FilterTa
  * in the same data folder must never lack room for it.
  */
 export async function ensureRoomForFilter(dir: string, bytes: number, spareBytes = DEFAULT_SPARE_BYTES): Promise<void> {
-  await mkdir(dir, { recursive: true });
-  const disk = await statfs(dir);
-  const free = disk.bavail * disk.bsize;
-  if (free >= bytes + spareBytes) return;
-  const what = bytes === 0 ? 'filters are' : `a filter of ${formatSize(bytes)} is`;
-  throw new Error(`the data folder's disk has ${formatSize(free)} free, and ${what} written only while ${formatSize(spareBytes)} more stay free`);
+  await ensureRoom(dir, bytes, bytes === 0 ? 'filters are' : `a filter of ${formatSize(bytes)} is`, spareBytes);
 }
 
 function padding(length: number): Buffer {

@@ -50,13 +50,14 @@ describe('symbol tables', function () {
     assert.equal(tables.lookup(sourceOf('acme@1', FILES)), table, 'ready once built');
   });
 
-  it('keeps each table on disk and reads it back after a restart, building nothing', async function () {
-    const first = new SymbolTables({ dir, log: () => undefined, signal: new AbortController().signal });
+  it('keeps each table on disk (its folder made when first needed) and reads it back after a restart, building nothing', async function () {
+    const symbols = path.join(dir, 'symbols');
+    const first = new SymbolTables({ dir: symbols, log: () => undefined, signal: new AbortController().signal });
     await first.build(sourceOf('acme@1', FILES));
-    const [stored] = await readdir(dir);
+    const [stored] = await readdir(symbols);
     assert.ok(stored?.endsWith('.json'));
     const reads: string[] = [];
-    const second = new SymbolTables({ dir, log: () => undefined, signal: new AbortController().signal });
+    const second = new SymbolTables({ dir: symbols, log: () => undefined, signal: new AbortController().signal });
     const table = await second.build(sourceOf('acme@1', FILES, reads));
     assert.deepEqual(reads, [], 'read from disk, not parsed again');
     assert.deepEqual(table?.named('WidgetCache').map((entry) => [entry.kind, entry.line]), [['class', 5]]);
@@ -65,13 +66,43 @@ describe('symbol tables', function () {
     assert.equal(second.lookup(sourceOf('acme@2', FILES)), undefined);
   });
 
+  it('keeps one table per repository on disk, and none where the disk lacks the spare room', async function () {
+    const tables = new SymbolTables({ dir, log: () => undefined, signal: new AbortController().signal });
+    await tables.build(sourceOf('acme@1', FILES));
+    await tables.build(sourceOf('other@1', FILES));
+    await tables.build(sourceOf('acme@2', FILES));
+    assert.equal((await readdir(dir)).length, 2, 'acme@1 made way for acme@2');
+    const reads: string[] = [];
+    const again = new SymbolTables({ dir, log: () => undefined, signal: new AbortController().signal });
+    await again.build(sourceOf('acme@2', FILES, reads));
+    assert.deepEqual(reads, [], 'acme@2 is the one kept');
+
+    const logged: string[] = [];
+    const full = await createTempDir('dse-symbols-full-');
+    try {
+      const cramped = new SymbolTables({ dir: full, log: (line) => logged.push(line), signal: new AbortController().signal, spareBytes: Number.MAX_SAFE_INTEGER });
+      assert.ok(await cramped.build(sourceOf('acme@1', FILES)), 'the table still serves from memory');
+      assert.deepEqual(await readdir(full), []);
+      assert.match(logged.join('\n'), /symbol table of acme@1 not kept on disk: the data folder's disk has .* free, and symbol tables are written only while .* more stay free/);
+    } finally {
+      await removeDir(full);
+    }
+  });
+
   it('builds a table again when the one on disk is damaged or of another commit', async function () {
     const first = new SymbolTables({ dir, log: () => undefined, signal: new AbortController().signal });
     await first.build(sourceOf('acme@1', FILES));
     const [stored = ''] = await readdir(dir);
     const file = path.join(dir, stored);
     const text = await readFile(file, 'utf8');
-    for (const damaged of ['{not json', JSON.stringify({ ...JSON.parse(text), key: 'acme@9' }), JSON.stringify({ ...JSON.parse(text), entries: [[99, 'x', 'function', null, 1, 1, 1], 'junk'] })]) {
+    const table = JSON.parse(text) as Record<string, unknown>;
+    const damagedTables = [
+      '{not json',
+      JSON.stringify({ ...table, key: 'acme@9' }),
+      // Rows that point nowhere, paths that are no paths, lines that are no lines: left out.
+      JSON.stringify({ ...table, paths: [123, 'a\nb', 'ok.ts'], entries: [[99, 'x', 'function', null, 1, 1, 1], [0, 'x', 'function', null, 1, 1, 1], [1, 'x', 'function', null, 1, 1, 1], [2, 'x', 'function', null, 3, 1, 1], [2, 'x', 'function', null, 0.5, 1, 1], 'junk'] }),
+    ];
+    for (const damaged of damagedTables) {
       await writeFile(file, damaged);
       const reads: string[] = [];
       const table = await new SymbolTables({ dir, log: () => undefined, signal: new AbortController().signal }).build(sourceOf('acme@1', FILES, reads));
