@@ -138,9 +138,8 @@ export interface EngineOptions {
   /**
    * Whether the engine builds the trigram filter of its first repositories' HEADs as it starts (one
    * after another, in the background; kept on disk, so only once per commit), so that their first
-   * searches read only the files that can match, and then their symbol tables (definitions, for
-   * answers). Default: true. Off, a repository's filter is built after its first search, with its
-   * index, and its symbol table when an answer first needs it.
+   * searches read only the files that can match. Default: true. Off, a repository's filter is
+   * built after its first search, with its index.
    */
   filtersAtStart?: boolean;
 }

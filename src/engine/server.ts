@@ -92,15 +92,9 @@ export async function startEngine(options: EngineOptions): Promise<RunningEngine
   });
   const symbolTables = new SymbolTables({ dir: path.join(options.dataDir, 'symbols'), log, signal: shuttingDown.signal });
   const answerer = new Answerer({ repositories, instanceUrl: url, paceMs, searchIndexes, symbolTables, maxConcurrentAnswers: options.limits?.answers });
-  // The filters first (a first search needs them), then each HEAD's symbol table (a first answer
-  // does); an engine told to do no start-up work builds a table when an answer first needs it.
-  const startUpWork = options.filtersAtStart ?? true;
-  void searchIndexes
-    .prepare(repositories, { filters: startUpWork })
-    .then(() => (startUpWork ? answerer.prepare(shuttingDown.signal) : undefined))
-    .catch((error: unknown) => {
-      if (!shuttingDown.signal.aborted) log(`start-up work stopped: ${error instanceof Error ? error.message : String(error)}`);
-    });
+  // Each commit's symbol table is built when an answer or a natural-language search first needs it:
+  // the start-up work is the filters' (a first search needs them), and takes no time from it.
+  void searchIndexes.prepare(repositories, { filters: options.filtersAtStart ?? true });
   const service = new ConversationService({
     storage,
     records,

@@ -128,17 +128,18 @@ export function writeAnswer(findings: Findings): string {
   if (reached) parts.push(reached);
   if (findings.also.length > 0) {
     parts.push('#### Also relevant');
-    for (const span of findings.also) {
+    findings.also.forEach((span, index) => {
       parts.push(`${spanHeading(span, findings.instanceUrl)}${describeTerms(span, findings.question)}`);
-      parts.push(quoteSpan(span, findings.instanceUrl, ALSO_WINDOW_BEFORE, ALSO_WINDOW_AFTER));
-    }
+      // The first is quoted as fully as the lead (a wrapper's delegate is where its work is).
+      parts.push(index === 0 ? quoteSpan(span, findings.instanceUrl, WINDOW_BEFORE, WINDOW_AFTER, true) : quoteSpan(span, findings.instanceUrl, ALSO_WINDOW_BEFORE, ALSO_WINDOW_AFTER));
+    });
   }
   const seeAlso = describeSeeAlso(lead, findings);
   if (seeAlso) parts.push(seeAlso);
   return withNotes(parts, findings.notes);
 }
 
-/** "`res.cookie` (lib/response.js:833) is where …": what answers, and where. */
+/** "`res.cookie` (lib/response.js:862) is the method of `res` the question names…": what answers, and where. */
 function leadSentence(lead: AnswerSpan, findings: Findings): string {
   const { file, definition } = lead;
   const repo = file.target.repo.name;

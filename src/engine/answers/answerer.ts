@@ -19,9 +19,8 @@ import type { DeepSearchBackend, ToolContext } from '../tools/context';
 import { suggestFollowups, titleFor, writeAnswer, type Findings } from './answerWriter';
 import { analyseQuestion } from './question';
 import { findReach } from './reach';
-import { retrieve, symbolSource, type AnswerSpan } from './retrieval';
-import { parseQuery } from '../search/query';
-import { selectTargets } from '../tools/targets';
+import { retrieve, type AnswerSpan } from './retrieval';
+import { codeOf } from './spanRanking';
 import type { SymbolTables } from '../code/symbolTable';
 
 export interface AnswerRequest {
@@ -57,8 +56,6 @@ export interface AnswererOptions {
 /** Enough to keep two cores busy while the others wait in order. */
 export const DEFAULT_ANSWER_SLOTS = 4;
 
-/** Repositories whose symbol tables are built as the engine starts. */
-const PREPARED_TABLES = 8;
 /** Spans quoted after the lead, at most. */
 const ALSO_QUOTED = 2;
 /** A span is quoted after the lead when it scores at least this share of the lead's. */
@@ -95,15 +92,6 @@ export class Answerer {
       request.report(`Queued ${place}: at most ${plural(this.slots.limit, 'answer')} ${this.slots.limit === 1 ? 'is' : 'are'} worked on at once`).catch(() => undefined);
     };
     return this.slots.run(() => this.work(request), request.signal, queued);
-  }
-
-  /** Starts building the symbol tables of the repositories' HEADs (the engine calls it once its filters are built). */
-  async prepare(signal = new AbortController().signal): Promise<void> {
-    const context = this.contextFor(signal);
-    if (!context.symbolTables) return;
-    const targets = await selectTargets(context, parseQuery(''), []).catch(() => []);
-    // As the search filters: the first few repositories; the others' tables when an answer needs them.
-    for (const target of targets.slice(0, PREPARED_TABLES)) await context.symbolTables.build(symbolSource(context, target));
   }
 
   private contextFor(signal: AbortSignal): ToolContext {
@@ -216,7 +204,9 @@ class AnswerRun {
     if (!lead) return findings;
     findings.lead = lead;
     await this.step(lead.definition ? `Found \`${lead.definition.name}\` in ${oneLine(lead.file.path)}` : `Found the closest lines in ${oneLine(lead.file.path)}`);
-    findings.also = nearLead(leading, lead);
+    // A short wrapper's work is in what it calls: that comes first after it.
+    const delegate = delegateOf(lead, retrieved.spans);
+    findings.also = delegate ? [delegate, ...nearLead(leading, lead).filter((span) => !overlaps(span, delegate))].slice(0, ALSO_QUOTED) : nearLead(leading, lead);
     findings.related = retrieved.files.filter((file) => !LEADING_KINDS.has(file.kind));
     findings.knownNames = new Set(retrieved.files.flatMap((file) => (file.definitions ?? []).map((definition) => definition.name)));
     if (lead.definition) {
@@ -236,6 +226,32 @@ class AnswerRun {
     if (analyseQuestion(question).terms.length > 0) return question;
     return [...earlierQuestions].reverse().find((earlier) => analyseQuestion(earlier).terms.length > 0) ?? question;
   }
+}
+
+/** Lines of a definition that only hands its work on (`call() { return this.do_call() }`). */
+const WRAPPER_LINES = 8;
+
+/**
+ * The definition of the lead's own file that a short lead calls (its delegate), as a span: the
+ * ranked one where it was ranked (with its best lines), else the definition whole.
+ */
+function delegateOf(lead: AnswerSpan, spans: readonly AnswerSpan[]): AnswerSpan | undefined {
+  const { definition, file } = lead;
+  if (!definition || lead.end - lead.start + 1 > WRAPPER_LINES || !file.definitions) return undefined;
+  const called = new Set<string>();
+  for (let line = lead.start; line <= lead.end; line++) {
+    for (const match of codeOf(file.lines[line - 1] ?? '').matchAll(/(?<![\w$])([A-Za-z_$][\w$]*)\s*\(/g)) if (match[1] && match[1] !== definition.name) called.add(match[1]);
+  }
+  const target = file.definitions.find((candidate) => candidate !== definition && called.has(candidate.name) && (candidate.kind === 'function' || candidate.kind === 'method') && candidate.line <= file.lines.length);
+  if (!target) return undefined;
+  const ranked = spans.find((span) => span.file === file && span.definition === target);
+  if (ranked) return ranked;
+  const end = Math.min(file.lines.length, Math.max(target.line, target.endLine));
+  return { file, definition: target, start: target.line, end, bestLine: target.nameLine, score: lead.score, termsHeld: [], named: false };
+}
+
+function overlaps(a: AnswerSpan, b: AnswerSpan): boolean {
+  return a.file === b.file && a.start <= b.end && b.start <= a.end;
 }
 
 /** A path as a turn shows it: on one line (git allows line breaks in names). */

@@ -43,7 +43,7 @@ export const MAX_FILES = 20_000;
 /** Larger files are skipped (generated tables, bundles). */
 export const MAX_FILE_BYTES = 256 * 1024;
 /** Definitions kept per commit at most. */
-export const MAX_ENTRIES = 300_000;
+export const MAX_ENTRIES = 200_000;
 const READ_BATCH = 64;
 const PARSE_TIMEOUT_MS = 200;
 const TABLES_KEPT = 4;

@@ -181,6 +181,33 @@ describe('answerer', function () {
     }
   });
 
+  it('follows a short wrapper to the definition it hands its work to, and quotes that next', async function () {
+    const filler = Array.from({ length: 30 }, (_, at) => `        step_${at} = ${at}`).join('\n');
+    const client = [
+      'class Client:',
+      '    def call(self):',
+      '        return self._send()',
+      '',
+      '    def _send(self):',
+      filler,
+      '        if self.status >= 400:',
+      '            raise HTTPError(self.status)',
+      '        return self.body',
+      '',
+    ].join('\n');
+    const repo = await createTestRepo({ name: 'wrapper', commits: [{ message: 'client', files: { 'client.py': client } }] });
+    try {
+      const answerer = new Answerer({ repositories: await discoverRepositories([repo.dir]), instanceUrl: 'http://x', paceMs: 0 });
+      const { answer } = await answerer.answer({ question: 'Why does call() fail?', earlierQuestions: [], signal: new AbortController().signal, report: async () => undefined });
+      assert.match(answer, /^`Client\.call` \(\[client\.py:2\]/);
+      const also = answer.slice(answer.indexOf('#### Also relevant'));
+      assert.match(also, /^#### Also relevant\n\n`Client\._send` in \[client\.py:5\]/);
+      assert.match(also, /raise HTTPError\(self\.status\)/, 'the delegate is quoted where its work is, past its first lines');
+    } finally {
+      await repo.remove();
+    }
+  });
+
   it('quotes the lines around the name in a long file without definitions', async function () {
     const lines = Array.from({ length: 100_000 }, (_, index) => (index === 49_999 ? 'fetchWidgets();' : 'x'));
     const long = await createTestRepo({ name: 'long', commits: [{ files: { 'gen/long.ts': `${lines.join('\n')}\n` }, message: 'long' }] });
