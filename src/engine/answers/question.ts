@@ -60,6 +60,7 @@ const SYNONYMS: ReadonlyArray<readonly string[]> = [
   ['mistype', 'typo', 'misspell', 'suggest'],
   ['limit', 'maximum', 'bound'],
   ['timeout', 'deadline'],
+  ['encode', 'decode', 'escape', 'unescape'],
 ];
 const SYNONYM_WEIGHT = 0.4;
 const MAX_SYNONYMS = 6;
