@@ -37,4 +37,22 @@ describe('Tools in a real VS Code (UI)', function () {
     await ui.page.locator('.view-line', { hasText: 'export function invoiceLine' }).waitFor();
     await ui.screenshot('search-code-opened');
   });
+
+  it('Search Code in natural language: the code that answers comes first, before the docs that mention it', async () => {
+    await ui.runCommand('Deep Search: Search Code…');
+    const keywords = ui.page.locator('.quick-input-widget', { has: ui.page.locator('.quick-input-title', { hasText: 'Search Code (keywords)' }) });
+    await keywords.locator('.action-label[aria-label="Switch to natural-language search"]').click();
+    const widget = ui.page.locator('.quick-input-widget', { has: ui.page.locator('.quick-input-title', { hasText: /natural/i }) });
+    const input = widget.locator('input.input');
+    await input.waitFor();
+    // The README says these very words ("Settings are read by parseConfig"); the definition answers them.
+    await input.fill('where are the settings read by parseConfig');
+    const rows = widget.locator('.quick-input-list .monaco-list-row');
+    await rows.filter({ hasText: 'config.ts' }).first().waitFor({ timeout: 30_000 });
+    await ui.screenshot('search-code-natural-language');
+    const first = await rows.first().innerText();
+    assert.match(first, /config\.ts/, `the first result: ${first}`);
+    assert.match(first, /parseConfig/);
+    await ui.page.keyboard.press('Escape');
+  });
 });
