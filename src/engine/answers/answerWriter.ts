@@ -13,7 +13,7 @@ import type { Reach, Use } from './reach';
 import type { AnswerSpan, ReadFile } from './retrieval';
 import { codeOf } from './spanRanking';
 
-export interface LineWindow {
+interface LineWindow {
   /** 1-based, inclusive. */
   start: number;
   end: number;
@@ -97,7 +97,7 @@ export function titleFor(question: string): string {
 }
 
 /** A definition as the answer names it: `res.cookie`, `HTTPAdapter.send`, `parseConfig`. */
-export function qualifiedName(definition: Definition): string {
+function qualifiedName(definition: Definition): string {
   return definition.container ? `${definition.container}.${definition.name}` : definition.name;
 }
 

@@ -17,7 +17,7 @@ import { Slots } from '../slots';
 import { ToolError } from '../toolError';
 import type { DeepSearchBackend, ToolContext } from '../tools/context';
 import { suggestFollowups, titleFor, writeAnswer, type Findings } from './answerWriter';
-import { analyseQuestion } from './question';
+import { analyseQuestion, type QuestionAnalysis } from './question';
 import { findReach } from './reach';
 import { retrieve, type AnswerSpan } from './retrieval';
 import { codeOf } from './spanRanking';
@@ -160,7 +160,7 @@ class AnswerRun {
 
   async investigate(): Promise<Findings> {
     const repositories = [...this.options.repositories];
-    const question = analyseQuestion(this.questionToSearch());
+    const question = this.questionToSearch();
     const findings: Findings = { question, searched: repositories, also: [], related: [], knownNames: new Set(), totalFiles: 0, notes: [], instanceUrl: this.options.instanceUrl };
     if (question.terms.length === 0) {
       await this.step('The question names nothing to search for');
@@ -221,10 +221,15 @@ class AnswerRun {
   }
 
   /** The question, or the latest earlier one that names something (for a follow-up such as "why?"). */
-  private questionToSearch(): string {
+  private questionToSearch(): QuestionAnalysis {
     const { question, earlierQuestions } = this.request;
-    if (analyseQuestion(question).terms.length > 0) return question;
-    return [...earlierQuestions].reverse().find((earlier) => analyseQuestion(earlier).terms.length > 0) ?? question;
+    const asked = analyseQuestion(question);
+    if (asked.terms.length > 0) return asked;
+    for (const earlier of [...earlierQuestions].reverse()) {
+      const analysis = analyseQuestion(earlier);
+      if (analysis.terms.length > 0) return analysis;
+    }
+    return asked;
   }
 }
 

@@ -3,12 +3,13 @@
  * in the implementation (each named by the definition it sits in), and the tests and docs that
  * mention it — found with one whole-word search of the repository.
  */
-import { fileKind, kindOfPath, type FileKind } from '../code/fileKinds';
-import { findDefinitions, type Definition } from '../code/definitions';
+import { kindOfPath, type FileKind } from '../code/fileKinds';
+import type { Definition } from '../code/definitions';
 import type { SearchTarget } from '../search/grepResult';
 import { readTargetText, splitLines } from '../tools/blocks';
 import type { ToolContext } from '../tools/context';
 import { grepTarget } from '../tools/grep';
+import { definitionsOf, kindOf } from './retrieval';
 import { codeOf, IMPORT_LINE } from './spanRanking';
 
 export interface Use {
@@ -111,7 +112,7 @@ function isUse(text: string, name: string, mustCall: boolean, qualifiers?: Reado
 const CONSTRUCTORS = new Set(['constructor', '__init__', 'initialize', 'new', '__construct']);
 
 /** The name code uses to reach a definition. */
-export function reachedAs(definition: Definition): string {
+function reachedAs(definition: Definition): string {
   return CONSTRUCTORS.has(definition.name) && definition.container ? definition.container : definition.name;
 }
 
@@ -124,9 +125,9 @@ async function placeCallers(context: ToolContext, target: SearchTarget, uses: re
     seen.add(use.path);
     const blob = await readTargetText(context, target, use.path, MAX_FILE_BYTES).catch(() => undefined);
     if (!blob || blob.binary) continue;
-    const lines = splitLines(blob.text);
-    if (fileKind(use.path, {}, lines) !== 'implementation') continue;
-    const definitions = (await findDefinitions(use.path, blob.text).catch(() => undefined)) ?? [];
+    // What the answer's files are, by the same attributes and the same kept definitions.
+    if ((await kindOf(context, target, use.path, splitLines(blob.text))) !== 'implementation') continue;
+    const definitions = (await definitionsOf(target, use.path, blob.text)) ?? [];
     const within = definitions
       .filter((definition) => ENCLOSING.has(definition.kind) && definition.line <= use.line && definition.endLine >= use.line)
       .sort((a, b) => a.endLine - a.line - (b.endLine - b.line))[0];

@@ -25,9 +25,7 @@ export interface ReadFile extends CandidateFile {
   target: SearchTarget;
 }
 
-export interface AnswerSpan extends ScoredSpan {
-  file: ReadFile;
-}
+export type AnswerSpan = ScoredSpan<ReadFile>;
 
 export interface Retrieved {
   /** Ranked spans, best first (at most a few per file). */
@@ -105,13 +103,12 @@ export async function retrieve(context: ToolContext, question: QuestionAnalysis,
     charsRead += blob.text.length;
     const lines = splitLines(blob.text);
     if (blob.truncated) lines.pop();
-    const attributes = attributesOf(file.path, await attributeFiles(context, file.target));
-    const kind: FileKind = fileKind(file.path, attributes, lines);
+    const kind = await kindOf(context, file.target, file.path, lines);
     const definitions = await definitionsOf(file.target, file.path, blob.text);
     files.push({ target: file.target, path: file.path, kind, lines, definitions, fileScore: file.score });
   }
   const perFile = new Map<ReadFile, number>();
-  const spans = ((await rankSpans(files, question, weights)) as AnswerSpan[]).filter((span) => {
+  const spans = (await rankSpans(files, question, weights)).filter((span) => {
     const count = perFile.get(span.file) ?? 0;
     perFile.set(span.file, count + 1);
     return count < SPANS_PER_FILE;
@@ -209,7 +206,13 @@ function termWeights(question: QuestionAnalysis, stats: CorpusStats): Map<string
   return weights;
 }
 
-function definitionsOf(target: SearchTarget, path: string, text: string): Promise<Definition[] | undefined> {
+/** What a file of the target is: its path and lines, as the commit's git attributes have it. */
+export async function kindOf(context: ToolContext, target: SearchTarget, path: string, lines: readonly string[]): Promise<FileKind> {
+  return fileKind(path, attributesOf(path, await attributeFiles(context, target)), lines);
+}
+
+/** A file's definitions, kept for the next question that reads it. */
+export function definitionsOf(target: SearchTarget, path: string, text: string): Promise<Definition[] | undefined> {
   // A file the parser cannot take (a grammar that failed to load) is read as text, not a failure.
   return keptPromise(definitionsKept, `${target.repo.dir}\0${target.commit}\0${path}`, DEFINITIONS_KEPT, () => findDefinitions(path, text).catch(() => undefined));
 }

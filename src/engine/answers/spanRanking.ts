@@ -23,8 +23,8 @@ export interface CandidateFile {
 }
 
 /** A scored span of a file: a definition, or (in a file without one that fits) its best lines. */
-export interface ScoredSpan {
-  file: CandidateFile;
+export interface ScoredSpan<F extends CandidateFile = CandidateFile> {
+  file: F;
   definition?: Definition;
   /** 1-based, inclusive. */
   start: number;
@@ -126,10 +126,10 @@ const TEST_NAME = /^(test_|Test[A-Z_0-9]|test[A-Z])/;
  * between (a search as the user types shares the engine's thread); at most `MAX_SCORED` definitions of
  * a file are scored (the first, in file order).
  */
-export async function rankSpans(files: readonly CandidateFile[], question: QuestionAnalysis, weights: TermWeights): Promise<ScoredSpan[]> {
+export async function rankSpans<F extends CandidateFile>(files: readonly F[], question: QuestionAnalysis, weights: TermWeights): Promise<Array<ScoredSpan<F>>> {
   const maxFileScore = Math.max(1e-9, ...files.map((file) => file.fileScore));
   const totalWeight = [...weights.values()].reduce((sum, weight) => sum + weight, 0) || 1;
-  const spans: ScoredSpan[] = [];
+  const spans: Array<ScoredSpan<F>> = [];
   for (const file of files) {
     await nextTurn();
     const termLines = termsPerLine(file.lines, weights);
@@ -138,7 +138,7 @@ export async function rankSpans(files: readonly CandidateFile[], question: Quest
     const header = headerEnd(file.lines);
     const headerTerms = header > 0 ? spanTerms(termLines, 1, header, weights).held : [];
     const kindWeight = KIND_WEIGHT[file.kind];
-    let fileBest: ScoredSpan | undefined;
+    let fileBest: ScoredSpan<F> | undefined;
     const definitions = (file.definitions ?? []).slice(0, MAX_SCORED);
     for (const definition of definitions) {
       // A definition past the lines read (a file cut at its size limit) is not quoted.
@@ -161,7 +161,7 @@ export async function rankSpans(files: readonly CandidateFile[], question: Quest
       // A "how" question is answered by what does it; "where is X defined" as well by a constant or a type.
       const definitionWeight = (question.asksHow ? DEFINITION_WEIGHT : WHERE_WEIGHT)[definition.kind];
       const score = spanKindWeight * definitionWeight * (nameScore.score + (BODY * bodyScore) / totalWeight + (PROXIMITY * body.proximity) / totalWeight + prior);
-      const span: ScoredSpan = {
+      const span: ScoredSpan<F> = {
         file,
         definition,
         start,
@@ -206,7 +206,7 @@ const DOCSTRING_START = /^\s*[rRuUbB]?("""|''')/;
  * The last line of a file's opening comment (its documentation: a block comment, line comments, or
  * a module docstring), after blank lines and a `#!` line; 0 when it has none.
  */
-export function headerEnd(lines: readonly string[]): number {
+function headerEnd(lines: readonly string[]): number {
   let index = 0;
   while (index < lines.length && (lines[index]?.trim() === '' || (index === 0 && lines[0]?.startsWith('#!') === true))) index++;
   const limit = Math.min(lines.length, index + MAX_HEADER_LINES);
@@ -259,7 +259,7 @@ const ATTRIBUTE_LINE = /^\s*(@[\w.]+|#\[|\[[A-Z]\w*)/;
  * The first line of the comment (and decorators or attributes) just above line `start`, or `start`
  * when there is none: a definition's documentation says what it is for in the question's words.
  */
-export function documentationStart(lines: readonly string[], start: number): number {
+function documentationStart(lines: readonly string[], start: number): number {
   let first = start;
   for (let line = start - 1; line >= 1 && start - line <= MAX_DOC_LINES; line--) {
     const text = lines[line - 1] ?? '';
@@ -276,7 +276,7 @@ const CONTAINER_KINDS: ReadonlySet<Definition['kind']> = new Set(['class', 'stru
  * inside ends, for this, before the first of them — its head (documentation, fields, signature); its
  * methods are spans of their own. Other definitions end where their body does.
  */
-export function headEnd(definition: Definition, definitions: readonly Definition[]): number {
+function headEnd(definition: Definition, definitions: readonly Definition[]): number {
   if (!CONTAINER_KINDS.has(definition.kind)) return definition.endLine;
   let end = definition.endLine;
   for (const inner of definitions) {

@@ -39,11 +39,11 @@ export interface SymbolTablesOptions {
 }
 
 /** Files parsed per commit at most (the first in tree order); larger trees are said so in the log. */
-export const MAX_FILES = 20_000;
+const MAX_FILES = 20_000;
 /** Larger files are skipped (generated tables, bundles). */
 export const MAX_FILE_BYTES = 256 * 1024;
 /** Definitions kept per commit at most. */
-export const MAX_ENTRIES = 200_000;
+const MAX_ENTRIES = 200_000;
 const READ_BATCH = 64;
 const PARSE_TIMEOUT_MS = 200;
 const TABLES_KEPT = 4;
