@@ -16,7 +16,7 @@ import type { SearchIndexes } from '../search/searchIndex';
 import { Slots } from '../slots';
 import { ToolError } from '../toolError';
 import type { DeepSearchBackend, ToolContext } from '../tools/context';
-import { suggestFollowups, titleFor, writeAnswer, type Findings } from './answerWriter';
+import { blobUrl, suggestFollowups, titleFor, writeAnswer, type Findings } from './answerWriter';
 import { analyseQuestion, type QuestionAnalysis } from './question';
 import { findReach } from './reach';
 import { retrieve, type AnswerSpan } from './retrieval';
@@ -132,7 +132,8 @@ function sourcesOf(findings: Findings): WireSource[] {
   const seen = new Set<string>();
   const sources: WireSource[] = [];
   for (const { file } of spans) {
-    const link = `/${file.target.repo.name}/-/blob/${file.path}`;
+    // As the answer's own links are written (a space, `#` or `)` in a path encoded), relative to the instance.
+    const link = blobUrl('', file.target.repo.name, file.path);
     if (seen.has(link)) continue;
     seen.add(link);
     sources.push({ type: 'File', link, label: file.path, metadata: { repoName: file.target.repo.name, revision: file.target.commit } });

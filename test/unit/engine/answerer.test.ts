@@ -208,6 +208,21 @@ describe('answerer', function () {
     }
   });
 
+  it('lists as sources the files it quotes, their paths encoded as its links are', async function () {
+    const repo = await createTestRepo({ name: 'odd', commits: [{ message: 'odd', files: { 'src/odd name (v2)#1.ts': 'export function frobnicateWidgets(): number {\n  return 1;\n}\n' } }] });
+    try {
+      const answerer = new Answerer({ repositories: await discoverRepositories([repo.dir]), instanceUrl: 'http://x', paceMs: 0 });
+      const answer = await answerer.answer({ question: 'Where is `frobnicateWidgets` defined?', earlierQuestions: [], signal: new AbortController().signal, report: async () => undefined });
+      assert.deepEqual(
+        answer.sources.map((source) => [source.link, source.label]),
+        [['/odd/-/blob/src/odd%20name%20%28v2%29%231.ts', 'src/odd name (v2)#1.ts']],
+      );
+      assert.ok(answer.answer.includes('](http://x/odd/-/blob/src/odd%20name%20%28v2%29%231.ts?L1-3)'), answer.answer.slice(0, 300));
+    } finally {
+      await repo.remove();
+    }
+  });
+
   it('quotes the lines around the name in a long file without definitions', async function () {
     const lines = Array.from({ length: 100_000 }, (_, index) => (index === 49_999 ? 'fetchWidgets();' : 'x'));
     const long = await createTestRepo({ name: 'long', commits: [{ files: { 'gen/long.ts': `${lines.join('\n')}\n` }, message: 'long' }] });
