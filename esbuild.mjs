@@ -1,7 +1,7 @@
 // Builds the bundles: the extension's activation code (Node, cjs, `vscode` external), its network
 // code (loaded on the first connection), the webview script (browser), the engine as a library and
 // the engine CLI. Type-checking is `npm run typecheck`, a separate step.
-//   node esbuild.mjs [--production] [--watch] [--only extension|network|webview|engineServer|engine|engineHosted]
+//   node esbuild.mjs [--production] [--watch] [--only extension|network|webview|engineServer|engine|openaiModel|engineHosted]
 import * as esbuild from 'esbuild';
 import { copyFileSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -18,6 +18,7 @@ const ownBundles = new Map([
   [path.resolve('src/api/network.ts'), './network.js'],
   [path.resolve('src/api/tools/mcpSdk.ts'), './mcp.js'],
   [path.resolve('src/engine/server.ts'), './engineServer.js'],
+  [path.resolve('src/engine/model/openaiModel.ts'), './openaiModel.js'],
 ]);
 
 /**
@@ -111,6 +112,15 @@ const bundles = {
     format: 'cjs',
     target: 'node20',
     banner: { js: '#!/usr/bin/env node' },
+  },
+  // The OpenAI-compatible model client of the engine CLI (--model-url), loaded only with that option.
+  openaiModel: {
+    ...common,
+    entryPoints: ['src/engine/model/openaiModel.ts'],
+    outfile: 'dist/openaiModel.js',
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
   },
   // The engine "Use Local Engine" runs as a child process of the extension host.
   engineHosted: {

@@ -3,12 +3,13 @@
  * prints where it listens and how to authenticate, and stops cleanly on SIGINT or SIGTERM.
  */
 import { randomBytes } from 'node:crypto';
-import { stat } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import * as path from 'node:path';
 import { API_PATH } from '../contract/legacyWire';
 import { CONNECT_SERVICE_PATH } from '../contract/connectWire';
 import { TOOL_SERVER_ENDPOINTS } from '../contract/toolServers';
-import { parseArgs, USAGE, type CliConfig } from './cliArgs';
+import { parseArgs, USAGE, type CliConfig, type ModelConfig } from './cliArgs';
+import type { ChatModel } from './model/chatModel';
 import { discoverRepositories, RepositoryError } from './repos';
 import { servedToolEndpoints, startEngine } from './server';
 import { errorMessage } from './errorMessage';
@@ -39,7 +40,43 @@ async function main(argv: readonly string[]): Promise<void> {
     process.exitCode = EXIT_USAGE;
     return;
   }
-  await run({ ...config, ripgrepPath }, repos);
+  let model: ChatModel | undefined;
+  if (config.model) {
+    const key = await readModelKey(config.model);
+    if (key.problem !== undefined) {
+      process.stderr.write(`${key.problem}\n\n${USAGE}\n`);
+      process.exitCode = EXIT_USAGE;
+      return;
+    }
+    // The model client is a bundle of its own, loaded only here (the extension's package leaves it out).
+    const client = await import('./model/openaiModel').catch((error: unknown) => {
+      process.stderr.write(`This copy of the engine has no model client (${errorMessage(error)}): run the engine from its repository (npm start, or node dist/engine.js after npm run build).\n`);
+      return undefined;
+    });
+    if (!client) {
+      process.exitCode = 1;
+      return;
+    }
+    model = client.createOpenAiModel({ baseUrl: config.model.baseUrl, model: config.model.name, ...key.value, turnTimeoutMs: config.model.limits.timeoutMs });
+  }
+  await run({ ...config, ripgrepPath }, repos, model);
+}
+
+/** The model server's key, from the variable or file the options name (never the command line). */
+async function readModelKey(config: ModelConfig): Promise<{ problem?: undefined; value: { apiKey?: string; keySource?: string } } | { problem: string }> {
+  if (!config.key) return { value: {} };
+  if ('env' in config.key) {
+    const value = process.env[config.key.env]?.trim();
+    if (!value) return { problem: `--model-key-env ${config.key.env}: that environment variable is not set or is empty.` };
+    return { value: { apiKey: value, keySource: `$${config.key.env}` } };
+  }
+  const file = path.resolve(config.key.file);
+  const text = await readFile(file, 'utf8').then(
+    (content) => (content.length > 16 * 1024 ? undefined : content.trim()),
+    () => undefined,
+  );
+  if (!text) return { problem: `--model-key-file ${file}: the file cannot be read, is empty, or is larger than 16 KB; it should hold the key alone.` };
+  return { value: { apiKey: text, keySource: `the file ${file}` } };
 }
 
 async function currentDirectoryRepo(): Promise<string[] | undefined> {
@@ -52,7 +89,7 @@ async function currentDirectoryRepo(): Promise<string[] | undefined> {
   }
 }
 
-async function run(config: CliConfig, repos: string[]): Promise<void> {
+async function run(config: CliConfig, repos: string[], model: ChatModel | undefined): Promise<void> {
   const generated = config.tokens.length === 0 ? `dse_${randomBytes(16).toString('hex')}` : undefined;
   const tokens = generated ? [generated] : config.tokens;
   const dataDir = path.resolve(config.dataDir);
@@ -75,6 +112,7 @@ async function run(config: CliConfig, repos: string[]): Promise<void> {
         ...(config.disabledTools ? { disabledTools: config.disabledTools } : {}),
       },
       log: (line) => process.stderr.write(`${line}\n`),
+      ...(model ? { model: () => model, investigationLimits: config.model?.limits } : {}),
     });
   } catch (error) {
     process.stderr.write(`Could not start the engine: ${errorMessage(error)}\n`);
@@ -88,6 +126,7 @@ async function run(config: CliConfig, repos: string[]): Promise<void> {
     ...servedToolEndpoints(config.toolServer ?? 'both').slice(0, 1).map((endpoint) => `Tool server (MCP): ${engine.url}${TOOL_SERVER_ENDPOINTS[endpoint]}`),
     `Repositories: ${engine.repoNames.join(', ')}`,
     `Data: ${dataDir}`,
+    `Answers: ${model ? `investigated by ${model.label} with the engine's tools (the question and the code it reads go to that server)` : "the engine's own (no --model-url)"}`,
   ];
   if (generated) lines.push(`Access token (generated for this run): ${generated}`);
   if (config.scopes) lines.push(`Token scopes: ${config.scopes.join(', ') || 'none'} (other requests are refused with a 403)`);

@@ -7,6 +7,7 @@
 import { parseArgs as parseArgv, type ParseArgsConfig } from 'node:util';
 import { TOKEN_SCOPES } from '../contract/tokenScopes';
 import { TOOL_SERVER_TOOLS, type ToolServerTool } from '../contract/toolServers';
+import { DEFAULT_INVESTIGATION_LIMITS, INVESTIGATION_LIMIT_RANGES, type InvestigationLimits } from './model/chatModel';
 
 export interface CliConfig {
   /** Empty when none was given: the CLI then tries the current directory. */
@@ -36,6 +37,17 @@ export interface CliConfig {
   oauth: boolean;
   /** `--oauth-client`: public OAuth clients pre-registered, with their redirect URIs. */
   oauthClients: Array<{ id: string; redirectUris: string[] }>;
+  /** `--model-url` and the rest: an OpenAI-compatible model that investigates; absent: the engine answers on its own. */
+  model?: ModelConfig;
+}
+
+/** The model of `--model-url`, `--model`, `--model-key-env` / `--model-key-file` and the limits. */
+export interface ModelConfig {
+  baseUrl: string;
+  name: string;
+  /** Where the key is (the CLI reads it); never the key itself, which the command line must not carry. */
+  key?: { env: string } | { file: string };
+  limits: Partial<InvestigationLimits>;
 }
 
 export const CONVERSATION_APIS = ['legacy', 'both', 'connect'] as const;
@@ -89,6 +101,19 @@ Options:
   --no-oauth       no OAuth authorization server (default: on, at /.auth/idp/oauth, clients may
                    register themselves and then reach the tool server only)
   --no-sharing     read tokens open only the owner's own conversations
+  --model-url <url>     an OpenAI-compatible server whose model investigates each question with the
+                        engine's tools (Ollama: http://127.0.0.1:11434/v1; LM Studio, llama.cpp,
+                        vLLM and hosted APIs alike); the question and the code the model reads go
+                        to it (default: none, the engine answers on its own)
+  --model <name>        the model to use on that server (required with --model-url)
+  --model-key-env <VAR> the environment variable that holds the server's API key
+  --model-key-file <path>
+                        a file that holds the server's API key (a key is never given on the command
+                        line; local servers usually need none)
+  --model-steps <n>     model turns that may call tools per question (default: ${DEFAULT_INVESTIGATION_LIMITS.maxSteps})
+  --model-tokens <n>    tokens in and out per question (default: ${DEFAULT_INVESTIGATION_LIMITS.maxTokens})
+  --model-timeout <s>   seconds per question, model and tools (default: ${DEFAULT_INVESTIGATION_LIMITS.timeoutMs / 1000}); past any
+                        limit the engine answers on its own and says why
   -h, --help       show this help
 
 Clients send "Authorization: token <t>" and "X-Requested-With: <client> <version>".`;
@@ -111,6 +136,13 @@ const OPTIONS = {
   'oauth-client': { type: 'string', multiple: true },
   'no-oauth': { type: 'boolean' },
   'no-sharing': { type: 'boolean' },
+  'model-url': { type: 'string' },
+  model: { type: 'string' },
+  'model-key-env': { type: 'string' },
+  'model-key-file': { type: 'string' },
+  'model-steps': { type: 'string' },
+  'model-tokens': { type: 'string' },
+  'model-timeout': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const satisfies ParseArgsConfig['options'];
 
@@ -122,6 +154,7 @@ export function parseArgs(argv: readonly string[]): CliCommand {
   const { tokens } = parseArgv({ args: [...argv], options: OPTIONS, strict: false, allowPositionals: true, tokens: true });
   if (tokens.some((token) => token.kind === 'option' && token.name === 'help')) return { kind: 'help' };
   const config: CliConfig = { repos: [], tokens: [], dataDir: DEFAULT_DATA_DIR, sharing: true, limits: {}, oauth: true, oauthClients: [] };
+  const model: ModelFlags = { limits: {}, given: [] };
   for (const token of tokens) {
     if (token.kind === 'positional') return { kind: 'error', message: `Unexpected argument "${token.value}".` };
     if (token.kind !== 'option') continue;
@@ -138,10 +171,69 @@ export function parseArgs(argv: readonly string[]): CliCommand {
     // `--repo --port 1`: the next flag is not the value.
     if (value === undefined || (!token.inlineValue && value.startsWith('-') && value.length > 1)) return { kind: 'error', message: `${flag} needs a value.` };
     if (value === '') return { kind: 'error', message: `${flag} needs a non-empty value.` };
-    const problem = apply(config, flag, value);
+    const problem = flag.startsWith('--model') ? applyModel(model, flag, value) : apply(config, flag, value);
     if (problem) return { kind: 'error', message: problem };
   }
-  return { kind: 'run', config };
+  const problem = finishModel(config, model);
+  return problem ? { kind: 'error', message: problem } : { kind: 'run', config };
+}
+
+/** The `--model…` flags as given, before they are checked together. */
+interface ModelFlags {
+  url?: string;
+  name?: string;
+  keyEnv?: string;
+  keyFile?: string;
+  limits: Partial<InvestigationLimits>;
+  given: string[];
+}
+
+function applyModel(model: ModelFlags, flag: string, value: string): string | undefined {
+  if (model.given.includes(flag)) return `${flag} was given twice: give it once.`;
+  model.given.push(flag);
+  switch (flag) {
+    case '--model-url': {
+      const url = URL.canParse(value) ? new URL(value) : undefined;
+      if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) return `--model-url must be an http or https URL such as http://127.0.0.1:11434/v1, not "${value.slice(0, 60)}".`;
+      if (url.username || url.password) return '--model-url must not hold a user name or password: give the key with --model-key-env or --model-key-file.';
+      model.url = value;
+      return undefined;
+    }
+    case '--model':
+      if (value.length > 200) return '--model is a model name of at most 200 characters.';
+      model.name = value;
+      return undefined;
+    case '--model-key-env':
+      if (!/^[A-Za-z_][A-Za-z0-9_]{0,127}$/.test(value)) return `--model-key-env takes the name of an environment variable (such as OPENAI_API_KEY), not "${value.slice(0, 40)}": the key itself never goes on the command line.`;
+      model.keyEnv = value;
+      return undefined;
+    case '--model-key-file':
+      model.keyFile = value;
+      return undefined;
+    case '--model-steps':
+    case '--model-tokens':
+    case '--model-timeout': {
+      const key = flag === '--model-steps' ? 'maxSteps' : flag === '--model-tokens' ? 'maxTokens' : 'timeoutMs';
+      const scale = key === 'timeoutMs' ? 1000 : 1;
+      const { min, max } = INVESTIGATION_LIMIT_RANGES[key];
+      const number = wholeNumber(value);
+      if (number === undefined || number * scale < min || number * scale > max) return `${flag} must be a whole number from ${min / scale} to ${max / scale}, not "${value.slice(0, 40)}".`;
+      model.limits[key] = number * scale;
+      return undefined;
+    }
+    default:
+      return `Unknown option ${flag}.`;
+  }
+}
+
+function finishModel(config: CliConfig, model: ModelFlags): string | undefined {
+  if (model.given.length === 0) return undefined;
+  if (model.url === undefined) return `${model.given[0]} needs --model-url, the OpenAI-compatible server of the model.`;
+  if (model.name === undefined) return '--model-url needs --model, the name of the model on that server (for Ollama, one `ollama list` shows).';
+  if (model.keyEnv !== undefined && model.keyFile !== undefined) return 'Give the key with --model-key-env or --model-key-file, not both.';
+  const key = model.keyEnv !== undefined ? { env: model.keyEnv } : model.keyFile !== undefined ? { file: model.keyFile } : undefined;
+  config.model = { baseUrl: model.url, name: model.name, ...(key ? { key } : {}), limits: model.limits };
+  return undefined;
 }
 
 /** Stores one flag's value; returns what is wrong with it, if anything. */

@@ -4,6 +4,7 @@
  * `server.ts` with these types.
  */
 import type { WireQuestionError } from '../contract/legacyWire';
+import type { InvestigationLimits, ModelSource } from './model/chatModel';
 import type { OAuthOptions } from './oauth/authorizationServer';
 
 export interface EngineUser {
@@ -142,6 +143,14 @@ export interface EngineOptions {
    * built after its first search, with its index.
    */
   filtersAtStart?: boolean;
+  /**
+   * The user's model (model/chatModel.ts), asked each time a question starts: when it gives one,
+   * the model investigates with the engine's tools, and the engine's own answer is the fallback.
+   * Default: none (the engine answers on its own).
+   */
+  model?: ModelSource;
+  /** How far a model's investigation may go; each value is kept within its range. Default: `DEFAULT_INVESTIGATION_LIMITS`. */
+  investigationLimits?: Partial<InvestigationLimits>;
 }
 
 export interface RunningEngine {

@@ -12,6 +12,7 @@ import { API_PATH } from '../contract/legacyWire';
 import { CONNECT_SERVICE_PATH } from '../contract/connectWire';
 import { isToolServerTool, MCP_ACCESS_PERMISSION, MCP_TOKEN_SCOPE, TOOL_SERVER_ENDPOINTS, TOOL_SERVER_TOOLS, type ToolServerEndpoint } from '../contract/toolServers';
 import { Answerer } from './answers/answerer';
+import { boundedLimits } from './model/chatModel';
 import { searchIndexesFor } from './search/searchIndex';
 import { SymbolTables } from './code/symbolTable';
 import { connectCodeOfStatus, ConnectError, connectErrorReply, handleConnectRequest } from './conversations/connectRoutes';
@@ -91,7 +92,18 @@ export async function startEngine(options: EngineOptions): Promise<RunningEngine
     filterDir: path.join(options.dataDir, 'search-filters'),
   });
   const symbolTables = new SymbolTables({ dir: path.join(options.dataDir, 'symbols'), log, signal: shuttingDown.signal });
-  const answerer = new Answerer({ repositories, instanceUrl: url, paceMs, searchIndexes, symbolTables, maxConcurrentAnswers: options.limits?.answers });
+  const answerer = new Answerer({
+    repositories,
+    instanceUrl: url,
+    paceMs,
+    searchIndexes,
+    symbolTables,
+    maxConcurrentAnswers: options.limits?.answers,
+    ...(options.model ? { model: options.model } : {}),
+    investigationLimits: boundedLimits(options.investigationLimits),
+    disabledTools: variant.disabledTools,
+    log,
+  });
   // Each commit's symbol table is built when an answer or a natural-language search first needs it:
   // the start-up work is the filters' (a first search needs them), and takes no time from it.
   void searchIndexes.prepare(repositories, { filters: options.filtersAtStart ?? true });

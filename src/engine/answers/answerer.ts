@@ -6,7 +6,7 @@
  * cancellable throughout. Without a model: the stats count files read and searches run, no tokens.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { WireSource, WireStats } from '../../contract/legacyWire';
+import type { WireSource } from '../../contract/legacyWire';
 import type { AuthenticatedUser } from '../auth';
 import { LEADING_KINDS } from '../code/fileKinds';
 import { zeroStats } from '../conversations/records';
@@ -22,23 +22,10 @@ import { findReach } from './reach';
 import { retrieve, type AnswerSpan } from './retrieval';
 import { codeOf } from './spanRanking';
 import type { SymbolTables } from '../code/symbolTable';
-
-export interface AnswerRequest {
-  question: string;
-  /** Earlier questions of the conversation, oldest first; their terms stand in when this one has none. */
-  earlierQuestions: readonly string[];
-  signal: AbortSignal;
-  /** Appends a turn describing the current step; resolves once it is stored. */
-  report(reasoning: string): Promise<void>;
-}
-
-export interface Answer {
-  title: string;
-  answer: string;
-  sources: WireSource[];
-  suggestedFollowups: string[];
-  stats: WireStats;
-}
+import { errorMessage } from '../errorMessage';
+import { DEFAULT_INVESTIGATION_LIMITS, type InvestigationLimits, type ModelSource } from '../model/chatModel';
+import type { Answer, AnswerRequest } from './answerShapes';
+import { investigate, InvestigationFailure } from './investigation';
 
 export interface AnswererOptions {
   repositories: readonly ServedRepository[];
@@ -51,6 +38,13 @@ export interface AnswererOptions {
   symbolTables?: SymbolTables;
   /** Answers worked on at once; the rest wait, saying so in a turn. Default `DEFAULT_ANSWER_SLOTS`. */
   maxConcurrentAnswers?: number;
+  /** The user's model, if one is chosen: it investigates, and the engine's own answer is the fallback. */
+  model?: ModelSource;
+  /** How far a model's investigation may go. Default `DEFAULT_INVESTIGATION_LIMITS`. */
+  investigationLimits?: InvestigationLimits;
+  /** Tools an admin disabled (2026 names): a model does not get them either. */
+  disabledTools?: readonly string[];
+  log?: (line: string) => void;
 }
 
 /** Enough to keep two cores busy while the others wait in order. */
@@ -111,17 +105,43 @@ export class Answerer {
   private async work(request: AnswerRequest): Promise<Answer> {
     const started = Date.now();
     const context = this.contextFor(request.signal);
+    const model = this.options.model?.();
+    let fallback: { note: string; spent: InvestigationFailure['spent'] } | undefined;
+    if (model) {
+      try {
+        return await investigate(
+          { model, limits: this.options.investigationLimits ?? DEFAULT_INVESTIGATION_LIMITS, disabledTools: this.options.disabledTools ?? [], log: this.options.log },
+          context,
+          { question: request.question, earlier: request.earlier ?? [], signal: request.signal, report: (reasoning) => request.report(reasoning) },
+        );
+      } catch (error) {
+        request.signal.throwIfAborted();
+        if (!(error instanceof InvestigationFailure)) this.options.log?.(`answer: the investigation with ${model.label} failed: ${error instanceof Error && error.stack ? error.stack : errorMessage(error)}`);
+        const why = error instanceof InvestigationFailure ? error.message : `the investigation hit an unexpected error (${errorMessage(error)})`;
+        fallback = { note: `${model.label} could not finish this answer: ${why}. This is the engine's own answer, from its search.`, spent: error instanceof InvestigationFailure ? error.spent : { inputTokens: 0, outputTokens: 0, toolCalls: 0 } };
+        await request.report(`The model could not finish (${why}): answering from the engine's own search`);
+      }
+    }
     const run = new AnswerRun(this.options, request, context);
     const findings = await run.investigate();
     await run.step('Writing the answer');
     const answer = writeAnswer(findings);
+    const spent = fallback?.spent ?? { inputTokens: 0, outputTokens: 0, toolCalls: 0 };
     return {
       title: titleFor(request.question),
-      answer,
+      answer: fallback ? `> ${fallback.note}\n\n${answer}` : answer,
       sources: sourcesOf(findings),
       suggestedFollowups: suggestFollowups(findings),
-      // No model wrote this answer: no tokens to count, only what the engine did.
-      stats: { ...zeroStats(), time_millis: Date.now() - started, tool_calls: run.toolCalls },
+      // Without a model, no tokens to count, only what the engine did; after one that failed, what it used too.
+      stats: {
+        ...zeroStats(),
+        time_millis: Date.now() - started,
+        tool_calls: run.toolCalls + spent.toolCalls,
+        total_input_tokens: spent.inputTokens,
+        prompt_tokens: spent.inputTokens,
+        completion_tokens: spent.outputTokens,
+        total_tokens: spent.inputTokens + spent.outputTokens,
+      },
     };
   }
 }

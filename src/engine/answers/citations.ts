@@ -67,7 +67,7 @@ export async function checkCitations(markdown: string, instanceUrl: string, read
   }
   result += text.slice(at);
   const notes: string[] = [];
-  if (repaired > 0) notes.push(`${repaired === 1 ? 'one link' : `${repaired} links`} pointed at lines that do not hold what was cited and now point where the code is`);
+  if (repaired > 0) notes.push(`${repaired === 1 ? 'one link' : `${repaired} links`} pointed at lines that do not hold what was cited and now ${repaired === 1 ? 'points' : 'point'} where the code is`);
   if (removed > 0) notes.push(`${removed === 1 ? 'one link' : `${removed} links`} named a file or lines that do not exist and ${removed === 1 ? 'was' : 'were'} removed`);
   if (notes.length > 0) result += `\n\n_Citations checked: ${notes.join('; ')}._`;
   return { markdown: result, checked: links.length, repaired, removed };

@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { WireConversation, WireQuestion, WireQuestionError } from '../../contract/legacyWire';
-import type { Answer, AnswerRequest } from '../answers/answerer';
+import type { Answer, AnswerRequest } from '../answers/answerShapes';
 import type { AuthenticatedUser } from '../auth';
 import { diskFullCode, diskFullHttpError, isDiskFull, UNSAVED_LOG, unsavedQuestionError, type UnsavedStage } from './diskFull';
 import { HttpError } from '../http';
@@ -301,10 +301,11 @@ export class ConversationService {
         if (isCurrent()) await this.finish(record, question, { kind: 'failed', error: injected });
         return;
       }
-      const earlierQuestions = record.questions.filter((earlier) => earlier.id < question.id).map((earlier) => earlier.question);
+      const before = record.questions.filter((earlier) => earlier.id < question.id);
       const answer = await this.options.answer({
         question: question.question,
-        earlierQuestions,
+        earlierQuestions: before.map((earlier) => earlier.question),
+        earlier: before.flatMap((earlier) => (typeof earlier.answer === 'string' && earlier.answer !== '' ? [{ question: earlier.question, answer: earlier.answer }] : [])),
         signal,
         report: (reasoning) => (isCurrent() ? this.appendTurn(record, question, reasoning) : Promise.resolve()),
       });

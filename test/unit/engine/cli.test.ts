@@ -2,10 +2,12 @@ import assert from 'node:assert/strict';
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { readdir } from 'node:fs/promises';
 import * as path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { API_PATH, type WireConversation } from '../../../src/contract/legacyWire';
 import { DEFAULT_DATA_DIR, parseArgs } from '../../../src/engine/cliArgs';
 import { CLIENT_HEADER, waitFor } from '../../support/engineHarness';
 import { createSampleAppRepo, createTempDir, removeDir, type TestRepo } from '../../support/gitRepos';
+import { startScriptedModel } from '../../support/scriptedModel';
 
 describe('engine CLI arguments', function () {
   it('asks for help with --help or -h, wherever it appears', function () {
@@ -110,10 +112,46 @@ describe('engine CLI arguments: the tool server', function () {
   });
 });
 
+describe('engine CLI arguments: the model', function () {
+  it('reads the model server, the model, where its key is and the limits (seconds for the timeout)', function () {
+    const command = parseArgs(['--model-url', 'http://127.0.0.1:11434/v1', '--model', 'llama3.1', '--model-key-env', 'OLLAMA_KEY', '--model-steps', '8', '--model-tokens=50000', '--model-timeout', '90']);
+    assert.equal(command.kind, 'run');
+    assert.deepEqual(command.kind === 'run' ? command.config.model : undefined, {
+      baseUrl: 'http://127.0.0.1:11434/v1',
+      name: 'llama3.1',
+      key: { env: 'OLLAMA_KEY' },
+      limits: { maxSteps: 8, maxTokens: 50_000, timeoutMs: 90_000 },
+    });
+    const file = parseArgs(['--model-url', 'https://api.example.com/v1', '--model', 'm', '--model-key-file', 'key.txt']);
+    assert.deepEqual(file.kind === 'run' ? file.config.model?.key : undefined, { file: 'key.txt' });
+  });
+
+  it('refuses a model without its server or name, two key sources, a key on the command line, credentials in the URL and limits out of range', function () {
+    const cases: Array<[string[], RegExp]> = [
+      [['--model', 'm'], /^--model needs --model-url/],
+      [['--model-url', 'http://127.0.0.1:1/v1'], /^--model-url needs --model/],
+      [['--model-url', 'http://127.0.0.1:1/v1', '--model', 'm', '--model-key-env', 'A', '--model-key-file', 'f'], /not both/],
+      [['--model-url', 'http://127.0.0.1:1/v1', '--model', 'm', '--model-key-env', 'sk-live-1234'], /name of an environment variable .* the key itself never goes on the command line/],
+      [['--model-url', 'http://user:sk-1@127.0.0.1:1/v1', '--model', 'm'], /must not hold a user name or password/],
+      [['--model-url', 'file:///etc/passwd', '--model', 'm'], /must be an http or https URL/],
+      [['--model-url', 'http://127.0.0.1:1/v1', '--model', 'm', '--model-steps', '0'], /--model-steps must be a whole number from 1 to 100/],
+      [['--model-url', 'http://127.0.0.1:1/v1', '--model', 'm', '--model-timeout', '99999'], /--model-timeout must be a whole number from 1 to 3600/],
+      [['--model-url', 'http://127.0.0.1:1/v1', '--model-url', 'http://127.0.0.1:2/v1', '--model', 'm'], /--model-url was given twice/],
+    ];
+    for (const [args, message] of cases) {
+      const command = parseArgs(args);
+      assert.equal(command.kind, 'error', args.join(' '));
+      assert.match(command.kind === 'error' ? command.message : '', message, args.join(' '));
+    }
+  });
+});
+
 describe('engine CLI process', function () {
   const cli = path.resolve(__dirname, '../../../src/engine/cli.ts');
   // Resolved here so the CLI can run from any working directory.
   const tsxRegister = require.resolve('tsx/cjs');
+  // And for `import()` (the CLI loads its model client so).
+  const tsxImport = pathToFileURL(require.resolve('tsx/esm')).href;
   let repo: TestRepo;
   let dataRoot: string;
   before(async function () {
@@ -131,8 +169,8 @@ describe('engine CLI process', function () {
     stderr: string;
   }
 
-  function start(args: string[], cwd = process.cwd()): { child: ChildProcessWithoutNullStreams; output: { stdout: string; stderr: string }; exit: Promise<Exit> } {
-    const child = spawn(process.execPath, ['--require', tsxRegister, cli, ...args], { cwd, env: { ...process.env, NODE_OPTIONS: '' } });
+  function start(args: string[], cwd = process.cwd(), env: NodeJS.ProcessEnv = {}): { child: ChildProcessWithoutNullStreams; output: { stdout: string; stderr: string }; exit: Promise<Exit> } {
+    const child = spawn(process.execPath, ['--require', tsxRegister, '--import', tsxImport, cli, ...args], { cwd, env: { ...process.env, NODE_OPTIONS: '', ...env } });
     const output = { stdout: '', stderr: '' };
     child.stdout.on('data', (chunk: Buffer) => (output.stdout += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (output.stderr += chunk.toString()));
@@ -141,8 +179,8 @@ describe('engine CLI process', function () {
   }
 
   /** Starts the CLI and waits until it has said where it listens (its whole banner, up to `Data:`). */
-  async function started(args: string[]): Promise<{ child: ChildProcessWithoutNullStreams; printed: string; url: string; exit: Promise<Exit> }> {
-    const { child, output, exit } = start(args);
+  async function started(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ child: ChildProcessWithoutNullStreams; printed: string; url: string; exit: Promise<Exit> }> {
+    const { child, output, exit } = start(args, process.cwd(), env);
     const printed = await waitFor(
       async () => output.stdout,
       (stdout) => /Data: .*\n/.test(stdout) || child.exitCode !== null,
@@ -240,5 +278,39 @@ describe('engine CLI process', function () {
     assert.deepEqual(await listed.json(), { conversationSummaries: [] });
     child.kill('SIGINT');
     assert.equal((await exit).code, 0);
+  });
+
+  it('investigates with the model of --model-url, its key read from the variable --model-key-env names and never printed', async function () {
+    const key = 'sk-cli-secret-0815';
+    const model = await startScriptedModel((_request, index) =>
+      index === 0 ? { toolCalls: [{ name: 'keyword_search', arguments: { query: 'parseConfig' } }] } : { text: 'It is defined in src/config.ts.' },
+    );
+    try {
+      const args = ['--repo', repo.dir, '--data', path.join(dataRoot, 'model'), '--token', 'dse_cli_model', '--pace', '0', '--model-url', model.baseUrl, '--model', 'scripted-1', '--model-key-env', 'DSE_TEST_MODEL_KEY'];
+      const { child, printed, url, exit } = await started(args, { DSE_TEST_MODEL_KEY: key });
+      assert.match(printed, /Answers: investigated by scripted-1 at http:\/\/127\.0\.0\.1:\d+\/v1 with the engine's tools/);
+      const headers = { Authorization: 'token dse_cli_model', 'X-Requested-With': CLIENT_HEADER, 'Content-Type': 'application/json' };
+      const created = (await (await fetch(`${url}${API_PATH}/`, { method: 'POST', headers, body: JSON.stringify({ question: 'Where is `parseConfig` defined?' }) })).json()) as WireConversation;
+      const finished = await waitFor(
+        async () => (await (await fetch(`${url}${API_PATH}/${created.id}`, { headers })).json()) as WireConversation,
+        (conversation) => conversation.questions.every((question) => question.status !== 'processing'),
+        { description: 'the answer' },
+      );
+      assert.equal(finished.questions[0]?.answer, 'It is defined in src/config.ts.');
+      assert.equal(model.requests[0]?.authorization, `Bearer ${key}`);
+      child.kill('SIGINT');
+      const result = await exit;
+      assert.equal(result.code, 0, result.stderr);
+      assert.ok(!result.stdout.includes(key) && !result.stderr.includes(key), 'the key is never printed');
+    } finally {
+      await model.close();
+    }
+  });
+
+  it('exits 2, saying which, when the variable that should hold the key is not set', async function () {
+    const { exit } = start(['--repo', repo.dir, '--data', path.join(dataRoot, 'nokey'), '--model-url', 'http://127.0.0.1:9/v1', '--model', 'm', '--model-key-env', 'DSE_TEST_UNSET_KEY'], process.cwd(), { DSE_TEST_UNSET_KEY: '' });
+    const result = await exit;
+    assert.equal(result.code, 2);
+    assert.match(result.stderr, /--model-key-env DSE_TEST_UNSET_KEY: that environment variable is not set or is empty/);
   });
 });

@@ -1,0 +1,78 @@
+/**
+ * The reads a citation check makes (`citations.ts`), over the served repositories at the revision
+ * the question was answered at: a file's lines (`git cat-file`, bounded), and where a line of code
+ * is (`git grep -F`, the first hit). Names and paths come from the model's links: a repository that
+ * is not served, a path that is not in the commit, or one that tries to leave it reads as nothing.
+ */
+import { ToolError } from '../toolError';
+import { readBlobText, splitLines } from '../tools/blocks';
+import { git, type ToolContext } from '../tools/context';
+import { findRepository, normalizeRepoPath, resolveEntry, resolveRevision } from '../tools/paths';
+import type { CitationReader } from './citations';
+
+/** A cited file is read up to this size (the answer's links point into the first part of larger ones). */
+const MAX_FILE_BYTES = 1024 * 1024;
+/** A quoted line searched for at most this long. */
+const MAX_FIND_CHARS = 400;
+
+export function citationReader(context: ToolContext): CitationReader {
+  const commits = new Map<string, Promise<string | undefined>>();
+  const files = new Map<string, Promise<readonly string[] | undefined>>();
+  const commitOf = (name: string): Promise<string | undefined> => {
+    let commit = commits.get(name);
+    if (!commit) {
+      // A repository that is not served, or has no commits, holds nothing to cite.
+      commit = Promise.resolve()
+        .then(() => resolveRevision(context, findRepository(context, name), undefined))
+        .then(
+          (resolved) => resolved.commit,
+          (error: unknown) => {
+            if (error instanceof ToolError) return undefined;
+            throw error;
+          },
+        );
+      commits.set(name, commit);
+    }
+    return commit;
+  };
+  const read = async (name: string, path: string): Promise<readonly string[] | undefined> => {
+    const commit = await commitOf(name);
+    if (!commit) return undefined;
+    const repo = findRepository(context, name);
+    const entry = await resolveEntry(context, repo, commit, normalizeRepoPath(path), commit);
+    if (entry.type !== 'blob') return undefined;
+    const blob = await readBlobText(context, repo, entry.oid, entry.size, MAX_FILE_BYTES);
+    return blob.binary ? undefined : splitLines(blob.text);
+  };
+  return {
+    lines: (name, path) => {
+      const key = `${name}\0${path}`;
+      let lines = files.get(key);
+      if (!lines) {
+        lines = read(name, path).catch((error: unknown) => {
+          if (error instanceof ToolError) return undefined;
+          throw error;
+        });
+        files.set(key, lines);
+      }
+      return lines;
+    },
+    find: async (name, text) => {
+      const commit = await commitOf(name);
+      if (!commit || text.length > MAX_FIND_CHARS || text.includes('\n')) return undefined;
+      const repo = findRepository(context, name);
+      const result = await git(context, repo, ['grep', '-z', '-n', '-I', '-F', '--max-count=1', '-e', text, commit, '--'], {
+        okExitCodes: [0, 1],
+        maxOutputBytes: 64 * 1024,
+        onOutputLimit: 'truncate',
+      });
+      // `<commit>:<path>\0<line>\0<text>\n`, files in path order; the first that holds the line whole.
+      for (const hit of result.stdout.split('\n')) {
+        const [where = '', line = '', code = ''] = hit.split('\0');
+        if (!where.startsWith(`${commit}:`) || code.trim() !== text.trim()) continue;
+        return { path: where.slice(commit.length + 1), line: Number(line) };
+      }
+      return undefined;
+    },
+  };
+}

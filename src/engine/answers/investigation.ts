@@ -1,0 +1,266 @@
+/**
+ * An investigation by the user's model, the way Deep Search investigates: the model calls the
+ * engine's own tools (the code its tool server runs, `tools/toolCalls.ts`) turn after turn, each
+ * call shown as a turn of the question, until it writes the answer. Bounded by steps, tokens and
+ * time; a call it already made is not run again, and a model that only repeats itself is stopped.
+ * The answer's links are then checked against the repositories (`citations.ts`): each one names
+ * a file that exists and lines that hold what it quotes, or is repaired or removed. Sources are the
+ * files the investigation read. A failure is an `InvestigationFailure`, which says what happened,
+ * for the answerer to answer on its own.
+ */
+import type { WireSource, WireStats } from '../../contract/legacyWire';
+import type { ModelMessage, ModelTool, ModelToolCall, ModelTurn } from '../../contract/modelWire';
+import { zeroStats } from '../conversations/records';
+import type { Params } from '../mcp/jsonRpc';
+import { ModelError, type ChatModel, type InvestigationLimits } from '../model/chatModel';
+import type { ToolContext } from '../tools/context';
+import { toolTable, type ServedTool } from '../tools/toolCalls';
+import type { EarlierExchange } from './answerShapes';
+import { blobUrl, titleFor } from './answerWriter';
+import { citationReader } from './citationReader';
+import { checkCitations } from './citations';
+import { describeCall, instructionsFor, takeFollowups, WRITE_NOW } from './investigationPrompt';
+
+/** The tools the model may call: the tool server's, less those that ask Deep Search itself. */
+const LEFT_OUT = ['deepsearch', 'deepsearch_read'];
+/** A tool result the model reads, at most (the rest is cut, and the model told how to narrow). */
+const MAX_RESULT_CHARS = 12_000;
+/** The conversation a turn sends, at most: past it, the oldest tool results are left out. */
+const MAX_HISTORY_CHARS = 240_000;
+/** Tool calls of one turn that run; the others are answered with an error. */
+const MAX_CALLS_PER_TURN = 8;
+/** Turns in a row that only repeat earlier calls before the model counts as looping. */
+const MAX_STALE_TURNS = 2;
+/** Tokens one turn may write. */
+const MAX_OUTPUT_TOKENS = 4_096;
+/** The answer a model writes, at most. */
+const MAX_ANSWER_CHARS = 200_000;
+/** Earlier exchanges of the conversation a follow-up carries, and the characters of each answer. */
+const EARLIER_EXCHANGES = 4;
+const EARLIER_ANSWER_CHARS = 6_000;
+/** Characters of a model's interim text shown as a turn. */
+const THOUGHT_CHARS = 300;
+const MAX_SOURCES = 50;
+
+export interface InvestigationRequest {
+  question: string;
+  earlier: readonly EarlierExchange[];
+  signal: AbortSignal;
+  report(reasoning: string): Promise<void>;
+}
+
+export interface InvestigatedAnswer {
+  title: string;
+  answer: string;
+  sources: WireSource[];
+  suggestedFollowups: string[];
+  stats: WireStats;
+  citations: { checked: number; repaired: number; removed: number };
+}
+
+/** Why the model's investigation ended without an answer, in words for the answer's note. */
+export class InvestigationFailure extends Error {
+  constructor(
+    message: string,
+    /** What the model used before it failed (its tokens, the tools it called). */
+    readonly spent: { inputTokens: number; outputTokens: number; toolCalls: number },
+  ) {
+    super(message);
+    this.name = 'InvestigationFailure';
+  }
+}
+
+export interface InvestigationOptions {
+  model: ChatModel;
+  limits: InvestigationLimits;
+  /** Tools an admin disabled (2026 names): the model does not get them either. */
+  disabledTools?: readonly string[];
+  log?: (line: string) => void;
+}
+
+export async function investigate(options: InvestigationOptions, context: ToolContext, request: InvestigationRequest): Promise<InvestigatedAnswer> {
+  const started = Date.now();
+  const deadline = AbortSignal.timeout(options.limits.timeoutMs);
+  const signal = AbortSignal.any([request.signal, deadline]);
+  const run = new Investigation(options, { ...context, signal }, request);
+  try {
+    const written = await run.loop(signal);
+    await request.report('Checking the citations against the repositories');
+    const { answer, followups } = takeFollowups(written.slice(0, MAX_ANSWER_CHARS));
+    if (answer === '') throw run.failure(`${options.model.label} wrote no answer`);
+    const checked = await checkCitations(answer, context.instanceUrl, citationReader({ ...context, signal: request.signal }));
+    return {
+      title: titleFor(request.question),
+      answer: checked.markdown,
+      sources: run.sources(),
+      suggestedFollowups: followups,
+      stats: run.stats(Date.now() - started),
+      citations: { checked: checked.checked, repaired: checked.repaired, removed: checked.removed },
+    };
+  } catch (error) {
+    request.signal.throwIfAborted();
+    if (deadline.aborted) throw run.failure(`the investigation took longer than ${Math.round(options.limits.timeoutMs / 1000)} s`);
+    if (error instanceof ModelError) throw run.failure(error.message.replace(/\.$/, ''));
+    throw error;
+  }
+}
+
+class Investigation {
+  private readonly tools: Map<string, ServedTool>;
+  private readonly offered: ModelTool[];
+  private readonly messages: ModelMessage[] = [];
+  private readonly usage = { inputTokens: 0, outputTokens: 0 };
+  private toolCalls = 0;
+  /** Calls made, by their name and arguments, with the step that made them. */
+  private readonly made = new Map<string, number>();
+  /** Files read, in the order first read. */
+  private readonly read = new Map<string, { repo: string; path: string }>();
+
+  constructor(
+    private readonly options: InvestigationOptions,
+    private readonly context: ToolContext,
+    private readonly request: InvestigationRequest,
+  ) {
+    this.tools = toolTable('all', new Set([...LEFT_OUT, ...(options.disabledTools ?? [])]), options.log ?? ((): void => undefined));
+    this.offered = [...this.tools.values()].map(({ listed }) => ({ name: listed.name, description: listed.description, inputSchema: listed.inputSchema as unknown as Record<string, unknown> }));
+    for (const exchange of request.earlier.slice(-EARLIER_EXCHANGES)) {
+      this.messages.push({ role: 'user', text: exchange.question });
+      this.messages.push({ role: 'assistant', text: cut(exchange.answer, EARLIER_ANSWER_CHARS, 'the rest of this earlier answer is left out'), toolCalls: [] });
+    }
+    this.messages.push({ role: 'user', text: request.question });
+  }
+
+  failure(why: string): InvestigationFailure {
+    return new InvestigationFailure(why, { ...this.usage, toolCalls: this.toolCalls });
+  }
+
+  /** Turns until the model answers in words; its last text is the answer. */
+  async loop(signal: AbortSignal): Promise<string> {
+    const { limits, model } = this.options;
+    const repositories = this.context.repositories.map((repo) => repo.name);
+    const instructions = instructionsFor(repositories, this.context.instanceUrl);
+    await this.request.report(`Investigating with ${model.label}`);
+    let stale = 0;
+    for (let step = 1; ; step++) {
+      const last = step > limits.maxSteps;
+      if (last) this.messages.push({ role: 'user', text: WRITE_NOW });
+      this.fitHistory();
+      const turn = await model.turn({ instructions, messages: this.messages, tools: last ? [] : this.offered, maxOutputTokens: MAX_OUTPUT_TOKENS }, signal);
+      this.count(turn);
+      if (turn.toolCalls.length === 0 || last) return turn.text;
+      if (this.usage.inputTokens + this.usage.outputTokens > limits.maxTokens) {
+        throw this.failure(`${model.label} used more than its budget of ${limits.maxTokens.toLocaleString('en-US')} tokens before it answered`);
+      }
+      const thought = turn.text.replace(/\s+/g, ' ').trim();
+      if (thought !== '') await this.request.report(cut(thought, THOUGHT_CHARS, ''));
+      this.messages.push({ role: 'assistant', text: turn.text, toolCalls: turn.toolCalls });
+      let fresh = 0;
+      for (const [index, call] of turn.toolCalls.entries()) {
+        signal.throwIfAborted();
+        const result =
+          index < MAX_CALLS_PER_TURN
+            ? await this.call(call, step)
+            : { text: `Not run: at most ${MAX_CALLS_PER_TURN} tool calls are made per turn. Make it again in the next turn if you still need it.`, fresh: false };
+        if (result.fresh) fresh++;
+        this.messages.push({ role: 'tool', callId: call.id, name: call.name, text: result.text });
+      }
+      stale = fresh === 0 ? stale + 1 : 0;
+      if (stale >= MAX_STALE_TURNS) throw this.failure(`${model.label} kept repeating tool calls it had already made`);
+    }
+  }
+
+  /** Runs one call (unless it was made before), shown as a turn; its result as the model reads it. */
+  private async call(call: ModelToolCall, step: number): Promise<{ text: string; fresh: boolean }> {
+    let args: Params;
+    try {
+      const parsed: unknown = JSON.parse(call.arguments || '{}');
+      if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error('not a JSON object');
+      args = parsed as Params;
+    } catch (error) {
+      return { text: `The arguments of ${call.name} are not a JSON object (${error instanceof Error ? error.message : String(error)}): call it again with valid JSON arguments.`, fresh: true };
+    }
+    const key = `${call.name}\0${stableJson(args)}`;
+    const before = this.made.get(key);
+    if (before !== undefined) return { text: `This exact call was already made (step ${before}); its result is above. Make a different call, or write the answer.`, fresh: false };
+    this.made.set(key, step);
+    const tool = this.tools.get(call.name);
+    if (!tool) return { text: `There is no tool named ${JSON.stringify(call.name.slice(0, 80))}: use one of ${[...this.tools.keys()].join(', ')}.`, fresh: true };
+    await this.request.report(describeCall(call.name, args));
+    this.toolCalls++;
+    const result = await tool.call(args, this.context);
+    this.context.searchIndexes?.buildWanted();
+    if (!result.isError) this.noteRead(call.name, args, result.structuredContent);
+    const text = result.content.map((part) => part.text).join('\n\n');
+    return { text: cut(result.isError ? `Error: ${text}` : text, MAX_RESULT_CHARS, 'narrow the request (a line range, a filter) to see the rest'), fresh: true };
+  }
+
+  /** The files a call showed whole or in part: what it read, and definitions with their bodies. */
+  private noteRead(name: string, args: Params, structured: Record<string, unknown> | undefined): void {
+    if (name === 'read_file' && typeof args.repo === 'string' && typeof args.path === 'string') this.remember(args.repo, args.path);
+    if (name === 'go_to_definition' && Array.isArray(structured?.fileBlocks)) {
+      for (const block of structured.fileBlocks as unknown[]) {
+        const { repo, file } = (block ?? {}) as { repo?: unknown; file?: unknown };
+        if (typeof repo === 'string' && typeof file === 'string') this.remember(repo, file);
+      }
+    }
+  }
+
+  private remember(repo: string, path: string): void {
+    const clean = path.replace(/^\.?\/+/, '');
+    const key = `${repo}\0${clean}`;
+    if (!this.read.has(key) && this.read.size < MAX_SOURCES) this.read.set(key, { repo, path: clean });
+  }
+
+  private count(turn: ModelTurn): void {
+    this.usage.inputTokens += Math.max(0, turn.usage.inputTokens);
+    this.usage.outputTokens += Math.max(0, turn.usage.outputTokens);
+  }
+
+  /** Leaves out the oldest tool results (the question and the calls stay) until the conversation fits. */
+  private fitHistory(): void {
+    let size = this.messages.reduce((total, message) => total + message.text.length, 0);
+    for (const message of this.messages) {
+      if (size <= MAX_HISTORY_CHARS) return;
+      if (message.role !== 'tool' || message.text.length < 200) continue;
+      const shorter = `(This result of ${message.name} was left out to make room: make the call again if you still need it.)`;
+      size -= message.text.length - shorter.length;
+      message.text = shorter;
+    }
+  }
+
+  /** As the answer's own links are written, relative to the instance. */
+  sources(): WireSource[] {
+    return [...this.read.values()].map(({ repo, path }) => ({ type: 'File', link: blobUrl('', repo, path), label: path, metadata: { repoName: repo } }));
+  }
+
+  stats(timeMillis: number): WireStats {
+    const { inputTokens, outputTokens } = this.usage;
+    return {
+      ...zeroStats(),
+      time_millis: timeMillis,
+      tool_calls: this.toolCalls,
+      total_input_tokens: inputTokens,
+      prompt_tokens: inputTokens,
+      completion_tokens: outputTokens,
+      total_tokens: inputTokens + outputTokens,
+    };
+  }
+}
+
+function cut(text: string, max: number, advice: string): string {
+  if (text.length <= max) return text;
+  const rest = text.length - max;
+  return `${text.slice(0, max)}… (${rest.toLocaleString('en-US')} more characters${advice ? `: ${advice}` : ''})`;
+}
+
+/** JSON with keys in order, so that the same call written twice is known as one. */
+function stableJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(stableJson).join(',')}]`;
+  if (typeof value === 'object' && value !== null) {
+    return `{${Object.keys(value)
+      .sort()
+      .map((key) => `${JSON.stringify(key)}:${stableJson((value as Record<string, unknown>)[key])}`)
+      .join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}
