@@ -126,7 +126,7 @@ export function activate(context: vscode.ExtensionContext): DeepSearchExtensionA
       if (affectsConnection(event)) void session.reconnect();
       if (event.affectsConfiguration('deepSearch.pollInterval')) store.setPollIntervals(pollSettings());
     }),
-    ...registerCommands({ context, log, session, store, panels, tree, links, repositories, toolAccess, locations, navigation, history }),
+    ...registerCommands({ context, log, session, store, panels, tree, links, repositories, toolAccess, locations, navigation, history, engineModels: localEngine.models }),
   );
   void vscode.commands.executeCommand('setContext', 'deepSearch.signedIn', false);
   // Not awaited: reconnecting (or starting the local engine) must not hold up activation.

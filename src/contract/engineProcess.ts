@@ -1,8 +1,21 @@
 /**
  * The messages between the extension and the local engine it runs as a child process (over Node's
  * IPC channel, JSON). The token travels here, never on the command line or in the environment,
- * where other processes of the machine could read it.
+ * where other processes of the machine could read it. So do the turns of the user's model: the
+ * engine asks, the extension host runs them on VS Code's models (whose credentials it never
+ * shares) and replies.
  */
+
+import {
+  isInvestigationLimits,
+  isModelDescription,
+  isModelTurn,
+  isModelTurnRequest,
+  type InvestigationLimits,
+  type ModelDescription,
+  type ModelTurn,
+  type ModelTurnRequest,
+} from './modelWire';
 
 /**
  * The environment the engine process is started with, beside the starter's own. glibc's malloc
@@ -20,9 +33,18 @@ export interface HostedEngineOptions {
   dataDir: string;
   /** A ripgrep executable for the searches that come before the index is ready. */
   ripgrepPath?: string;
+  /** The model the host runs turns on for the engine (VS Code's, chosen by the user); absent: none. */
+  model?: ModelDescription;
+  investigationLimits?: Partial<InvestigationLimits>;
 }
 
-export type ToEngineMessage = { type: 'start'; options: HostedEngineOptions } | { type: 'stop' };
+export type ToEngineMessage =
+  | { type: 'start'; options: HostedEngineOptions }
+  | { type: 'stop' }
+  /** The user chose another model (or none), or changed the limits. */
+  | { type: 'model'; model: ModelDescription | null; investigationLimits?: Partial<InvestigationLimits> }
+  /** The host's answer to a `modelTurn`: the turn, or what went wrong in words. */
+  | { type: 'modelReply'; id: number; turn?: ModelTurn; error?: string };
 
 export type FromEngineMessage =
   /** The handshake: the engine listens at `url`. */
@@ -32,7 +54,11 @@ export type FromEngineMessage =
   /** One line of the engine's log (never a token). */
   | { type: 'log'; line: string }
   /** The engine stopped, its writes finished; the process exits after it. */
-  | { type: 'stopped' };
+  | { type: 'stopped' }
+  /** One turn for the host to run on the chosen model; answered by a `modelReply` with the same id. */
+  | { type: 'modelTurn'; id: number; request: ModelTurnRequest }
+  /** The engine no longer wants that turn (the question was cancelled or timed out). */
+  | { type: 'modelCancel'; id: number };
 
 export function isFromEngineMessage(value: unknown): value is FromEngineMessage {
   if (typeof value !== 'object' || value === null) return false;
@@ -46,6 +72,10 @@ export function isFromEngineMessage(value: unknown): value is FromEngineMessage 
       return typeof message.line === 'string';
     case 'stopped':
       return true;
+    case 'modelTurn':
+      return Number.isSafeInteger(message.id) && isModelTurnRequest(message.request);
+    case 'modelCancel':
+      return Number.isSafeInteger(message.id);
     default:
       return false;
   }
@@ -55,6 +85,12 @@ export function isToEngineMessage(value: unknown): value is ToEngineMessage {
   if (typeof value !== 'object' || value === null) return false;
   const message = value as Record<string, unknown>;
   if (message.type === 'stop') return true;
+  if (message.type === 'model') {
+    return (message.model === null || isModelDescription(message.model)) && (message.investigationLimits === undefined || isInvestigationLimits(message.investigationLimits));
+  }
+  if (message.type === 'modelReply') {
+    return Number.isSafeInteger(message.id) && (message.turn === undefined || isModelTurn(message.turn)) && (message.error === undefined || (typeof message.error === 'string' && message.error.length <= 2000));
+  }
   if (message.type !== 'start' || typeof message.options !== 'object' || message.options === null) return false;
   const options = message.options as Record<string, unknown>;
   return (
@@ -62,6 +98,8 @@ export function isToEngineMessage(value: unknown): value is ToEngineMessage {
     options.repos.every((repo) => typeof repo === 'string') &&
     typeof options.token === 'string' &&
     typeof options.dataDir === 'string' &&
-    (options.ripgrepPath === undefined || typeof options.ripgrepPath === 'string')
+    (options.ripgrepPath === undefined || typeof options.ripgrepPath === 'string') &&
+    (options.model === undefined || isModelDescription(options.model)) &&
+    (options.investigationLimits === undefined || isInvestigationLimits(options.investigationLimits))
   );
 }

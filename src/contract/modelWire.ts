@@ -49,6 +49,25 @@ export interface ModelDescription {
   label: string;
 }
 
+/** How far one investigation may go. */
+export interface InvestigationLimits {
+  /** Model turns that may call tools; one more turn, without tools, writes the answer. */
+  maxSteps: number;
+  /** Tokens in and out over every turn. */
+  maxTokens: number;
+  /** The whole investigation, model and tools. */
+  timeoutMs: number;
+}
+
+export function isModelDescription(value: unknown): value is ModelDescription {
+  return typeof value === 'object' && value !== null && isString((value as ModelDescription).label, 300);
+}
+
+export function isInvestigationLimits(value: unknown): value is Partial<InvestigationLimits> {
+  if (typeof value !== 'object' || value === null) return false;
+  return Object.entries(value).every(([key, limit]) => ['maxSteps', 'maxTokens', 'timeoutMs'].includes(key) && (limit === undefined || Number.isFinite(limit)));
+}
+
 /** Bounds of one bounded value: a model reply is outside input like any other. */
 const MAX_TEXT = 512 * 1024;
 const MAX_CALLS = 64;

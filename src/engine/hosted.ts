@@ -5,25 +5,38 @@
  * that started it goes away, so no engine outlives its VS Code window.
  */
 import { isToEngineMessage, type FromEngineMessage, type HostedEngineOptions } from '../contract/engineProcess';
+import type { InvestigationLimits } from '../contract/modelWire';
 import type { RunningEngine } from './options';
-import { startEngine } from './server';
+// From the engine library's bundle, so that its model errors are the ones the investigation knows.
+import { ModelBroker, startEngine } from './server';
 import { errorMessage } from './errorMessage';
 
 let engine: Promise<RunningEngine | undefined> | undefined;
 let stopping = false;
+/** The investigation's limits as the host last set them (read when a question starts). */
+let investigationLimits: Partial<InvestigationLimits> = {};
 
-function send(message: FromEngineMessage): void {
-  if (process.connected) process.send?.(message);
+function send(message: FromEngineMessage): boolean {
+  if (!process.connected) return false;
+  process.send?.(message);
+  return true;
 }
 
+/** The model the host runs for the engine, if the user chose one. */
+const models = new ModelBroker(send);
+
 async function start(options: HostedEngineOptions): Promise<RunningEngine | undefined> {
+  models.choose(options.model);
+  investigationLimits = options.investigationLimits ?? {};
   try {
     const running = await startEngine({
       repos: options.repos,
       users: [{ token: options.token }],
       dataDir: options.dataDir,
       ...(options.ripgrepPath ? { ripgrepPath: options.ripgrepPath } : {}),
-      log: (line) => send({ type: 'log', line }),
+      log: (line) => void send({ type: 'log', line }),
+      model: () => models.current(),
+      investigationLimits: () => investigationLimits,
     });
     send({ type: 'listening', url: running.url, repoNames: running.repoNames });
     return running;
@@ -57,7 +70,14 @@ process.on('message', (message: unknown) => {
   if (!isToEngineMessage(message)) return;
   if (message.type === 'start' && !engine) engine = start(message.options);
   else if (message.type === 'stop') void stop();
+  else if (message.type === 'model') {
+    models.choose(message.model ?? undefined);
+    investigationLimits = message.investigationLimits ?? investigationLimits;
+  } else if (message.type === 'modelReply') models.reply(message.id, message.turn, message.error);
 });
 // The extension host is gone (closed, crashed, killed): stop with it.
-process.on('disconnect', () => void stop());
+process.on('disconnect', () => {
+  models.disconnected();
+  void stop();
+});
 process.on('SIGTERM', () => void stop());

@@ -149,8 +149,11 @@ export interface EngineOptions {
    * Default: none (the engine answers on its own).
    */
   model?: ModelSource;
-  /** How far a model's investigation may go; each value is kept within its range. Default: `DEFAULT_INVESTIGATION_LIMITS`. */
-  investigationLimits?: Partial<InvestigationLimits>;
+  /**
+   * How far a model's investigation may go (or where to read it when a question starts); each value
+   * is kept within its range. Default: `DEFAULT_INVESTIGATION_LIMITS`.
+   */
+  investigationLimits?: Partial<InvestigationLimits> | (() => Partial<InvestigationLimits>);
 }
 
 export interface RunningEngine {

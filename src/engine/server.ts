@@ -27,6 +27,8 @@ import { discoverRepositories } from './repos';
 import { startLauncher } from './processLauncher';
 // For the scripts that run the engine in their own process (npm start): the environment it wants.
 export { ENGINE_ENVIRONMENT } from '../contract/engineProcess';
+// For the engine the extension runs (hosted.ts): the model the extension host runs for it.
+export { ModelBroker } from './model/brokeredModel';
 import { handleApiRequest } from './conversations/routes';
 import { renderSharePage, SHARE_PAGE_CSP } from './conversations/sharePage';
 import { Slots } from './slots';
@@ -100,7 +102,10 @@ export async function startEngine(options: EngineOptions): Promise<RunningEngine
     symbolTables,
     maxConcurrentAnswers: options.limits?.answers,
     ...(options.model ? { model: options.model } : {}),
-    investigationLimits: boundedLimits(options.investigationLimits),
+    investigationLimits: () => {
+      const limits = options.investigationLimits;
+      return boundedLimits(typeof limits === 'function' ? limits() : limits);
+    },
     disabledTools: variant.disabledTools,
     log,
   });

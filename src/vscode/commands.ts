@@ -15,6 +15,7 @@ import { codeContextOf } from './codeContext';
 import type { ConversationPanels } from './conversationPanels';
 import { conversationIdArgument, textArgument, textFields, uriArgument } from './commandArguments';
 import type { ConversationTree } from './conversationTree';
+import type { EngineModels } from './engineModels';
 import type { Session } from './session';
 import { signIn, signOut } from './signIn';
 import type { SourceLinkOpener } from './sourceLinks';
@@ -40,6 +41,8 @@ export interface CommandDependencies {
   locations: CodeLocations;
   navigation: CrossRepositoryNavigation;
   history: HistoryCommands;
+  /** VS Code's model the local engine investigates with. */
+  engineModels: EngineModels;
 }
 
 const SHARE_WARNING_KEY = 'deepSearch.shareWarningAcknowledged';
@@ -64,6 +67,7 @@ export function registerCommands(deps: CommandDependencies): vscode.Disposable[]
         { location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Starting the local Deep Search engine…') },
         () => session.useLocalEngine(),
       ),
+    'deepSearch.chooseEngineModel': () => deps.engineModels.choose(),
     'deepSearch.openConversation': async (arg) => {
       const id = await conversationId(deps, arg);
       if (id !== undefined) panels.open(id);

@@ -6,6 +6,7 @@
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { ENGINE_ENVIRONMENT, isFromEngineMessage, type HostedEngineOptions, type ToEngineMessage } from '../contract/engineProcess';
+import type { InvestigationLimits, ModelDescription, ModelTurn, ModelTurnRequest } from '../contract/modelWire';
 
 /** The engine has this long to say where it listens (it reads the repositories first). */
 const START_TIMEOUT_MS = 60_000;
@@ -14,10 +15,20 @@ const STOP_TIMEOUT_MS = 15_000;
 /** Lines of the engine's stderr kept for the message when it fails (a crash's stack). */
 const STDERR_LINES_KEPT = 20;
 
+/** Runs the engine's model turns on the model the user chose (VS Code's language models). */
+export interface EngineModelRunner {
+  turn(request: ModelTurnRequest, signal: AbortSignal): Promise<ModelTurn>;
+}
+
+/** Model turns the engine may have waiting at once (one per answer being investigated, and some). */
+const MAX_MODEL_TURNS = 16;
+
 export interface EngineProcessOptions {
   /** The engine's child-process bundle. */
   script: string;
   engine: HostedEngineOptions;
+  /** Who runs the engine's model turns; without it, each is answered with an error. */
+  models?: EngineModelRunner;
   /** The engine's log lines and its stderr (`warn`). */
   log(line: string, level: 'info' | 'warn'): void;
   startTimeoutMs?: number;
@@ -40,17 +51,27 @@ export class EngineProcess {
   private exitListener: ((reason: string) => void) | undefined;
   private readonly exited: Promise<void>;
 
+  /** Model turns under way for the engine, by its id for them. */
+  private readonly turns = new Map<number, AbortController>();
+
   private constructor(
     private readonly child: ChildProcess,
     readonly url: string,
     readonly repoNames: string[],
     private readonly stderrTail: string[],
+    models: EngineModelRunner | undefined,
   ) {
+    child.on('message', (message: unknown) => {
+      if (!isFromEngineMessage(message)) return;
+      if (message.type === 'modelTurn') this.runTurn(message.id, message.request, models);
+      else if (message.type === 'modelCancel') this.turns.get(message.id)?.abort();
+    });
     this.exited = new Promise((resolve) => {
       if (child.exitCode !== null || child.signalCode !== null) resolve();
       else child.once('exit', () => resolve());
     });
     child.once('exit', (code, signal) => {
+      for (const turn of this.turns.values()) turn.abort();
       if (!this.stopping) this.exitListener?.(exitReason(code, signal, this.stderrTail));
     });
     // A message sent as it dies (EPIPE) ends in 'error': its exit is what counts, reported above.
@@ -91,7 +112,7 @@ export class EngineProcess {
         if (!isFromEngineMessage(message)) return;
         if (message.type === 'listening') {
           finish();
-          resolve(new EngineProcess(child, message.url, message.repoNames, stderrTail));
+          resolve(new EngineProcess(child, message.url, message.repoNames, stderrTail, options.models));
         } else if (message.type === 'failed') {
           finish();
           reject(new EngineProcessError(message.message, message.usage));
@@ -125,6 +146,32 @@ export class EngineProcess {
 
   get running(): boolean {
     return this.child.exitCode === null && this.child.signalCode === null;
+  }
+
+  /** Tells the engine which model it now has (none: it answers on its own) and how far it may go. */
+  chooseModel(model: ModelDescription | undefined, investigationLimits: Partial<InvestigationLimits>): void {
+    this.send({ type: 'model', model: model ?? null, investigationLimits });
+  }
+
+  private send(message: ToEngineMessage): void {
+    if (this.running && this.child.connected) this.child.send(message);
+  }
+
+  private runTurn(id: number, request: ModelTurnRequest, models: EngineModelRunner | undefined): void {
+    if (!models || this.turns.size >= MAX_MODEL_TURNS || this.turns.has(id)) {
+      this.send({ type: 'modelReply', id, error: models ? `More than ${MAX_MODEL_TURNS} model turns at once.` : 'This editor runs no model for the engine.' });
+      return;
+    }
+    const controller = new AbortController();
+    this.turns.set(id, controller);
+    models.turn(request, controller.signal).then(
+      (turn) => {
+        if (!controller.signal.aborted) this.send({ type: 'modelReply', id, turn });
+      },
+      (error: unknown) => {
+        if (!controller.signal.aborted) this.send({ type: 'modelReply', id, error: (error instanceof Error ? error.message : String(error)).slice(0, 2000) });
+      },
+    ).finally(() => this.turns.delete(id));
   }
 
   /** Called once if the engine ends without being asked to, with what happened ("was killed by SIGKILL"). */

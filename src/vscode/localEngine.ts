@@ -11,20 +11,34 @@ import { ripgrepInVSCode } from './ripgrepPath';
 import { gitTopLevel } from './git';
 import { errorMessage } from '../api/errors';
 import { Disposables } from './disposables';
+import { EngineModels, investigationLimitSettings } from './engineModels';
 
 export class LocalEngineLauncher extends Disposables implements vscode.Disposable {
   private running: Promise<EngineProcess> | undefined;
   private readonly restartEmitter = this.register(new vscode.EventEmitter<string>());
   /** The engine died and was started again, listening at this URL. */
   readonly onDidRestart = this.restartEmitter.event;
+  /** VS Code's model the engine investigates with, if the user chose one. */
+  readonly models: EngineModels;
 
   constructor(
     private readonly context: vscode.ExtensionContext,
     private readonly log: vscode.LogOutputChannel,
   ) {
     super();
+    this.models = this.register(new EngineModels(log));
+    // Another model, other limits, or models came or went: the running engine learns it at once.
+    this.register(this.models.onDidChange(() => void this.tellModel()));
     // Its writes finished, as VS Code closes (deactivate() awaits the same stop).
     this.register({ dispose: () => void this.stop() });
+  }
+
+  private async tellModel(): Promise<void> {
+    const engine = await this.running?.catch(() => undefined);
+    if (!engine) return;
+    const model = await this.models.describe();
+    engine.chooseModel(model, investigationLimitSettings());
+    this.log.info(model ? `The local engine investigates with ${model.label}.` : 'The local engine answers on its own (no model).');
   }
 
   /** Starts the engine (once) and resolves to its URL. */
@@ -59,9 +73,10 @@ export class LocalEngineLauncher extends Disposables implements vscode.Disposabl
     const dataDir = vscode.Uri.joinPath(storage, 'local-engine').fsPath;
     // VS Code's own ripgrep answers the first searches while the engine's index builds (if it is there).
     const ripgrepPath = ripgrepInVSCode(vscode.env.appRoot);
-    const options: HostedEngineOptions = { repos, token, dataDir, ...(ripgrepPath ? { ripgrepPath } : {}) };
+    const model = await this.models.describe();
+    const options: HostedEngineOptions = { repos, token, dataDir, ...(ripgrepPath ? { ripgrepPath } : {}), ...(model ? { model } : {}), investigationLimits: investigationLimitSettings() };
     const engine = await this.startProcess(options);
-    this.log.info(`Local engine started (process ${engine.pid ?? '?'}) at ${engine.url}, serving ${engine.repoNames.join(', ')}`);
+    this.log.info(`Local engine started (process ${engine.pid ?? '?'}) at ${engine.url}, serving ${engine.repoNames.join(', ')}; ${model ? `investigating with ${model.label}` : 'answering on its own (no model)'}`);
     this.watch(engine, options, 1);
     return engine;
   }
@@ -70,6 +85,7 @@ export class LocalEngineLauncher extends Disposables implements vscode.Disposabl
     return EngineProcess.start({
       script: this.context.asAbsolutePath('dist/engineHosted.js'),
       engine: options,
+      models: this.models,
       log: (line, level) => (level === 'warn' ? this.log.warn(`[engine] ${line}`) : this.log.info(`[engine] ${line}`)),
     }).catch((error: unknown) => {
       throw error instanceof EngineProcessError ? new Error(error.message) : error;
@@ -99,6 +115,8 @@ export class LocalEngineLauncher extends Disposables implements vscode.Disposabl
           }
           this.log.info(`Local engine started again (process ${next.pid ?? '?'}) at ${next.url}`);
           this.watch(next, options, restarts - 1);
+          // The model may have changed while it was down.
+          void this.tellModel();
           this.restartEmitter.fire(next.url);
         },
         (error: unknown) => {

@@ -40,8 +40,8 @@ export interface AnswererOptions {
   maxConcurrentAnswers?: number;
   /** The user's model, if one is chosen: it investigates, and the engine's own answer is the fallback. */
   model?: ModelSource;
-  /** How far a model's investigation may go. Default `DEFAULT_INVESTIGATION_LIMITS`. */
-  investigationLimits?: InvestigationLimits;
+  /** How far a model's investigation may go, read as each question starts. Default `DEFAULT_INVESTIGATION_LIMITS`. */
+  investigationLimits?: () => InvestigationLimits;
   /** Tools an admin disabled (2026 names): a model does not get them either. */
   disabledTools?: readonly string[];
   log?: (line: string) => void;
@@ -110,7 +110,7 @@ export class Answerer {
     if (model) {
       try {
         return await investigate(
-          { model, limits: this.options.investigationLimits ?? DEFAULT_INVESTIGATION_LIMITS, disabledTools: this.options.disabledTools ?? [], log: this.options.log },
+          { model, limits: this.options.investigationLimits?.() ?? DEFAULT_INVESTIGATION_LIMITS, disabledTools: this.options.disabledTools ?? [], log: this.options.log },
           context,
           { question: request.question, earlier: request.earlier ?? [], signal: request.signal, report: (reasoning) => request.report(reasoning) },
         );

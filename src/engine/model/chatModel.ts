@@ -4,7 +4,9 @@
  * Two kinds fit: an OpenAI-compatible server (`openaiModel.ts`, the CLI) and VS Code's models,
  * brokered by the extension host (`brokeredModel.ts`); the engine never holds the host's credentials.
  */
-import type { ModelTurn, ModelTurnRequest } from '../../contract/modelWire';
+import type { InvestigationLimits, ModelTurn, ModelTurnRequest } from '../../contract/modelWire';
+
+export type { InvestigationLimits } from '../../contract/modelWire';
 
 export interface ChatModel {
   /** How the user knows the model ("llama3.1 at http://127.0.0.1:11434/v1", "GPT-4o (Copilot)"). */
@@ -22,16 +24,6 @@ export class ModelError extends Error {
     super(message);
     this.name = 'ModelError';
   }
-}
-
-/** How far one investigation may go. */
-export interface InvestigationLimits {
-  /** Model turns that may call tools; one more turn, without tools, writes the answer. */
-  maxSteps: number;
-  /** Tokens in and out over every turn. */
-  maxTokens: number;
-  /** The whole investigation, model and tools. */
-  timeoutMs: number;
 }
 
 export const DEFAULT_INVESTIGATION_LIMITS: InvestigationLimits = { maxSteps: 16, maxTokens: 400_000, timeoutMs: 5 * 60_000 };

@@ -8,7 +8,8 @@ import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import * as path from 'node:path';
 import { API_PATH, type WireConversation } from '../../../src/contract/legacyWire';
-import { EngineProcess, EngineProcessError } from '../../../src/vscode/engineProcess';
+import type { ModelDescription, ModelTurnRequest } from '../../../src/contract/modelWire';
+import { EngineProcess, EngineProcessError, type EngineModelRunner } from '../../../src/vscode/engineProcess';
 import { CLIENT_HEADER, waitFor } from '../../support/engineHarness';
 import { createSampleAppRepo, createTempDir, removeDir, type TestRepo } from '../../support/gitRepos';
 import { isAlive } from '../../support/processes';
@@ -130,5 +131,103 @@ describe('the local engine in its own process', function () {
     parent.kill('SIGKILL');
     await waitFor(async () => isAlive(pid), (alive) => !alive, { description: 'the orphaned engine to stop', timeoutMs: 20_000 });
     assert.ok(!existsSync(path.join(dataRoot, 'orphan', 'engine.lock')), 'it stopped cleanly, unlocking its folder');
+  });
+
+  describe('with a model the host runs', function () {
+    async function startWithModel(models: EngineModelRunner, model: ModelDescription | undefined): Promise<EngineProcess> {
+      const engine = await EngineProcess.start({
+        script: SCRIPT,
+        engine: { repos: [repo.dir], token: TOKEN, dataDir: path.join(dataRoot, `data-${++runs}`), ...(model ? { model } : {}) },
+        models,
+        log: (line, level) => logs.push(`${level}: ${line}`),
+      });
+      started.push(engine);
+      return engine;
+    }
+
+    async function ask(engine: EngineProcess, question: string): Promise<WireConversation> {
+      const created = (await (await api(engine, '/', { method: 'POST', body: JSON.stringify({ question }) })).json()) as WireConversation;
+      return waitFor(
+        async () => (await (await api(engine, `/${created.id}`)).json()) as WireConversation,
+        (conversation) => conversation.questions.every((question) => question.status !== 'processing'),
+        { description: 'the answer' },
+      );
+    }
+
+    it('sends each turn to the host over IPC, runs the tools the host model calls, and answers with its words', async function () {
+      const requests: ModelTurnRequest[] = [];
+      const engine = await startWithModel(
+        {
+          turn: async (request) => {
+            requests.push(request);
+            return requests.length === 1
+              ? { text: '', toolCalls: [{ id: 'c1', name: 'keyword_search', arguments: '{"query":"loadConfig"}' }], usage: { inputTokens: 300, outputTokens: 10 } }
+              : { text: 'loadConfig reads app.json.', toolCalls: [], usage: { inputTokens: 500, outputTokens: 8 } };
+          },
+        },
+        { label: 'Scripted (test)' },
+      );
+      const conversation = await ask(engine, 'Where are the settings loaded?');
+      const question = conversation.questions[0];
+      assert.equal(question?.answer, 'loadConfig reads app.json.');
+      assert.deepEqual([question?.stats?.total_tokens, question?.stats?.tool_calls], [818, 1]);
+      assert.ok(question?.turns?.some((turn) => turn.reasoning === 'Investigating with Scripted (test)'));
+      assert.ok(question?.turns?.some((turn) => turn.reasoning === 'Searching for `loadConfig`'));
+      assert.match(requests[1]?.messages.at(-1)?.role === 'tool' ? (requests[1].messages.at(-1) as { text: string }).text : '', /src\/server\.ts/);
+    });
+
+    it('answers on its own without a model, and investigates once the host names one', async function () {
+      let turns = 0;
+      const engine = await startWithModel(
+        {
+          turn: async () => {
+            turns++;
+            return { text: 'From the model.', toolCalls: [], usage: { inputTokens: 1, outputTokens: 1 } };
+          },
+        },
+        undefined,
+      );
+      const alone = await ask(engine, 'Where is `parseConfig` defined?');
+      assert.equal(turns, 0);
+      assert.match(alone.questions[0]?.answer ?? '', /parseConfig/);
+      engine.chooseModel({ label: 'Scripted (test)' }, { maxSteps: 3 });
+      const investigated = await waitFor(
+        () => ask(engine, 'Where is `parseConfig` defined?'),
+        (conversation) => conversation.questions[0]?.answer === 'From the model.',
+        { description: 'an answer from the model once it was named' },
+      );
+      assert.equal(investigated.questions[0]?.answer, 'From the model.');
+    });
+
+    it('withdraws a turn from the host when the question is cancelled', async function () {
+      let aborted = false;
+      const engine = await startWithModel(
+        {
+          turn: (_request, signal) =>
+            new Promise((_resolve, reject) => {
+              signal.addEventListener('abort', () => {
+                aborted = true;
+                reject(new Error('cancelled'));
+              });
+            }),
+        },
+        { label: 'Scripted (test)' },
+      );
+      const created = (await (await api(engine, '/', { method: 'POST', body: JSON.stringify({ question: 'Where is `parseConfig` defined?' }) })).json()) as WireConversation;
+      const questionId = created.questions[0]?.id;
+      await waitFor(
+        async () => (await (await api(engine, `/${created.id}`)).json()) as WireConversation,
+        (conversation) => conversation.questions[0]?.turns?.some((turn) => turn.reasoning.startsWith('Investigating with')) === true,
+        { description: 'the investigation to start' },
+      );
+      await api(engine, `/${created.id}/questions/${questionId}/cancel`, { method: 'POST' });
+      await waitFor(async () => aborted, (done) => done, { description: 'the host to be told to stop the turn' });
+    });
+
+    it('ends in its own answer, saying why, when the host model fails', async function () {
+      const engine = await startWithModel({ turn: () => Promise.reject(new Error('GPT (test) may not be used by Deep Search')) }, { label: 'GPT (test)' });
+      const conversation = await ask(engine, 'Where is `parseConfig` defined?');
+      assert.match(conversation.questions[0]?.answer ?? '', /^> GPT \(test\) could not finish this answer: GPT \(test\) may not be used by Deep Search\. This is the engine's own answer/);
+    });
   });
 });
