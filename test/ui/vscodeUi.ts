@@ -3,7 +3,7 @@
  * does: the extension is installed as a user would have it, pointed at a local engine serving a
  * workspace that is a real git repository. Screenshots go to test-results/ui/.
  */
-import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { chromium, type Browser, type Frame, type Locator, type Page } from 'playwright-core';
 import type { EngineVariant, RunningEngine } from '../../src/engine/options';
@@ -47,6 +47,8 @@ export interface LaunchOptions {
   oauth?: OAuthOptions;
   /** False: VS Code starts signed out (the launch token is not given). Default true. */
   signedIn?: boolean;
+  /** Folders of other extensions installed beside this one (test fixtures, such as a model provider). */
+  extensions?: string[];
 }
 
 export class VSCodeUi {
@@ -87,6 +89,10 @@ export class VSCodeUi {
     });
     const extensionsDir = path.join(runDir, 'extensions');
     await scripts.installExtensionUnpacked(extensionsDir);
+    for (const folder of options.extensions ?? []) {
+      const manifest = JSON.parse(await readFile(path.join(folder, 'package.json'), 'utf8')) as { publisher: string; name: string; version: string };
+      await cp(folder, path.join(extensionsDir, `${manifest.publisher}.${manifest.name}-${manifest.version}`), { recursive: true });
+    }
     const baseSettings = {
       'deepSearch.instanceUrl': engine.url,
       'workbench.startupEditor': 'none',

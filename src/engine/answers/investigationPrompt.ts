@@ -97,11 +97,19 @@ export function takeFollowups(answer: string): { answer: string; followups: stri
   for (const line of after) {
     const item = /^[ \t]*(?:[-*+]|\d{1,2}[.)])[ \t]+(.+)$/.exec(line);
     if (item?.[1]) {
-      if (followups.length < MAX_FOLLOWUPS) followups.push(item[1].trim().slice(0, MAX_FOLLOWUP_CHARS));
+      // Shown and sent as plain text: inline code and emphasis marks go (the names stay).
+      if (followups.length < MAX_FOLLOWUPS) followups.push(plainText(item[1]).slice(0, MAX_FOLLOWUP_CHARS));
     } else if (line.trim() !== '') break;
     consumed++;
   }
   if (followups.length === 0) return { answer: answer.trim(), followups };
   const rest = after.slice(consumed).join('\n');
   return { answer: `${answer.slice(0, heading.index)}${rest}`.trim(), followups };
+}
+
+function plainText(markdown: string): string {
+  return markdown
+    .replace(/`([^`\n]+)`/g, '$1')
+    .replace(/(\*\*|__)(.+?)\1/g, '$2')
+    .trim();
 }
