@@ -7,8 +7,9 @@ import { engineBurstFigure } from './engineBurst';
 import { engineScalingFigure } from './engineScaling';
 import { engineSearchFigure } from './engineSearch';
 import { hostFigure } from './host';
+import { modelInvestigationFigure } from './modelInvestigation';
 import { packageFigure } from './package';
 import { pollingFigure } from './polling';
 import { renderingFigure } from './rendering';
 
-export const figures: Figure[] = [answerQualityFigure, answersFigure, pollingFigure, hostFigure, packageFigure, renderingFigure, engineSearchFigure, engineScalingFigure, engineApiFigure, engineBurstFigure];
+export const figures: Figure[] = [answerQualityFigure, modelInvestigationFigure, answersFigure, pollingFigure, hostFigure, packageFigure, renderingFigure, engineSearchFigure, engineScalingFigure, engineApiFigure, engineBurstFigure];

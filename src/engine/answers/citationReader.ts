@@ -1,12 +1,13 @@
 /**
  * The reads a citation check makes (`citations.ts`), over the served repositories at the revision
  * the question was answered at: a file's lines (`git cat-file`, bounded), and where a line of code
- * is (`git grep -F`, the first hit). Names and paths come from the model's links: a repository that
+ * is (a literal search with the tools' search stack, the first hit). Names and paths come from the model's links: a repository that
  * is not served, a path that is not in the commit, or one that tries to leave it reads as nothing.
  */
 import { ToolError } from '../toolError';
 import { readBlobText, splitLines } from '../tools/blocks';
-import { git, type ToolContext } from '../tools/context';
+import type { ToolContext } from '../tools/context';
+import { grepTarget } from '../tools/grep';
 import { findRepository, normalizeRepoPath, resolveEntry, resolveRevision } from '../tools/paths';
 import type { CitationReader } from './citations';
 
@@ -60,17 +61,13 @@ export function citationReader(context: ToolContext): CitationReader {
     find: async (name, text) => {
       const commit = await commitOf(name);
       if (!commit || text.length > MAX_FIND_CHARS || text.includes('\n')) return undefined;
-      const repo = findRepository(context, name);
-      const result = await git(context, repo, ['grep', '-z', '-n', '-I', '-F', '--max-count=1', '-e', text, commit, '--'], {
-        okExitCodes: [0, 1],
-        maxOutputBytes: 64 * 1024,
-        onOutputLimit: 'truncate',
-      });
-      // `<commit>:<path>\0<line>\0<text>\n`, files in path order; the first that holds the line whole.
-      for (const hit of result.stdout.split('\n')) {
-        const [where = '', line = '', code = ''] = hit.split('\0');
-        if (!where.startsWith(`${commit}:`) || code.trim() !== text.trim()) continue;
-        return { path: where.slice(commit.length + 1), line: Number(line) };
+      // The search stack the tools use (the index, its trigram filter, ripgrep, git grep), as a literal.
+      const target = { repo: findRepository(context, name), commit, revision: commit };
+      const found = await grepTarget(context, target, { patterns: [text], syntax: 'fixed', caseSensitive: true, linesPerFile: 20, what: 'the quoted line' });
+      // In path order, the first line that holds the quote whole.
+      for (const path of [...found.files.keys()].sort()) {
+        const hit = found.files.get(path)?.find((line) => line.text.trim() === text.trim());
+        if (hit) return { path, line: hit.line };
       }
       return undefined;
     },

@@ -88,7 +88,9 @@ export async function investigate(options: InvestigationOptions, context: ToolCo
     await request.report('Checking the citations against the repositories');
     const { answer, followups } = takeFollowups(written.slice(0, MAX_ANSWER_CHARS));
     if (answer === '') throw run.failure(`${options.model.label} wrote no answer`);
+    const checking = performance.now();
     const checked = await checkCitations(answer, context.instanceUrl, citationReader({ ...context, signal: request.signal }));
+    run.logTimes(Date.now() - started, { ...checked, ms: performance.now() - checking });
     return {
       title: titleFor(request.question),
       answer: checked.markdown,
@@ -111,6 +113,9 @@ class Investigation {
   private readonly messages: ModelMessage[] = [];
   private readonly usage = { inputTokens: 0, outputTokens: 0 };
   private toolCalls = 0;
+  private turns = 0;
+  /** Time spent waiting for the model and in the tools; the rest is the engine's own. */
+  private readonly spentMs = { model: 0, tools: 0 };
   /** Calls made, by their name and arguments, with the step that made them. */
   private readonly made = new Map<string, number>();
   /** Files read, in the order first read. */
@@ -145,7 +150,10 @@ class Investigation {
       const last = step > limits.maxSteps;
       if (last) this.messages.push({ role: 'user', text: WRITE_NOW });
       this.fitHistory();
+      const asked = performance.now();
       const turn = await model.turn({ instructions, messages: this.messages, tools: last ? [] : this.offered, maxOutputTokens: MAX_OUTPUT_TOKENS }, signal);
+      this.spentMs.model += performance.now() - asked;
+      this.turns++;
       this.count(turn);
       if (turn.toolCalls.length === 0 || last) return turn.text;
       if (this.usage.inputTokens + this.usage.outputTokens > limits.maxTokens) {
@@ -187,7 +195,9 @@ class Investigation {
     if (!tool) return { text: `There is no tool named ${JSON.stringify(call.name.slice(0, 80))}: use one of ${[...this.tools.keys()].join(', ')}.`, fresh: true };
     await this.request.report(describeCall(call.name, args));
     this.toolCalls++;
+    const called = performance.now();
     const result = await tool.call(args, this.context);
+    this.spentMs.tools += performance.now() - called;
     this.context.searchIndexes?.buildWanted();
     if (!result.isError) this.noteRead(call.name, args, result.structuredContent);
     const text = result.content.map((part) => part.text).join('\n\n');
@@ -214,6 +224,16 @@ class Investigation {
   private count(turn: ModelTurn): void {
     this.usage.inputTokens += Math.max(0, turn.usage.inputTokens);
     this.usage.outputTokens += Math.max(0, turn.usage.outputTokens);
+  }
+
+  /** One line per answer in the engine's log: where its time went (the engine's own share is the overhead it adds). */
+  logTimes(totalMs: number, citations: { checked: number; repaired: number; removed: number; ms: number }): void {
+    const { model, tools } = this.spentMs;
+    const own = Math.max(0, totalMs - model - tools - citations.ms);
+    this.options.log?.(
+      `investigation: ${this.turns} model turns, ${this.toolCalls} tool calls, ${citations.checked} links checked (${citations.repaired} repaired, ${citations.removed} removed); ` +
+        `model ${model.toFixed(0)} ms, tools ${tools.toFixed(0)} ms, links ${citations.ms.toFixed(0)} ms, engine ${own.toFixed(1)} ms`,
+    );
   }
 
   /** Leaves out the oldest tool results (the question and the calls stay) until the conversation fits. */

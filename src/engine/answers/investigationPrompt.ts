@@ -82,29 +82,30 @@ export function describeCall(name: string, args: Record<string, unknown>): strin
   }
 }
 
-/** The heading a model's follow-up list starts with, in the forms models write it. */
-const FOLLOWUP_HEADING = /^[ \t]*(?:#{1,6}[ \t]*)?(?:\*\*|__)?(?:suggested[ \t]+)?follow[- ]?up(?:[ \t]+questions)?[ \t]*:?[ \t]*(?:\*\*|__)?[ \t]*:?[ \t]*$/im;
+/** The heading a model's follow-up list starts with, in the forms models write it (one short line). */
+const FOLLOWUP_HEADING = /^(?:#{1,6} *)?(?:\*\*|__)?(?:suggested +)?follow[- ]?ups?(?: +questions)?:?(?:\*\*|__)?:?$/i;
+const MAX_HEADING_CHARS = 80;
+const FOLLOWUP_ITEM = /^(?:[-*+]|\d{1,2}[.)])[ \t]+(\S.*)$/;
 const MAX_FOLLOWUPS = 3;
 const MAX_FOLLOWUP_CHARS = 300;
 
 /** The answer without its follow-up list, and the list's questions (at most three, each bounded). */
 export function takeFollowups(answer: string): { answer: string; followups: string[] } {
-  const heading = FOLLOWUP_HEADING.exec(answer);
-  if (!heading) return { answer: answer.trim(), followups: [] };
-  const after = answer.slice(heading.index + heading[0].length).split('\n');
+  const lines = answer.split('\n');
+  const heading = lines.findIndex((line) => line.length <= MAX_HEADING_CHARS && FOLLOWUP_HEADING.test(line.trim()));
+  if (heading < 0) return { answer: answer.trim(), followups: [] };
   const followups: string[] = [];
-  let consumed = 0;
-  for (const line of after) {
-    const item = /^[ \t]*(?:[-*+]|\d{1,2}[.)])[ \t]+(.+)$/.exec(line);
+  let end = heading + 1;
+  for (; end < lines.length; end++) {
+    const line = (lines[end] ?? '').trim();
+    const item = FOLLOWUP_ITEM.exec(line);
+    // Shown and sent as plain text: inline code and emphasis marks go (the names stay).
     if (item?.[1]) {
-      // Shown and sent as plain text: inline code and emphasis marks go (the names stay).
-      if (followups.length < MAX_FOLLOWUPS) followups.push(plainText(item[1]).slice(0, MAX_FOLLOWUP_CHARS));
-    } else if (line.trim() !== '') break;
-    consumed++;
+      if (followups.length < MAX_FOLLOWUPS) followups.push(plainText(item[1].slice(0, 2 * MAX_FOLLOWUP_CHARS)).slice(0, MAX_FOLLOWUP_CHARS));
+    } else if (line !== '') break;
   }
   if (followups.length === 0) return { answer: answer.trim(), followups };
-  const rest = after.slice(consumed).join('\n');
-  return { answer: `${answer.slice(0, heading.index)}${rest}`.trim(), followups };
+  return { answer: [...lines.slice(0, heading), ...lines.slice(end)].join('\n').trim(), followups };
 }
 
 function plainText(markdown: string): string {
