@@ -3,6 +3,8 @@
 // repository, so you can ask about the project's own code), installs the extension into that VS
 // Code already pointed at the engine, and prints the URL to open.
 //   npm start [-- --port <n>] [-- --repo <dir> …] [-- --pace <ms>]
+//             [-- --model-url <url> --model <name> [--model-key-env <VAR> | --model-key-file <path>]]
+// (the --model… options are the engine CLI's: a model on an OpenAI-compatible server investigates)
 import { randomBytes } from 'node:crypto';
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
@@ -23,13 +25,26 @@ if (process.env.DEEP_SEARCH_START_PREPARED !== '1') {
   step('Setting up VS Code', () => spawnSync('bash', [join(root, 'scripts', 'setup-vscode.sh')], { stdio: 'inherit' }));
 }
 
-const { startEngine, ENGINE_ENVIRONMENT } = createRequire(import.meta.url)(join(root, 'dist', 'engineServer.js'));
+const { startEngine, ENGINE_ENVIRONMENT, parseEngineArgs, configuredModel } = createRequire(import.meta.url)(join(root, 'dist', 'engineServer.js'));
 // The engine runs in this process: run it again with the environment the extension starts its
 // engine with (set before the process starts, or the C library never reads it).
 if (Object.entries(ENGINE_ENVIRONMENT).some(([name, value]) => process.env[name] !== value)) {
   const again = spawnSync(process.execPath, process.argv.slice(1), { stdio: 'inherit', env: { ...process.env, ...ENGINE_ENVIRONMENT, DEEP_SEARCH_START_PREPARED: '1' } });
   process.exit(again.status ?? 1);
 }
+// The model options, read and checked as the engine CLI reads them.
+const parsed = parseEngineArgs(args);
+if (parsed.kind === 'error') {
+  console.error(parsed.message);
+  process.exit(2);
+}
+const modelConfig = parsed.kind === 'run' ? parsed.config.model : undefined;
+const configured = modelConfig ? await configuredModel(modelConfig) : undefined;
+if (configured && 'problem' in configured) {
+  console.error(configured.problem);
+  process.exit(2);
+}
+const model = configured?.model;
 const token = `dse_${randomBytes(16).toString('hex')}`;
 const OAUTH_CLIENT_ID = 'deep-search-vscode';
 /** Loopback (any port: VS Code in a browser, like this one) and VS Code's own links (desktop). */
@@ -45,6 +60,7 @@ const engine = await startEngine({
   log: (line) => console.log(`[engine] ${line}`),
   // The ripgrep of this VS Code answers the first searches while the engine's index builds, as in the extension.
   ...(ripgrepPath ? { ripgrepPath } : {}),
+  ...(model ? { model: () => model, investigationLimits: modelConfig.limits } : {}),
 });
 
 const runDir = join(vscodeTestDir, 'start');
@@ -71,6 +87,7 @@ Deep Search is ready.
 
   Open VS Code:   ${server.url}/?folder=${encodeURIComponent(repos[0])}
   Engine:         ${engine.url} serving ${engine.repoNames.join(', ')}
+  Answers:        ${model ? `investigated by ${model.label} (the question and the code it reads go there)` : "the engine's own (add -- --model-url <url> --model <name> to answer with a model)"}
 
 In VS Code, open the Deep Search view in the activity bar (or press F1 and run
 "Deep Search: Ask Deep Search") and ask, for example: "How does the poller back off after errors?"

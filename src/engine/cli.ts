@@ -3,13 +3,14 @@
  * prints where it listens and how to authenticate, and stops cleanly on SIGINT or SIGTERM.
  */
 import { randomBytes } from 'node:crypto';
-import { readFile, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import * as path from 'node:path';
 import { API_PATH } from '../contract/legacyWire';
 import { CONNECT_SERVICE_PATH } from '../contract/connectWire';
 import { TOOL_SERVER_ENDPOINTS } from '../contract/toolServers';
-import { parseArgs, USAGE, type CliConfig, type ModelConfig } from './cliArgs';
+import { parseArgs, USAGE, type CliConfig } from './cliArgs';
 import type { ChatModel } from './model/chatModel';
+import { configuredModel } from './model/configuredModel';
 import { discoverRepositories, RepositoryError } from './repos';
 import { servedToolEndpoints, startEngine } from './server';
 import { errorMessage } from './errorMessage';
@@ -42,41 +43,15 @@ async function main(argv: readonly string[]): Promise<void> {
   }
   let model: ChatModel | undefined;
   if (config.model) {
-    const key = await readModelKey(config.model);
-    if (key.problem !== undefined) {
-      process.stderr.write(`${key.problem}\n\n${USAGE}\n`);
-      process.exitCode = EXIT_USAGE;
+    const configured = await configuredModel(config.model);
+    if ('problem' in configured) {
+      process.stderr.write(`${configured.problem}\n\n${configured.usage ? `${USAGE}\n` : ''}`);
+      process.exitCode = configured.usage ? EXIT_USAGE : 1;
       return;
     }
-    // The model client is a bundle of its own, loaded only here (the extension's package leaves it out).
-    const client = await import('./model/openaiModel').catch((error: unknown) => {
-      process.stderr.write(`This copy of the engine has no model client (${errorMessage(error)}): run the engine from its repository (npm start, or node dist/engine.js after npm run build).\n`);
-      return undefined;
-    });
-    if (!client) {
-      process.exitCode = 1;
-      return;
-    }
-    model = client.createOpenAiModel({ baseUrl: config.model.baseUrl, model: config.model.name, ...key.value, turnTimeoutMs: config.model.limits.timeoutMs });
+    model = configured.model;
   }
   await run({ ...config, ripgrepPath }, repos, model);
-}
-
-/** The model server's key, from the variable or file the options name (never the command line). */
-async function readModelKey(config: ModelConfig): Promise<{ problem?: undefined; value: { apiKey?: string; keySource?: string } } | { problem: string }> {
-  if (!config.key) return { value: {} };
-  if ('env' in config.key) {
-    const value = process.env[config.key.env]?.trim();
-    if (!value) return { problem: `--model-key-env ${config.key.env}: that environment variable is not set or is empty.` };
-    return { value: { apiKey: value, keySource: `$${config.key.env}` } };
-  }
-  const file = path.resolve(config.key.file);
-  const text = await readFile(file, 'utf8').then(
-    (content) => (content.length > 16 * 1024 ? undefined : content.trim()),
-    () => undefined,
-  );
-  if (!text) return { problem: `--model-key-file ${file}: the file cannot be read, is empty, or is larger than 16 KB; it should hold the key alone.` };
-  return { value: { apiKey: text, keySource: `the file ${file}` } };
 }
 
 async function currentDirectoryRepo(): Promise<string[] | undefined> {

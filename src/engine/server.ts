@@ -29,6 +29,9 @@ import { startLauncher } from './processLauncher';
 export { ENGINE_ENVIRONMENT } from '../contract/engineProcess';
 // For the engine the extension runs (hosted.ts): the model the extension host runs for it.
 export { ModelBroker } from './model/brokeredModel';
+// For `npm start`: the engine's options as the CLI reads them, and the model they name.
+export { parseArgs as parseEngineArgs } from './cliArgs';
+export { configuredModel } from './model/configuredModel';
 import { handleApiRequest } from './conversations/routes';
 import { renderSharePage, SHARE_PAGE_CSP } from './conversations/sharePage';
 import { Slots } from './slots';
