@@ -14,9 +14,10 @@ interface Recorded {
 }
 
 /**
- * A response stream that records what it is given. The Chat view's own stream exists only inside
- * a chat request the view sends, which needs a language-model provider this VS Code lacks; the
- * participant's handler is therefore driven directly, with the request a chat turn would carry.
+ * A response stream that records what it is given, for the cases the Chat view cannot easily set
+ * up (cancellation mid-answer, another instance's thread, references): the participant's handler is
+ * driven directly, with the request a chat turn would carry. The view itself, with a scripted
+ * model provider, is tested in test/ui/chat.ui.test.ts.
  */
 function recordingStream(): vscode.ChatResponseStream & { recorded: Recorded[] } {
   const recorded: Recorded[] = [];
