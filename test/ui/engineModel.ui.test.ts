@@ -1,10 +1,10 @@
 /**
  * The local engine investigating with one of VS Code's language models, in the real VS Code: a test
  * extension registers a model provider with scripted replies (test/fixtures/scripted-model-provider:
- * a stand-in for a model, which cannot run here) through VS Code's own API; the model is chosen
- * from the palette, the engine is started with "Use Local Engine", and a question asked from the
- * palette is answered in the panel by the model, through the extension host's broker, with its
- * citations checked by the engine.
+ * a stand-in for a model, which cannot run here) through VS Code's own API. A model chosen before
+ * that VS Code does not offer is said once and the engine answers alone; then the model is chosen
+ * from the palette and a question asked from the palette is answered in the panel by the model,
+ * through the extension host's broker, with its citations checked by the engine.
  */
 import * as assert from 'node:assert/strict';
 import * as path from 'node:path';
@@ -17,7 +17,8 @@ describe("the local engine with a VS Code model (UI)", function () {
   let ui: VSCodeUi;
 
   before(async () => {
-    ui = await VSCodeUi.launch({ paceMs: 0, signedIn: false, extensions: [PROVIDER] });
+    // A model chosen earlier that VS Code no longer offers.
+    ui = await VSCodeUi.launch({ paceMs: 0, signedIn: false, extensions: [PROVIDER], settings: { 'deepSearch.localEngine.model': 'scripted/retired-model' } });
   });
 
   afterEach(async function () {
@@ -28,7 +29,29 @@ describe("the local engine with a VS Code model (UI)", function () {
     await ui?.close();
   });
 
-  it('chooses the model from the palette, and the local engine answers with it in the panel, its citations checked', async () => {
+  it('says once that the chosen model is not available, and the engine answers on its own', async () => {
+    await ui.runCommand('Deep Search: Use Local Engine');
+    const warning = ui.page.locator('.notification-list-item', { hasText: 'The model "scripted/retired-model" chosen for the local engine is not available in VS Code, so the engine answers on its own.' });
+    await warning.waitFor({ timeout: 60_000 });
+    await ui.screenshot('model-unavailable');
+    await ui.runCommand('Deep Search: Ask Deep Search');
+    await ui.answerInputBox('Ask Deep Search', 'Where is parseConfig defined?');
+    const webview = await ui.webview();
+    const answer = webview.locator('.question.is-completed .answer .markdown');
+    await answer.waitFor({ timeout: 90_000 });
+    const text = await answer.innerText();
+    assert.match(text, /How it is reached/);
+    assert.doesNotMatch(text, /could not finish/);
+    // Said once: the notification center holds one such message after the engine started and answered.
+    await ui.runCommand('Notifications: Show Notifications');
+    const center = ui.page.locator('.notifications-center');
+    await center.waitFor();
+    assert.equal(await center.locator('.notification-list-item', { hasText: 'chosen for the local engine is not available' }).count(), 1);
+    await ui.page.keyboard.press('Escape');
+    await center.waitFor({ state: 'hidden' });
+  });
+
+  it('chooses the model from the palette, and the running local engine answers with it in the panel, its citations checked', async () => {
     await ui.runCommand('Deep Search: Choose Model for the Local Engine');
     const pick = ui.page.locator('.quick-input-widget', { has: ui.page.locator('.quick-input-title', { hasText: 'Model for the Local Engine' }) });
     const rows = pick.locator('.monaco-list-row');
@@ -36,11 +59,7 @@ describe("the local engine with a VS Code model (UI)", function () {
     await ui.screenshot('model-pick');
     await rows.filter({ hasText: 'Scripted Investigator' }).click();
     await pick.waitFor({ state: 'hidden' });
-
-    await ui.runCommand('Deep Search: Use Local Engine');
-    // Signed in to the local engine: the Conversations view offers Ask.
-    await ui.runCommand('Deep Search: Focus on Conversations View');
-    await ui.page.locator('.monaco-list-row, .welcome-view-content').first().waitFor();
+    // The engine started in the test before learns the new model at once.
     await ui.runCommand('Deep Search: Ask Deep Search');
     await ui.answerInputBox('Ask Deep Search', 'What does retry_with_backoff do?');
 
