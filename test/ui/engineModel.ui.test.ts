@@ -84,6 +84,7 @@ describe("the local engine with a VS Code model (UI)", function () {
     // Each step of the investigation is a turn of the reasoning.
     await webview.locator('.question.is-completed summary', { hasText: /Reasoning/ }).click();
     const reasoning = await webview.locator('.question.is-completed details').innerText();
+    await ui.screenshot('model-reasoning');
     assert.match(reasoning, /Investigating with Scripted Investigator \(scripted\)/);
     assert.match(reasoning, /Searching for retry_with_backoff|Searching for `retry_with_backoff`/);
   });
