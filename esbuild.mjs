@@ -18,7 +18,7 @@ const ownBundles = new Map([
   [path.resolve('src/api/network.ts'), './network.js'],
   [path.resolve('src/api/tools/mcpSdk.ts'), './mcp.js'],
   [path.resolve('src/engine/server.ts'), './engineServer.js'],
-  [path.resolve('src/engine/model/openaiModel.ts'), './openaiModel.js'],
+  [path.resolve('src/engine/models/openaiModel.ts'), './openaiModel.js'],
 ]);
 
 /**
@@ -116,7 +116,7 @@ const bundles = {
   // The OpenAI-compatible model client of the engine CLI (--model-url), loaded only with that option.
   openaiModel: {
     ...common,
-    entryPoints: ['src/engine/model/openaiModel.ts'],
+    entryPoints: ['src/engine/models/openaiModel.ts'],
     outfile: 'dist/openaiModel.js',
     platform: 'node',
     format: 'cjs',

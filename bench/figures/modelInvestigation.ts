@@ -16,7 +16,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { API_PATH, type WireConversation } from '../../src/contract/legacyWire';
 import { blobUrl } from '../../src/engine/answers/answerWriter';
-import { createOpenAiModel } from '../../src/engine/model/openaiModel';
+import { createOpenAiModel } from '../../src/engine/models/openaiModel';
 import { startEngine } from '../../src/engine/server';
 import { startScriptedModel, type ScriptedReply } from '../../test/support/scriptedModel';
 import { ms, type BenchContext, type Figure, type Row } from '../report';

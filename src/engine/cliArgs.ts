@@ -7,7 +7,7 @@
 import { parseArgs as parseArgv, type ParseArgsConfig } from 'node:util';
 import { TOKEN_SCOPES } from '../contract/tokenScopes';
 import { TOOL_SERVER_TOOLS, type ToolServerTool } from '../contract/toolServers';
-import { DEFAULT_INVESTIGATION_LIMITS, INVESTIGATION_LIMIT_RANGES, type InvestigationLimits } from './model/chatModel';
+import { DEFAULT_INVESTIGATION_LIMITS, INVESTIGATION_LIMIT_RANGES, type InvestigationLimits } from './models/chatModel';
 
 export interface CliConfig {
   /** Empty when none was given: the CLI then tries the current directory. */

@@ -4,7 +4,7 @@
  * `server.ts` with these types.
  */
 import type { WireQuestionError } from '../contract/legacyWire';
-import type { InvestigationLimits, ModelSource } from './model/chatModel';
+import type { InvestigationLimits, ModelSource } from './models/chatModel';
 import type { OAuthOptions } from './oauth/authorizationServer';
 
 export interface EngineUser {

@@ -12,7 +12,7 @@ import { API_PATH } from '../contract/legacyWire';
 import { CONNECT_SERVICE_PATH } from '../contract/connectWire';
 import { isToolServerTool, MCP_ACCESS_PERMISSION, MCP_TOKEN_SCOPE, TOOL_SERVER_ENDPOINTS, TOOL_SERVER_TOOLS, type ToolServerEndpoint } from '../contract/toolServers';
 import { Answerer } from './answers/answerer';
-import { boundedLimits } from './model/chatModel';
+import { boundedLimits } from './models/chatModel';
 import { searchIndexesFor } from './search/searchIndex';
 import { SymbolTables } from './code/symbolTable';
 import { connectCodeOfStatus, ConnectError, connectErrorReply, handleConnectRequest } from './conversations/connectRoutes';
@@ -28,10 +28,10 @@ import { startLauncher } from './processLauncher';
 // For the scripts that run the engine in their own process (npm start): the environment it wants.
 export { ENGINE_ENVIRONMENT } from '../contract/engineProcess';
 // For the engine the extension runs (hosted.ts): the model the extension host runs for it.
-export { ModelBroker } from './model/brokeredModel';
+export { ModelBroker } from './models/brokeredModel';
 // For `npm start`: the engine's options as the CLI reads them, and the model they name.
 export { parseArgs as parseEngineArgs } from './cliArgs';
-export { configuredModel } from './model/configuredModel';
+export { configuredModel } from './models/configuredModel';
 import { handleApiRequest } from './conversations/routes';
 import { renderSharePage, SHARE_PAGE_CSP } from './conversations/sharePage';
 import { Slots } from './slots';

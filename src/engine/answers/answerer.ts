@@ -4,6 +4,8 @@
  * and parsed, and the definition that answers found (`retrieval.ts`); how it is reached comes from a
  * search for its name (`reach.ts`); the answer leads with it (`answerWriter.ts`). Each step is a turn;
  * cancellable throughout. Without a model: the stats count files read and searches run, no tokens.
+ * With the user's model, the model investigates instead (`investigation.ts`); when it cannot finish,
+ * this answer is given, its first line saying why.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { WireSource } from '../../contract/legacyWire';
@@ -23,7 +25,7 @@ import { retrieve, type AnswerSpan } from './retrieval';
 import { codeOf } from './spanRanking';
 import type { SymbolTables } from '../code/symbolTable';
 import { errorMessage } from '../errorMessage';
-import { DEFAULT_INVESTIGATION_LIMITS, type InvestigationLimits, type ModelSource } from '../model/chatModel';
+import { DEFAULT_INVESTIGATION_LIMITS, type InvestigationLimits, type ModelSource } from '../models/chatModel';
 import type { Answer, AnswerRequest } from './answerShapes';
 import { investigate, InvestigationFailure } from './investigation';
 

@@ -12,7 +12,7 @@ import type { WireSource, WireStats } from '../../contract/legacyWire';
 import type { ModelMessage, ModelTool, ModelToolCall, ModelTurn } from '../../contract/modelWire';
 import { zeroStats } from '../conversations/records';
 import type { Params } from '../mcp/jsonRpc';
-import { ModelError, type ChatModel, type InvestigationLimits } from '../model/chatModel';
+import { ModelError, type ChatModel, type InvestigationLimits } from '../models/chatModel';
 import type { ToolContext } from '../tools/context';
 import { toolTable, type ServedTool } from '../tools/toolCalls';
 import type { EarlierExchange } from './answerShapes';

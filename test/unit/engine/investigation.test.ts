@@ -7,8 +7,8 @@
 import assert from 'node:assert/strict';
 import type { WireQuestion } from '../../../src/contract/legacyWire';
 import { blobUrl } from '../../../src/engine/answers/answerWriter';
-import type { InvestigationLimits } from '../../../src/engine/model/chatModel';
-import { createOpenAiModel } from '../../../src/engine/model/openaiModel';
+import type { InvestigationLimits } from '../../../src/engine/models/chatModel';
+import { createOpenAiModel } from '../../../src/engine/models/openaiModel';
 import { startTestEngine, waitFor, type TestEngine } from '../../support/engineHarness';
 import { SAMPLE_APP_NAME } from '../../support/gitRepos';
 import { startScriptedModel, type ScriptedModelServer, type ScriptedReply } from '../../support/scriptedModel';
