@@ -15,7 +15,7 @@ import type { Params } from '../mcp/jsonRpc';
 import { ModelError, type ChatModel, type InvestigationLimits } from '../models/chatModel';
 import type { ToolContext } from '../tools/context';
 import { toolTable, type ServedTool } from '../tools/toolCalls';
-import type { EarlierExchange } from './answerShapes';
+import type { Answer, EarlierExchange } from './answerShapes';
 import { blobUrl, titleFor } from './answerWriter';
 import { citationReader } from './citationReader';
 import { checkCitations } from './citations';
@@ -49,15 +49,6 @@ export interface InvestigationRequest {
   report(reasoning: string): Promise<void>;
 }
 
-export interface InvestigatedAnswer {
-  title: string;
-  answer: string;
-  sources: WireSource[];
-  suggestedFollowups: string[];
-  stats: WireStats;
-  citations: { checked: number; repaired: number; removed: number };
-}
-
 /** Why the model's investigation ended without an answer, in words for the answer's note. */
 export class InvestigationFailure extends Error {
   constructor(
@@ -78,7 +69,7 @@ export interface InvestigationOptions {
   log?: (line: string) => void;
 }
 
-export async function investigate(options: InvestigationOptions, context: ToolContext, request: InvestigationRequest): Promise<InvestigatedAnswer> {
+export async function investigate(options: InvestigationOptions, context: ToolContext, request: InvestigationRequest): Promise<Answer> {
   const started = Date.now();
   const deadline = AbortSignal.timeout(options.limits.timeoutMs);
   const signal = AbortSignal.any([request.signal, deadline]);
@@ -97,7 +88,6 @@ export async function investigate(options: InvestigationOptions, context: ToolCo
       sources: run.sources(),
       suggestedFollowups: followups,
       stats: run.stats(Date.now() - started),
-      citations: { checked: checked.checked, repaired: checked.repaired, removed: checked.removed },
     };
   } catch (error) {
     request.signal.throwIfAborted();
