@@ -192,7 +192,7 @@ async function startSearchEngine(context: BenchContext, repo: string, ripgrepPat
   };
 }
 
-async function waitForLine(lines: readonly string[], pattern: RegExp, timeoutMs: number): Promise<string> {
+export async function waitForLine(lines: readonly string[], pattern: RegExp, timeoutMs: number): Promise<string> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const line = lines.find((candidate) => pattern.test(candidate));

@@ -21,6 +21,7 @@ import { startEngine } from '../../src/engine/server';
 import { startScriptedModel, type ScriptedReply } from '../../test/support/scriptedModel';
 import { ms, type BenchContext, type Figure, type Row } from '../report';
 import { median } from '../stats';
+import { waitForLine } from './engineSearch';
 import { ensureCorpus } from './searchCorpus';
 
 const run = promisify(execFile);
@@ -202,10 +203,3 @@ async function checkLinks(dir: string, url: string, answer: string): Promise<{ v
   return { valid, broken };
 }
 
-async function waitForLine(lines: readonly string[], pattern: RegExp, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!lines.some((line) => pattern.test(line))) {
-    if (Date.now() > deadline) throw new Error(`the engine logged no ${pattern} within ${timeoutMs / 1000} s`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
