@@ -16,6 +16,8 @@ import { servedToolEndpoints, startEngine } from './server';
 import { errorMessage } from './errorMessage';
 
 const EXIT_USAGE = 2;
+/** The MCP revisions each `--tool-protocol` speaks, as the banner says them. */
+const MCP_REVISIONS = { '2025': '2025-11-25 and earlier', '2026': '2026-07-28', both: '2026-07-28 and 2025-11-25' } as const;
 
 async function main(argv: readonly string[]): Promise<void> {
   const command = parseArgs(argv);
@@ -84,6 +86,7 @@ async function run(config: CliConfig, repos: string[], model: ChatModel | undefi
       variant: {
         ...(config.conversationApis ? { conversationApis: config.conversationApis } : {}),
         ...(config.toolServer ? { toolServer: config.toolServer } : {}),
+        ...(config.toolProtocol ? { toolProtocol: config.toolProtocol } : {}),
         ...(config.disabledTools ? { disabledTools: config.disabledTools } : {}),
       },
       log: (line) => process.stderr.write(`${line}\n`),
@@ -98,7 +101,9 @@ async function run(config: CliConfig, repos: string[], model: ChatModel | undefi
     `Deep Search engine listening on ${engine.url}`,
     ...(config.conversationApis === 'connect' ? [] : [`Conversation API: ${engine.url}${API_PATH}`]),
     ...(config.conversationApis === 'legacy' ? [] : [`Conversation API (Connect): ${engine.url}${CONNECT_SERVICE_PATH}`]),
-    ...servedToolEndpoints(config.toolServer ?? 'both').slice(0, 1).map((endpoint) => `Tool server (MCP): ${engine.url}${TOOL_SERVER_ENDPOINTS[endpoint]}`),
+    ...servedToolEndpoints(config.toolServer ?? 'both')
+      .slice(0, 1)
+      .map((endpoint) => `Tool server (MCP ${MCP_REVISIONS[config.toolProtocol ?? 'both']}): ${engine.url}${TOOL_SERVER_ENDPOINTS[endpoint]}`),
     `Repositories: ${engine.repoNames.join(', ')}`,
     `Data: ${dataDir}`,
     `Answers: ${model ? `investigated by ${model.label} with the engine's tools (the question and the code it reads go to that server)` : "the engine's own (no --model-url)"}`,

@@ -29,6 +29,8 @@ export interface CliConfig {
   conversationApis?: ConversationApis;
   /** `--tool-server`: which tool server endpoints to serve; undefined: both generations (as 7.x servers do). */
   toolServer?: ToolServerGeneration;
+  /** `--tool-protocol`: which lanes of MCP the tool server speaks; undefined: both. */
+  toolProtocol?: ToolProtocol;
   /** `--disable-tool`: tools left out of every endpoint, by their 2026 names; absent when none. */
   disabledTools?: ToolServerTool[];
   /** `--scopes`: the scopes of every token (a scoped token); absent: unscoped tokens. */
@@ -55,6 +57,9 @@ export type ConversationApis = (typeof CONVERSATION_APIS)[number];
 
 export const TOOL_SERVER_GENERATIONS = ['both', 'current', 'v1', 'none'] as const;
 export type ToolServerGeneration = (typeof TOOL_SERVER_GENERATIONS)[number];
+
+export const TOOL_PROTOCOLS = ['2025', '2026', 'both'] as const;
+export type ToolProtocol = (typeof TOOL_PROTOCOLS)[number];
 
 export type CliCommand = { kind: 'run'; config: CliConfig } | { kind: 'help' } | { kind: 'error'; message: string };
 
@@ -89,6 +94,11 @@ Options:
                    the tool server (MCP) endpoints served: current (2026's /.api/mcp/all, /.api/mcp and
                    /.api/mcp/deepsearch), v1 (/.api/mcp/v1 only, as 6.8–6.x servers), none, or both
                    (default, as 7.x servers)
+  --tool-protocol <2025|2026|both>
+                   the MCP revisions the tool server speaks on every endpoint: 2025 (the initialize
+                   handshake, 2025-11-25 and earlier), 2026 (the stateless 2026-07-28 revision only)
+                   or both (default: a request that carries the 2026 _meta is served statelessly,
+                   an initialize keeps the handshake)
   --disable-tool <name>
                    leave a tool out of every endpoint, as an admin's mcp.tools.disabled does; 2026
                    names such as nls_search (repeatable)
@@ -131,6 +141,7 @@ const OPTIONS = {
   'index-budget': { type: 'string' },
   'conversation-apis': { type: 'string' },
   'tool-server': { type: 'string' },
+  'tool-protocol': { type: 'string' },
   'disable-tool': { type: 'string', multiple: true },
   scopes: { type: 'string', multiple: true },
   'oauth-client': { type: 'string', multiple: true },
@@ -260,6 +271,10 @@ function apply(config: CliConfig, flag: string, value: string): string | undefin
         return `--tool-server must be one of ${TOOL_SERVER_GENERATIONS.join(', ')}, not "${value.slice(0, 40)}".`;
       }
       config.toolServer = value as ToolServerGeneration;
+      return undefined;
+    case '--tool-protocol':
+      if (!(TOOL_PROTOCOLS as readonly string[]).includes(value)) return `--tool-protocol must be one of ${TOOL_PROTOCOLS.join(', ')}, not "${value.slice(0, 40)}".`;
+      config.toolProtocol = value as ToolProtocol;
       return undefined;
     case '--disable-tool': {
       const tool = value.replace(/^sg_/, '');

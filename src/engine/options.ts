@@ -45,6 +45,13 @@ export interface EngineVariant {
    */
   toolServer?: 'both' | 'v1' | 'current' | 'none';
   /**
+   * Which lanes of MCP the tool server endpoints speak: `both` (the 2025 handshake and the
+   * 2026-07-28 stateless revision, on the same endpoints, as servers do while clients move), `2025`
+   * (the handshake only, as every server before the revision) or `2026` (the revision only, as a
+   * server that dropped the handshake). Default `both`.
+   */
+  toolProtocol?: '2025' | '2026' | 'both';
+  /**
    * Tools an admin disabled (`mcp.tools.disabled`), by their 2026 names (`nls_search`): absent from
    * tools/list on every endpoint, and a tool error "not found" when called. Default none.
    */

@@ -52,6 +52,7 @@ export function resolveVariant(variant: EngineVariant = {}): ResolvedVariant {
     failureStyle: variant.failureStyle ?? 'error',
     deleteStatus: variant.deleteStatus ?? 204,
     toolServer: variant.toolServer ?? 'both',
+    toolProtocol: variant.toolProtocol ?? 'both',
     disabledTools: variant.disabledTools ?? [],
     mcpAccess: variant.mcpAccess ?? 'allowed',
     conversationApis: variant.conversationApis ?? 'both',
@@ -140,6 +141,7 @@ export async function startEngine(options: EngineOptions): Promise<RunningEngine
     searchIndexes,
     symbolTables,
     disabledTools: variant.disabledTools,
+    lanes: variant.toolProtocol,
   };
   const toolServers = new Map<string, McpHandler>(
     servedToolEndpoints(variant.toolServer).map((endpoint) => [TOOL_SERVER_ENDPOINTS[endpoint], createMcpHandler({ ...mcpOptions, endpoint })] as const),

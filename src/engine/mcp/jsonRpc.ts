@@ -65,6 +65,6 @@ export function resultMessage(id: RequestId, result: unknown): object {
   return { jsonrpc: '2.0', id, result };
 }
 
-export function errorMessage(id: RequestId | null, code: number, message: string): object {
-  return { jsonrpc: '2.0', id, error: { code, message } };
+export function errorMessage(id: RequestId | null, code: number, message: string, data?: unknown): object {
+  return { jsonrpc: '2.0', id, error: { code, message, ...(data === undefined ? {} : { data }) } };
 }

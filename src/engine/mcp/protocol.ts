@@ -1,6 +1,6 @@
 /**
- * The Model Context Protocol methods the engine's tool server answers (initialize, ping,
- * tools/list, tools/call) and the protocol versions it speaks. The server is stateless: each request
+ * The Model Context Protocol methods the engine's tool server answers in the 2025 lane
+ * (initialize, ping, tools/list, tools/call) and the protocol versions of that lane. The server is stateless: each request
  * stands alone, so it offers no session, no subscriptions and no list-changed notifications, and a
  * `notifications/cancelled` cannot reach the request it names (closing the connection cancels).
  */
@@ -51,14 +51,20 @@ export interface ServerInfo {
 /** Answers one request with its result, or throws an RpcError. */
 export type McpMethods = (request: JsonRpcRequest, signal: AbortSignal) => Promise<object>;
 
-export function mcpMethods(server: ServerInfo, catalogue: ToolCatalogue): McpMethods {
-  const listing = {
+/** tools/list's tools, their schemas saying their dialect (both lanes list them so). */
+export function toolListing(catalogue: ToolCatalogue): { tools: object[] } {
+  return {
     tools: catalogue.tools.map((tool) => ({
       ...tool,
       inputSchema: { $schema: SCHEMA_DIALECT, ...tool.inputSchema },
       outputSchema: { $schema: SCHEMA_DIALECT, ...tool.outputSchema },
     })),
   };
+}
+
+/** The 2025 lane's methods (the handshake's versions); the 2026 lane's are in stateless.ts. */
+export function mcpMethods(server: ServerInfo, catalogue: ToolCatalogue): McpMethods {
+  const listing = toolListing(catalogue);
   return async (request, signal) => {
     const params = request.params ?? {};
     switch (request.method) {

@@ -1,7 +1,8 @@
 /**
  * The engine's MCP tool server, one handler per endpoint (`/.api/mcp/v1`, and 2026's
  * `/.api/mcp/all`, `/.api/mcp`, `/.api/mcp/deepsearch`): Model Context Protocol over Streamable HTTP,
- * stateless, JSON replies (streamableHttp.ts, protocol.ts). The caller is already authenticated;
+ * stateless, JSON replies (streamableHttp.ts), in both lanes of the protocol: the 2025 handshake's
+ * (protocol.ts) and the 2026-07-28 revision's (stateless.ts). The caller is already authenticated;
  * each tool call has its arguments checked against the tool's schema, runs with that user, a
  * cancellation signal and a time budget, and every failure becomes a tool error whose text says
  * what to change.
@@ -12,10 +13,11 @@ import type { ToolServerEndpoint } from '../../contract/toolServers';
 import type { AuthenticatedUser } from '../auth';
 import type { ServedRepository } from '../repos';
 import type { DeepSearchBackend } from '../tools/context';
-import { mcpMethods, type ToolCatalogue } from './protocol';
+import { mcpMethods, PROTOCOL_VERSIONS, type ToolCatalogue } from './protocol';
+import { statelessMethods, STATELESS_VERSIONS } from './stateless';
 import type { SymbolTables } from '../code/symbolTable';
 import { searchIndexesFor, type SearchIndexes } from '../search/searchIndex';
-import { MAX_BATCH_MESSAGES, serveStreamableHttp } from './streamableHttp';
+import { MAX_BATCH_MESSAGES, serveStreamableHttp, type ProtocolLanes } from './streamableHttp';
 import { toolError, toolTable } from '../tools/toolCalls';
 import type { Slots } from '../slots';
 
@@ -42,6 +44,8 @@ export interface McpHandlerOptions {
   searchIndexes?: SearchIndexes;
   /** The engine's symbol tables (natural-language search ranks by definitions); none: by its text only. */
   symbolTables?: SymbolTables;
+  /** The protocol lanes served: the 2025 handshake, the 2026-07-28 stateless revision, or both (default). */
+  lanes?: ProtocolLanes;
 }
 
 export type McpHandler = (request: IncomingMessage, response: ServerResponse, user: AuthenticatedUser) => Promise<void>;
@@ -64,6 +68,9 @@ export function createMcpHandler(options: McpHandlerOptions): McpHandler {
   const endpoint = options.endpoint ?? 'v1';
   const tools = toolTable(endpoint, new Set(options.disabledTools), options.log);
   const listed = [...tools.values()].map((tool) => tool.listed);
+  const lanes = options.lanes ?? 'both';
+  // What an unsupported version's error lists: every version the endpoint speaks, newest first.
+  const servedVersions = [...(lanes === '2025' ? [] : STATELESS_VERSIONS), ...(lanes === '2026' ? [] : PROTOCOL_VERSIONS)];
   const server = { name: MCP_SERVER_NAME, version: MCP_SERVER_VERSION };
   return async (request, response, user) => {
     // Tool calls stop when the client goes away before its answer, or when the engine stops.
@@ -98,8 +105,14 @@ export function createMcpHandler(options: McpHandlerOptions): McpHandler {
       },
     };
     const answer = mcpMethods(server, catalogue);
+    const stateless = statelessMethods(server, catalogue, servedVersions);
     try {
-      await serveStreamableHttp(request, response, { answer: (message) => answer(message, signal), log: options.log });
+      await serveStreamableHttp(request, response, {
+        answer: (message) => answer(message, signal),
+        stateless: (message, headers) => stateless(message, headers, signal),
+        lanes,
+        log: options.log,
+      });
     } finally {
       response.off('close', onClose);
     }

@@ -1,5 +1,7 @@
 /**
- * MCP's Streamable HTTP transport, server side, stateless and answering in JSON. A POST carries one
+ * MCP's Streamable HTTP transport, server side, stateless and answering in JSON, for both lanes of
+ * the protocol: a request that carries the 2026-07-28 `_meta` goes to that lane (stateless.ts), any
+ * other to the 2025 handshake's, as it always did. In the 2025 lane a POST carries one
  * JSON-RPC message (or, for clients older than protocol 2025-06-18, a batch of them) and gets the
  * response(s) to its request(s) as `application/json`, or 202 with no body when it held only
  * notifications or responses. No `Mcp-Session-Id` is issued (so none is checked), which leaves no
@@ -21,14 +23,22 @@ import {
   type JsonRpcRequest,
 } from './jsonRpc';
 import { FIRST_VERSION_WITHOUT_BATCHES, PROTOCOL_VERSIONS } from './protocol';
+import { carriesProtocolVersion, PROTOCOL_2026, STATELESS_VERSIONS, StatelessError, type StatelessHeaders } from './stateless';
 import { errorMessage as textOf } from '../errorMessage';
 
 /** Most messages in one batch (the official SDK's limit too). */
 export const MAX_BATCH_MESSAGES = 100;
 
+/** Which lanes of MCP an endpoint serves: the 2025 handshake's, the 2026-07-28 stateless one, or both. */
+export type ProtocolLanes = '2025' | '2026' | 'both';
+
 export interface StreamableHttpOptions {
-  /** Answers one request with its result, or throws an RpcError. */
+  /** Answers one request of the 2025 lane with its result, or throws an RpcError. */
   answer: (request: JsonRpcRequest) => Promise<object>;
+  /** Answers one request of the 2026 lane, or throws a StatelessError. */
+  stateless: (request: JsonRpcRequest, headers: StatelessHeaders) => Promise<object>;
+  /** Default `both`. */
+  lanes?: ProtocolLanes;
   /** Told about failures that are the server's fault (they become internal errors). */
   log: (line: string) => void;
 }
@@ -68,6 +78,10 @@ export async function serveStreamableHttp(request: IncomingMessage, response: Se
     return;
   }
   const batch = Array.isArray(body);
+  if (laneOf(body, request, options.lanes ?? 'both') === '2026') {
+    await serveStateless(body, request, response, options);
+    return;
+  }
   const elements: unknown[] = Array.isArray(body) ? body : [body];
   const taken = takeMessages(elements, batch, headerValue(request, 'mcp-protocol-version'));
   if ('problem' in taken) {
@@ -84,6 +98,50 @@ export async function serveStreamableHttp(request: IncomingMessage, response: Se
   }
   const replies = await Promise.all(requests.map((each) => answerOne(each, options)));
   sendJson(response, 200, batch ? replies : replies[0]);
+}
+
+/**
+ * Which lane a POST is for: 2026's when its request carries the revision's `_meta` (or its header
+ * names a stateless version, or the endpoint serves no other lane); otherwise 2025's. A server of
+ * the 2025 lane only reads neither, as servers before the revision did.
+ */
+function laneOf(body: unknown, request: IncomingMessage, lanes: ProtocolLanes): '2025' | '2026' {
+  if (lanes !== 'both') return lanes;
+  const message = Array.isArray(body) ? undefined : readMessage(body);
+  if (message?.kind === 'request' && carriesProtocolVersion(message.request)) return '2026';
+  const version = headerValue(request, 'mcp-protocol-version');
+  return version !== undefined && STATELESS_VERSIONS.includes(version) ? '2026' : '2025';
+}
+
+/** One message of the 2026 lane: no batches, a request answered with its result or its error and the error's HTTP status. */
+async function serveStateless(body: unknown, request: IncomingMessage, response: ServerResponse, options: StreamableHttpOptions): Promise<void> {
+  if (Array.isArray(body)) {
+    sendError(response, 400, INVALID_REQUEST, `Invalid Request: MCP ${PROTOCOL_2026} has no batches: send one message per POST.`);
+    return;
+  }
+  const message = readMessage(body);
+  if (!message) {
+    sendError(response, 400, INVALID_REQUEST, 'Invalid Request: not a JSON-RPC 2.0 message of MCP (a request is {"jsonrpc": "2.0", "id": <string or integer>, "method": <string>, "params": <object>}).');
+    return;
+  }
+  if (message.kind !== 'request') {
+    response.writeHead(202, { 'Content-Length': 0 });
+    response.end();
+    return;
+  }
+  const { id, method } = message.request;
+  const headers = { protocolVersion: headerValue(request, 'mcp-protocol-version'), method: headerValue(request, 'mcp-method'), name: headerValue(request, 'mcp-name') };
+  try {
+    sendJson(response, 200, resultMessage(id, await options.stateless(message.request, headers)));
+  } catch (error) {
+    if (error instanceof StatelessError) sendJson(response, error.status, errorMessage(id, error.code, error.message, error.data));
+    else if (error instanceof RpcError) sendJson(response, 400, errorMessage(id, error.code, error.message));
+    else {
+      const text = textOf(error);
+      options.log(`mcp ${method}: internal error: ${error instanceof Error && error.stack ? error.stack : text}`);
+      sendJson(response, 500, errorMessage(id, INTERNAL_ERROR, `Internal error: ${text}. The engine log has details.`));
+    }
+  }
 }
 
 /**

@@ -101,6 +101,15 @@ describe('engine CLI arguments: the tool server', function () {
     assert.match(bad.kind === 'error' ? bad.message : '', /^--disable-tool takes a tool name \(read_file, .*deepsearch_read\), not "code_finder"\.$/);
   });
 
+  it('reads --tool-protocol (2025, 2026 or both) and rejects other values', function () {
+    for (const value of ['2025', '2026', 'both'] as const) {
+      const command = parseArgs(['--tool-protocol', value]);
+      assert.equal(command.kind === 'run' ? command.config.toolProtocol : undefined, value);
+    }
+    const wrong = parseArgs(['--tool-protocol', '2024']);
+    assert.equal(wrong.kind === 'error' ? wrong.message : '', '--tool-protocol must be one of 2025, 2026, both, not "2024".');
+  });
+
   it('reads --scopes as a comma-separated list, repeated, and rejects scopes 7.x servers do not know', function () {
     const command = parseArgs(['--scopes', 'mcp, externalapi:read', '--scopes=mcp,offline_access']);
     assert.deepEqual(command.kind === 'run' ? command.config.scopes : undefined, ['mcp', 'externalapi:read', 'offline_access']);
@@ -243,7 +252,7 @@ describe('engine CLI process', function () {
 
   it('serves the tool server generation asked for, without the disabled tools, to tokens of the scopes given, and says where', async function () {
     const { child, printed, url, exit } = await started(['--repo', repo.dir, '--data', path.join(dataRoot, 'tools-v1'), '--token', 'dse_cli_tools', '--tool-server', 'v1', '--disable-tool', 'nls_search', '--scopes', 'mcp']);
-    assert.match(printed, /Tool server \(MCP\): http:\/\/127\.0\.0\.1:\d+\/\.api\/mcp\/v1\n/);
+    assert.match(printed, /Tool server \(MCP 2026-07-28 and 2025-11-25\): http:\/\/127\.0\.0\.1:\d+\/\.api\/mcp\/v1\n/);
     assert.match(printed, /Token scopes: mcp \(/);
     const list = async (endpoint: string): Promise<Response> =>
       fetch(`${url}${endpoint}`, {
