@@ -42,12 +42,15 @@ function linkOwnBundles(entryPoint) {
         loader: 'js',
       }));
       // The MCP client is given its own validator (src/api/tools/mcpSdk.ts), so the SDK's default
-      // one is never constructed: leave it, and ajv with it, out of the bundle.
+      // one (ajv, in the 2.x client's `ajvProvider-*.mjs` chunk) is never constructed: leave it out.
       if (entryPoint !== 'src/api/tools/mcpSdk.ts') return;
-      build.onResolve({ filter: /\/validation\/ajv-provider\.js$/ }, (args) =>
+      build.onResolve({ filter: /\/ajvProvider-[\w-]+\.mjs$/ }, (args) =>
         args.importer.includes('@modelcontextprotocol') ? { path: args.path, namespace: 'left-out' } : undefined,
       );
-      build.onLoad({ filter: /.*/, namespace: 'left-out' }, () => ({ contents: 'module.exports = {};', loader: 'js' }));
+      build.onLoad({ filter: /.*/, namespace: 'left-out' }, () => ({
+        contents: "export class n { constructor() { throw new Error('The JSON Schema validator of the MCP SDK is left out of this bundle.'); } }",
+        loader: 'js',
+      }));
     },
   };
 }

@@ -9,6 +9,7 @@ import type { EngineOptions, EngineUser, RunningEngine } from '../../src/engine/
 import { startEngine } from '../../src/engine/server';
 import { createSampleAppRepo, createTempDir, removeDir, type TestRepo } from './gitRepos';
 import { DeepSearchClient } from '../../src/api/client';
+import { ToolClient } from '../../src/api/tools/toolClient';
 
 /** Tokens of the two default users: index 0 is user 1 (the usual owner), index 1 is user 2. */
 export const TEST_TOKENS = ['dse_test_owner_token', 'dse_test_other_token'] as const;
@@ -82,6 +83,7 @@ export async function startTestEngine(overrides: TestEngineOptions = {}): Promis
   // A new server, maybe of another generation, at a port an earlier one of this run may have had:
   // what clients of this process remembered about the instance at that URL does not hold for it.
   DeepSearchClient.forgetGenerations();
+  ToolClient.forgetEras();
   let running = true;
 
   const harness: TestEngine = {
@@ -114,6 +116,7 @@ export async function startTestEngine(overrides: TestEngineOptions = {}): Promis
       options = { ...options, ...restartOverrides };
       engine = await startEngine(options);
       DeepSearchClient.forgetGenerations();
+      ToolClient.forgetEras();
       running = true;
       Object.assign(harness, { engine, url: engine.url, apiUrl: engine.url + API_PATH, options });
     },

@@ -1,12 +1,14 @@
 /**
  * The one client of an instance's tool server: the Model Context Protocol over Streamable HTTP with
- * the official SDK, every request through the extension's undici dispatcher with the token in the
- * Authorization header. The endpoint is found once per connection, as the one of every generation's
+ * the official SDK (2.x), every request through the extension's undici dispatcher with the token in
+ * the Authorization header. It speaks the 2026-07-28 stateless revision where the server does and
+ * the 2025 handshake where it does not: the SDK asks (`server/discover`) and falls back, and the
+ * answer is remembered per endpoint, as the conversation API's generation is per instance. The endpoint is found once per connection, as the one of every generation's
  * (`/.api/mcp/all`, `/.api/mcp`, `/.api/mcp/v1`) that serves the most of the tools the extension uses;
  * names and arguments are then spoken as that server declares them. An instance that has none (older
  * than 6.8) is remembered as such, so features can say so once and stay out of the way.
  */
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Client, PriorDiscovery } from '@modelcontextprotocol/client';
 import { fetch as undiciFetch, type Dispatcher } from 'undici';
 import { name as packageName, version as packageVersion } from '../../../package.json';
 import { canceledError, DeepSearchError, errorFromStatus, errorMessage, isDeepSearchError, networkError, redact, timeoutError } from '../errors';
@@ -39,6 +41,9 @@ export interface ToolClientOptions {
 
 type McpSdk = typeof import('./mcpSdk');
 
+/** Which revision each endpoint spoke (by its URL), so that later connections skip the question. */
+const knownEras = new Map<string, PriorDiscovery>();
+
 interface Connected {
   server: ToolServer;
   client: Client;
@@ -62,6 +67,11 @@ export class ToolClient {
     this.instanceUrl = normalizeInstanceUrl(options.instanceUrl);
     this.credential = options.credential ?? accessTokenCredential(options.token, options.tokenType);
     this.timeoutMs = options.timeoutMs ?? 60_000;
+  }
+
+  /** Forgets which revision every endpoint speaks (for tests that start another server at a used address). */
+  static forgetEras(): void {
+    knownEras.clear();
   }
 
   /** The endpoint and its tools; rejects with kind `unsupported` when the instance has no tool server. */
@@ -100,8 +110,8 @@ export class ToolClient {
       );
     }
     const params = { name, arguments: argumentsFor(args, server.parameters.get(tool), TOOL_FEATURES[tool]) };
-    const result = await this.guard(signal, () => client.request({ method: 'tools/call', params }, sdk.CallToolResultSchema, { signal, timeout: this.timeoutMs }));
-    const text = result.content
+    const result = await this.guard(signal, () => client.callTool(params, { signal, timeout: this.timeoutMs }), sdk);
+    const text = (result.content ?? [])
       .flatMap((part) => (part.type === 'text' ? [part.text] : []))
       .join('\n');
     if (result.isError) {
@@ -137,12 +147,19 @@ export class ToolClient {
     let best: Connected | undefined;
     for (const path of TOOL_SERVER_PATHS) {
       const url = `${this.instanceUrl}${path}`;
-      const client = new sdk.Client({ name: packageName, version: packageVersion }, { capabilities: {}, jsonSchemaValidator: sdk.noOutputValidation });
+      const client = new sdk.Client(
+        { name: packageName, version: packageVersion },
+        { capabilities: {}, jsonSchemaValidator: sdk.noOutputValidation, versionNegotiation: { mode: 'auto' } },
+      );
       const transport = new sdk.StreamableHTTPClientTransport(new URL(url), { fetch: this.fetchFor(url) });
+      const prior = knownEras.get(url);
       try {
-        await this.guard(signal, () => client.connect(transport, { signal, timeout: this.timeoutMs }));
+        await this.guard(signal, () => client.connect(transport, { signal, timeout: this.timeoutMs, ...(prior ? { prior } : {}) }), sdk);
+        rememberEra(url, client);
       } catch (error) {
         await client.close().catch(() => undefined);
+        // What was remembered may no longer hold (the server changed): the next connection asks again.
+        knownEras.delete(url);
         if (isDeepSearchError(error) && (error.status === 404 || error.status === 405)) continue;
         // An endpoint already works: a poorer one that fails (the deprecated v1 refused, say) does not matter.
         if (best && !signal?.aborted) continue;
@@ -150,9 +167,10 @@ export class ToolClient {
       }
       let server: ToolServer;
       try {
-        server = servedTools(url, await this.guard(signal, () => this.listTools(sdk, client, signal)));
+        server = servedTools(url, await this.guard(signal, () => this.listTools(client, signal), sdk));
       } catch (error) {
         await client.close().catch(() => undefined);
+        knownEras.delete(url);
         if (best && !signal?.aborted) continue;
         throw this.noAccess(error);
       }
@@ -197,12 +215,12 @@ export class ToolClient {
     for (const listener of this.discoveryListeners) listener(found);
   }
 
-  private async listTools(sdk: McpSdk, client: Client, signal?: AbortSignal): Promise<ListedTool[]> {
+  private async listTools(client: Client, signal?: AbortSignal): Promise<ListedTool[]> {
     const tools: ListedTool[] = [];
     let cursor: string | undefined;
     for (let page = 0; page < 20; page++) {
-      const result = await client.request({ method: 'tools/list', params: cursor ? { cursor } : {} }, sdk.ListToolsResultSchema, { signal, timeout: this.timeoutMs });
-      tools.push(...result.tools.map((tool) => ({ name: tool.name, parameters: Object.keys(tool.inputSchema.properties ?? {}) })));
+      const result = await client.listTools(cursor ? { cursor } : undefined, { signal, timeout: this.timeoutMs });
+      tools.push(...result.tools.map((tool) => ({ name: tool.name, parameters: Object.keys((tool.inputSchema as { properties?: object }).properties ?? {}) })));
       if (!result.nextCursor || result.nextCursor === cursor) break;
       cursor = result.nextCursor;
     }
@@ -238,7 +256,16 @@ export class ToolClient {
           response = await send(renewed);
         }
       }
-      // The SDK handles a refused GET (no server-sent event stream) itself; POSTs must succeed.
+      // The SDK handles a refused GET (no server-sent event stream) itself, and a refused probe for the
+      // 2026 revision (a server of the handshake only answers it 4xx: the SDK then falls back to the
+      // handshake); other POSTs must succeed. A refused token is ours to report, probe or not.
+      const probe = new Headers(init?.headers).get('mcp-method') === 'server/discover';
+      if (probe && response.status >= 400 && response.status < 500 && response.status !== 401 && response.status !== 403) {
+        const body = await response.text().catch(() => '');
+        // A 404 or 405 that is no JSON-RPC answer is no endpoint at all: said as any other, and the next is tried.
+        if ((response.status !== 404 && response.status !== 405) || isJsonRpcReply(body)) return new Response(body, { status: response.status, headers: response.headers as unknown as Headers });
+        throw errorFromStatus({ status: response.status, origin, body, contentType: response.headers.get('content-type') ?? '', secrets: this.secrets });
+      }
       if (!response.ok && (init?.method ?? 'GET') !== 'GET') {
         const body = await response.text().catch(() => '');
         throw errorFromStatus({ status: response.status, origin, body, contentType: response.headers.get('content-type') ?? '', secrets: this.secrets });
@@ -256,14 +283,16 @@ export class ToolClient {
   }
 
   /** SDK failures (timeouts, aborts, protocol errors) as DeepSearchErrors; ours pass through. */
-  private async guard<T>(signal: AbortSignal | undefined, run: () => Promise<T>): Promise<T> {
+  private async guard<T>(signal: AbortSignal | undefined, run: () => Promise<T>, sdk: McpSdk): Promise<T> {
     try {
       return await run();
     } catch (error) {
       if (signal?.aborted) throw canceledError();
       if (isDeepSearchError(error)) throw error;
-      const sdk = this.sdk;
-      if (sdk && error instanceof sdk.McpError && error.code === (sdk.ErrorCode.RequestTimeout as number)) throw timeoutError(new URL(this.instanceUrl).origin, this.timeoutMs);
+      // The SDK wraps what our fetch threw (an HTTP failure said in our words) in errors of its own.
+      const cause = error instanceof Error ? error.cause : undefined;
+      if (isDeepSearchError(cause)) throw cause;
+      if (error instanceof sdk.SdkError && error.code === sdk.SdkErrorCode.RequestTimeout) throw timeoutError(new URL(this.instanceUrl).origin, this.timeoutMs);
       const message = redact(errorMessage(error), this.secrets);
       throw new DeepSearchError('invalidResponse', `The tool server answered in a way this extension does not understand (${message}).`, { detail: message });
     }
@@ -273,6 +302,21 @@ export class ToolClient {
 interface ListedTool {
   name: string;
   parameters: string[];
+}
+
+function isJsonRpcReply(body: string): boolean {
+  try {
+    const value: unknown = JSON.parse(body);
+    return typeof value === 'object' && value !== null && (value as { jsonrpc?: unknown }).jsonrpc === '2.0';
+  } catch {
+    return false;
+  }
+}
+
+/** What the endpoint spoke: its discovery (2026-07-28), or the handshake. */
+function rememberEra(url: string, client: Client): void {
+  const discover = client.getDiscoverResult();
+  knownEras.set(url, client.getProtocolEra() === 'modern' && discover ? { kind: 'modern', discover } : { kind: 'legacy' });
 }
 
 /** Each tool under `sg_<name>` (the v1 set) or `<name>` (2026's endpoints), with its declared arguments. */

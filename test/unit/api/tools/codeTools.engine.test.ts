@@ -21,12 +21,15 @@ interface RecordingProxy {
   calls(): string[];
   /** Each tool's arguments, as last sent. */
   arguments(): Map<string, unknown>;
+  /** The method of every JSON-RPC message passed on, in order (what the client spoke). */
+  methods(): string[];
   close(): Promise<void>;
 }
 
 /** Passes requests on to the engine unchanged, noting every tools/call: what the engine was asked. */
 async function recordingProxy(target: string): Promise<RecordingProxy> {
   const called: Array<{ name: string; arguments: unknown }> = [];
+  const methods: string[] = [];
   const server = createServer((request, response) => {
     void (async () => {
       const chunks: Buffer[] = [];
@@ -34,6 +37,7 @@ async function recordingProxy(target: string): Promise<RecordingProxy> {
       const body = Buffer.concat(chunks);
       try {
         const message = JSON.parse(body.toString('utf8')) as { method?: string; params?: { name?: string; arguments?: unknown } };
+        if (message.method) methods.push(message.method);
         if (message.method === 'tools/call' && message.params?.name) called.push({ name: message.params.name, arguments: message.params.arguments });
       } catch {
         // Not JSON: passed on as it is.
@@ -56,6 +60,7 @@ async function recordingProxy(target: string): Promise<RecordingProxy> {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     calls: () => called.map((call) => call.name),
     arguments: () => new Map(called.map((call) => [call.name, call.arguments])),
+    methods: () => [...methods],
     close: async () => {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
@@ -98,7 +103,8 @@ describe('Tool client against the engine', function () {
       const repos = await new CodeTools(client(world.engine.url, TEST_TOKENS[1], counting)).listRepositories('acme');
       assert.deepEqual(repos.repositories.map((repo) => repo.name).sort(), [APP, LIB]);
       const posts = seen.filter((line) => line.startsWith('POST'));
-      assert.ok(posts.length >= 3, seen.join('\n'));
+      // tools/list and tools/call at least (the revision this endpoint speaks is known by now: no handshake).
+      assert.ok(posts.length >= 2, seen.join('\n'));
       assert.ok(posts.every((line) => line === `POST /.api/mcp/all token ${TEST_TOKENS[1]}`), seen.join('\n'));
       await counting.close();
     });
@@ -138,6 +144,22 @@ describe('Tool client against the engine', function () {
         proxy = await recordingProxy((await start(variant, missing)).url);
         return { tools: new CodeTools(client(proxy.url)), proxy };
       };
+
+      for (const [toolProtocol, era] of [['2025', 'the 2025 handshake'], ['2026', 'MCP 2026-07-28'], ['both', 'MCP 2026-07-28']] as const) {
+        it(`speaks ${era} to a server of ${toolProtocol === 'both' ? 'both revisions' : `${toolProtocol} only`}, and remembers it for the next connection`, async function () {
+          const { tools: first, proxy: seen } = await recorded({ toolProtocol });
+          assert.ok((await first.keywordSearch('parseConfig')).some((match) => match.path === 'src/config.ts'));
+          const asked = seen.methods();
+          assert.equal(asked[0], 'server/discover', `the SDK asks which revision the server speaks first: ${asked.join(', ')}`);
+          assert.equal(asked.includes('initialize'), toolProtocol === '2025', asked.join(', '));
+          await first.client.close();
+          const second = new CodeTools(client(seen.url));
+          assert.ok((await second.keywordSearch('loadConfig')).length > 0);
+          const again = seen.methods().slice(asked.length);
+          assert.ok(!again.includes('server/discover'), `remembered, not asked again: ${again.join(', ')}`);
+          assert.equal(again.includes('initialize'), toolProtocol === '2025', again.join(', '));
+        });
+      }
 
       it('uses /.api/mcp/all on a server of the 2026 family alone, and asks nothing else', async function () {
         const current = await start({ toolServer: 'current' });
