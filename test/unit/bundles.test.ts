@@ -35,7 +35,7 @@ describe('bundles', function () {
 
   before(() => {
     execFileSync(process.execPath, ['esbuild.mjs'], { cwd: ROOT, stdio: 'pipe' });
-    for (const name of ['extension', 'network', 'mcp', 'webview', 'engineServer', 'engine', 'engineHosted']) {
+    for (const name of ['extension', 'network', 'mcp', 'webview', 'engineServer', 'engine', 'engineHosted', 'openaiModel']) {
       metas[name] = JSON.parse(readFileSync(path.join(ROOT, 'out', 'meta', `${name}.json`), 'utf8')) as Metafile;
     }
   });
@@ -54,11 +54,21 @@ describe('bundles', function () {
     assert.ok(network.externals.includes('./mcp.js'));
   });
 
-  it('puts the MCP SDK in its own bundle, without ajv (the client validates results itself)', () => {
+  it('puts the MCP SDK (2.x) in its own bundle, without ajv (the client validates results itself)', () => {
     const { inputs } = bundle('mcp');
-    assert.ok(from(inputs, '@modelcontextprotocol/sdk').length > 0);
-    assert.deepEqual(from(inputs, 'ajv'), []);
+    assert.ok(from(inputs, '@modelcontextprotocol/client').length > 0);
+    assert.deepEqual(from(inputs, '@modelcontextprotocol/sdk'), [], 'the 1.x SDK is for tests only');
+    // ajv is a package of its own, or inlined in the SDK's ajvProvider chunk: neither is read.
+    assert.deepEqual(inputs.filter((input) => input.startsWith('node_modules/') && /ajv/i.test(input)), []);
     assert.deepEqual(from(inputs, 'undici'), []);
+  });
+
+  it('keeps the OpenAI client out of the engine library: the CLI loads it from a bundle of its own', () => {
+    const library = bundle('engineServer');
+    assert.deepEqual(from(library.inputs, 'openai'), []);
+    assert.ok(library.externals.includes('./openaiModel.js'));
+    assert.ok(from(bundle('openaiModel').inputs, 'openai').length > 0);
+    assert.deepEqual(from(bundle('engineHosted').inputs, 'openai'), []);
   });
 
   it('links the engine CLI and the engine the extension starts to the engine library', () => {
