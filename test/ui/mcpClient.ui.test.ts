@@ -1,0 +1,67 @@
+/**
+ * VS Code's own MCP client (the agent's) against the engine's tool server, in the real VS Code: the
+ * Deep Search server the extension defines is started from "MCP: List Servers", lists its tools, and
+ * a tool is called through VS Code's client. The call is made by a test extension's command
+ * (test/fixtures/scripted-model-provider) through `vscode.lm.invokeTool`, as the agent would make it:
+ * the agent itself needs a Copilot sign-in this machine cannot give.
+ */
+import * as assert from 'node:assert/strict';
+import * as path from 'node:path';
+import { VSCodeUi } from './vscodeUi';
+
+const FIXTURE = path.join(__dirname, '..', 'fixtures', 'scripted-model-provider');
+
+describe("VS Code's own MCP client and the engine's tools (UI)", function () {
+  this.timeout(180_000);
+  let ui: VSCodeUi;
+  const served: string[] = [];
+
+  before(async () => {
+    ui = await VSCodeUi.launch({ paceMs: 50, extensions: [FIXTURE], engineLog: (line) => served.push(line) });
+  });
+
+  afterEach(async function () {
+    if (this.currentTest?.state === 'failed') await ui.screenshot(`failed-mcp-client-${this.currentTest.title.slice(0, 30).replace(/\W+/g, '-')}`);
+  });
+
+  after(async () => {
+    await ui?.close();
+  });
+
+  it('starts the Deep Search server from MCP: List Servers and lists its tools', async () => {
+    // The extension defines the server once it has signed in (at start, from the launch token).
+    const servers = ui.page.locator('.quick-input-list .monaco-list-row', { hasText: 'Deep Search' }).first();
+    for (let attempt = 1; ; attempt++) {
+      await ui.runCommand('MCP: List Servers');
+      if (await servers.waitFor({ timeout: 3000 }).then(() => true, () => false)) break;
+      if (attempt === 10) throw new Error('MCP: List Servers never listed Deep Search');
+      await ui.page.keyboard.press('Escape');
+    }
+    assert.match(await servers.innerText(), /Stopped/);
+    await servers.click();
+    await ui.page.locator('.quick-input-list .monaco-list-row', { hasText: 'Start Server' }).first().click();
+    await ui.runCommand('MCP: List Servers');
+    const running = ui.page.locator('.quick-input-list .monaco-list-row', { hasText: /Deep Search.*Running/ }).first();
+    await running.waitFor({ timeout: 30_000 });
+    // The server's output says what VS Code's client found there.
+    await running.click();
+    await ui.page.locator('.quick-input-list .monaco-list-row', { hasText: 'Show Output' }).first().click();
+    const output = ui.page.locator('.view-lines', { hasText: /Discovered\s+\d+\s+tools/ }).first();
+    await output.waitFor({ timeout: 30_000 });
+    const discovered = Number(/Discovered\s+(\d+)\s+tools/.exec(await output.innerText())?.[1]);
+    assert.ok(discovered >= 10, `tools listed: ${discovered}`);
+    await ui.screenshot('mcp-client-started');
+  });
+
+  it("calls a tool of the engine through VS Code's MCP client", async () => {
+    const before = served.length;
+    await ui.runCommand("Scripted: Read a File Through VS Code's MCP Client");
+    const note = ui.page.locator('.notification-list-item', { hasText: 'Through MCP' });
+    await note.waitFor({ timeout: 30_000 });
+    const text = await note.innerText();
+    assert.match(text, /read_file/);
+    assert.match(text, /11: export function parseConfig/);
+    assert.ok(served.slice(before).some((line) => line.startsWith('POST /.api/mcp/all 200')), served.slice(before).join('\n'));
+    await ui.screenshot('mcp-client-called');
+  });
+});
