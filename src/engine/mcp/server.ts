@@ -14,7 +14,7 @@ import type { AuthenticatedUser } from '../auth';
 import type { ServedRepository } from '../repos';
 import type { DeepSearchBackend } from '../tools/context';
 import { mcpMethods, PROTOCOL_VERSIONS, type ToolCatalogue } from './protocol';
-import { statelessMethods, STATELESS_VERSIONS } from './stateless';
+import { statelessMethods } from './stateless';
 import type { SymbolTables } from '../code/symbolTable';
 import { searchIndexesFor, type SearchIndexes } from '../search/searchIndex';
 import { MAX_BATCH_MESSAGES, serveStreamableHttp, type ProtocolLanes } from './streamableHttp';
@@ -69,8 +69,8 @@ export function createMcpHandler(options: McpHandlerOptions): McpHandler {
   const tools = toolTable(endpoint, new Set(options.disabledTools), options.log);
   const listed = [...tools.values()].map((tool) => tool.listed);
   const lanes = options.lanes ?? 'both';
-  // What an unsupported version's error lists: every version the endpoint speaks, newest first.
-  const servedVersions = [...(lanes === '2025' ? [] : STATELESS_VERSIONS), ...(lanes === '2026' ? [] : PROTOCOL_VERSIONS)];
+  // The handshake's versions the endpoint keeps beside the stateless lane (its errors name them).
+  const handshakeVersions = lanes === '2026' ? [] : PROTOCOL_VERSIONS;
   const server = { name: MCP_SERVER_NAME, version: MCP_SERVER_VERSION };
   return async (request, response, user) => {
     // Tool calls stop when the client goes away before its answer, or when the engine stops.
@@ -105,7 +105,7 @@ export function createMcpHandler(options: McpHandlerOptions): McpHandler {
       },
     };
     const answer = mcpMethods(server, catalogue);
-    const stateless = statelessMethods(server, catalogue, servedVersions);
+    const stateless = statelessMethods(server, catalogue, handshakeVersions);
     try {
       await serveStreamableHttp(request, response, {
         answer: (message) => answer(message, signal),

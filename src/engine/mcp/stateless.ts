@@ -53,16 +53,18 @@ export interface StatelessHeaders {
 export type StatelessMethods = (request: JsonRpcRequest, headers: StatelessHeaders, signal: AbortSignal) => Promise<object>;
 
 /**
- * The lane's methods. `servedVersions` is every version the endpoint speaks (2025's too, when it
- * serves both lanes): what an unsupported version's error lists, for the client to pick from.
+ * The lane's methods. `handshakeVersions`: the versions of the 2025 handshake the endpoint also keeps
+ * (none when it speaks this lane only), which an unsupported version's error names.
  */
-export function statelessMethods(server: ServerInfo, catalogue: ToolCatalogue, servedVersions: readonly string[]): StatelessMethods {
+export function statelessMethods(server: ServerInfo, catalogue: ToolCatalogue, handshakeVersions: readonly string[]): StatelessMethods {
   const listing = toolListing(catalogue);
   const resultMeta = { [META_SERVER_INFO]: server };
   return async (request, headers, signal) => {
     const params: Params = request.params ?? {};
-    const version = checkEnvelope(params, servedVersions);
+    // The headers first: a body and headers that disagree are refused as such, whatever the version.
+    const version = checkEnvelope(params);
     checkHeaders(request, headers, version);
+    checkVersion(version, handshakeVersions);
     switch (request.method) {
       case 'server/discover':
         return {
@@ -92,7 +94,7 @@ export function statelessMethods(server: ServerInfo, catalogue: ToolCatalogue, s
 }
 
 /** The request's protocol version, once its `_meta` holds what the revision requires. */
-function checkEnvelope(params: Params, servedVersions: readonly string[]): string {
+function checkEnvelope(params: Params): string {
   const meta = params._meta;
   const version = isObject(meta) ? meta[META_PROTOCOL_VERSION] : undefined;
   const capabilities = isObject(meta) ? meta[META_CLIENT_CAPABILITIES] : undefined;
@@ -103,13 +105,21 @@ function checkEnvelope(params: Params, servedVersions: readonly string[]): strin
       400,
     );
   }
-  if (!STATELESS_VERSIONS.includes(version)) {
-    throw new StatelessError(UNSUPPORTED_PROTOCOL_VERSION, `Unsupported protocol version: ${version.slice(0, 40)} (supported: ${servedVersions.join(', ')}).`, 400, {
-      supported: servedVersions,
-      requested: version.slice(0, 100),
-    });
-  }
   return version;
+}
+
+/**
+ * A version of this lane, or -32022 with the versions it speaks (as server/discover lists them): a
+ * client of both revisions that finds none it shares falls back to the handshake, which the error's
+ * message names when the endpoint keeps it.
+ */
+function checkVersion(version: string, handshake: readonly string[]): void {
+  if (STATELESS_VERSIONS.includes(version)) return;
+  const also = handshake.length > 0 ? `; the initialize handshake takes ${handshake.join(', ')}` : '';
+  throw new StatelessError(UNSUPPORTED_PROTOCOL_VERSION, `Unsupported protocol version: ${version.slice(0, 40)} (supported: ${STATELESS_VERSIONS.join(', ')}${also}).`, 400, {
+    supported: STATELESS_VERSIONS,
+    requested: version.slice(0, 100),
+  });
 }
 
 /** The headers must say what the body says: the version, the method and, for a tool call, the tool. */

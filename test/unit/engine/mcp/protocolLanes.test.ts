@@ -104,7 +104,9 @@ describe('MCP: the 2026-07-28 lane beside the 2025 handshake', function () {
       const { status, body } = await post2026(url, 'tools/list', { _meta: META('2027-01-01') }, { 'MCP-Protocol-Version': '2027-01-01' });
       assert.equal(status, 400);
       assert.equal(body.error?.code, -32022);
-      assert.deepEqual(body.error?.data, { supported: ['2026-07-28', '2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05', '2024-10-07'], requested: '2027-01-01' });
+      // The versions of this lane, as server/discover lists them; the message names the handshake's too.
+      assert.deepEqual(body.error?.data, { supported: ['2026-07-28'], requested: '2027-01-01' });
+      assert.match(body.error?.message ?? '', /the initialize handshake takes 2025-11-25, 2025-06-18/);
     });
 
     it('refuses a request whose headers disagree with its body (-32020), or that lacks the capabilities (-32602), with 400', async function () {
@@ -112,6 +114,9 @@ describe('MCP: the 2026-07-28 lane beside the 2025 handshake', function () {
       assert.deepEqual([wrongMethod.status, wrongMethod.body.error?.code], [400, -32020]);
       const noVersionHeader = await post2026(url, 'tools/list', { _meta: META() }, { 'MCP-Protocol-Version': undefined });
       assert.deepEqual([noVersionHeader.status, noVersionHeader.body.error?.code], [400, -32020]);
+      // Headers and body that disagree are refused as such, even when the body's version is not served.
+      const otherVersion = await post2026(url, 'tools/list', { _meta: META('2027-01-01') });
+      assert.deepEqual([otherVersion.status, otherVersion.body.error?.code], [400, -32020]);
       const args = { repo: SAMPLE_APP_NAME, path: 'src/config.ts' };
       const wrongName = await post2026(url, 'tools/call', { _meta: META(), name: 'read_file', arguments: args }, { 'Mcp-Name': 'list_files' });
       assert.deepEqual([wrongName.status, wrongName.body.error?.code], [400, -32020]);
