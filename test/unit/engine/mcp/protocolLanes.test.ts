@@ -160,6 +160,32 @@ describe('MCP: the 2026-07-28 lane beside the 2025 handshake', function () {
     });
   });
 
+  describe('a token without the tool server\'s scope', function () {
+    let engine: TestEngine;
+    before(async function () {
+      engine = await startTestEngine({ paceMs: 0, users: [{ token: TEST_TOKENS[0], id: 1, scopes: ['externalapi:read'] }] });
+    });
+    after(async function () {
+      await engine?.dispose();
+    });
+
+    it('is refused alike in both lanes (403, naming the scope)', async function () {
+      const url = `${engine.url}/.api/mcp/all`;
+      const modern = await fetch(url, {
+        method: 'POST',
+        headers: { ...AUTH, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', 'MCP-Protocol-Version': '2026-07-28', 'Mcp-Method': 'server/discover' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'server/discover', params: { _meta: META() } }),
+      });
+      const legacy = await fetch(url, {
+        method: 'POST',
+        headers: { ...AUTH, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'old', version: '1' } } }),
+      });
+      assert.deepEqual([modern.status, legacy.status], [403, 403]);
+      assert.match(await modern.text(), /mcp/);
+    });
+  });
+
   describe('an engine of one lane', function () {
     let engine: TestEngine | undefined;
     afterEach(async function () {
