@@ -3,9 +3,10 @@
  * the official SDK (2.x), every request through the extension's undici dispatcher with the token in
  * the Authorization header. It speaks the 2026-07-28 stateless revision where the server does and
  * the 2025 handshake where it does not: the SDK asks (`server/discover`) and falls back, and the
- * answer is remembered per endpoint, as the conversation API's generation is per instance. The endpoint is found once per connection, as the one of every generation's
- * (`/.api/mcp/all`, `/.api/mcp`, `/.api/mcp/v1`) that serves the most of the tools the extension uses;
- * names and arguments are then spoken as that server declares them. An instance that has none (older
+ * answer is remembered per endpoint, as the conversation API's generation is per instance. The
+ * endpoint is found once per connection, as the one of every generation's (`/.api/mcp/all`,
+ * `/.api/mcp`, `/.api/mcp/v1`) that serves the most of the tools the extension uses; names and
+ * arguments are then spoken as that server declares them. An instance that has none (older
  * than 6.8) is remembered as such, so features can say so once and stay out of the way.
  */
 import type { Client, PriorDiscovery } from '@modelcontextprotocol/client';
