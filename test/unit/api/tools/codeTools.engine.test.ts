@@ -3,14 +3,13 @@
  * server over real HTTP, on the real repositories the MCP fixture builds.
  */
 import assert from 'node:assert/strict';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { Agent, type Dispatcher } from 'undici';
 import { CodeTools } from '../../../../src/api/tools/codeTools';
 import { ToolClient, isToolServerMissing } from '../../../../src/api/tools/toolClient';
 import { firstMatchingLine } from '../../../../src/api/tools/toolResults';
 import type { EngineVariant } from '../../../../src/engine/options';
 import { TEST_TOKENS, startTestEngine, type TestEngine } from '../../../support/engineHarness';
+import { startPassThroughProxy } from '../../../support/passThroughProxy';
 import { APP, BIG_FILE, LIB, TOOLS, useMcpWorld, type McpWorld } from '../../engine/mcp/fixture';
 import { definitionQuery, isSearchableSymbol, referencesQuery } from '../../../../src/api/tools/symbolSearch';
 import { everythingIn, expectError } from '../expectError';
@@ -30,11 +29,8 @@ interface RecordingProxy {
 async function recordingProxy(target: string): Promise<RecordingProxy> {
   const called: Array<{ name: string; arguments: unknown }> = [];
   const methods: string[] = [];
-  const server = createServer((request, response) => {
-    void (async () => {
-      const chunks: Buffer[] = [];
-      for await (const chunk of request) chunks.push(chunk as Buffer);
-      const body = Buffer.concat(chunks);
+  const proxy = await startPassThroughProxy(target, {
+    onBody: (body) => {
       try {
         const message = JSON.parse(body.toString('utf8')) as { method?: string; params?: { name?: string; arguments?: unknown } };
         if (message.method) methods.push(message.method);
@@ -42,29 +38,14 @@ async function recordingProxy(target: string): Promise<RecordingProxy> {
       } catch {
         // Not JSON: passed on as it is.
       }
-      const headers = new Headers();
-      for (const [name, value] of Object.entries(request.headers)) {
-        if (typeof value === 'string' && !['host', 'connection', 'content-length', 'keep-alive', 'transfer-encoding'].includes(name)) headers.set(name, value);
-      }
-      const answer = await fetch(target + (request.url ?? '/'), { method: request.method, headers, body: request.method === 'GET' || request.method === 'HEAD' ? undefined : body });
-      const passed: Record<string, string> = {};
-      answer.headers.forEach((value, name) => {
-        if (!['content-length', 'content-encoding', 'transfer-encoding', 'connection', 'keep-alive'].includes(name)) passed[name] = value;
-      });
-      response.writeHead(answer.status, passed);
-      response.end(Buffer.from(await answer.arrayBuffer()));
-    })().catch(() => response.destroy());
+    },
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    url: proxy.url,
     calls: () => called.map((call) => call.name),
     arguments: () => new Map(called.map((call) => [call.name, call.arguments])),
     methods: () => [...methods],
-    close: async () => {
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
+    close: () => proxy.close(),
   };
 }
 

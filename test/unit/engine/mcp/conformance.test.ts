@@ -12,12 +12,11 @@ import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
 import { startTestEngine, TEST_TOKENS, type TestEngine } from '../../../support/engineHarness';
+import { startPassThroughProxy, type PassThroughProxy } from '../../../support/passThroughProxy';
 
 const run = promisify(execFile);
 const ROOT = path.join(__dirname, '..', '..', '..', '..');
@@ -54,40 +53,20 @@ interface Check {
 describe('MCP: the official conformance suite', function () {
   this.timeout(240_000);
   let engine: TestEngine;
-  let proxy: Server;
+  let proxy: PassThroughProxy | undefined;
   let url: string;
   let output: string;
 
   before(async function () {
     assert.ok(existsSync(NODE), `no Node 22+ at ${NODE}: run npm run setup:vscode (npm test does) first`);
     engine = await startTestEngine({ paceMs: 0 });
-    proxy = createServer((request, response) => {
-      void (async () => {
-        const chunks: Buffer[] = [];
-        for await (const chunk of request) chunks.push(chunk as Buffer);
-        const headers = new Headers();
-        for (const [name, value] of Object.entries(request.headers)) {
-          if (typeof value === 'string' && !['host', 'connection', 'content-length', 'keep-alive', 'transfer-encoding'].includes(name)) headers.set(name, value);
-        }
-        headers.set('authorization', `token ${TEST_TOKENS[0]}`);
-        const method = request.method ?? 'GET';
-        const answer = await fetch(engine.url + (request.url ?? '/'), { method, headers, body: method === 'GET' || method === 'HEAD' || method === 'DELETE' ? undefined : Buffer.concat(chunks) });
-        const passed: Record<string, string> = {};
-        answer.headers.forEach((value, name) => {
-          if (!['content-length', 'content-encoding', 'transfer-encoding', 'connection', 'keep-alive'].includes(name)) passed[name] = value;
-        });
-        response.writeHead(answer.status, passed);
-        response.end(Buffer.from(await answer.arrayBuffer()));
-      })().catch(() => response.destroy());
-    });
-    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
-    url = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}/.api/mcp/all`;
+    proxy = await startPassThroughProxy(engine.url, { setHeaders: { authorization: `token ${TEST_TOKENS[0]}` } });
+    url = `${proxy.url}/.api/mcp/all`;
     output = await mkdtemp(path.join(tmpdir(), 'dse-conformance-'));
   });
 
   after(async function () {
-    proxy?.closeAllConnections();
-    await new Promise<void>((resolve) => (proxy ? proxy.close(() => resolve()) : resolve()));
+    await proxy?.close();
     await engine?.dispose();
     if (output) await rm(output, { recursive: true, force: true });
   });
