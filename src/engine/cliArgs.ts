@@ -261,21 +261,11 @@ function apply(config: CliConfig, flag: string, value: string): string | undefin
       config.ripgrepPath = value;
       return undefined;
     case '--conversation-apis':
-      if (!(CONVERSATION_APIS as readonly string[]).includes(value)) {
-        return `--conversation-apis must be one of ${CONVERSATION_APIS.join(', ')}, not "${value.slice(0, 40)}".`;
-      }
-      config.conversationApis = value as ConversationApis;
-      return undefined;
+      return oneOf(flag, CONVERSATION_APIS, value, (chosen) => (config.conversationApis = chosen));
     case '--tool-server':
-      if (!(TOOL_SERVER_GENERATIONS as readonly string[]).includes(value)) {
-        return `--tool-server must be one of ${TOOL_SERVER_GENERATIONS.join(', ')}, not "${value.slice(0, 40)}".`;
-      }
-      config.toolServer = value as ToolServerGeneration;
-      return undefined;
+      return oneOf(flag, TOOL_SERVER_GENERATIONS, value, (chosen) => (config.toolServer = chosen));
     case '--tool-protocol':
-      if (!(TOOL_PROTOCOLS as readonly string[]).includes(value)) return `--tool-protocol must be one of ${TOOL_PROTOCOLS.join(', ')}, not "${value.slice(0, 40)}".`;
-      config.toolProtocol = value as ToolProtocol;
-      return undefined;
+      return oneOf(flag, TOOL_PROTOCOLS, value, (chosen) => (config.toolProtocol = chosen));
     case '--disable-tool': {
       const tool = value.replace(/^sg_/, '');
       if (!(TOOL_SERVER_TOOLS as readonly string[]).includes(tool)) {
@@ -337,6 +327,14 @@ function apply(config: CliConfig, flag: string, value: string): string | undefin
     default:
       return `Unknown option ${flag}.`;
   }
+}
+
+/** Takes a value that must be one of `values`, or says which it may be. */
+function oneOf<T extends string>(flag: string, values: readonly T[], value: string, take: (chosen: T) => void): string | undefined {
+  const chosen = values.find((candidate) => candidate === value);
+  if (chosen === undefined) return `${flag} must be one of ${values.join(', ')}, not "${value.slice(0, 40)}".`;
+  take(chosen);
+  return undefined;
 }
 
 function wholeNumber(value: string): number | undefined {
