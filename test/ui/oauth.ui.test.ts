@@ -1,4 +1,5 @@
 import * as assert from 'node:assert/strict';
+import { connect } from 'node:net';
 import type { Page } from 'playwright-core';
 import { OAUTH_PATHS } from '../../src/contract/oauthWire';
 import { VSCodeUi } from './vscodeUi';
@@ -48,6 +49,18 @@ describe('Sign in with OAuth (UI)', function () {
       'the three ways, in this order',
     );
     await rows.filter({ hasText: way }).click();
+  }
+
+  /** Whether something accepts TCP connections at the host and port of `url`. */
+  function accepts(url: URL): Promise<boolean> {
+    return new Promise((resolve) => {
+      const socket = connect(Number(url.port), url.hostname);
+      socket.once('connect', () => {
+        socket.destroy();
+        resolve(true);
+      });
+      socket.once('error', () => resolve(false));
+    });
   }
 
   /** The browser tab VS Code opens next. */
@@ -132,11 +145,15 @@ describe('Sign in with OAuth (UI)', function () {
     const waiting = ui.toast(/Finish signing in in your browser/);
     await waiting.waitFor();
     const consent = await nextTab(from);
+    const callback = new URL(new URL(consent.url()).searchParams.get('redirect_uri') ?? '');
+    assert.equal(await accepts(callback), true, 'VS Code listens for the answer while the sign-in is pending');
     await waiting.locator('.monaco-button', { hasText: /^Cancel$/ }).click();
     await waiting.waitFor({ state: 'hidden' });
-    // Approving afterwards reaches no listener: VS Code stopped waiting.
+    // The notification hides at once; the extension host hears of the cancel a moment later.
+    await ui.eventually(async () => !(await accepts(callback)), 'VS Code to stop listening for the answer');
+    // Approving afterwards reaches no listener: the browser shows its own connection error.
     await consent.getByRole('button', { name: 'Authorize' }).click();
-    await consent.waitForURL(/^(chrome-error:|http:\/\/127\.0\.0\.1:\d+\/callback)/, { waitUntil: 'commit' }).catch(() => undefined);
+    await consent.waitForURL(/^chrome-error:/, { waitUntil: 'commit' });
     await ui.page.waitForTimeout(1000);
     assert.equal(tokenRequests(), before, 'no code was exchanged');
     assert.equal(await ui.paletteOffers('Deep Search: Sign Out'), false, 'still signed out');
