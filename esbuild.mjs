@@ -93,9 +93,14 @@ const bundles = {
   webview: {
     ...common,
     entryPoints: ['src/webview/main.ts'],
-    outfile: 'dist/webview/webview.js',
+    outdir: 'dist/webview',
+    entryNames: 'webview',
+    // A module script: what only some answers need (the diagram library, the preview's syntax
+    // colours) is split into chunks that the page imports when an answer first needs them.
+    format: 'esm',
+    splitting: true,
+    chunkNames: 'chunks/[name]-[hash]',
     platform: 'browser',
-    format: 'iife',
     target: 'chrome120',
   },
   // The engine as a library, shared by the CLI and the engine the extension starts.
@@ -161,6 +166,8 @@ const grammarAssets = ['tree-sitter.wasm', ...grammars.map((id) => `tree-sitter-
 if (production && !only) rmSync('dist', { recursive: true, force: true });
 if (!only || only === 'webview') {
   mkdirSync('dist/webview', { recursive: true });
+  // Chunk names carry their content's hash: those of an earlier build would pile up.
+  rmSync('dist/webview/chunks', { recursive: true, force: true });
   for (const [from, to] of webviewAssets) if (existsSync(from)) copyFileSync(from, to);
 }
 if (!only || only.startsWith('engine')) {

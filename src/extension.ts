@@ -86,6 +86,7 @@ export function activate(context: vscode.ExtensionContext): DeepSearchExtensionA
   const tree = new ConversationTree(store);
   const panels: ConversationPanels = new ConversationPanels(context.extensionUri, store, {
     openLink: (href) => links.open(href),
+    previewCitation: (href) => links.preview(href),
     copyShareLink: (id) => vscode.commands.executeCommand('deepSearch.copyShareLink', id),
     openInBrowser: (id) => vscode.commands.executeCommand('deepSearch.openInBrowser', id),
     exportMarkdown: (id) => vscode.commands.executeCommand('deepSearch.exportMarkdown', id),

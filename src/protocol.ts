@@ -20,6 +20,18 @@ export interface PanelViewState {
   pendingFollowup?: { requestId: number; text: string };
 }
 
+/**
+ * The cited lines of a citation, for its preview: from the workspace's checkout when it has the
+ * repository, else from the instance's tool server. At most `MAX_PREVIEW_LINES` lines, each cut at
+ * `MAX_PREVIEW_LINE_LENGTH` characters; `more` says how many cited lines are not shown.
+ */
+export type CitationPreview =
+  | { ok: true; from: 'workspace' | 'instance'; startLine: number; lines: string[]; more: number }
+  | { ok: false; message: string };
+
+export const MAX_PREVIEW_LINES = 40;
+export const MAX_PREVIEW_LINE_LENGTH = 400;
+
 /** How a request of the webview ended: done, or not, with what to tell the user. */
 export type RequestOutcome = { ok: true } | { ok: false; message: string };
 
@@ -32,6 +44,8 @@ export type HostMessage =
       canEdit: boolean;
       /** Host clock in ms, so elapsed times agree with the host. */
       now: number;
+      /** The instance the conversation lives on: absolute links on it can be citations. */
+      instanceUrl?: string;
     }
   /** Questions that changed or were added since the last message, matched by id. */
   | { type: 'questions'; summary: ConversationSummary; questions: Question[]; now: number }
@@ -41,7 +55,9 @@ export type HostMessage =
    */
   | { type: 'reply'; requestId: number; outcome: RequestOutcome }
   /** The conversation no longer exists on the server. */
-  | { type: 'removed'; message: string };
+  | { type: 'removed'; message: string }
+  /** The lines a citation cites, answering the webview's `preview` of the same id. */
+  | { type: 'preview'; previewId: number; preview: CitationPreview };
 
 export type PanelAction = 'copyShareLink' | 'openInBrowser' | 'export' | 'delete';
 
@@ -53,7 +69,9 @@ export type WebviewMessage =
   /** Every click on a link: the host decides what opens, the webview never navigates. */
   | { type: 'openLink'; href: string }
   | { type: 'copyText'; text: string }
-  | { type: 'action'; action: PanelAction };
+  | { type: 'action'; action: PanelAction }
+  /** The cited lines of a citation the user hovered or focused (never asked otherwise). */
+  | { type: 'preview'; previewId: number; href: string };
 
 const WEBVIEW_MESSAGE_TYPES: ReadonlySet<string> = new Set<WebviewMessage['type']>([
   'ready',
@@ -62,6 +80,7 @@ const WEBVIEW_MESSAGE_TYPES: ReadonlySet<string> = new Set<WebviewMessage['type'
   'openLink',
   'copyText',
   'action',
+  'preview',
 ]);
 const PANEL_ACTIONS: ReadonlySet<string> = new Set<PanelAction>(['copyShareLink', 'openInBrowser', 'export', 'delete']);
 
@@ -83,6 +102,8 @@ export function isWebviewMessage(value: unknown): value is WebviewMessage {
       return typeof message.text === 'string';
     case 'action':
       return typeof message.action === 'string' && PANEL_ACTIONS.has(message.action);
+    case 'preview':
+      return isRequestId(message.previewId) && typeof message.href === 'string' && message.href.length <= 4_000;
   }
 }
 

@@ -8,11 +8,13 @@ import * as vscode from 'vscode';
 import { conversationLabel, type ConversationStore } from '../conversations/conversationStore';
 import { errorMessage, isDeepSearchError } from '../api/errors';
 import type { Conversation } from '../conversations/model';
-import { changedQuestions, isWebviewMessage, type HostMessage, type PanelViewState, type WebviewMessage } from '../protocol';
+import { changedQuestions, isWebviewMessage, type CitationPreview, type HostMessage, type PanelViewState, type WebviewMessage } from '../protocol';
 import { Disposables } from './disposables';
 import { createNonce, panelHtml } from './panelHtml';
 
 export const PANEL_VIEW_TYPE = 'deepSearch.conversation';
+/** Citation previews kept per panel; the oldest go first. */
+const MAX_CACHED_PREVIEWS = 300;
 
 /**
  * Which instance an open panel's conversation lives on, kept across reloads: ids are only unique
@@ -29,6 +31,8 @@ export interface PanelInstances {
 /** What the panel's header buttons and links do; implemented by the commands. */
 export interface PanelActions {
   openLink(href: string): PromiseLike<unknown>;
+  /** The cited lines of a link, for its preview; never rejects. */
+  previewCitation(href: string): Promise<CitationPreview>;
   copyShareLink(id: number): PromiseLike<unknown>;
   openInBrowser(id: number): PromiseLike<unknown>;
   exportMarkdown(id: number): PromiseLike<unknown>;
@@ -145,6 +149,8 @@ class PanelHost {
   /** The outcome of a follow-up sent while the page was hidden (and discarded), for its next load. */
   private pendingOutcome: HostMessage | undefined;
   private loadFailures = 0;
+  /** Previews of this conversation's citations, by link: each read once while the panel is open. */
+  private readonly previews = new Map<string, Promise<CitationPreview>>();
   private readonly disposables: vscode.Disposable[] = [];
   private disposed = false;
 
@@ -269,7 +275,7 @@ class PanelHost {
     if (!this.ready) return;
     const canEdit = !this.store.isReadOnly(this.id);
     if (!this.shown || canEdit !== this.shownCanEdit) {
-      this.post({ type: 'snapshot', conversation, canEdit, now: Date.now() });
+      this.post({ type: 'snapshot', conversation, canEdit, now: Date.now(), instanceUrl: this.store.instanceUrl });
       this.shownCanEdit = canEdit;
     } else {
       const questions = changedQuestions(this.shown, conversation);
@@ -313,6 +319,11 @@ class PanelHost {
         return this.run(() => this.actions.openLink(message.href));
       case 'copyText':
         return this.run(() => vscode.env.clipboard.writeText(message.text));
+      case 'preview': {
+        const preview = await this.preview(message.href);
+        this.post({ type: 'preview', previewId: message.previewId, preview });
+        return;
+      }
       case 'action':
         switch (message.action) {
           case 'copyShareLink':
@@ -325,6 +336,18 @@ class PanelHost {
             return this.run(() => this.actions.deleteConversation(this.id));
         }
     }
+  }
+
+  private preview(href: string): Promise<CitationPreview> {
+    let preview = this.previews.get(href);
+    if (!preview) {
+      preview = this.actions.previewCitation(href);
+      if (this.previews.size >= MAX_CACHED_PREVIEWS) this.previews.delete(this.previews.keys().next().value!);
+      this.previews.set(href, preview);
+      // A failure (unreachable, signed out) is not kept: the next hover asks again.
+      void preview.then((result) => !result.ok && this.previews.get(href) === preview && this.previews.delete(href));
+    }
+    return preview;
   }
 
   private async askFollowup(requestId: number, text: string): Promise<void> {

@@ -12,7 +12,7 @@ export interface PanelHtmlOptions {
   cspSource: string;
   /** Fresh for every HTML document: see `createNonce()`. */
   nonce: string;
-  /** The webview bundle (`dist/webview.js`) as a webview URI. */
+  /** The webview bundle (`dist/webview/webview.js`, a module script that imports its chunks) as a webview URI. */
   scriptUri: string;
   /** `media/panel.css` and `codicon.css` (and nothing inline) as webview URIs. */
   styleUris: string[];
@@ -67,7 +67,7 @@ ${styles}
     <main id="app" class="panel" aria-busy="true">
       <p class="loading">${escapeText(loading)}</p>
     </main>
-${bundleScript}    <script nonce="${escapeAttribute(options.nonce)}" src="${escapeAttribute(options.scriptUri)}"></script>
+${bundleScript}    <script type="module" nonce="${escapeAttribute(options.nonce)}" src="${escapeAttribute(options.scriptUri)}"></script>
   </body>
 </html>
 `;

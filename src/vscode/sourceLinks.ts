@@ -10,6 +10,10 @@ import { remoteUri } from './tools/remoteFiles';
 import type { ToolAccess } from './tools/toolAccess';
 import type { WorkspaceRepositories } from './workspaceRepositories';
 import { errorMessage } from '../api/errors';
+import { MAX_PREVIEW_LINE_LENGTH, MAX_PREVIEW_LINES, type CitationPreview } from '../protocol';
+
+/** A workspace file larger than this is not read for a preview. */
+const MAX_PREVIEW_FILE_BYTES = 8 * 1024 * 1024;
 
 export class SourceLinkOpener {
   constructor(
@@ -63,6 +67,46 @@ export class SourceLinkOpener {
     const uri = local ?? ((await this.access.has('read_file')) ? remoteUri({ repo: target.repoName, revision: target.revision, path: target.path }) : undefined);
     if (!uri || !target.startLine) return uri;
     return new vscode.Location(uri, new vscode.Range(target.startLine - 1, 0, (target.endLine ?? target.startLine) - 1, 0));
+  }
+
+  /**
+   * The lines a citation cites, for its preview: from the workspace's checkout when it has the
+   * file (as opening the link would show it), else from the tool server (`read_file` with the
+   * range). Bounded in lines and characters; never throws.
+   */
+  async preview(href: string, signal?: AbortSignal): Promise<CitationPreview> {
+    const instanceUrl = this.instanceUrl();
+    const target = instanceUrl ? linkTarget(href, instanceUrl) : undefined;
+    if (target?.kind !== 'file' || target.startLine === undefined) return { ok: false, message: vscode.l10n.t('This link cites no lines of a file.') };
+    const startLine = target.startLine;
+    const endLine = Math.max(startLine, target.endLine ?? startLine);
+    const shownEnd = Math.min(endLine, startLine + MAX_PREVIEW_LINES - 1);
+    const bounded = (lines: string[]): CitationPreview => ({
+      ok: true,
+      from: local ? 'workspace' : 'instance',
+      startLine,
+      lines: lines.slice(0, MAX_PREVIEW_LINES).map((line) => (line.length > MAX_PREVIEW_LINE_LENGTH ? `${line.slice(0, MAX_PREVIEW_LINE_LENGTH)}…` : line)),
+      more: endLine - shownEnd,
+    });
+    let local: vscode.Uri | undefined;
+    try {
+      local = await this.locations.localFile(target.repoName, target.path);
+      if (local) {
+        if ((await vscode.workspace.fs.stat(local)).size > MAX_PREVIEW_FILE_BYTES) return { ok: false, message: vscode.l10n.t('{0} is too large to preview: open the link to see the lines.', target.path) };
+        const text = new TextDecoder().decode(await vscode.workspace.fs.readFile(local));
+        const lines = text.split(/\r?\n/);
+        if (startLine > lines.length) return { ok: false, message: vscode.l10n.t('{0} in the workspace has {1} lines: the cited lines are not in it.', target.path, lines.length) };
+        return bounded(lines.slice(startLine - 1, shownEnd));
+      }
+      if (!(await this.access.has('read_file'))) return { ok: false, message: vscode.l10n.t('The instance cannot read files for a preview here: open the link to see the lines.') };
+      const tools = await this.access.ready();
+      const read = await tools.readLines({ repo: target.repoName, revision: target.revision, path: target.path }, startLine, shownEnd, signal);
+      const lines = read.filter((line) => line.line >= startLine && line.line <= shownEnd).map((line) => line.text);
+      if (lines.length === 0) return { ok: false, message: vscode.l10n.t('The instance returned none of the cited lines of {0}.', target.path) };
+      return bounded(lines);
+    } catch (error) {
+      return { ok: false, message: vscode.l10n.t('Could not read the cited lines of {0}: {1}', target.path, errorMessage(error)) };
+    }
   }
 
   /** The file from the tool server at its lines; if it cannot be read, the browser is offered. */

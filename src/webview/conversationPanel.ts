@@ -4,7 +4,8 @@
  * small view state (draft, scroll) the page persists with `setState`.
  */
 import type { Conversation, Question } from '../conversations/model';
-import type { ConversationSummary, PanelAction, PanelViewState, RequestOutcome } from '../protocol';
+import type { CitationPreview, ConversationSummary, PanelAction, PanelViewState, RequestOutcome } from '../protocol';
+import { CitationPreviewer } from './citationPreview';
 import { ConversationHeader } from './conversationHeader';
 import { codicon, element } from './dom';
 import { FollowupBox } from './followupBox';
@@ -47,6 +48,11 @@ export class ConversationPanel {
   /** Requests posted and not yet answered, by id. */
   private readonly pending = new Map<number, PendingRequest>();
   private nextRequestId: number;
+  private instanceUrl?: string;
+  private readonly previewer: CitationPreviewer;
+  /** Previews asked of the host and not yet answered, by id. */
+  private readonly previewReplies = new Map<number, (preview: CitationPreview) => void>();
+  private nextPreviewId = 1;
 
   constructor(
     private readonly root: HTMLElement,
@@ -64,7 +70,9 @@ export class ConversationPanel {
       onCancel: (questionId) => this.host.postMessage({ type: 'cancel', requestId: this.request({ kind: 'cancel', questionId }), questionId }),
       onAskFollowup: (text) => this.askFollowup(text, 'suggestion'),
       onCopy: (text) => this.host.postMessage({ type: 'copyText', text }),
+      instanceUrl: () => this.instanceUrl,
     };
+    this.previewer = new CitationPreviewer(root, (href) => this.askPreview(href), () => this.instanceUrl);
     this.header = new ConversationHeader((action: PanelAction) => this.host.postMessage({ type: 'action', action }));
     this.notice = element('div', 'notice');
     this.notice.setAttribute('role', 'alert');
@@ -81,8 +89,10 @@ export class ConversationPanel {
    * A full snapshot: shows exactly its questions, restoring draft and scroll the first time. Views
    * of questions already shown are updated in place, so their answers are not rendered again.
    */
-  showSnapshot(conversation: Conversation, canEdit: boolean, now: number): void {
+  showSnapshot(conversation: Conversation, canEdit: boolean, now: number, instanceUrl?: string): void {
     const firstSnapshot = this.conversationId === undefined;
+    if (conversation.id !== this.conversationId || instanceUrl !== this.instanceUrl) this.previewer.clear();
+    this.instanceUrl = instanceUrl;
     const shown = conversation.id === this.conversationId ? this.views : new Map<number, QuestionView>();
     const keptDraft = this.box?.draft;
     this.clockOffset = now - Date.now();
@@ -120,6 +130,20 @@ export class ConversationPanel {
       this.questionList.lastElementChild?.scrollIntoView({ block: 'start' });
     }
     this.saveState();
+  }
+
+  /** The host's answer to a `preview`. */
+  previewArrived(previewId: number, preview: CitationPreview): void {
+    this.previewReplies.get(previewId)?.(preview);
+    this.previewReplies.delete(previewId);
+  }
+
+  private askPreview(href: string): Promise<CitationPreview> {
+    const previewId = this.nextPreviewId++;
+    return new Promise((resolve) => {
+      this.previewReplies.set(previewId, resolve);
+      this.host.postMessage({ type: 'preview', previewId, href });
+    });
   }
 
   /** Questions that changed or were added since the last message. */

@@ -29,7 +29,7 @@ window.addEventListener('message', (event: MessageEvent<unknown>) => {
 function dispatch(message: HostMessage): void {
   switch (message.type) {
     case 'snapshot':
-      panel.showSnapshot(message.conversation, message.canEdit, message.now);
+      panel.showSnapshot(message.conversation, message.canEdit, message.now, message.instanceUrl);
       break;
     case 'questions':
       panel.applyQuestions(message.summary, message.questions, message.now);
@@ -39,6 +39,9 @@ function dispatch(message: HostMessage): void {
       break;
     case 'removed':
       panel.showRemoved(message.message);
+      break;
+    case 'preview':
+      panel.previewArrived(message.previewId, message.preview);
       break;
     default: {
       // Compile-time: every HostMessage is handled. Run time: anything else is ignored.

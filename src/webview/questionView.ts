@@ -4,7 +4,9 @@
  * follow-ups; or the failure; or the cancellation). The article element lives as long as the
  * question does; updates touch only what changed.
  */
+import type { Citation } from '../conversations/citations';
 import type { Question, Source, Turn } from '../conversations/model';
+import { citationList, markCitations } from './citationMarks';
 import { button, codicon, element, hasFocusWithin, hiddenLabel } from './dom';
 import { elapsedSince, formatDuration, statsParts } from '../format';
 import { isOpenableHref } from './linkPolicy';
@@ -19,6 +21,8 @@ export interface QuestionContext {
   onCancel(questionId: number): void;
   onAskFollowup(text: string): void;
   onCopy(text: string): void;
+  /** The instance the conversation lives on (absolute links on it can be citations). */
+  instanceUrl(): string | undefined;
 }
 
 /** What can make buttons unavailable without the question itself changing. */
@@ -62,7 +66,7 @@ export class QuestionView {
    * any other change (title, stats, follow-ups) moves this very element instead of rendering the
    * Markdown again.
    */
-  private renderedAnswer?: { markdown: string; element: HTMLElement };
+  private renderedAnswer?: { markdown: string; element: HTMLElement; citations: Citation[] };
   private controls: ControlState;
 
   constructor(question: Question, private readonly context: QuestionContext, controls: ControlState) {
@@ -258,7 +262,8 @@ export class QuestionView {
     this.bodyElement.append(answer);
     if (question.title?.trim()) answer.append(element('h3', 'answer-title', question.title));
     if (question.answer?.trim()) {
-      this.showAnswer(answer, question.answer);
+      const citations = this.showAnswer(answer, question.answer);
+      if (citations.length > 0) this.bodyElement.append(citationList(citations, question.id));
     } else {
       answer.append(element('p', 'empty-answer', strings.noAnswer));
     }
@@ -268,21 +273,26 @@ export class QuestionView {
     if (question.suggestedFollowups.length > 0) this.bodyElement.append(this.followupList());
   }
 
-  /** Puts the answer in `section` (already in the question), rendering it only if it is new. */
-  private showAnswer(section: HTMLElement, markdown: string): void {
+  /**
+   * Puts the answer in `section` (already in the question), rendering it only if it is new;
+   * returns its citations.
+   */
+  private showAnswer(section: HTMLElement, markdown: string): Citation[] {
     if (this.renderedAnswer?.markdown === markdown) {
       section.append(this.renderedAnswer.element);
-      return;
+      return this.renderedAnswer.citations;
     }
     const started = performance.now();
     const container = element('div', 'markdown');
     // The only markup from the server that reaches the DOM, and only sanitised (markdown.ts).
     // Built apart, with its code-block headers, and put in the page at once.
     renderMarkdownInto(container, markdown, wrapCodeBlock);
+    const citations = markCitations(container, this.context.instanceUrl());
     container.addEventListener('click', (event) => onCopyClick(event, (text) => this.context.onCopy(text)));
     section.append(container);
-    this.renderedAnswer = { markdown, element: container };
+    this.renderedAnswer = { markdown, element: container, citations };
     performance.measure(ANSWER_RENDERED, { start: started, detail: { questionId: this.question.id, length: markdown.length } });
+    return citations;
   }
 
   private buildFailed(): void {

@@ -89,7 +89,6 @@ export interface PanelServer {
 }
 
 const STATIC_FILES: Record<string, { file: string; type: string }> = {
-  '/dist/webview.js': { file: 'dist/webview/webview.js', type: 'text/javascript' },
   '/media/panel.css': { file: 'media/panel.css', type: 'text/css' },
   '/codicons/codicon.css': { file: 'node_modules/@vscode/codicons/dist/codicon.css', type: 'text/css' },
   '/codicons/codicon.ttf': { file: 'node_modules/@vscode/codicons/dist/codicon.ttf', type: 'font/ttf' },
@@ -117,13 +116,13 @@ export async function startPanelServer(options: PanelServerOptions = {}): Promis
       let html = panelHtml({
         cspSource: origin,
         nonce,
-        scriptUri: `${origin}/dist/webview.js`,
+        scriptUri: `${origin}/dist/webview/webview.js`,
         styleUris: [`${origin}/codicons/codicon.css`, `${origin}/theme/${theme}.css`, `${origin}/media/panel.css`],
         title: 'Deep Search',
         l10nBundle: bundle === null ? undefined : (JSON.parse(bundle) as Record<string, string>),
       });
       if (options.probeScript) {
-        const bundleTag = `<script nonce="${nonce}" src="${origin}/dist/webview.js">`;
+        const bundleTag = `<script type="module" nonce="${nonce}" src="${origin}/dist/webview/webview.js">`;
         if (!html.includes(bundleTag)) throw new Error('panelHtml changed: cannot place the probe script');
         html = html.replace(bundleTag, `<script nonce="${nonce}" src="${origin}/probe.js"></script>\n    ${bundleTag}`);
       }
@@ -143,6 +142,13 @@ export async function startPanelServer(options: PanelServerOptions = {}): Promis
     if (url.pathname === '/probe.js' && options.probeScript) {
       response.writeHead(200, { 'content-type': 'text/javascript', 'cache-control': 'no-store' });
       response.end(readFileSync(options.probeScript));
+      return;
+    }
+    // The bundle and the chunks it imports, as the webview's resource root serves them.
+    const built = /^\/dist\/webview\/((?:chunks\/)?[\w.-]+\.js)$/.exec(url.pathname);
+    if (built) {
+      response.writeHead(200, { 'content-type': 'text/javascript', 'cache-control': 'no-store' });
+      response.end(readFileSync(path.join(REPO_ROOT, 'dist', 'webview', built[1])));
       return;
     }
     const file = STATIC_FILES[url.pathname];

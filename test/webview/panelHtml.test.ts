@@ -7,7 +7,7 @@ function options(overrides: Partial<PanelHtmlOptions> = {}): PanelHtmlOptions {
   return {
     cspSource: CSP_SOURCE,
     nonce: createNonce(),
-    scriptUri: `${CSP_SOURCE}/ext/dist/webview.js`,
+    scriptUri: `${CSP_SOURCE}/ext/dist/webview/webview.js`,
     styleUris: [`${CSP_SOURCE}/ext/media/panel.css`, `${CSP_SOURCE}/ext/node_modules/@vscode/codicons/dist/codicon.css`],
     title: 'Deep Search',
     ...overrides,
@@ -30,7 +30,7 @@ describe('panelHtml', () => {
     const input = options();
     const html = panelHtml(input);
     const scripts = html.match(/<script\b[^>]*>/g) ?? [];
-    assert.deepEqual(scripts, [`<script nonce="${input.nonce}" src="${input.scriptUri}">`]);
+    assert.deepEqual(scripts, [`<script type="module" nonce="${input.nonce}" src="${input.scriptUri}">`]);
     assert.equal(html.split(input.nonce).length - 1, 2, 'once in the CSP, once on the script');
     assert.match(html, /<script [^>]*><\/script>/, 'the script tag has no inline body');
   });
@@ -69,7 +69,7 @@ describe('panelHtml', () => {
     const openings = html.match(/<script\b[^>]*>/g) ?? [];
     assert.deepEqual(openings, [
       `<script type="application/json" id="l10n-bundle" nonce="${input.nonce}">`,
-      `<script nonce="${input.nonce}" src="${input.scriptUri}">`,
+      `<script type="module" nonce="${input.nonce}" src="${input.scriptUri}">`,
     ]);
     assert.equal((html.match(/<\/script/gi) ?? []).length, 2, 'only the two real end tags');
     assert.doesNotMatch(html, /<!--/);
