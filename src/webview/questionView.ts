@@ -7,6 +7,7 @@
 import type { Citation } from '../conversations/citations';
 import type { Question, Source, Turn } from '../conversations/model';
 import { citationList, markCitations } from './citationMarks';
+import { drawDiagrams, isDiagramLanguage, prepareDiagramBlock } from './diagrams';
 import { button, codicon, element, hasFocusWithin, hiddenLabel } from './dom';
 import { elapsedSince, formatDuration, statsParts } from '../format';
 import { isOpenableHref } from './linkPolicy';
@@ -292,6 +293,8 @@ export class QuestionView {
     section.append(container);
     this.renderedAnswer = { markdown, element: container, citations };
     performance.measure(ANSWER_RENDERED, { start: started, detail: { questionId: this.question.id, length: markdown.length } });
+    // Drawn after the answer shows (the library loads only for an answer with a diagram).
+    void drawDiagrams(container);
     return citations;
   }
 
@@ -454,6 +457,7 @@ function wrapCodeBlock(pre: HTMLPreElement, language: string): HTMLElement {
   const block = codeBlockTemplate.cloneNode(true) as HTMLElement;
   if (language) block.firstChild!.firstChild!.textContent = language;
   block.appendChild(pre);
+  if (isDiagramLanguage(language)) prepareDiagramBlock(block);
   return block;
 }
 

@@ -36,15 +36,21 @@ const PURIFY_CONFIG = {
   RETURN_DOM_FRAGMENT: true as const,
 } satisfies Config;
 
+/**
+ * The panel's own DOMPurify, apart from the shared default instance: the diagram library uses that
+ * one with its own configuration and hooks, and neither may change what the other keeps.
+ */
+const purifier = DOMPurify(window);
+
 // Set once for every call: `isValidAttribute` (see `keptAttribute`) checks against the last config
 // set, and would otherwise use DOMPurify's defaults until the first `sanitize`. (`sanitize` then
 // ignores the config it is given; it is passed for the return type only.)
-DOMPurify.setConfig(PURIFY_CONFIG);
+purifier.setConfig(PURIFY_CONFIG);
 
 /** Links whose address the hook below removed, in the document being sanitised. */
 const neutralisedLinks = new WeakSet<Node>();
 
-DOMPurify.addHook('uponSanitizeAttribute', (node, data) => {
+purifier.addHook('uponSanitizeAttribute', (node, data) => {
   if (data.attrName === 'class') data.keepAttr = node.nodeName === 'CODE' && SAFE_CODE_CLASS.test(data.attrValue);
   if (data.attrName === 'href' && node.nodeName === 'A' && !isOpenableHref(data.attrValue)) {
     data.keepAttr = false;
@@ -52,7 +58,7 @@ DOMPurify.addHook('uponSanitizeAttribute', (node, data) => {
   }
 });
 
-DOMPurify.addHook('afterSanitizeAttributes', (node) => {
+purifier.addHook('afterSanitizeAttributes', (node) => {
   if (node.nodeName === 'IMG' && !SAFE_IMAGE_SRC.test(node.getAttribute('src') ?? '')) node.removeAttribute('src');
   if (neutralisedLinks.has(node)) node.setAttribute('title', neutralisedLinkTitle());
 });
@@ -67,7 +73,7 @@ export function neutralisedLinkTitle(): string {
  * DOMPurify gives no fragment (HTML that parses to a document without a body, such as a frameset).
  */
 export function sanitisedFragment(html: string): DocumentFragment | undefined {
-  const fragment: unknown = DOMPurify.sanitize(html, PURIFY_CONFIG);
+  const fragment: unknown = purifier.sanitize(html, PURIFY_CONFIG);
   return fragment instanceof Node && fragment.nodeType === Node.DOCUMENT_FRAGMENT_NODE ? (fragment as DocumentFragment) : undefined;
 }
 
@@ -78,7 +84,7 @@ export function sanitisedFragment(html: string): DocumentFragment | undefined {
  */
 export function keptAttribute(tag: string, name: string, value: string): string | undefined {
   const trimmed = value.trim();
-  if (!DOMPurify.isValidAttribute(tag, name, trimmed)) return undefined;
+  if (!purifier.isValidAttribute(tag, name, trimmed)) return undefined;
   if (tag === 'a' && name === 'href' && !isOpenableHref(trimmed)) return undefined;
   if (name === 'class' && !(tag === 'code' && SAFE_CODE_CLASS.test(trimmed))) return undefined;
   if (tag === 'img' && name === 'src' && !SAFE_IMAGE_SRC.test(trimmed)) return undefined;
