@@ -7,7 +7,7 @@ import * as vscode from 'vscode';
 import { ConversationStore } from './conversations/conversationStore';
 import { errorMessage, isDeepSearchError } from './api/errors';
 import { DeepSearchAuthProvider } from './vscode/authProvider';
-import { registerCommands } from './vscode/commands';
+import { openAnswerAsMarkdown, registerCommands } from './vscode/commands';
 import { ConversationPanels } from './vscode/conversationPanels';
 import { ConversationTree, VIEW_ID } from './vscode/conversationTree';
 import { LocalEngineLauncher } from './vscode/localEngine';
@@ -90,6 +90,7 @@ export function activate(context: vscode.ExtensionContext): DeepSearchExtensionA
     copyShareLink: (id) => vscode.commands.executeCommand('deepSearch.copyShareLink', id),
     openInBrowser: (id) => vscode.commands.executeCommand('deepSearch.openInBrowser', id),
     exportMarkdown: (id) => vscode.commands.executeCommand('deepSearch.exportMarkdown', id),
+    openAnswerAsMarkdown: (id, questionId) => openAnswerAsMarkdown({ store, session }, id, questionId),
     deleteConversation: (id) => vscode.commands.executeCommand('deepSearch.deleteConversation', id),
   }, {
     current: instanceKey,

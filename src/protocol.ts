@@ -70,6 +70,8 @@ export type WebviewMessage =
   | { type: 'openLink'; href: string }
   | { type: 'copyText'; text: string }
   | { type: 'action'; action: PanelAction }
+  /** Opens one answer as a Markdown document in an editor. */
+  | { type: 'openAnswer'; questionId: number }
   /** The cited lines of a citation the user hovered or focused (never asked otherwise). */
   | { type: 'preview'; previewId: number; href: string };
 
@@ -81,6 +83,7 @@ const WEBVIEW_MESSAGE_TYPES: ReadonlySet<string> = new Set<WebviewMessage['type'
   'copyText',
   'action',
   'preview',
+  'openAnswer',
 ]);
 const PANEL_ACTIONS: ReadonlySet<string> = new Set<PanelAction>(['copyShareLink', 'openInBrowser', 'export', 'delete']);
 
@@ -102,6 +105,8 @@ export function isWebviewMessage(value: unknown): value is WebviewMessage {
       return typeof message.text === 'string';
     case 'action':
       return typeof message.action === 'string' && PANEL_ACTIONS.has(message.action);
+    case 'openAnswer':
+      return typeof message.questionId === 'number';
     case 'preview':
       return isRequestId(message.previewId) && typeof message.href === 'string' && message.href.length <= 4_000;
   }

@@ -2,6 +2,7 @@
  * A conversation as one Markdown document: every question with its answer (or what went wrong),
  * sources and stats, with instance-relative links made absolute so the file stands on its own.
  */
+import { citationLabel, CitationNumbers } from '../conversations/citations';
 import { conversationLabel } from '../conversations/conversationStore';
 import type { Conversation, Question } from '../conversations/model';
 import { rewriteLinks } from './answerText';
@@ -38,6 +39,31 @@ function questionMarkdown(question: Question, instanceUrl: string): string[] {
     lines.push('');
   }
   return lines;
+}
+
+/**
+ * One answer as a Markdown document of its own, for reading in an editor (where VS Code's screen
+ * reader support and Accessible View apply): the question, the answer with absolute links, its
+ * citations numbered as the panel numbers them, and its sources.
+ */
+export function answerMarkdown(question: Question, instanceUrl: string): string {
+  const lines = questionMarkdown(question, instanceUrl);
+  const numbers = new CitationNumbers(instanceUrl);
+  rewriteLinks(question.answer ?? '', (href) => {
+    numbers.add(href);
+    return undefined;
+  });
+  if (numbers.list.length > 0) {
+    const sourcesAt = lines.indexOf('**Sources:**');
+    const citations = ['**Citations:**', ''];
+    for (const citation of numbers.list) {
+      citations.push(`${citation.number}. [${escapeLinkText(citationLabel(citation))}](${absolutize(citation.href, instanceUrl)}) in ${citation.repoName}`);
+    }
+    citations.push('');
+    lines.splice(sourcesAt < 0 ? lines.length : sourcesAt, 0, ...citations);
+  }
+  lines[0] = `# ${oneLine(question.title || question.text)}`;
+  return `${lines.join('\n').trimEnd()}\n`;
 }
 
 /** Markdown links and bare paths relative to the instance root become absolute URLs. */

@@ -6,7 +6,7 @@ import * as vscode from 'vscode';
 import { conversationLabel, type ConversationStore } from '../conversations/conversationStore';
 import { formatRelativeTime } from './hostFormat';
 import { errorMessage, isDeepSearchError } from '../api/errors';
-import { conversationMarkdown } from '../api/markdownExport';
+import { answerMarkdown, conversationMarkdown } from '../api/markdownExport';
 import { latestQuestion, type Conversation } from '../conversations/model';
 import { readTokenFromInput } from '../api/readToken';
 import { selectionQuestion } from '../api/selectionQuestion';
@@ -49,6 +49,9 @@ const SHARE_WARNING_KEY = 'deepSearch.shareWarningAcknowledged';
 /** The longest text a conversation search sends. */
 const MAX_SEARCH_LENGTH = 200;
 
+/** What finding a conversation a command is about needs. */
+type ConversationDependencies = Pick<CommandDependencies, 'store' | 'session'>;
+
 /** A question that could not be sent, offered again by the next Ask so it is never lost. */
 let unsentQuestion: string | undefined;
 
@@ -80,6 +83,7 @@ export function registerCommands(deps: CommandDependencies): vscode.Disposable[]
     'deepSearch.copyShareLink': (arg) => copyShareLink(deps, arg),
     'deepSearch.openInBrowser': (arg) => openInBrowser(deps, arg),
     'deepSearch.exportMarkdown': (arg) => exportMarkdown(deps, arg),
+    'deepSearch.openAnswerAsMarkdown': (arg) => openAnswerAsMarkdown(deps, arg ?? deps.panels.activeId()),
     'deepSearch.showStarredOnly': () => setStarredOnly(deps, true),
     'deepSearch.showAll': () => setStarredOnly(deps, false),
     'deepSearch.loadMore': () => store.loadMore(),
@@ -284,6 +288,24 @@ async function exportMarkdown(deps: CommandDependencies, arg: unknown): Promise<
   await vscode.window.showTextDocument(document, { preview: false });
 }
 
+/**
+ * Opens an answer as a Markdown document (question, answer, citations, sources) in an editor, where
+ * VS Code's own screen-reader support and Accessible View apply: the question given, else the
+ * conversation's latest answer.
+ */
+export async function openAnswerAsMarkdown(deps: ConversationDependencies, arg: unknown, questionId?: number): Promise<void> {
+  const conversation = await requireConversation(deps, arg);
+  if (!conversation) return;
+  const answered = conversation.questions.filter((question) => question.state === 'completed');
+  const question = questionId === undefined ? answered.at(-1) : answered.find((candidate) => candidate.id === questionId);
+  if (!question) {
+    void vscode.window.showInformationMessage(vscode.l10n.t('This conversation has no answer yet to open.'));
+    return;
+  }
+  const document = await vscode.workspace.openTextDocument({ language: 'markdown', content: answerMarkdown(question, deps.store.instanceUrl ?? '') });
+  await vscode.window.showTextDocument(document, { preview: false });
+}
+
 /** Finds conversations by the text of their questions and answers (7.x instances) and opens the one picked. */
 async function searchConversations(deps: CommandDependencies, given?: string): Promise<number | undefined> {
   if (!(await ensureSignedIn(deps))) return undefined;
@@ -321,14 +343,14 @@ async function shareLink(deps: CommandDependencies, conversation: Conversation):
   return url;
 }
 
-async function requireConversation(deps: CommandDependencies, arg: unknown): Promise<Conversation | undefined> {
+async function requireConversation(deps: ConversationDependencies, arg: unknown): Promise<Conversation | undefined> {
   const id = await conversationId(deps, arg);
   return id === undefined ? undefined : deps.store.load(id);
 }
 
 /** The conversation a command is about: its argument, else one the user picks. */
 async function conversationId(
-  deps: CommandDependencies,
+  deps: ConversationDependencies,
   arg: unknown,
   eligible: (conversation: Conversation) => boolean = () => true,
 ): Promise<number | undefined> {
@@ -355,7 +377,7 @@ function signedIn<A extends unknown[], R>(deps: CommandDependencies, run: (...ar
 }
 
 /** Offers to sign in (or use the local engine) when nobody is signed in. */
-async function ensureSignedIn(deps: CommandDependencies): Promise<boolean> {
+async function ensureSignedIn(deps: Pick<CommandDependencies, 'session'>): Promise<boolean> {
   await deps.session.whenRestored();
   if (deps.session.current) return true;
   const signInLabel = vscode.l10n.t('Sign In');

@@ -36,6 +36,7 @@ export interface PanelActions {
   copyShareLink(id: number): PromiseLike<unknown>;
   openInBrowser(id: number): PromiseLike<unknown>;
   exportMarkdown(id: number): PromiseLike<unknown>;
+  openAnswerAsMarkdown(id: number, questionId: number): PromiseLike<unknown>;
   deleteConversation(id: number): PromiseLike<unknown>;
 }
 
@@ -84,6 +85,11 @@ export class ConversationPanels extends Disposables implements vscode.Disposable
       webviewOptions(this.extensionUri),
     );
     this.adopt(id, webviewPanel);
+  }
+
+  /** The conversation of the panel that has focus, if one has. */
+  activeId(): number | undefined {
+    return [...this.panels.values()].find((panel) => panel.active)?.id;
   }
 
   isVisible(id: number): boolean {
@@ -234,6 +240,10 @@ class PanelHost {
     return !this.disposed && this.webviewPanel.visible;
   }
 
+  get active(): boolean {
+    return !this.disposed && this.webviewPanel.active;
+  }
+
   get shownConversation(): Conversation | undefined {
     return this.shown;
   }
@@ -319,6 +329,8 @@ class PanelHost {
         return this.run(() => this.actions.openLink(message.href));
       case 'copyText':
         return this.run(() => vscode.env.clipboard.writeText(message.text));
+      case 'openAnswer':
+        return this.run(() => this.actions.openAnswerAsMarkdown(this.id, message.questionId));
       case 'preview': {
         const preview = await this.preview(message.href);
         this.post({ type: 'preview', previewId: message.previewId, preview });

@@ -57,7 +57,8 @@ export class CitationPreviewer {
     document.addEventListener('keydown', (event) => {
       if (event.key === 'Escape' && !this.tooltip.hidden) this.hide();
     });
-    window.addEventListener('scroll', () => this.hide(), { passive: true });
+    // Focus scrolls a citation into view, and the reader may scroll with the tooltip open: it follows.
+    window.addEventListener('scroll', () => this.anchor?.isConnected && !this.tooltip.hidden && this.place(this.anchor), { passive: true });
   }
 
   /** A new conversation: its previews are asked again. */

@@ -71,6 +71,7 @@ export class ConversationPanel {
       onAskFollowup: (text) => this.askFollowup(text, 'suggestion'),
       onCopy: (text) => this.host.postMessage({ type: 'copyText', text }),
       instanceUrl: () => this.instanceUrl,
+      onOpenAnswer: (questionId) => this.host.postMessage({ type: 'openAnswer', questionId }),
     };
     this.previewer = new CitationPreviewer(root, (href) => this.askPreview(href), () => this.instanceUrl);
     this.header = new ConversationHeader((action: PanelAction) => this.host.postMessage({ type: 'action', action }));

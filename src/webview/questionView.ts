@@ -24,6 +24,7 @@ export interface QuestionContext {
   onCopy(text: string): void;
   /** The instance the conversation lives on (absolute links on it can be citations). */
   instanceUrl(): string | undefined;
+  onOpenAnswer(questionId: number): void;
 }
 
 /** What can make buttons unavailable without the question itself changing. */
@@ -271,6 +272,7 @@ export class QuestionView {
     this.appendFinishedTurns();
     if (question.sources.length > 0) this.bodyElement.append(sourceList(question.sources));
     this.appendStats();
+    if (question.answer?.trim()) this.bodyElement.append(this.answerActions());
     if (question.suggestedFollowups.length > 0) this.bodyElement.append(this.followupList());
   }
 
@@ -289,6 +291,7 @@ export class QuestionView {
     // Built apart, with its code-block headers, and put in the page at once.
     renderMarkdownInto(container, markdown, wrapCodeBlock);
     const citations = markCitations(container, this.context.instanceUrl());
+    nestHeadings(container, section.querySelector('.answer-title') ? 3 : 2);
     container.addEventListener('click', (event) => onCopyClick(event, (text) => this.context.onCopy(text)));
     section.append(container);
     this.renderedAnswer = { markdown, element: container, citations };
@@ -361,6 +364,20 @@ export class QuestionView {
     this.bodyElement.append(list);
   }
 
+  private answerActions(): HTMLElement {
+    const actions = element('div', 'answer-actions');
+    actions.append(
+      button({
+        className: 'secondary-button open-answer',
+        icon: 'open-preview',
+        label: strings.openAnswerAsMarkdown,
+        onClick: () => this.context.onOpenAnswer(this.question.id),
+      }),
+    );
+    actions.lastElementChild?.setAttribute('title', strings.openAnswerAsMarkdownTitle);
+    return actions;
+  }
+
   private followupList(): HTMLElement {
     const section = element('section', 'followups');
     const heading = element('h4', 'section-heading', strings.followups);
@@ -394,6 +411,18 @@ export class QuestionView {
     if (followups) followups.hidden = !canEdit;
     for (const suggestion of this.followupButtons) suggestion.disabled = removed || busy || !canEdit;
   }
+}
+
+/**
+ * An answer's own headings nest under the question and the answer's title for assistive
+ * technology: its highest heading comes right below `parentLevel`, the others keep their distance
+ * from it, at most level 6. Their look stays.
+ */
+function nestHeadings(answer: HTMLElement, parentLevel: number): void {
+  const headings = Array.from(answer.querySelectorAll('h1, h2, h3, h4, h5, h6'));
+  const levelOf = (heading: Element) => Number(heading.tagName[1]);
+  const shift = parentLevel + 1 - Math.min(...headings.map(levelOf));
+  for (const heading of headings) heading.setAttribute('aria-level', String(Math.min(6, levelOf(heading) + shift)));
 }
 
 /** The agent's turns: the `user` turn only repeats the question. */

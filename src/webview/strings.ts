@@ -34,7 +34,7 @@ export const strings = {
   diagramFailed: (reason: string) => l10n.t('This diagram could not be drawn: {0}', reason),
   diagramAlt: (firstLine: string) => l10n.t('Diagram: {0}', firstLine),
   get openAnswerAsMarkdown() { return l10n.t('Open as Markdown'); },
-  get openAnswerAsMarkdownLabel() { return l10n.t('Open this answer as Markdown in an editor'); },
+  get openAnswerAsMarkdownTitle() { return l10n.t('Open this answer, its citations and sources as Markdown in an editor, where the screen reader and Accessible View work'); },
   state: {
     get pending() { return l10n.t('Waiting to start'); },
     get processing() { return l10n.t('Searching'); },
