@@ -6,6 +6,8 @@ import { VSCodeUi } from './vscodeUi';
 const APP = 'github.com/acme/app';
 const BILLING = 'github.com/acme/billing';
 const TITLE = 'How prices and settings are read';
+const DIAGRAM_TITLE = 'The flow of a question';
+const HOSTILE_TITLE = 'A diagram that tries to run';
 
 /** An answer as an instance writes one: citations of the workspace's repository and of one it lacks. */
 const CITED = answeredConversation({
@@ -20,16 +22,42 @@ const CITED = answeredConversation({
   at: new Date().toISOString(),
 });
 
+const DIAGRAM = answeredConversation({
+  id: 2,
+  question: 'How does a question flow?',
+  title: DIAGRAM_TITLE,
+  answer: ['The flow:', '', '```mermaid', 'flowchart LR', '  ask[Ask] --> poll[Poll until done] --> answer[Show the answer]', '```'].join('\n'),
+  sources: [],
+  at: new Date(Date.now() - 60_000).toISOString(),
+});
+
+const HOSTILE = answeredConversation({
+  id: 3,
+  question: 'Draw something',
+  title: HOSTILE_TITLE,
+  answer: [
+    '```mermaid',
+    '%%{init: {"securityLevel": "loose", "flowchart": {"htmlLabels": true}}}%%',
+    'flowchart TD',
+    '  A["<img src=x onerror=alert(1)>"] --> B[Next]',
+    '  click A call alert(2)',
+    '  click B href "javascript:alert(3)"',
+    '```',
+  ].join('\n'),
+  sources: [],
+  at: new Date(Date.now() - 120_000).toISOString(),
+});
+
 /**
  * What the panel adds to an answer, through the real VS Code: citations with previews of the cited
- * lines (hovered and focused).
+ * lines (hovered and focused), diagrams (hostile ones too), and the answer as Markdown.
  */
 describe('Rich answers in the real VS Code (UI)', function () {
   this.timeout(180_000);
   let ui: VSCodeUi;
 
   before(async () => {
-    ui = await VSCodeUi.launch({ paceMs: 100, storedConversations: [CITED] });
+    ui = await VSCodeUi.launch({ paceMs: 100, storedConversations: [CITED, DIAGRAM, HOSTILE] });
     await ui.runCommand('Deep Search: Focus on Conversations View');
   });
 
@@ -41,7 +69,9 @@ describe('Rich answers in the real VS Code (UI)', function () {
     await ui?.close();
   });
 
+  /** The conversation's panel, alone in the editor area (so its webview is the one found). */
   async function openConversation(title: string): Promise<Frame> {
+    await ui.runCommand('View: Close All Editors');
     await ui.treeRow(title).click();
     const webview = await ui.webview();
     await webview.locator('.question.is-completed .answer').first().waitFor();
@@ -77,5 +107,48 @@ describe('Rich answers in the real VS Code (UI)', function () {
     await ui.page.keyboard.press('Enter');
     const tab = ui.page.locator('.tabs-container .tab.active');
     await tab.filter({ hasText: 'price.ts' }).waitFor();
+  });
+
+  it('draws a Mermaid answer as a diagram, and its source is a click away', async () => {
+    const webview = await openConversation(DIAGRAM_TITLE);
+    const image = webview.locator('.diagram-block img.diagram-image');
+    await image.waitFor({ timeout: 60_000 });
+    assert.match((await image.getAttribute('src')) ?? '', /^data:image\/svg\+xml;base64,/);
+    assert.equal(await image.getAttribute('alt'), 'Diagram: flowchart LR');
+    assert.ok(((await image.boundingBox())?.height ?? 0) > 20, 'the diagram is drawn with a size');
+    await ui.screenshot('rich-diagram');
+    await webview.getByRole('button', { name: 'Show source' }).click();
+    await webview.locator('.diagram-block pre', { hasText: 'ask[Ask] --> poll' }).waitFor();
+  });
+
+  it('draws a hostile diagram without running anything of it', async () => {
+    const dialogs: string[] = [];
+    ui.page.on('dialog', (dialog) => {
+      dialogs.push(dialog.message());
+      void dialog.dismiss();
+    });
+    const webview = await openConversation(HOSTILE_TITLE);
+    const image = webview.locator('.diagram-block img.diagram-image');
+    await image.waitFor({ timeout: 60_000 });
+    await image.click();
+    const svg = Buffer.from(((await image.getAttribute('src')) ?? '').split(',')[1] ?? '', 'base64').toString('utf8');
+    assert.doesNotMatch(svg, /<foreignObject|javascript:|\bhref=|onerror=/i);
+    await ui.page.waitForTimeout(500);
+    assert.deepEqual(dialogs, [], 'nothing of the diagram ran');
+    // Nothing opened either: still the panel in front, no browser tab.
+    assert.equal(ui.openedTabs.length, 0);
+  });
+
+  it('opens the answer as Markdown from the panel, with its citations as links', async () => {
+    const webview = await openConversation(TITLE);
+    await webview.getByRole('button', { name: 'Open as Markdown' }).click();
+    const editor = ui.page.locator('.monaco-editor .view-lines', { hasText: /Citations:/ }).first();
+    await editor.waitFor();
+    const text = ((await editor.textContent()) ?? '').replace(/\s/g, ' ');
+    assert.match(text, /# How prices and settings are read/);
+    assert.match(text, new RegExp(`1\\. \\[src/config\\.ts:11–15\\]\\(http://127\\.0\\.0\\.1:\\d+/${APP}/-/blob/src/config\\.ts\\?L11-15\\) in ${APP}`));
+    assert.match(text, /2\. \[src\/price\.ts:3–5\]/);
+    assert.match((await ui.page.locator('.tabs-container .tab.active').getAttribute('aria-label')) ?? '', /Untitled/);
+    assert.match(await ui.page.locator('[id="status.editor.mode"]').innerText(), /Markdown/);
   });
 });
