@@ -7,7 +7,7 @@ import * as vscode from 'vscode';
 import { ConversationStore } from './conversations/conversationStore';
 import { errorMessage, isDeepSearchError } from './api/errors';
 import { DeepSearchAuthProvider } from './vscode/authProvider';
-import { openAnswerAsMarkdown, registerCommands } from './vscode/commands';
+import { askWithDraft, openAnswerAsMarkdown, registerCommands, type CommandDependencies } from './vscode/commands';
 import { ConversationPanels } from './vscode/conversationPanels';
 import { ConversationTree, VIEW_ID } from './vscode/conversationTree';
 import { LocalEngineLauncher } from './vscode/localEngine';
@@ -91,6 +91,7 @@ export function activate(context: vscode.ExtensionContext): DeepSearchExtensionA
     openInBrowser: (id) => vscode.commands.executeCommand('deepSearch.openInBrowser', id),
     exportMarkdown: (id) => vscode.commands.executeCommand('deepSearch.exportMarkdown', id),
     openAnswerAsMarkdown: (id, questionId) => openAnswerAsMarkdown({ store, session }, id, questionId),
+    askWithDraft: (draft) => askWithDraft(commandDependencies, draft),
     deleteConversation: (id) => vscode.commands.executeCommand('deepSearch.deleteConversation', id),
   }, {
     current: instanceKey,
@@ -100,6 +101,7 @@ export function activate(context: vscode.ExtensionContext): DeepSearchExtensionA
 
   const chat = new DeepSearchChat({ session, store, links, repositories, openPanel: (id) => panels.open(id) });
   const treeView = vscode.window.createTreeView(VIEW_ID, { treeDataProvider: tree, showCollapseAll: false });
+  const commandDependencies: CommandDependencies = { context, log, session, store, panels, tree, links, repositories, toolAccess, locations, navigation, history, engineModels: localEngine.models };
   context.subscriptions.push(
     log,
     localEngine,
@@ -128,7 +130,7 @@ export function activate(context: vscode.ExtensionContext): DeepSearchExtensionA
       if (affectsConnection(event)) void session.reconnect();
       if (event.affectsConfiguration('deepSearch.pollInterval')) store.setPollIntervals(pollSettings());
     }),
-    ...registerCommands({ context, log, session, store, panels, tree, links, repositories, toolAccess, locations, navigation, history, engineModels: localEngine.models }),
+    ...registerCommands(commandDependencies),
   );
   void vscode.commands.executeCommand('setContext', 'deepSearch.signedIn', false);
   // Not awaited: reconnecting (or starting the local engine) must not hold up activation.

@@ -70,6 +70,8 @@ export type WebviewMessage =
   | { type: 'openLink'; href: string }
   | { type: 'copyText'; text: string }
   | { type: 'action'; action: PanelAction }
+  /** A new conversation whose question box holds `text`, to narrow it down before sending. */
+  | { type: 'askNarrower'; text: string }
   /** Opens one answer as a Markdown document in an editor. */
   | { type: 'openAnswer'; questionId: number }
   /** The cited lines of a citation the user hovered or focused (never asked otherwise). */
@@ -84,6 +86,7 @@ const WEBVIEW_MESSAGE_TYPES: ReadonlySet<string> = new Set<WebviewMessage['type'
   'action',
   'preview',
   'openAnswer',
+  'askNarrower',
 ]);
 const PANEL_ACTIONS: ReadonlySet<string> = new Set<PanelAction>(['copyShareLink', 'openInBrowser', 'export', 'delete']);
 
@@ -107,6 +110,8 @@ export function isWebviewMessage(value: unknown): value is WebviewMessage {
       return typeof message.action === 'string' && PANEL_ACTIONS.has(message.action);
     case 'openAnswer':
       return typeof message.questionId === 'number';
+    case 'askNarrower':
+      return typeof message.text === 'string' && message.text.length <= 100_000;
     case 'preview':
       return isRequestId(message.previewId) && typeof message.href === 'string' && message.href.length <= 4_000;
   }

@@ -33,7 +33,7 @@ export { ModelBroker } from './models/brokeredModel';
 export { parseArgs as parseEngineArgs } from './cliArgs';
 export { configuredModel } from './models/configuredModel';
 import { handleApiRequest } from './conversations/routes';
-import { renderSharePage, SHARE_PAGE_CSP } from './conversations/sharePage';
+import { renderNewQuestionPage, renderSharePage, SHARE_PAGE_CSP } from './conversations/sharePage';
 import { Slots } from './slots';
 import { AuthorizationServer } from './oauth/authorizationServer';
 import { PROTECTED_RESOURCE_METADATA_PATH } from '../contract/oauthWire';
@@ -42,6 +42,8 @@ import { errorMessage } from './errorMessage';
 
 export const DEFAULT_PACE_MS = 150;
 const SHARE_PATH = '/deepsearch/';
+/** Where an instance's page starts a new question, its text in `?q=`. */
+const NEW_QUESTION_PATH = '/deepsearch';
 
 export function resolveVariant(variant: EngineVariant = {}): ResolvedVariant {
   return {
@@ -183,6 +185,15 @@ export async function startEngine(options: EngineOptions): Promise<RunningEngine
     }
     // The share page: with sharing on, the read token in the link is the credential (browsers send
     // no token header); with sharing off, only the owner's Authorization header opens it.
+    if (path === NEW_QUESTION_PATH) {
+      if (method !== 'GET') throw new HttpError(405, `${method} is not supported here: use GET.`, { Allow: 'GET' });
+      return {
+        status: 200,
+        body: renderNewQuestionPage(query.get('q') ?? ''),
+        contentType: 'text/html; charset=utf-8',
+        headers: { 'Content-Security-Policy': SHARE_PAGE_CSP, 'Referrer-Policy': 'no-referrer' },
+      };
+    }
     if (path.startsWith(SHARE_PATH)) {
       if (method !== 'GET') throw new HttpError(405, `${method} is not supported here: use GET.`, { Allow: 'GET' });
       const authorization = request.headers.authorization;

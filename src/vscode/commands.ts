@@ -129,6 +129,35 @@ async function ask(deps: CommandDependencies, given?: string, draft = unsentQues
   return send(deps, question.trim());
 }
 
+/** Longest question put in a page address (`?q=`); a longer one is cut there, and kept whole for Edit and Ask Again. */
+const MAX_QUESTION_IN_URL = 4_000;
+
+/**
+ * Opens `url` in the browser exactly as written. A `vscode.Uri` decodes its query and the workbench
+ * writes it out again decoded (`encodeURI(uri.toString(true))`), so an `&`, `#` or `?` of a question
+ * would break its `q=`. The extension host hands a string to the workbench untouched (its
+ * `openExternal` accepts one at run time, though typed as Uri), unless the workbench must rewrite
+ * the address (a loopback server seen through a remote's port forwarding): that rewriting is done
+ * here first (`asExternalUri`), so the string needs none.
+ */
+async function openExactUrl(url: string): Promise<boolean> {
+  const parsed = new URL(url);
+  const external = await vscode.env.asExternalUri(vscode.Uri.parse(`${parsed.protocol}//${parsed.host}/`, true));
+  const base = external.toString(true).replace(/\/$/, '');
+  return vscode.env.openExternal(`${base}${parsed.pathname}${parsed.search}${parsed.hash}` as unknown as vscode.Uri);
+}
+
+/** The instance's page that starts a new question with `question` filled in (`/deepsearch?q=`). */
+function newQuestionPage(instanceUrl: string | undefined, question: string): string | undefined {
+  if (!instanceUrl) return undefined;
+  return `${instanceUrl}/deepsearch?q=${encodeURIComponent(question.slice(0, MAX_QUESTION_IN_URL))}`;
+}
+
+/** Ask, with `draft` in the question box (e.g. a question to narrow down). */
+export function askWithDraft(deps: CommandDependencies, draft: string): Promise<number | undefined> {
+  return ask(deps, undefined, draft);
+}
+
 /** Sends once; on failure offers to edit and send again, with the text kept (never auto-retried). */
 async function send(deps: CommandDependencies, question: string): Promise<number | undefined> {
   try {
@@ -152,12 +181,16 @@ async function send(deps: CommandDependencies, question: string): Promise<number
         : vscode.l10n.t('Deep Search could not ask the question: {0}', reason);
     deps.log.error(message);
     const check = vscode.l10n.t('Show Conversations');
-    const choice = await vscode.window.showErrorMessage(message, ...(uncertain ? [check, edit] : [edit]));
+    // The instance's own page, the question filled in: where it may go through when the API did not.
+    const inBrowser = vscode.l10n.t('Continue in Browser');
+    const page = newQuestionPage(deps.store.instanceUrl, question);
+    const choice = await vscode.window.showErrorMessage(message, ...(uncertain ? [check, edit] : [edit]), ...(page ? [inBrowser] : []));
     if (choice === check) {
       await vscode.commands.executeCommand('deepSearch.conversations.focus');
       await deps.tree.reload();
     }
     if (choice === edit) return ask(deps, undefined, question);
+    if (choice === inBrowser && page) await openExactUrl(page);
     return undefined;
   }
 }

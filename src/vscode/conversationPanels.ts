@@ -37,6 +37,8 @@ export interface PanelActions {
   openInBrowser(id: number): PromiseLike<unknown>;
   exportMarkdown(id: number): PromiseLike<unknown>;
   openAnswerAsMarkdown(id: number, questionId: number): PromiseLike<unknown>;
+  /** Ask, with `draft` in the question box. */
+  askWithDraft(draft: string): PromiseLike<unknown>;
   deleteConversation(id: number): PromiseLike<unknown>;
 }
 
@@ -329,6 +331,8 @@ class PanelHost {
         return this.run(() => this.actions.openLink(message.href));
       case 'copyText':
         return this.run(() => vscode.env.clipboard.writeText(message.text));
+      case 'askNarrower':
+        return this.run(() => this.actions.askWithDraft(message.text));
       case 'openAnswer':
         return this.run(() => this.actions.openAnswerAsMarkdown(this.id, message.questionId));
       case 'preview': {

@@ -72,6 +72,7 @@ export class ConversationPanel {
       onCopy: (text) => this.host.postMessage({ type: 'copyText', text }),
       instanceUrl: () => this.instanceUrl,
       onOpenAnswer: (questionId) => this.host.postMessage({ type: 'openAnswer', questionId }),
+      onAskNarrower: (text) => this.host.postMessage({ type: 'askNarrower', text }),
     };
     this.previewer = new CitationPreviewer(root, (href) => this.askPreview(href), () => this.instanceUrl);
     this.header = new ConversationHeader((action: PanelAction) => this.host.postMessage({ type: 'action', action }));

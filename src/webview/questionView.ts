@@ -25,6 +25,8 @@ export interface QuestionContext {
   /** The instance the conversation lives on (absolute links on it can be citations). */
   instanceUrl(): string | undefined;
   onOpenAnswer(questionId: number): void;
+  /** A new conversation, its question box holding `text` to narrow down. */
+  onAskNarrower(text: string): void;
 }
 
 /** What can make buttons unavailable without the question itself changing. */
@@ -308,7 +310,10 @@ export class QuestionView {
     const text = element('div', 'callout-text');
     text.append(element('strong', 'callout-title', error?.title?.trim() || strings.failedTitle));
     if (error?.message?.trim()) text.append(element('p', 'callout-message', error.message));
-    if (error?.details?.trim() && error.details !== error.message) {
+    // Over its token limit, the instance wrote a summary of its progress (in the answer, else the details).
+    const tokenLimit = error?.kind === 'TokenLimitExceeded';
+    const summary = tokenLimit ? this.question.answer?.trim() || error?.details?.trim() : undefined;
+    if (error?.details?.trim() && error.details !== error.message && error.details.trim() !== summary) {
       text.append(element('p', 'callout-details', error.details));
     }
     if (error?.retryAt) {
@@ -319,6 +324,8 @@ export class QuestionView {
     if (error?.kind) text.append(element('p', 'callout-kind', strings.errorKind(error.kind)));
     callout.append(text);
     this.bodyElement.append(callout);
+    if (summary) this.bodyElement.append(this.progressSummary(summary));
+    if (tokenLimit) this.bodyElement.append(this.narrowerAction());
     this.appendFinishedTurns();
     this.appendStats();
   }
@@ -362,6 +369,33 @@ export class QuestionView {
       list.append(item);
     }
     this.bodyElement.append(list);
+  }
+
+  /** The progress summary of a question stopped at its token limit: Markdown, its links citations. */
+  private progressSummary(markdown: string): HTMLElement {
+    const section = element('section', 'progress-summary');
+    const heading = element('h4', 'section-heading', strings.progressSummary);
+    heading.id = `question-${this.question.id}-summary`;
+    section.setAttribute('aria-labelledby', heading.id);
+    const body = element('div', 'markdown');
+    renderMarkdownInto(body, markdown, wrapCodeBlock);
+    markCitations(body, this.context.instanceUrl());
+    nestHeadings(body, 4);
+    section.append(heading, body);
+    return section;
+  }
+
+  private narrowerAction(): HTMLElement {
+    const actions = element('div', 'answer-actions narrower-actions');
+    const narrower = button({
+      className: 'secondary-button ask-narrower',
+      icon: 'filter',
+      label: strings.askNarrower,
+      onClick: () => this.context.onAskNarrower(this.question.text),
+    });
+    narrower.title = strings.askNarrowerTitle;
+    actions.append(narrower);
+    return actions;
   }
 
   private answerActions(): HTMLElement {
@@ -409,6 +443,8 @@ export class QuestionView {
     }
     const followups = this.bodyElement.querySelector<HTMLElement>('.followups');
     if (followups) followups.hidden = !canEdit;
+    const narrower = this.bodyElement.querySelector<HTMLElement>('.narrower-actions');
+    if (narrower) narrower.hidden = !canEdit;
     for (const suggestion of this.followupButtons) suggestion.disabled = removed || busy || !canEdit;
   }
 }

@@ -8,6 +8,8 @@ const BILLING = 'github.com/acme/billing';
 const TITLE = 'How prices and settings are read';
 const DIAGRAM_TITLE = 'The flow of a question';
 const HOSTILE_TITLE = 'A diagram that tries to run';
+const TOO_BIG = 'Explain every module of the monorepo';
+const SUMMARY = ['So far: settings are parsed in [parseConfig](/github.com/acme/app/-/blob/src/config.ts?L11-15).', '', 'Next: ask about the server alone.'].join('\n');
 
 /** An answer as an instance writes one: citations of the workspace's repository and of one it lacks. */
 const CITED = answeredConversation({
@@ -48,6 +50,13 @@ const HOSTILE = answeredConversation({
   at: new Date(Date.now() - 120_000).toISOString(),
 });
 
+/** A question stopped at its token limit, its answer the instance's summary of its progress. */
+const STOPPED = (() => {
+  const record = answeredConversation({ id: 4, question: TOO_BIG, title: TOO_BIG, answer: SUMMARY, at: new Date(Date.now() - 180_000).toISOString() });
+  record.questions[0].error = { title: 'Token limit reached', kind: 'TokenLimitExceeded', message: 'The question needed more tokens than allowed.' };
+  return record;
+})();
+
 /**
  * What the panel adds to an answer, through the real VS Code: citations with previews of the cited
  * lines (hovered and focused), diagrams (hostile ones too), and the answer as Markdown.
@@ -55,9 +64,20 @@ const HOSTILE = answeredConversation({
 describe('Rich answers in the real VS Code (UI)', function () {
   this.timeout(180_000);
   let ui: VSCodeUi;
+  /** While true, the engine refuses new questions as an instance over its quota does. */
+  let refuseQuestions = false;
 
   before(async () => {
-    ui = await VSCodeUi.launch({ paceMs: 100, storedConversations: [CITED, DIAGRAM, HOSTILE] });
+    ui = await VSCodeUi.launch({
+      paceMs: 100,
+      storedConversations: [CITED, DIAGRAM, HOSTILE, STOPPED],
+      faults: {
+        request: ({ method, path }) =>
+          refuseQuestions && method === 'POST' && /CreateConversation$|^\/\.api\/deepsearch\/v1\/?$/.test(path)
+            ? { kind: 'status', status: 429, body: JSON.stringify({ error: 'Too many questions: your quota allows the next one in an hour.' }), contentType: 'application/json' }
+            : undefined,
+      },
+    });
     await ui.runCommand('Deep Search: Focus on Conversations View');
   });
 
@@ -70,11 +90,11 @@ describe('Rich answers in the real VS Code (UI)', function () {
   });
 
   /** The conversation's panel, alone in the editor area (so its webview is the one found). */
-  async function openConversation(title: string): Promise<Frame> {
+  async function openConversation(title: string, shown = '.question.is-completed .answer'): Promise<Frame> {
     await ui.runCommand('View: Close All Editors');
     await ui.treeRow(title).click();
     const webview = await ui.webview();
-    await webview.locator('.question.is-completed .answer').first().waitFor();
+    await webview.locator(shown).first().waitFor();
     return webview;
   }
 
@@ -150,5 +170,37 @@ describe('Rich answers in the real VS Code (UI)', function () {
     assert.match(text, /2\. \[src\/price\.ts:3–5\]/);
     assert.match((await ui.page.locator('.tabs-container .tab.active').getAttribute('aria-label')) ?? '', /Untitled/);
     assert.match(await ui.page.locator('[id="status.editor.mode"]').innerText(), /Markdown/);
+  });
+
+  it('offers to continue in the browser when a question cannot be sent, with the question on the instance page', async () => {
+    refuseQuestions = true;
+    try {
+      const from = ui.openedTabs.length;
+      await ui.runCommand('Deep Search: Ask Deep Search');
+      await ui.answerInputBox('Ask Deep Search', 'Where is the price & tax rounded — and why? #billing');
+      const toast = ui.toast(/Deep Search could not ask the question/);
+      await toast.waitFor();
+      await toast.locator('.monaco-button', { hasText: /^Continue in Browser$/ }).click();
+      await ui.eventually(() => Promise.resolve(ui.openedTabs.length > from), 'a browser tab');
+      const tab = ui.openedTabs[from];
+      await tab.waitForURL(/\/deepsearch\?q=/, { waitUntil: 'commit' });
+      assert.equal(new URL(tab.url()).searchParams.get('q'), 'Where is the price & tax rounded — and why? #billing');
+      await tab.getByRole('textbox', { name: 'Your question' }).waitFor();
+      assert.equal(await tab.getByRole('textbox', { name: 'Your question' }).inputValue(), 'Where is the price & tax rounded — and why? #billing');
+    } finally {
+      refuseQuestions = false;
+    }
+  });
+
+  it('shows the progress summary of a question stopped at its token limit, and offers a narrower question', async () => {
+    const webview = await openConversation(TOO_BIG, '.question.is-failed');
+    const summary = webview.getByRole('region', { name: 'What Deep Search found before it stopped' });
+    await summary.getByText('Next: ask about the server alone.').waitFor();
+    assert.equal(await summary.locator('a.citation').count(), 1, 'its links are citations too');
+    await webview.getByRole('button', { name: 'Ask a Narrower Question' }).click();
+    const input = ui.page.locator('.quick-input-widget', { has: ui.page.locator('.quick-input-title', { hasText: 'Ask Deep Search' }) }).locator('input');
+    await input.waitFor();
+    assert.equal(await input.inputValue(), TOO_BIG, 'the question, ready to narrow down');
+    await ui.page.keyboard.press('Escape');
   });
 });

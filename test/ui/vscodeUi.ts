@@ -6,7 +6,7 @@
 import { cp, mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { chromium, type Browser, type Frame, type Locator, type Page } from 'playwright-core';
-import type { EngineVariant, RunningEngine } from '../../src/engine/options';
+import type { EngineFaults, EngineVariant, RunningEngine } from '../../src/engine/options';
 import { startEngine } from '../../src/engine/server';
 import type { OAuthOptions } from '../../src/engine/oauth/authorizationServer';
 import type { ConversationRecord } from '../../src/engine/conversations/records';
@@ -47,6 +47,8 @@ export interface LaunchOptions {
   oauth?: OAuthOptions;
   /** False: VS Code starts signed out (the launch token is not given). Default true. */
   signedIn?: boolean;
+  /** Faults the engine applies (requests refused, questions failing), to test recovery through the UI. */
+  faults?: EngineFaults;
   /** Folders of other extensions installed beside this one (test fixtures, such as a model provider). */
   extensions?: string[];
 }
@@ -85,6 +87,7 @@ export class VSCodeUi {
       paceMs: options.paceMs,
       variant: options.variant,
       log: options.engineLog,
+      faults: options.faults,
       ...(options.oauth ? { oauth: options.oauth } : {}),
     });
     const extensionsDir = path.join(runDir, 'extensions');

@@ -38,3 +38,31 @@ export function renderSharePage(conversation: WireConversation): string {
     '</html>',
   ].join('\n');
 }
+
+/** Longest question the new-question page shows (a URL carries it). */
+const MAX_PREFILLED_QUESTION = 8_000;
+
+/**
+ * The page at `/deepsearch?q=<question>` where an instance starts a new question with its text
+ * filled in ("Continue in browser"). The engine has no web client to ask from: its page holds the
+ * question, ready to copy, and says where to ask it.
+ */
+export function renderNewQuestionPage(question: string): string {
+  const text = question.slice(0, MAX_PREFILLED_QUESTION);
+  return [
+    '<!doctype html>',
+    '<html lang="en">',
+    '<head>',
+    '<meta charset="utf-8">',
+    '<title>New question · Deep Search</title>',
+    '<style>body{font-family:system-ui,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem}textarea{width:100%;min-height:8rem;font:inherit}</style>',
+    '</head>',
+    '<body>',
+    '<h1>New question</h1>',
+    '<label for="question">Your question</label>',
+    `<textarea id="question" readonly>${escapeHtml(text)}</textarea>`,
+    '<p>The local engine answers through its API only: ask this question from VS Code ("Deep Search: Ask Deep Search") or any client of the Deep Search API.</p>',
+    '</body>',
+    '</html>',
+  ].join('\n');
+}

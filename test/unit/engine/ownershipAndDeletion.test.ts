@@ -63,6 +63,21 @@ describe('engine: ownership and sharing', function () {
     assert.equal(missing.status, 404);
   });
 
+  it('serves the page that starts a new question, its text from ?q= escaped and cut, nothing run', async function () {
+    const question = 'Where is <script>alert(1)</script> & "why"? #x';
+    const response = await fetch(`${engine.url}/deepsearch?q=${encodeURIComponent(question)}`);
+    assert.equal(response.status, 200);
+    assert.match(response.headers.get('content-security-policy') ?? '', /default-src 'none'/);
+    const html = await response.text();
+    assert.ok(!html.includes('<script>'), 'no script of the question');
+    assert.ok(html.includes('<textarea id="question" readonly>Where is &lt;script&gt;alert(1)&lt;/script&gt; &amp; &quot;why&quot;? #x</textarea>'));
+    const longResponse = await fetch(`${engine.url}/deepsearch?q=${'a'.repeat(12_000)}`);
+    const long = await longResponse.text();
+    assert.equal(longResponse.status, 200, long.slice(0, 200));
+    assert.ok(long.includes(`>${'a'.repeat(8_000)}</textarea>`), 'cut at 8,000 characters');
+    assert.equal((await fetch(`${engine.url}/deepsearch`, { method: 'POST' })).status, 405);
+  });
+
   it('keeps other users out when sharing is off, but still lets the owner use the read token', async function () {
     await engine.restart({ sharing: false });
     const other = await engine.api<WireConversation[]>(`/?filter_read_token=${owned.read_token}`, { user: 1 });
