@@ -26,6 +26,7 @@ import type { CrossRepositoryNavigation } from './tools/navigation';
 import { openRemoteFile } from './tools/remoteBrowser';
 import { searchCode, type SearchCodeArguments } from './tools/searchCode';
 import type { ToolAccess } from './tools/toolAccess';
+import { showAskBox, type MentionSources } from './askBox';
 import type { RemoteFile } from '../api/tools/remotePath';
 
 export interface CommandDependencies {
@@ -116,13 +117,11 @@ async function ask(deps: CommandDependencies, given?: string, draft = unsentQues
   if (!(await ensureSignedIn(deps))) return undefined;
   const question =
     given ??
-    (await vscode.window.showInputBox({
+    (await showAskBox({
       title: vscode.l10n.t('Ask Deep Search'),
-      prompt: vscode.l10n.t('Ask a question about code in your repositories'),
-      placeHolder: vscode.l10n.t('e.g. How does authentication work in the API server?'),
+      placeholder: vscode.l10n.t('Ask about code in your repositories; @ names a repository or file to search'),
       value: draft,
-      ignoreFocusOut: true,
-      validateInput: (input) => (input.trim() ? undefined : vscode.l10n.t('Type a question to ask.')),
+      sources: mentionSources(deps),
     }));
   if (question === undefined) return undefined;
   if (!question.trim()) throw new Error(vscode.l10n.t('Type a question to ask.'));
@@ -151,6 +150,29 @@ async function openExactUrl(url: string): Promise<boolean> {
 function newQuestionPage(instanceUrl: string | undefined, question: string): string | undefined {
   if (!instanceUrl) return undefined;
   return `${instanceUrl}/deepsearch?q=${encodeURIComponent(question.slice(0, MAX_QUESTION_IN_URL))}`;
+}
+
+/** What the Ask box offers after an `@`: the workspace's repositories and files, and the instance's repositories. */
+function mentionSources(deps: CommandDependencies): MentionSources {
+  return {
+    workspaceRepositories: () => deps.repositories.names(),
+    instanceRepositories: async (query, signal) => {
+      if (!query || !(await deps.toolAccess.has('list_repos'))) return [];
+      const page = await (await deps.toolAccess.ready()).listRepositories(query, { limit: 8 }, signal);
+      return page.repositories.map((repository) => repository.name);
+    },
+    workspaceFiles: async (query, signal) => {
+      if (!query) return [];
+      const cancel = new vscode.CancellationTokenSource();
+      signal.addEventListener('abort', () => cancel.cancel(), { once: true });
+      try {
+        const found = await vscode.workspace.findFiles(`**/*${query}*`, undefined, 8, cancel.token);
+        return found.map((uri) => vscode.workspace.asRelativePath(uri, false));
+      } finally {
+        cancel.dispose();
+      }
+    },
+  };
 }
 
 /** Ask, with `draft` in the question box (e.g. a question to narrow down). */

@@ -203,4 +203,34 @@ describe('Rich answers in the real VS Code (UI)', function () {
     assert.equal(await input.inputValue(), TOO_BIG, 'the question, ready to narrow down');
     await ui.page.keyboard.press('Escape');
   });
+
+  it('completes @-mentions in the Ask box as you type, and the engine searches only the repository named', async () => {
+    await ui.runCommand('Deep Search: Ask Deep Search');
+    const box = ui.page.locator('.quick-input-widget', { has: ui.page.locator('.quick-input-title', { hasText: 'Ask Deep Search' }) });
+    const input = box.locator('input');
+    await input.waitFor();
+    await input.pressSequentially('Where is `formatPrice` defined? @bil', { delay: 30 });
+    const offered = box.locator('.monaco-list-row', { hasText: `@${BILLING}` });
+    await offered.waitFor();
+    assert.match((await offered.textContent()) ?? '', /repository on the instance/);
+    await input.press('Enter');
+    assert.equal(await input.inputValue(), `Where is \`formatPrice\` defined? @${BILLING} `, 'the mention is written whole and the box stays open');
+    await input.pressSequentially('@ap', { delay: 30 });
+    await box.locator('.monaco-list-row', { hasText: `@${APP}` }).filter({ hasText: 'repository in the workspace' }).waitFor();
+    // Go on typing: a space ends the mention, and Enter asks.
+    await input.press('Backspace');
+    await input.press('Backspace');
+    await input.press('Backspace');
+    await box.locator('.monaco-list-row').first().waitFor({ state: 'detached' });
+    await input.press('Enter');
+    await box.waitFor({ state: 'hidden' });
+    const webview = await ui.webview();
+    await webview.locator('.question.is-completed .answer').first().waitFor({ timeout: 60_000 });
+    const reasoning = webview.locator('.turns-finished');
+    await reasoning.locator('summary').click();
+    await reasoning.getByText(`Searching only what the question names: @${BILLING}`).waitFor();
+    await reasoning.getByText('Searching 1 repository for', { exact: false }).waitFor();
+    const citations = await webview.getByRole('region', { name: 'Citations' }).locator('a').allTextContents();
+    assert.ok(citations.length > 0 && citations.every((text) => text.includes(BILLING)), `only the billing repository is cited: ${citations.join(' | ')}`);
+  });
 });

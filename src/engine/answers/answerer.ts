@@ -14,6 +14,7 @@ import { LEADING_KINDS } from '../code/fileKinds';
 import { zeroStats } from '../conversations/records';
 import { plural } from '../plural';
 import type { ServedRepository } from '../repos';
+import { mentionScope } from './mentions';
 import type { SearchIndexes } from '../search/searchIndex';
 import { Slots } from '../slots';
 import { ToolError } from '../toolError';
@@ -90,9 +91,10 @@ export class Answerer {
     return this.slots.run(() => this.work(request), request.signal, queued);
   }
 
-  private contextFor(signal: AbortSignal): ToolContext {
+  /** The tools' context of one answer: the repositories its question's @-mentions name (all when none). */
+  private contextFor(signal: AbortSignal, question: string): ToolContext {
     return {
-      repositories: this.options.repositories,
+      repositories: mentionScope(question, this.options.repositories).repositories,
       user: ANSWERER,
       instanceUrl: this.options.instanceUrl,
       signal,
@@ -106,7 +108,7 @@ export class Answerer {
 
   private async work(request: AnswerRequest): Promise<Answer> {
     const started = Date.now();
-    const context = this.contextFor(request.signal);
+    const context = this.contextFor(request.signal, request.question);
     const model = this.options.model?.();
     let fallback: { note: string; spent: InvestigationFailure['spent'] } | undefined;
     if (model) {
@@ -182,19 +184,23 @@ class AnswerRun {
   }
 
   async investigate(): Promise<Findings> {
-    const repositories = [...this.options.repositories];
-    const question = this.questionToSearch();
+    // What the question's @-mentions name is all that is searched.
+    const scope = mentionScope(this.request.question, this.options.repositories);
+    const repositories = scope.repositories;
+    const question = this.questionToSearch(scope.text);
     const findings: Findings = { question, searched: repositories, also: [], related: [], knownNames: new Set(), totalFiles: 0, notes: [], instanceUrl: this.options.instanceUrl };
     if (question.terms.length === 0) {
       await this.step('The question names nothing to search for');
       return findings;
     }
     const quoted = question.shown.map((word) => `\`${word}\``).join(', ');
+    if (scope.named.length > 0) await this.step(`Searching only what the question names: ${scope.named.map((name) => `@${name}`).join(', ')}`);
     await this.step(`Searching ${plural(repositories.length, 'repository', 'repositories')} for ${quoted}…`);
     let retrieved: Awaited<ReturnType<typeof retrieve>>;
     try {
       this.toolCalls++;
       retrieved = await retrieve(this.context, question, {
+        ...(scope.query ? { query: scope.query } : {}),
         waitForSymbols: true,
         waitForIndexes: {
           maxWaitMs: INDEX_WAIT_MS,
@@ -244,8 +250,8 @@ class AnswerRun {
   }
 
   /** The question, or the latest earlier one that names something (for a follow-up such as "why?"). */
-  private questionToSearch(): QuestionAnalysis {
-    const { question, earlierQuestions } = this.request;
+  private questionToSearch(question: string): QuestionAnalysis {
+    const { earlierQuestions } = this.request;
     const asked = analyseQuestion(question);
     if (asked.terms.length > 0) return asked;
     for (const earlier of [...earlierQuestions].reverse()) {
