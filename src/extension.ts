@@ -15,6 +15,7 @@ import { RunningIndicator } from './vscode/runningIndicator';
 import { Session } from './vscode/session';
 import { affectsConnection, pollSettings } from './vscode/settings';
 import { SourceLinkOpener } from './vscode/sourceLinks';
+import { GeneratedFiles } from './vscode/generatedFiles';
 import { WorkspaceRepositories } from './vscode/workspaceRepositories';
 import { CodeLocations } from './vscode/tools/codeLocations';
 import { HistoryCommands } from './vscode/tools/history';
@@ -78,6 +79,7 @@ export function activate(context: vscode.ExtensionContext): DeepSearchExtensionA
   const repositories = new WorkspaceRepositories();
   const toolAccess = new ToolAccess(session, log);
   const locations = new CodeLocations(repositories);
+  const generatedFiles = new GeneratedFiles(() => session.current?.client, context.storageUri ?? context.globalStorageUri);
   const links = new SourceLinkOpener(repositories, locations, toolAccess, () => store.instanceUrl);
   const remoteFiles = new RemoteFileSystem(toolAccess);
   const navigation = new CrossRepositoryNavigation(toolAccess, locations, log);
@@ -92,6 +94,7 @@ export function activate(context: vscode.ExtensionContext): DeepSearchExtensionA
     exportMarkdown: (id) => vscode.commands.executeCommand('deepSearch.exportMarkdown', id),
     openAnswerAsMarkdown: (id, questionId) => openAnswerAsMarkdown({ store, session }, id, questionId),
     askWithDraft: (draft) => askWithDraft(commandDependencies, draft),
+    generatedFile: (href, action) => (action === 'open' ? generatedFiles.open(href) : generatedFiles.saveAs(href)),
     deleteConversation: (id) => vscode.commands.executeCommand('deepSearch.deleteConversation', id),
   }, {
     current: instanceKey,

@@ -72,6 +72,8 @@ export type WebviewMessage =
   | { type: 'action'; action: PanelAction }
   /** A new conversation whose question box holds `text`, to narrow it down before sending. */
   | { type: 'askNarrower'; text: string }
+  /** Opens a file the answer generated in an editor, or saves it where the user picks. */
+  | { type: 'generatedFile'; href: string; action: 'open' | 'saveAs' }
   /** Opens one answer as a Markdown document in an editor. */
   | { type: 'openAnswer'; questionId: number }
   /** The cited lines of a citation the user hovered or focused (never asked otherwise). */
@@ -87,6 +89,7 @@ const WEBVIEW_MESSAGE_TYPES: ReadonlySet<string> = new Set<WebviewMessage['type'
   'preview',
   'openAnswer',
   'askNarrower',
+  'generatedFile',
 ]);
 const PANEL_ACTIONS: ReadonlySet<string> = new Set<PanelAction>(['copyShareLink', 'openInBrowser', 'export', 'delete']);
 
@@ -110,6 +113,8 @@ export function isWebviewMessage(value: unknown): value is WebviewMessage {
       return typeof message.action === 'string' && PANEL_ACTIONS.has(message.action);
     case 'openAnswer':
       return typeof message.questionId === 'number';
+    case 'generatedFile':
+      return typeof message.href === 'string' && message.href.length <= 4_000 && (message.action === 'open' || message.action === 'saveAs');
     case 'askNarrower':
       return typeof message.text === 'string' && message.text.length <= 100_000;
     case 'preview':

@@ -53,6 +53,9 @@ export type ConversationApiGeneration = 'connect' | 'legacy';
 export const GENERATION_TTL_MS = 10 * 60_000;
 const knownGenerations = new Map<string, { generation: ConversationApiGeneration; until: number }>();
 
+/** Largest generated file read (an instance keeps them at 10 MiB by default). */
+export const MAX_GENERATED_FILE_CHARACTERS = 10 * 1024 * 1024;
+
 export class DeepSearchClient {
   /** Canonical instance URL (no trailing slash; a path prefix kept). */
   readonly instanceUrl: string;
@@ -230,6 +233,29 @@ export class DeepSearchClient {
   }
 
   /** Opens a (possibly someone else's) conversation through its read token. */
+  /**
+   * A file an answer generated (a CSV table, JSON data, an SVG drawing), read with this client's
+   * credentials: only from the instance's own addresses, at most `MAX_GENERATED_FILE_CHARACTERS`.
+   */
+  async fetchGeneratedFile(href: string, signal?: AbortSignal): Promise<{ text: string; contentType: string }> {
+    const relative = href.startsWith('/') && !href.startsWith('//');
+    let url: URL;
+    try {
+      url = new URL(relative ? `${this.instanceUrl}${href}` : href);
+    } catch {
+      throw new DeepSearchError('badRequest', 'This link is not an address a file can be read from.');
+    }
+    const base = new URL(`${this.instanceUrl}/`);
+    if (url.origin !== base.origin || !url.pathname.startsWith(base.pathname) || url.username || url.password) {
+      throw new DeepSearchError('badRequest', 'Only files on the instance are read with your sign-in: open this link in the browser instead.');
+    }
+    const response = await this.transport.send({ method: 'GET', url, headers: { ...this.headers, accept: '*/*' }, signal });
+    if (response.body.length > MAX_GENERATED_FILE_CHARACTERS) {
+      throw new DeepSearchError('invalidResponse', `The file is larger than ${MAX_GENERATED_FILE_CHARACTERS / 1024 / 1024} MiB: open it in the browser instead.`);
+    }
+    return { text: response.body, contentType: response.headers['content-type'] ?? '' };
+  }
+
   async getConversationByReadToken(readToken: string, signal?: AbortSignal): Promise<Conversation> {
     const page = await this.listConversations({ filterReadToken: readToken }, signal);
     // A server that ignored the filter would answer the user's own list: only an exact match counts,

@@ -42,6 +42,18 @@ import { errorMessage } from './errorMessage';
 
 export const DEFAULT_PACE_MS = 150;
 const SHARE_PATH = '/deepsearch/';
+/** A path segment decoded, or as it is when it is not valid percent-encoding. */
+function safeDecode(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+}
+
+/** A file an answer generated: `/deepsearch/files/<conversation id>/<name>`, for its owner. */
+const GENERATED_FILE_PATH = /^\/deepsearch\/files\/(\d{1,15})\/([^/]{1,400})$/;
+const GENERATED_TYPES = new Set(['text/csv', 'application/json', 'image/svg+xml', 'text/plain']);
 /** Where an instance's page starts a new question, its text in `?q=`. */
 const NEW_QUESTION_PATH = '/deepsearch';
 
@@ -185,6 +197,20 @@ export async function startEngine(options: EngineOptions): Promise<RunningEngine
     }
     // The share page: with sharing on, the read token in the link is the credential (browsers send
     // no token header); with sharing off, only the owner's Authorization header opens it.
+    const generated = GENERATED_FILE_PATH.exec(path);
+    if (generated) {
+      if (method !== 'GET') throw new HttpError(405, `${method} is not supported here: use GET.`, { Allow: 'GET' });
+      const user = users.authenticate(request.headers.authorization);
+      requireScope(user, 'read');
+      const file = service.generatedFile(user, Number(generated[1]), safeDecode(generated[2]));
+      return {
+        status: 200,
+        body: file.text,
+        contentType: GENERATED_TYPES.has(file.content_type) ? `${file.content_type}; charset=utf-8` : 'application/octet-stream',
+        // Never shown as a page of the engine: downloaded, its type as said, nothing in it run.
+        headers: { 'Content-Disposition': `attachment; filename="${file.name}"`, 'X-Content-Type-Options': 'nosniff', 'Content-Security-Policy': "default-src 'none'; sandbox" },
+      };
+    }
     if (path === NEW_QUESTION_PATH) {
       if (method !== 'GET') throw new HttpError(405, `${method} is not supported here: use GET.`, { Allow: 'GET' });
       return {
@@ -368,7 +394,7 @@ function asHttpError(error: unknown, shuttingDown: AbortSignal, log: (line: stri
 
 /** Share links carry a read token: keep it out of logs. */
 function redact(path: string): string {
-  return path.startsWith(SHARE_PATH) ? `${SHARE_PATH}<read token>` : path;
+  return path.startsWith(SHARE_PATH) && !GENERATED_FILE_PATH.test(path) ? `${SHARE_PATH}<read token>` : path;
 }
 
 /**

@@ -37,6 +37,8 @@ export interface PanelActions {
   openInBrowser(id: number): PromiseLike<unknown>;
   exportMarkdown(id: number): PromiseLike<unknown>;
   openAnswerAsMarkdown(id: number, questionId: number): PromiseLike<unknown>;
+  /** Opens or saves a file an answer generated. */
+  generatedFile(href: string, action: 'open' | 'saveAs'): PromiseLike<unknown>;
   /** Ask, with `draft` in the question box. */
   askWithDraft(draft: string): PromiseLike<unknown>;
   deleteConversation(id: number): PromiseLike<unknown>;
@@ -331,6 +333,8 @@ class PanelHost {
         return this.run(() => this.actions.openLink(message.href));
       case 'copyText':
         return this.run(() => vscode.env.clipboard.writeText(message.text));
+      case 'generatedFile':
+        return this.run(() => this.actions.generatedFile(message.href, message.action));
       case 'askNarrower':
         return this.run(() => this.actions.askWithDraft(message.text));
       case 'openAnswer':

@@ -4,7 +4,8 @@
  * repository) under it. Hovering or focusing either shows the cited lines (`citationPreview.ts`).
  */
 import { citationLabel, CitationNumbers, type Citation } from '../conversations/citations';
-import { element } from './dom';
+import { generatedFileName, isGeneratedFileLink } from '../conversations/generatedFiles';
+import { button, element } from './dom';
 import { strings } from './strings';
 
 /** Marks the citations among the links of a rendered answer; returns them in number order. */
@@ -18,6 +19,25 @@ export function markCitations(answer: HTMLElement, instanceUrl: string | undefin
     anchor.append(badge(citation.number));
   }
   return numbers.list;
+}
+
+/**
+ * Gives each link to a file the answer generated (CSV, JSON, SVG) an Open and a Save As button
+ * beside it; nothing is read before one is pressed.
+ */
+export function markGeneratedFiles(answer: HTMLElement, instanceUrl: string | undefined, act: (href: string, action: 'open' | 'saveAs') => void): void {
+  for (const anchor of Array.from(answer.querySelectorAll<HTMLAnchorElement>('a[href]:not(.citation)'))) {
+    const href = anchor.getAttribute('href') ?? '';
+    if (!isGeneratedFileLink(href, instanceUrl)) continue;
+    const name = generatedFileName(href);
+    anchor.classList.add('generated-file');
+    const actions = element('span', 'generated-file-actions');
+    actions.append(
+      button({ className: 'icon-button', icon: 'go-to-file', ariaLabel: strings.openGeneratedFile(name), onClick: () => act(href, 'open') }),
+      button({ className: 'icon-button', icon: 'save-as', ariaLabel: strings.saveGeneratedFile(name), onClick: () => act(href, 'saveAs') }),
+    );
+    anchor.after(actions);
+  }
 }
 
 /** The "Citations" list under an answer. */

@@ -73,6 +73,7 @@ export class ConversationPanel {
       instanceUrl: () => this.instanceUrl,
       onOpenAnswer: (questionId) => this.host.postMessage({ type: 'openAnswer', questionId }),
       onAskNarrower: (text) => this.host.postMessage({ type: 'askNarrower', text }),
+      onGeneratedFile: (href, action) => this.host.postMessage({ type: 'generatedFile', href, action }),
     };
     this.previewer = new CitationPreviewer(root, (href) => this.askPreview(href), () => this.instanceUrl);
     this.header = new ConversationHeader((action: PanelAction) => this.host.postMessage({ type: 'action', action }));

@@ -6,7 +6,7 @@
  */
 import type { Citation } from '../conversations/citations';
 import type { Question, Source, Turn } from '../conversations/model';
-import { citationList, markCitations } from './citationMarks';
+import { citationList, markCitations, markGeneratedFiles } from './citationMarks';
 import { drawDiagrams, isDiagramLanguage, prepareDiagramBlock } from './diagrams';
 import { button, codicon, element, hasFocusWithin, hiddenLabel } from './dom';
 import { elapsedSince, formatDuration, statsParts } from '../format';
@@ -25,6 +25,8 @@ export interface QuestionContext {
   /** The instance the conversation lives on (absolute links on it can be citations). */
   instanceUrl(): string | undefined;
   onOpenAnswer(questionId: number): void;
+  /** Open or save a file the answer generated. */
+  onGeneratedFile(href: string, action: 'open' | 'saveAs'): void;
   /** A new conversation, its question box holding `text` to narrow down. */
   onAskNarrower(text: string): void;
 }
@@ -293,6 +295,7 @@ export class QuestionView {
     // Built apart, with its code-block headers, and put in the page at once.
     renderMarkdownInto(container, markdown, wrapCodeBlock);
     const citations = markCitations(container, this.context.instanceUrl());
+    markGeneratedFiles(container, this.context.instanceUrl(), (href, action) => this.context.onGeneratedFile(href, action));
     nestHeadings(container, section.querySelector('.answer-title') ? 3 : 2);
     container.addEventListener('click', (event) => onCopyClick(event, (text) => this.context.onCopy(text)));
     section.append(container);

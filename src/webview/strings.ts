@@ -24,6 +24,8 @@ export const strings = {
   },
   get question() { return l10n.t('Question'); },
   get citations() { return l10n.t('Citations'); },
+  openGeneratedFile: (name: string) => l10n.t('Open {0}', name),
+  saveGeneratedFile: (name: string) => l10n.t('Save {0} As…', name),
   get previewLoading() { return l10n.t('Reading the cited lines…'); },
   previewFrom: (from: 'workspace' | 'instance') => (from === 'workspace' ? l10n.t('from your workspace') : l10n.t('from the instance')),
   previewMore: (count: number) => (count === 1 ? l10n.t('… and 1 more line: open the link to see it') : l10n.t('… and {0} more lines: open the link to see them', count)),

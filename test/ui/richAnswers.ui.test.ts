@@ -1,4 +1,6 @@
 import * as assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import type { Frame } from 'playwright-core';
 import { answeredConversation } from '../support/storedConversations';
 import { VSCodeUi } from './vscodeUi';
@@ -50,6 +52,21 @@ const HOSTILE = answeredConversation({
   at: new Date(Date.now() - 120_000).toISOString(),
 });
 
+const TABLE_TITLE = 'Prices as a table';
+const PRICES_CSV = 'cents,price\n199,$1.99\n5,$0.05\n';
+/** An answer with a file it generated, as an instance links one. */
+const TABLE = (() => {
+  const record = answeredConversation({
+    id: 5,
+    question: 'List some prices as a table',
+    title: TABLE_TITLE,
+    answer: 'The prices are in [prices.csv](/deepsearch/files/5/prices.csv).',
+    at: new Date(Date.now() - 240_000).toISOString(),
+  });
+  record.files = [{ name: 'prices.csv', content_type: 'text/csv', text: PRICES_CSV }];
+  return record;
+})();
+
 /** A question stopped at its token limit, its answer the instance's summary of its progress. */
 const STOPPED = (() => {
   const record = answeredConversation({ id: 4, question: TOO_BIG, title: TOO_BIG, answer: SUMMARY, at: new Date(Date.now() - 180_000).toISOString() });
@@ -64,13 +81,15 @@ const STOPPED = (() => {
 describe('Rich answers in the real VS Code (UI)', function () {
   this.timeout(180_000);
   let ui: VSCodeUi;
+  const engineRequests: string[] = [];
   /** While true, the engine refuses new questions as an instance over its quota does. */
   let refuseQuestions = false;
 
   before(async () => {
     ui = await VSCodeUi.launch({
       paceMs: 100,
-      storedConversations: [CITED, DIAGRAM, HOSTILE, STOPPED],
+      engineLog: (line) => engineRequests.push(line),
+      storedConversations: [CITED, DIAGRAM, HOSTILE, STOPPED, TABLE],
       faults: {
         request: ({ method, path }) =>
           refuseQuestions && method === 'POST' && /CreateConversation$|^\/\.api\/deepsearch\/v1\/?$/.test(path)
@@ -232,5 +251,28 @@ describe('Rich answers in the real VS Code (UI)', function () {
     await reasoning.getByText('Searching 1 repository for', { exact: false }).waitFor();
     const citations = await webview.getByRole('region', { name: 'Citations' }).locator('a').allTextContents();
     assert.ok(citations.length > 0 && citations.every((text) => text.includes(BILLING)), `only the billing repository is cited: ${citations.join(' | ')}`);
+  });
+
+  it('opens and saves a file the answer generated, read from the instance only when asked', async () => {
+    const reads = () => engineRequests.filter((line) => line.startsWith('GET /deepsearch/files/5/prices.csv 200')).length;
+    const webview = await openConversation(TABLE_TITLE);
+    await webview.getByRole('button', { name: 'Open prices.csv' }).waitFor();
+    assert.equal(reads(), 0, 'nothing read before a click');
+    await webview.getByRole('button', { name: 'Open prices.csv' }).click();
+    await ui.page.locator('.tabs-container .tab.active', { hasText: 'prices.csv' }).waitFor();
+    await ui.page.locator('.monaco-editor .view-lines', { hasText: /cents,price/ }).first().waitFor();
+    assert.equal(reads(), 1);
+
+    await ui.runCommand('View: Close All Editors');
+    const again = await openConversation(TABLE_TITLE);
+    await again.getByRole('button', { name: 'Save prices.csv As…' }).click();
+    // VS Code's own save dialog (in a browser: its quick-input file dialog), at the workspace.
+    const dialog = ui.page.locator('.quick-input-widget');
+    const path = dialog.locator('input');
+    await path.waitFor();
+    await ui.eventually(async () => /prices\.csv$/.test(await path.inputValue()), 'the save dialog to offer prices.csv');
+    await path.press('Enter');
+    await ui.toast(/Saved prices\.csv\./).waitFor();
+    assert.equal(await readFile(join(ui.workspace, 'prices.csv'), 'utf8'), PRICES_CSV);
   });
 });

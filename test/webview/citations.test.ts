@@ -112,4 +112,23 @@ describe('conversation panel: citations', function () {
     await answerPreview(panel, { ok: true, from: 'instance', startLine: 10, lines: ['a', 'b'], more: 7 });
     await panel.page.getByRole('tooltip').getByText('… and 7 more lines: open the link to see them').waitFor();
   });
+
+  it('offers Open and Save As beside links to files the answer generated, and reads nothing before a click', async () => {
+    const panel = await env.open();
+    const answer = [
+      'Tables: [prices](/deepsearch/files/7/prices.csv), [data](https://sg.example.com/deepsearch/files/7/data.json),',
+      '[drawing](/deepsearch/files/7/flow.svg).',
+      'Not generated: [package.json](/github.com/org/repo/-/blob/package.json), [elsewhere](https://example.org/x.csv).',
+    ].join('\n');
+    await panel.send({ ...snapshot(conversation([completedQuestion(1, { answer })])), instanceUrl: INSTANCE });
+    const offered = await panel.page.locator('.generated-file-actions button').evaluateAll((buttons) => buttons.map((button) => button.getAttribute('aria-label')));
+    assert.deepEqual(offered, ['Open prices.csv', 'Save prices.csv As…', 'Open data.json', 'Save data.json As…', 'Open flow.svg', 'Save flow.svg As…']);
+    assert.deepEqual(await panel.postedOfType('generatedFile'), []);
+    await panel.page.getByRole('button', { name: 'Save data.json As…' }).click();
+    await panel.page.getByRole('button', { name: 'Open flow.svg' }).click();
+    assert.deepEqual(await panel.postedOfType('generatedFile'), [
+      { type: 'generatedFile', href: 'https://sg.example.com/deepsearch/files/7/data.json', action: 'saveAs' },
+      { type: 'generatedFile', href: '/deepsearch/files/7/flow.svg', action: 'open' },
+    ]);
+  });
 });

@@ -12,7 +12,18 @@ export interface ConversationRecord {
   updated_at: string;
   starred: boolean;
   questions: WireQuestion[];
+  /** Files the answers generated (a table as CSV, data as JSON, a drawing as SVG), served to the owner. */
+  files?: GeneratedFile[];
 }
+
+/** A file an answer generated; its answer links to it (`/deepsearch/files/<conversation>/<name>`). */
+export interface GeneratedFile {
+  name: string;
+  content_type: string;
+  text: string;
+}
+
+const GENERATED_FILE_NAME = /^[\w][\w.-]{0,127}$/;
 
 export interface IdCounters {
   nextConversationId: number;
@@ -67,6 +78,9 @@ export function isConversationRecord(value: unknown): value is ConversationRecor
         Number.isInteger(question.id) &&
         typeof question.question === 'string' &&
         typeof question.status === 'string',
-    )
+    ) &&
+    (record.files === undefined ||
+      (Array.isArray(record.files) &&
+        record.files.every((file) => typeof file === 'object' && file !== null && typeof file.name === 'string' && GENERATED_FILE_NAME.test(file.name) && typeof file.content_type === 'string' && typeof file.text === 'string')))
   );
 }

@@ -12,7 +12,7 @@ import { diskFullCode, diskFullHttpError, isDiskFull, UNSAVED_LOG, unsavedQuesti
 import { HttpError } from '../http';
 import { selectPage, type ListQuery } from './listing';
 import type { EngineFaults, EngineVariant } from '../options';
-import { isFinished, nextTimestamp, unixSeconds, zeroStats, type ConversationRecord, type IdCounters } from './records';
+import { isFinished, nextTimestamp, unixSeconds, zeroStats, type ConversationRecord, type GeneratedFile, type IdCounters } from './records';
 import type { ConversationStorage } from './storage';
 import { errorMessage } from '../errorMessage';
 
@@ -97,6 +97,13 @@ export class ConversationService {
 
   get(user: AuthenticatedUser, id: number): WireConversation {
     return this.render(this.owned(user, id), user.id);
+  }
+
+  /** A file an answer of the user's conversation generated. */
+  generatedFile(user: AuthenticatedUser, id: number, name: string): GeneratedFile {
+    const file = this.owned(user, id).files?.find((candidate) => candidate.name === name);
+    if (!file) throw new HttpError(404, `Conversation ${id} has no file named ${JSON.stringify(name.slice(0, 128))}.`);
+    return file;
   }
 
   getQuestion(user: AuthenticatedUser, id: number, questionId: number): WireQuestion {

@@ -3,6 +3,7 @@ import { readdir } from 'node:fs/promises';
 import * as path from 'node:path';
 import type { WireConversation, WireErrorBody } from '../../../src/contract/legacyWire';
 import { startTestEngine, TEST_TOKENS, type TestEngine } from '../../support/engineHarness';
+import { answeredConversation, storeConversations } from '../../support/storedConversations';
 
 describe('engine: ownership and sharing', function () {
   let engine: TestEngine;
@@ -76,6 +77,30 @@ describe('engine: ownership and sharing', function () {
     assert.equal(longResponse.status, 200, long.slice(0, 200));
     assert.ok(long.includes(`>${'a'.repeat(8_000)}</textarea>`), 'cut at 8,000 characters');
     assert.equal((await fetch(`${engine.url}/deepsearch`, { method: 'POST' })).status, 405);
+  });
+
+  it('serves a file an answer generated to its owner only, as a download whose content runs nothing', async function () {
+    const dataDir = engine.dataDir;
+    await engine.stop();
+    const record = answeredConversation({ id: 900, question: 'Prices?', title: 'Prices', answer: '[prices](/deepsearch/files/900/prices.csv)', at: new Date().toISOString() });
+    record.files = [
+      { name: 'prices.csv', content_type: 'text/csv', text: 'cents,price\n199,$1.99\n' },
+      { name: 'drawing.svg', content_type: 'text/html', text: '<svg><script>alert(1)</script></svg>' },
+    ];
+    await storeConversations(dataDir, [record]);
+    await engine.restart({});
+    const url = `${engine.url}/deepsearch/files/900/prices.csv`;
+    const owner = await fetch(url, { headers: { Authorization: `token ${TEST_TOKENS[0]}` } });
+    assert.equal(owner.status, 200);
+    assert.equal(await owner.text(), 'cents,price\n199,$1.99\n');
+    assert.match(owner.headers.get('content-type') ?? '', /^text\/csv/);
+    assert.match(owner.headers.get('content-disposition') ?? '', /^attachment; filename="prices\.csv"/);
+    assert.equal(owner.headers.get('x-content-type-options'), 'nosniff');
+    assert.equal((await fetch(url)).status, 401, 'anonymous');
+    assert.equal((await fetch(url, { headers: { Authorization: `token ${TEST_TOKENS[1]}` } })).status, 404, 'another user');
+    assert.equal((await fetch(`${engine.url}/deepsearch/files/900/missing.csv`, { headers: { Authorization: `token ${TEST_TOKENS[0]}` } })).status, 404);
+    const odd = await fetch(`${engine.url}/deepsearch/files/900/drawing.svg`, { headers: { Authorization: `token ${TEST_TOKENS[0]}` } });
+    assert.equal(odd.headers.get('content-type'), 'application/octet-stream', 'a type outside CSV, JSON, SVG and text is served as bytes');
   });
 
   it('keeps other users out when sharing is off, but still lets the owner use the read token', async function () {
