@@ -23,6 +23,7 @@ import { completedQuestion, conversation, processingQuestion, questionsUpdate, s
 import { buildProbeBundle, buildWebviewBundle, launchChromium, PanelPage, startPanelServer, type PanelServer } from '../../test/webview/panelHarness';
 import { answerMarkdown } from '../../test/webview/answerMarkdown';
 import { adversarialRows } from '../rendering/adversarialRows';
+import { richAnswerRows } from '../rendering/richAnswerRows';
 import type { MessageTime } from '../rendering/pageProbe';
 import { ANSWER_RENDERED } from '../../src/webview/timings';
 import { kb, ms, ratio, spread, type BenchContext, type Figure, type Row } from '../report';
@@ -58,6 +59,7 @@ async function run(context: BenchContext): Promise<Row[]> {
     }
     rows.push(await pollRow(browser, server, context.quick ? POLL_UPDATES.quickRuns : POLL_UPDATES.runs, context));
     rows.push(...(await adversarialRows(browser, server, context)));
+    rows.push(...(await richAnswerRows(browser, server, context)));
     return rows;
   } finally {
     await browser.close();

@@ -20,20 +20,44 @@ export interface Citation {
 }
 
 /** More citations than this in one answer are left as plain links. */
-export const MAX_CITATIONS = 500;
+export const MAX_CITATIONS = 200;
+
+/**
+ * The form most answers' links have, read without building URLs: `/<repo>[@<rev>]/-/blob/<path>?L<a>[-<b>]`
+ * (or `#L…`), columns allowed and nothing else after the range.
+ */
+const RELATIVE_BLOB = /^\/([^?#@]+?)(?:@([^/?#]+))?\/-\/blob\/([^?#]+)[?#]L(\d{1,9})(?::\d+)?(?:-L?(\d{1,9})(?::\d+)?)?$/;
 
 /**
  * The file and lines `href` cites, or undefined for any other link. Relative links are read against
  * the instance; an absolute one must be on the instance (`instanceUrl`) to count.
  */
 export function citedLines(href: string, instanceUrl: string | undefined): Omit<Citation, 'number' | 'href'> | undefined {
-  if (href.length > 4_000) return undefined;
+  // Most links of an answer are no citation: told apart without parsing them (an answer holds thousands).
+  if (href.length > 4_000 || !href.includes('/-/blob/') || !/[?#&]L\d/.test(href)) return undefined;
   const relative = href.startsWith('/') && !href.startsWith('//');
+  const fast = relative ? RELATIVE_BLOB.exec(href) : null;
+  if (fast) {
+    const repoName = safeDecode(fast[1]);
+    const path = safeDecode(fast[3]);
+    const startLine = Number(fast[4]);
+    if (repoName && path && !repoName.startsWith('.')) {
+      return { repoName, revision: fast[2] ? safeDecode(fast[2]) : undefined, path, startLine, endLine: Math.max(startLine, fast[5] ? Number(fast[5]) : startLine) };
+    }
+  }
   if (!relative && !instanceUrl) return undefined;
   const parsed = parseRepoLink(href, relative ? undefined : instanceUrl);
   if (parsed?.target !== 'file' || !parsed.path || parsed.startLine === undefined) return undefined;
   const { repoName, revision, path, startLine } = parsed;
   return { repoName, revision, path, startLine, endLine: parsed.endLine ?? startLine };
+}
+
+function safeDecode(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
 }
 
 /** Numbers citations as links are met: the same file, revision and lines keep their first number. */

@@ -4,10 +4,12 @@
  */
 
 const GENERATED_KINDS = /\.(csv|json|svg)$/i;
+/** The same, on the link as written: most links are told apart without parsing them. */
+const MAY_BE_GENERATED = /\.(csv|json|svg)(?:[?#]|$)/i;
 
 /** True for a link to a file the answer generated (relative, or absolute on the instance). */
 export function isGeneratedFileLink(href: string, instanceUrl: string | undefined): boolean {
-  if (href.length > 4_000) return false;
+  if (href.length > 4_000 || !MAY_BE_GENERATED.test(href) || href.includes('/-/')) return false;
   let url: URL;
   try {
     url = new URL(href, instanceUrl ? `${instanceUrl}/` : 'https://instance.invalid/');

@@ -2,42 +2,45 @@
  * Turns an answer's links to a file and lines into numbered citations: each link keeps its text and
  * gets a small badge with its number, and the answer gets a "Citations" list (file, lines,
  * repository) under it. Hovering or focusing either shows the cited lines (`citationPreview.ts`).
+ * Links to files the answer generated get their Open and Save As buttons in the same pass.
  */
 import { citationLabel, CitationNumbers, type Citation } from '../conversations/citations';
 import { generatedFileName, isGeneratedFileLink } from '../conversations/generatedFiles';
 import { button, element } from './dom';
 import { strings } from './strings';
 
-/** Marks the citations among the links of a rendered answer; returns them in number order. */
-export function markCitations(answer: HTMLElement, instanceUrl: string | undefined): Citation[] {
+/**
+ * Marks the links of a rendered answer, in one pass: its citations get their numbered badge (the
+ * citations are returned in number order), and its links to files the answer generated (CSV, JSON,
+ * SVG) get an Open and a Save As button beside them, which read nothing before they are pressed.
+ */
+export function markLinks(answer: HTMLElement, instanceUrl: string | undefined, onGeneratedFile: (href: string, action: 'open' | 'saveAs') => void): Citation[] {
   const numbers = new CitationNumbers(instanceUrl);
-  for (const anchor of Array.from(answer.querySelectorAll<HTMLAnchorElement>('a[href]'))) {
-    const citation = numbers.add(anchor.getAttribute('href') ?? '');
-    if (!citation) continue;
-    anchor.classList.add('citation');
-    anchor.dataset.citation = String(citation.number);
-    anchor.append(badge(citation.number));
+  const generated: HTMLAnchorElement[] = [];
+  for (const anchor of Array.from(answer.getElementsByTagName('a'))) {
+    const href = anchor.getAttribute('href');
+    if (!href) continue;
+    const citation = numbers.add(href);
+    if (citation) {
+      anchor.classList.add('citation');
+      anchor.dataset.citation = String(citation.number);
+      anchor.append(badge(citation.number));
+    } else if (isGeneratedFileLink(href, instanceUrl)) {
+      generated.push(anchor);
+    }
   }
+  for (const anchor of generated) anchor.after(generatedFileActions(anchor.getAttribute('href') ?? '', onGeneratedFile));
   return numbers.list;
 }
 
-/**
- * Gives each link to a file the answer generated (CSV, JSON, SVG) an Open and a Save As button
- * beside it; nothing is read before one is pressed.
- */
-export function markGeneratedFiles(answer: HTMLElement, instanceUrl: string | undefined, act: (href: string, action: 'open' | 'saveAs') => void): void {
-  for (const anchor of Array.from(answer.querySelectorAll<HTMLAnchorElement>('a[href]:not(.citation)'))) {
-    const href = anchor.getAttribute('href') ?? '';
-    if (!isGeneratedFileLink(href, instanceUrl)) continue;
-    const name = generatedFileName(href);
-    anchor.classList.add('generated-file');
-    const actions = element('span', 'generated-file-actions');
-    actions.append(
-      button({ className: 'icon-button', icon: 'go-to-file', ariaLabel: strings.openGeneratedFile(name), onClick: () => act(href, 'open') }),
-      button({ className: 'icon-button', icon: 'save-as', ariaLabel: strings.saveGeneratedFile(name), onClick: () => act(href, 'saveAs') }),
-    );
-    anchor.after(actions);
-  }
+function generatedFileActions(href: string, act: (href: string, action: 'open' | 'saveAs') => void): HTMLElement {
+  const name = generatedFileName(href);
+  const actions = element('span', 'generated-file-actions');
+  actions.append(
+    button({ className: 'icon-button', icon: 'go-to-file', ariaLabel: strings.openGeneratedFile(name), onClick: () => act(href, 'open') }),
+    button({ className: 'icon-button', icon: 'save-as', ariaLabel: strings.saveGeneratedFile(name), onClick: () => act(href, 'saveAs') }),
+  );
+  return actions;
 }
 
 /** The "Citations" list under an answer. */
@@ -61,9 +64,16 @@ export function citationList(citations: readonly Citation[], questionId: number)
   return section;
 }
 
-function badge(number: number): HTMLElement {
-  const mark = element('span', 'citation-badge', String(number));
-  // The link's own text names it; the number is for the eye, matching the list.
-  mark.setAttribute('aria-hidden', 'true');
+/** A clone of one prepared badge: an answer may hold hundreds. */
+function badge(number: number): Node {
+  if (!badgeTemplate) {
+    badgeTemplate = element('span', 'citation-badge');
+    // The link's own text names it; the number is for the eye, matching the list.
+    badgeTemplate.setAttribute('aria-hidden', 'true');
+  }
+  const mark = badgeTemplate.cloneNode(false);
+  mark.textContent = String(number);
   return mark;
 }
+
+let badgeTemplate: HTMLElement | undefined;

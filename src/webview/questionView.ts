@@ -6,7 +6,7 @@
  */
 import type { Citation } from '../conversations/citations';
 import type { Question, Source, Turn } from '../conversations/model';
-import { citationList, markCitations, markGeneratedFiles } from './citationMarks';
+import { citationList, markLinks } from './citationMarks';
 import { drawDiagrams, isDiagramLanguage, prepareDiagramBlock } from './diagrams';
 import { button, codicon, element, hasFocusWithin, hiddenLabel } from './dom';
 import { elapsedSince, formatDuration, statsParts } from '../format';
@@ -294,8 +294,7 @@ export class QuestionView {
     // The only markup from the server that reaches the DOM, and only sanitised (markdown.ts).
     // Built apart, with its code-block headers, and put in the page at once.
     renderMarkdownInto(container, markdown, wrapCodeBlock);
-    const citations = markCitations(container, this.context.instanceUrl());
-    markGeneratedFiles(container, this.context.instanceUrl(), (href, action) => this.context.onGeneratedFile(href, action));
+    const citations = markLinks(container, this.context.instanceUrl(), (href, action) => this.context.onGeneratedFile(href, action));
     nestHeadings(container, section.querySelector('.answer-title') ? 3 : 2);
     container.addEventListener('click', (event) => onCopyClick(event, (text) => this.context.onCopy(text)));
     section.append(container);
@@ -382,7 +381,7 @@ export class QuestionView {
     section.setAttribute('aria-labelledby', heading.id);
     const body = element('div', 'markdown');
     renderMarkdownInto(body, markdown, wrapCodeBlock);
-    markCitations(body, this.context.instanceUrl());
+    markLinks(body, this.context.instanceUrl(), (href, action) => this.context.onGeneratedFile(href, action));
     nestHeadings(body, 4);
     section.append(heading, body);
     return section;
@@ -458,7 +457,9 @@ export class QuestionView {
  * from it, at most level 6. Their look stays.
  */
 function nestHeadings(answer: HTMLElement, parentLevel: number): void {
-  const headings = Array.from(answer.querySelectorAll('h1, h2, h3, h4, h5, h6'));
+  const headings: Element[] = [];
+  for (const level of ['h1', 'h2', 'h3', 'h4', 'h5', 'h6']) headings.push(...Array.from(answer.getElementsByTagName(level)));
+  if (headings.length === 0) return;
   const levelOf = (heading: Element) => Number(heading.tagName[1]);
   const shift = parentLevel + 1 - Math.min(...headings.map(levelOf));
   for (const heading of headings) heading.setAttribute('aria-level', String(Math.min(6, levelOf(heading) + shift)));
