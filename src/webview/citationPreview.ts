@@ -57,8 +57,11 @@ export class CitationPreviewer {
     document.addEventListener('keydown', (event) => {
       if (event.key === 'Escape' && !this.tooltip.hidden) this.hide();
     });
-    // Focus scrolls a citation into view, and the reader may scroll with the tooltip open: it follows.
-    window.addEventListener('scroll', () => this.anchor?.isConnected && !this.tooltip.hidden && this.place(this.anchor), { passive: true });
+    // Focus scrolls a citation into view, the reader may scroll, and the page may change under it
+    // (a diagram drawn, a question updated) with the tooltip open: it follows its citation.
+    const follow = () => this.anchor?.isConnected && !this.tooltip.hidden && this.place(this.anchor);
+    window.addEventListener('scroll', follow, { passive: true });
+    new ResizeObserver(follow).observe(root);
   }
 
   /** A new conversation: its previews are asked again. */

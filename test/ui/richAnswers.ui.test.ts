@@ -21,6 +21,12 @@ const CITED = answeredConversation({
   answer: [
     `Settings are parsed by [parseConfig](/${APP}/-/blob/src/config.ts?L11-15), prices are formatted by`,
     `[formatPrice](/${BILLING}/-/blob/src/price.ts?L3-5).`,
+    '',
+    '```mermaid',
+    'flowchart LR',
+    '  file[app.json] --> parse[parseConfig] --> config[AppConfig]',
+    '  cents --> format[formatPrice] --> price',
+    '```',
   ].join('\n'),
   sources: [{ type: 'Repository', link: `/${APP}`, label: APP }],
   at: new Date().toISOString(),
@@ -119,6 +125,7 @@ describe('Rich answers in the real VS Code (UI)', function () {
 
   it('hovering a citation badge previews the cited lines from the workspace, and from the instance for a repository the workspace lacks', async () => {
     const webview = await openConversation(TITLE);
+    await webview.locator('.diagram-block img.diagram-image').waitFor({ timeout: 60_000 });
     const tooltip = webview.getByRole('tooltip');
     await webview.locator('.answer .citation-badge', { hasText: '1' }).hover();
     await tooltip.getByText('from your workspace').waitFor();
@@ -136,12 +143,15 @@ describe('Rich answers in the real VS Code (UI)', function () {
   it('shows the preview to the keyboard: Tab onto a citation of the list', async () => {
     const webview = await openConversation(TITLE);
     const entries = webview.getByRole('region', { name: 'Citations' }).locator('a');
+    await webview.locator('.diagram-block img.diagram-image').waitFor({ timeout: 60_000 });
     assert.deepEqual(await entries.allTextContents(), ['1src/config.ts:11–15github.com/acme/app', '2src/price.ts:3–5github.com/acme/billing']);
     await entries.first().focus();
     await ui.page.keyboard.press('Tab');
     const tooltip = webview.getByRole('tooltip');
     await tooltip.getByText('from the instance').waitFor();
     assert.equal(await entries.nth(1).getAttribute('aria-describedby'), 'citation-preview');
+    await tooltip.locator('.tok-keyword').first().waitFor();
+    await ui.screenshot('rich-citation-keyboard');
     // Enter opens the cited lines, as a click does.
     await ui.page.keyboard.press('Enter');
     const tab = ui.page.locator('.tabs-container .tab.active');
@@ -189,6 +199,8 @@ describe('Rich answers in the real VS Code (UI)', function () {
     assert.match(text, /2\. \[src\/price\.ts:3–5\]/);
     assert.match((await ui.page.locator('.tabs-container .tab.active').getAttribute('aria-label')) ?? '', /Untitled/);
     assert.match(await ui.page.locator('[id="status.editor.mode"]').innerText(), /Markdown/);
+    // An untitled document asks to be saved when closed: let it go.
+    await ui.runCommand('View: Revert and Close Editor');
   });
 
   it('offers to continue in the browser when a question cannot be sent, with the question on the instance page', async () => {
@@ -233,7 +245,9 @@ describe('Rich answers in the real VS Code (UI)', function () {
     await offered.waitFor();
     assert.match((await offered.textContent()) ?? '', /repository on the instance/);
     await input.press('Enter');
-    assert.equal(await input.inputValue(), `Where is \`formatPrice\` defined? @${BILLING} `, 'the mention is written whole and the box stays open');
+    // The extension writes the mention in; the box stays open.
+    await ui.eventually(async () => (await input.inputValue()) === `Where is \`formatPrice\` defined? @${BILLING} `, 'the mention written whole');
+    assert.equal(await box.isVisible(), true);
     await input.pressSequentially('@ap', { delay: 30 });
     await box.locator('.monaco-list-row', { hasText: `@${APP}` }).filter({ hasText: 'repository in the workspace' }).waitFor();
     // Go on typing: a space ends the mention, and Enter asks.
