@@ -12,7 +12,7 @@ const ROOT = path.join(__dirname, '..', '..');
 
 interface Metafile {
   inputs: Record<string, unknown>;
-  outputs: Record<string, { inputs: Record<string, { bytesInOutput: number }>; imports: { path: string; external?: boolean }[] }>;
+  outputs: Record<string, { inputs: Record<string, { bytesInOutput: number }>; imports: { path: string; kind?: string; external?: boolean }[] }>;
 }
 
 const metas: Record<string, Metafile> = {};
@@ -20,11 +20,12 @@ const metas: Record<string, Metafile> = {};
 function bundle(name: string): { inputs: string[]; externals: string[] } {
   const meta = metas[name];
   assert.ok(meta, `no metafile for ${name}`);
-  const output = Object.entries(meta.outputs).find(([file]) => file.endsWith('.js'))?.[1];
-  assert.ok(output, `no output in ${name}'s metafile`);
+  // A bundle split into chunks (the webview's) is all of its scripts together.
+  const outputs = Object.entries(meta.outputs).filter(([file]) => file.endsWith('.js')).map(([, output]) => output);
+  assert.ok(outputs.length > 0, `no output in ${name}'s metafile`);
   return {
-    inputs: Object.entries(output.inputs).filter(([, input]) => input.bytesInOutput > 0).map(([file]) => file),
-    externals: output.imports.filter((entry) => entry.external).map((entry) => entry.path),
+    inputs: [...new Set(outputs.flatMap((output) => Object.entries(output.inputs).filter(([, input]) => input.bytesInOutput > 0).map(([file]) => file)))],
+    externals: [...new Set(outputs.flatMap((output) => output.imports.filter((entry) => entry.external).map((entry) => entry.path)))],
   };
 }
 
@@ -85,5 +86,21 @@ describe('bundles', function () {
   it('keeps Markdown in the webview bundle only', () => {
     assert.ok(from(bundle('webview').inputs, 'marked').length > 0 && from(bundle('webview').inputs, 'dompurify').length > 0);
     for (const name of ['extension', 'network', 'mcp']) assert.deepEqual(from(bundle(name).inputs, 'marked'), [], name);
+  });
+
+  it('loads the diagram library and the syntax colours with the webview only when an answer needs them', () => {
+    const outputs = metas.webview.outputs;
+    // The page's script and what it imports at once, without the chunks it imports later.
+    const eager = new Set<string>();
+    const visit = (file: string) => {
+      if (eager.has(file)) return;
+      eager.add(file);
+      for (const entry of outputs[file]?.imports ?? []) if (entry.kind === 'import-statement') visit(entry.path);
+    };
+    visit('dist/webview/webview.js');
+    const loadedAtOnce = [...eager].flatMap((file) => Object.entries(outputs[file]?.inputs ?? {}).filter(([, input]) => input.bytesInOutput > 0).map(([input]) => input));
+    assert.ok(from(loadedAtOnce, 'marked').length > 0 && loadedAtOnce.includes('src/webview/main.ts'), 'the page\'s own script is found, with Markdown');
+    for (const pkg of ['mermaid', 'highlight.js', 'd3', 'katex', 'cytoscape']) assert.deepEqual(from(loadedAtOnce, pkg), [], pkg);
+    assert.ok(from(bundle('webview').inputs, 'mermaid').length > 0 && from(bundle('webview').inputs, 'highlight.js').length > 0, 'both are chunks of the webview');
   });
 });
