@@ -158,7 +158,15 @@ describe('conversation panel: rendering each question state', function () {
       'The question needed more context than the model allows. Try a narrower question.',
     );
     assert.equal(await callout.locator('.callout-kind').textContent(), 'Error kind: TokenLimitExceeded');
-    assert.equal(await article.locator('.answer, .markdown, .followups').count(), 0);
+    assert.equal(await article.locator('.answer, .followups, .answer-actions:not(.narrower-actions)').count(), 0, 'no answer, follow-ups or answer actions');
+    // Over its token limit, what the instance wrote is its progress summary, and shown as that only.
+    const summary = article.getByRole('region', { name: 'What Deep Search found before it stopped' });
+    assert.equal(await summary.textContent(), 'What Deep Search found before it stoppedSHOULD NOT APPEAR');
+
+    // Any other failure shows nothing of what the instance wrote as an answer.
+    await panel.send(snapshot(conversation([failedQuestion(3, { answer: 'SHOULD NOT APPEAR', error: { title: 'Internal error', kind: 'InternalError', message: 'Something broke.', details: '' } })])));
+    await article.getByText('Something broke.').waitFor();
+    assert.equal(await article.locator('.answer, .markdown, .followups, .progress-summary').count(), 0);
     assert.ok(!(await article.textContent())!.includes('SHOULD NOT APPEAR'));
   });
 
