@@ -14,6 +14,7 @@ import { MAX_PREVIEW_LINE_LENGTH, MAX_PREVIEW_LINES, type CitationPreview } from
 
 /** A workspace file larger than this is not read for a preview. */
 const MAX_PREVIEW_FILE_BYTES = 8 * 1024 * 1024;
+const PREVIEW_TIMEOUT_MS = 20_000;
 
 export class SourceLinkOpener {
   constructor(
@@ -100,7 +101,8 @@ export class SourceLinkOpener {
       }
       if (!(await this.access.has('read_file'))) return { ok: false, message: vscode.l10n.t('The instance cannot read files for a preview here: open the link to see the lines.') };
       const tools = await this.access.ready();
-      const read = await tools.readLines({ repo: target.repoName, revision: target.revision, path: target.path }, startLine, shownEnd, signal);
+      // A preview that takes longer than this is not worth waiting for: the link still opens.
+      const read = await tools.readLines({ repo: target.repoName, revision: target.revision, path: target.path }, startLine, shownEnd, signal ?? AbortSignal.timeout(PREVIEW_TIMEOUT_MS));
       const lines = read.filter((line) => line.line >= startLine && line.line <= shownEnd).map((line) => line.text);
       if (lines.length === 0) return { ok: false, message: vscode.l10n.t('The instance returned none of the cited lines of {0}.', target.path) };
       return bounded(lines);
