@@ -16,6 +16,8 @@ export interface PassThroughOptions {
   setHeaders?: Readonly<Record<string, string>>;
   /** Sees each request's body before it is passed on. */
   onBody?: (body: Buffer) => void;
+  /** Sees each request's method, path and headers as the client sent them. */
+  onRequest?: (request: { method: string; path: string; headers: Readonly<Record<string, string | string[] | undefined>> }) => void;
 }
 
 const HOP_BY_HOP = ['host', 'connection', 'content-length', 'keep-alive', 'transfer-encoding'];
@@ -26,6 +28,7 @@ export async function startPassThroughProxy(target: string, options: PassThrough
       const chunks: Buffer[] = [];
       for await (const chunk of request) chunks.push(chunk as Buffer);
       const body = Buffer.concat(chunks);
+      options.onRequest?.({ method: request.method ?? 'GET', path: request.url ?? '/', headers: request.headers });
       options.onBody?.(body);
       const headers = new Headers();
       for (const [name, value] of Object.entries(request.headers)) if (typeof value === 'string' && !HOP_BY_HOP.includes(name)) headers.set(name, value);

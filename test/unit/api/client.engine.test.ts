@@ -3,6 +3,7 @@
  * the engine can speak, with real git repositories behind it.
  */
 import assert from 'node:assert/strict';
+import { startPassThroughProxy } from '../../support/passThroughProxy';
 import type { Dispatcher } from 'undici';
 import { DeepSearchClient } from '../../../src/api/client';
 import { conversationWebUrl } from '../../../src/api/instance';
@@ -243,8 +244,21 @@ describe('client against the local engine, legacy API (6.x)', () => {
     });
 
     it('sends an OAuth token as Bearer, which the engine accepts', async () => {
-      const page = await clientFor(engine, TEST_TOKENS[0], 'bearer').listConversations();
-      assert.ok(Array.isArray(page.conversations));
+      // Between client and engine, a proxy that passes requests on as they are and notes how each was authorized.
+      const schemes: string[] = [];
+      const proxy = await startPassThroughProxy(engine.url, { onRequest: ({ headers }) => schemes.push(String(headers.authorization ?? '').split(' ')[0]) });
+      try {
+        const dispatcher = createDispatcher();
+        dispatchers.push(dispatcher);
+        const client = new DeepSearchClient({ instanceUrl: proxy.url, token: TEST_TOKENS[0], tokenType: 'bearer', dispatcher, retry: { baseDelayMs: 10 } });
+        const created = await client.createConversation('Where is parseConfig defined?');
+        const page = await client.listConversations();
+        assert.ok(page.conversations.some((conversation) => conversation.id === created.id), 'the engine took the Bearer token as its user');
+        assert.ok(schemes.length >= 2, `requests seen: ${schemes.length}`);
+        assert.deepEqual([...new Set(schemes)], ['Bearer']);
+      } finally {
+        await proxy.close();
+      }
     });
   });
 

@@ -3,8 +3,9 @@
  * lives on a 2 MiB tmpfs mounted for these tests, filled with a file until the kernel answers
  * ENOSPC, and freed by deleting that file. Where mounting is not allowed (not root), the tests do not
  * skip: they fall back to the store's labelled seam `fullDiskSeamForTests`, which sends the store's
- * writes through `/dev/full`, where the kernel answers ENOSPC just the same; that fallback prints a
- * note saying so.
+ * writes through `/dev/full`, where the kernel answers ENOSPC just the same (but no temp file can be
+ * left behind there, so those checks cannot fail). Either mode prints a note saying which ran; with
+ * DEEP_SEARCH_FULL_DISK=tmpfs (as .ci/run sets it) there is no fallback.
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -59,6 +60,11 @@ async function smallDisk(): Promise<SmallDisk> {
   try {
     execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=2m,mode=0700', 'tmpfs', dir], { stdio: 'pipe' });
   } catch (error) {
+    // CI asks for the mode in which "no temp file left" can fail (.ci/run): no fallback then.
+    if (process.env.DEEP_SEARCH_FULL_DISK === 'tmpfs') {
+      await removeDir(dir);
+      throw new Error(`DEEP_SEARCH_FULL_DISK=tmpfs: these tests must run on a real full disk, but no tmpfs could be mounted (${String(error)}). Run them as root on Linux.`);
+    }
     if (!existsSync('/dev/full')) {
       await removeDir(dir);
       throw new Error(`These tests need a full disk: they could neither mount a tmpfs (${String(error)}) nor write through /dev/full.`);
@@ -81,6 +87,7 @@ async function smallDisk(): Promise<SmallDisk> {
       },
     };
   }
+  console.log('    note: the full disk is a 2 MiB tmpfs mounted for these tests (the mode in which every check can fail)');
   const filler = path.join(dir, 'filler');
   return {
     dir,

@@ -89,8 +89,10 @@ describe('MCP tools: code search', function () {
       const many = await mcp.ok<Blocks>('sg_keyword_search', { query: 'row file:big' });
       assert.equal(many.structured.blocks.length, 1);
       const chunks = many.structured.blocks[0]?.chunks ?? [];
-      assert.ok(chunks.length <= 3);
-      for (const chunk of chunks) assert.ok(chunk.content.length <= 1024, `chunk of ${chunk.content.length} characters`);
+      // The file matches on every line: the chunk's size bound is what stops it, so it must be reached.
+      assert.ok(chunks.length >= 1 && chunks.length <= 3, `1 to 3 chunks: ${JSON.stringify(chunks.map((chunk) => chunk.content.length))}`);
+      for (const chunk of chunks) assert.ok(chunk.content.length > 0 && chunk.content.length <= 1024, `chunk of ${chunk.content.length} characters`);
+      assert.ok(chunks.some((chunk) => chunk.content.length > 900), 'a chunk is cut near its bound, not short of it');
       const everything = await mcp.ok<Blocks>('sg_keyword_search', { query: '/./' });
       assert.equal(everything.structured.blocks.length, 15);
       assert.match(everything.texts.join('\n'), /more matching files are not shown/);
@@ -160,6 +162,7 @@ describe('MCP tools: code search', function () {
       assert.ok(scoped.structured.blocks.length > 0);
       assert.ok(scoped.structured.blocks.every((block) => block.repo === APP));
       const typed = await mcp.ok<Blocks>('sg_nls_search', { query: 'file:\\.py$ retry' });
+      assert.ok(typed.structured.blocks.length > 0, 'the filter leaves the Python files that mention it');
       assert.ok(typed.structured.blocks.every((block) => block.file.endsWith('.py')));
       const older = await mcp.ok<Blocks>('sg_nls_search', { query: 'repo:acme/app rev:v1.0 slug text' });
       assert.equal(older.structured.blocks[0]?.file, 'src/util.ts');
