@@ -3,8 +3,8 @@
  * after a snapshot only the questions that changed are sent.
  */
 import assert from 'node:assert/strict';
-import { emptyStats, type Conversation, type Question } from '../../../src/conversations/model';
-import { changedQuestions, isWebviewMessage, type WebviewMessage } from '../../../src/protocol';
+import { emptyStats, type Conversation, type Question } from '../../src/conversations/model';
+import { changedQuestions, isWebviewMessage, type WebviewMessage } from '../../src/protocol';
 
 function question(id: number, overrides: Partial<Question> = {}): Question {
   return {
