@@ -32,6 +32,9 @@ export type CitationPreview =
 export const MAX_PREVIEW_LINES = 40;
 export const MAX_PREVIEW_LINE_LENGTH = 400;
 
+/** What the user asked of a file an answer generated. */
+export type GeneratedFileAction = 'open' | 'saveAs';
+
 /** How a request of the webview ended: done, or not, with what to tell the user. */
 export type RequestOutcome = { ok: true } | { ok: false; message: string };
 
@@ -73,7 +76,7 @@ export type WebviewMessage =
   /** A new conversation whose question box holds `text`, to narrow it down before sending. */
   | { type: 'askNarrower'; text: string }
   /** Opens a file the answer generated in an editor, or saves it where the user picks. */
-  | { type: 'generatedFile'; href: string; action: 'open' | 'saveAs' }
+  | { type: 'generatedFile'; href: string; action: GeneratedFileAction }
   /** Opens one answer as a Markdown document in an editor. */
   | { type: 'openAnswer'; questionId: number }
   /** The cited lines of a citation the user hovered or focused (never asked otherwise). */

@@ -78,7 +78,8 @@ function splitOnce(text: string, separator: string): [string, string | undefined
   return index < 0 ? [text, undefined] : [text.slice(0, index), text.slice(index + separator.length)];
 }
 
-function safeDecode(text: string): string {
+/** A URL component decoded, or as it is when it is not valid percent-encoding. */
+export function safeDecode(text: string): string {
   try {
     return decodeURIComponent(text);
   } catch {

@@ -4,7 +4,7 @@
  * Two links to the same lines of the same file at the same revision are one citation. Pure: the
  * panel numbers the links it renders, the Markdown export the links it writes.
  */
-import { parseRepoLink } from '../api/links';
+import { parseRepoLink, safeDecode } from '../api/links';
 
 export interface Citation {
   /** 1-based, in order of first appearance. */
@@ -50,14 +50,6 @@ export function citedLines(href: string, instanceUrl: string | undefined): Omit<
   if (parsed?.target !== 'file' || !parsed.path || parsed.startLine === undefined) return undefined;
   const { repoName, revision, path, startLine } = parsed;
   return { repoName, revision, path, startLine, endLine: parsed.endLine ?? startLine };
-}
-
-function safeDecode(text: string): string {
-  try {
-    return decodeURIComponent(text);
-  } catch {
-    return text;
-  }
 }
 
 /** Numbers citations as links are met: the same file, revision and lines keep their first number. */

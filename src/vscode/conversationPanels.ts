@@ -8,7 +8,7 @@ import * as vscode from 'vscode';
 import { conversationLabel, type ConversationStore } from '../conversations/conversationStore';
 import { errorMessage, isDeepSearchError } from '../api/errors';
 import type { Conversation } from '../conversations/model';
-import { changedQuestions, isWebviewMessage, type CitationPreview, type HostMessage, type PanelViewState, type WebviewMessage } from '../protocol';
+import { changedQuestions, isWebviewMessage, type CitationPreview, type GeneratedFileAction, type HostMessage, type PanelViewState, type WebviewMessage } from '../protocol';
 import { Disposables } from './disposables';
 import { createNonce, panelHtml } from './panelHtml';
 
@@ -38,7 +38,7 @@ export interface PanelActions {
   exportMarkdown(id: number): PromiseLike<unknown>;
   openAnswerAsMarkdown(id: number, questionId: number): PromiseLike<unknown>;
   /** Opens or saves a file an answer generated. */
-  generatedFile(href: string, action: 'open' | 'saveAs'): PromiseLike<unknown>;
+  generatedFile(href: string, action: GeneratedFileAction): PromiseLike<unknown>;
   /** Ask, with `draft` in the question box. */
   askWithDraft(draft: string): PromiseLike<unknown>;
   deleteConversation(id: number): PromiseLike<unknown>;

@@ -39,14 +39,15 @@ export class GeneratedFiles {
   private async read(href: string): Promise<{ name: string; bytes: Uint8Array }> {
     const client = this.client();
     if (!client) throw new Error(vscode.l10n.t('Sign in to read the files of this answer.'));
+    const name = generatedFileName(href);
     const { text } = await vscode.window.withProgress(
-      { location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Reading {0} from the instance…', generatedFileName(href)), cancellable: true },
+      { location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Reading {0} from the instance…', name), cancellable: true },
       (_progress, cancellation) => {
         const abort = new AbortController();
         cancellation.onCancellationRequested(() => abort.abort());
         return client.fetchGeneratedFile(href, abort.signal);
       },
     );
-    return { name: generatedFileName(href), bytes: new TextEncoder().encode(text) };
+    return { name, bytes: new TextEncoder().encode(text) };
   }
 }

@@ -82,6 +82,7 @@ export class SourceLinkOpener {
     const startLine = target.startLine;
     const endLine = Math.max(startLine, target.endLine ?? startLine);
     const shownEnd = Math.min(endLine, startLine + MAX_PREVIEW_LINES - 1);
+    let local: vscode.Uri | undefined;
     const bounded = (lines: string[]): CitationPreview => ({
       ok: true,
       from: local ? 'workspace' : 'instance',
@@ -89,7 +90,6 @@ export class SourceLinkOpener {
       lines: lines.slice(0, MAX_PREVIEW_LINES).map((line) => (line.length > MAX_PREVIEW_LINE_LENGTH ? `${line.slice(0, MAX_PREVIEW_LINE_LENGTH)}…` : line)),
       more: endLine - shownEnd,
     });
-    let local: vscode.Uri | undefined;
     try {
       local = await this.locations.localFile(target.repoName, target.path);
       if (local) {

@@ -6,6 +6,7 @@
  */
 import { citationLabel, CitationNumbers, type Citation } from '../conversations/citations';
 import { generatedFileName, isGeneratedFileLink } from '../conversations/generatedFiles';
+import type { GeneratedFileAction } from '../protocol';
 import { button, element } from './dom';
 import { strings } from './strings';
 
@@ -14,7 +15,7 @@ import { strings } from './strings';
  * citations are returned in number order), and its links to files the answer generated (CSV, JSON,
  * SVG) get an Open and a Save As button beside them, which read nothing before they are pressed.
  */
-export function markLinks(answer: HTMLElement, instanceUrl: string | undefined, onGeneratedFile: (href: string, action: 'open' | 'saveAs') => void): Citation[] {
+export function markLinks(answer: HTMLElement, instanceUrl: string | undefined, onGeneratedFile: (href: string, action: GeneratedFileAction) => void): Citation[] {
   const numbers = new CitationNumbers(instanceUrl);
   const generated: HTMLAnchorElement[] = [];
   for (const anchor of Array.from(answer.getElementsByTagName('a'))) {
@@ -33,7 +34,7 @@ export function markLinks(answer: HTMLElement, instanceUrl: string | undefined, 
   return numbers.list;
 }
 
-function generatedFileActions(href: string, act: (href: string, action: 'open' | 'saveAs') => void): HTMLElement {
+function generatedFileActions(href: string, act: (href: string, action: GeneratedFileAction) => void): HTMLElement {
   const name = generatedFileName(href);
   const actions = element('span', 'generated-file-actions');
   actions.append(

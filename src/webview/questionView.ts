@@ -6,6 +6,7 @@
  */
 import type { Citation } from '../conversations/citations';
 import type { Question, Source, Turn } from '../conversations/model';
+import type { GeneratedFileAction } from '../protocol';
 import { citationList, markLinks } from './citationMarks';
 import { drawDiagrams, isDiagramLanguage, prepareDiagramBlock } from './diagrams';
 import { button, codicon, element, hasFocusWithin, hiddenLabel } from './dom';
@@ -26,7 +27,7 @@ export interface QuestionContext {
   instanceUrl(): string | undefined;
   onOpenAnswer(questionId: number): void;
   /** Open or save a file the answer generated. */
-  onGeneratedFile(href: string, action: 'open' | 'saveAs'): void;
+  onGeneratedFile(href: string, action: GeneratedFileAction): void;
   /** A new conversation, its question box holding `text` to narrow down. */
   onAskNarrower(text: string): void;
 }

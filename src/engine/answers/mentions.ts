@@ -7,6 +7,7 @@
  */
 import type { ServedRepository } from '../repos';
 import { parseQuery, type ParsedQuery } from '../search/query';
+import { escapeRegExp } from '../tools/paths';
 
 /** More mentions than this are read as plain words. */
 const MAX_MENTIONS = 10;
@@ -48,8 +49,4 @@ export function mentionScope(question: string, served: readonly ServedRepository
     named: [...[...repositories].map((repository) => repository.name), ...files],
     query: parseQuery(filters.join(' ')),
   };
-}
-
-function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 }
