@@ -5,7 +5,7 @@
  * each side (`extension.ts`, `webview/main.ts`).
  */
 import * as l10n from '@vscode/l10n';
-import type { Question, Stats } from './conversations/model';
+import type { Stats } from './model/conversation';
 
 /** `42s`, `3m 05s`, `1h 02m`: compact and stable in width as it ticks. */
 export function formatDuration(milliseconds: number): string {
@@ -60,13 +60,6 @@ export function statsParts(stats: Stats): { kind: 'time' | 'toolCalls' | 'tokens
     parts.push({ kind: 'credits', text });
   }
   return parts;
-}
-
-/** A conversation is called by its first question's title, else by that question's text. */
-export function conversationTitle(questions: readonly Question[], fallback: string): string {
-  const first = [...questions].sort((a, b) => a.id - b.id)[0];
-  const title = first?.title?.trim() || first?.text.trim();
-  return title || fallback;
 }
 
 function pad2(value: number): string {

@@ -6,7 +6,13 @@
  * with a full `snapshot`, followed by `questions` carrying only what changed. After a webview
  * reload, `ready` comes again and so does a fresh snapshot.
  */
-import type { Conversation, Question } from './conversations/model';
+import type { Conversation, Question } from './model/conversation';
+
+/**
+ * The id of the page's `<script type="application/json">` element that carries the translations
+ * (`vscode.l10n.bundle`), which the host writes into the page and the webview reads at start.
+ */
+export const L10N_BUNDLE_ELEMENT_ID = 'l10n-bundle';
 
 /** Conversation fields other than its questions, for headers and actions. */
 export type ConversationSummary = Omit<Conversation, 'questions'>;

@@ -18,7 +18,7 @@
  */
 import path from 'node:path';
 import type { Browser } from 'playwright-core';
-import type { Question } from '../../src/conversations/model';
+import type { Question } from '../../src/model/conversation';
 import { completedQuestion, conversation, processingQuestion, questionsUpdate, snapshot, T0, turn } from '../../test/webview/fixtures';
 import { buildProbeBundle, buildWebviewBundle, launchChromium, PanelPage, startPanelServer, type PanelServer } from '../../test/webview/panelHarness';
 import { answerMarkdown } from '../../test/webview/answerMarkdown';

@@ -12,7 +12,7 @@
  * of the same size, and a one-line turn.
  */
 import type { Browser, CDPSession } from 'playwright-core';
-import type { Question } from '../../src/conversations/model';
+import type { Question } from '../../src/model/conversation';
 import { ANSWER_RENDERED } from '../../src/webview/timings';
 import { ADVERSARIAL_INPUTS, type AdversarialInput } from '../../test/webview/adversarialMarkdown';
 import { answerMarkdown } from '../../test/webview/answerMarkdown';

@@ -10,7 +10,7 @@ import { DeepSearchError, invalidResponseError, isDeepSearchError } from './erro
 import { HttpTransport, type HttpMethod, type RetryPolicy, type RetryTimers } from './http';
 import { apiUrl, normalizeInstanceUrl } from './instance';
 import { ConnectConversationApi } from './connectApi';
-import type { Conversation, ConversationPage, ListOptions } from '../conversations/model';
+import type { Conversation, ConversationPage, ListOptions } from '../model/conversation';
 import { normalizeConversation, normalizeConversationPage, normalizeFollowupResponse, type FollowupResponse } from './normalize';
 import type { WireCreateRequest, WireFollowupRequest } from '../contract/legacyWire';
 import type { Dispatcher } from 'undici';

@@ -15,7 +15,7 @@ import {
 } from '../contract/connectWire';
 import { invalidResponseError, isDeepSearchError } from './errors';
 import type { HttpTransport } from './http';
-import type { Conversation, ConversationPage, ListOptions } from '../conversations/model';
+import type { Conversation, ConversationPage, ListOptions } from '../model/conversation';
 import { normalizeConnectConversation, normalizeConnectQuestion, normalizeConnectSummaryPage } from './normalizeConnect';
 import type { FollowupResponse } from './normalize';
 

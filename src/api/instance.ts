@@ -4,7 +4,7 @@
  */
 import { API_PATH } from '../contract/legacyWire';
 import { DeepSearchError } from './errors';
-import type { Conversation } from '../conversations/model';
+import type { Conversation } from '../model/conversation';
 
 /**
  * `https://host[:port][/prefix]` without trailing slashes, query, fragment or credentials.

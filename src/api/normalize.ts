@@ -5,7 +5,7 @@
  */
 import { invalidResponseError } from './errors';
 import { isRecord, list, record, text, type Json } from './jsonValues';
-import { parseRepoLink } from './links';
+import { parseRepoLink } from '../model/repoLinks';
 import {
   emptyStats,
   type Conversation,
@@ -17,7 +17,7 @@ import {
   type Source,
   type Stats,
   type Turn,
-} from '../conversations/model';
+} from '../model/conversation';
 
 
 export function normalizeConversation(value: unknown): Conversation {

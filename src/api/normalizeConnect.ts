@@ -7,7 +7,7 @@
 import { conversationIdOfName, type ConnectStateErrorCode } from '../contract/connectWire';
 import { invalidResponseError } from './errors';
 import { isRecord, list, record, text } from './jsonValues';
-import { emptyStats, type Conversation, type ConversationPage, type Question, type QuestionError, type QuestionState, type Source, type Stats, type Turn } from '../conversations/model';
+import { emptyStats, type Conversation, type ConversationPage, type Question, type QuestionError, type QuestionState, type Source, type Stats, type Turn } from '../model/conversation';
 
 /** The most questions, blocks or sources read from one answer: a bound on what a server can make us hold. */
 const MAX_ITEMS = 1000;

@@ -4,7 +4,7 @@
  * Two links to the same lines of the same file at the same revision are one citation. Pure: the
  * panel numbers the links it renders, the Markdown export the links it writes.
  */
-import { parseRepoLink, safeDecode } from '../api/links';
+import { parseRepoLink, safeDecode } from '../model/repoLinks';
 
 export interface Citation {
   /** 1-based, in order of first appearance. */

@@ -6,7 +6,7 @@
 import type { DeepSearchClient } from '../api/client';
 import { DeepSearchError, isDeepSearchError } from '../api/errors';
 import { conversationWebUrl } from '../api/instance';
-import { isUnfinished, type Conversation, type ConversationPage, type SortOrder } from './model';
+import { isUnfinished, type Conversation, type ConversationPage, type SortOrder } from '../model/conversation';
 import { ConversationPoller, type PollerClock } from './poller';
 
 export interface StoreChange {
@@ -493,19 +493,6 @@ function isOlder(candidate: Conversation, current: Conversation): boolean {
 function subscribe<T>(listeners: Set<Listener<T>>, listener: Listener<T>): { dispose(): void } {
   listeners.add(listener);
   return { dispose: () => listeners.delete(listener) };
-}
-
-/** How long a label may be: lists, pickers and dialogs show one line. */
-export const MAX_LABEL_LENGTH = 120;
-
-/**
- * The question a conversation is known by: its title once answered, else its text, on one line
- * (a question asked about a selection holds its code) and cut to `MAX_LABEL_LENGTH`.
- */
-export function conversationLabel(conversation: Conversation): string {
-  const first = conversation.questions[0];
-  const label = (conversation.title || first?.title || first?.text || '').replace(/\s+/g, ' ').trim() || `Conversation ${conversation.id}`;
-  return label.length > MAX_LABEL_LENGTH ? `${label.slice(0, MAX_LABEL_LENGTH - 1).trimEnd()}…` : label;
 }
 
 function sameIds(a: readonly number[], b: readonly number[]): boolean {

@@ -6,7 +6,7 @@
  */
 import { canceledError } from '../api/errors';
 import type { ConversationStore } from './conversationStore';
-import { isFinished, type Question, type Turn } from './model';
+import { isFinished, type Question, type Turn } from '../model/conversation';
 
 export interface AnswerWatch {
   /** A reasoning turn the question did not have before (each once, in order). */

@@ -5,7 +5,7 @@
  */
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { CodeExcerpt } from '../api/selectionQuestion';
+import type { CodeExcerpt } from '../conversations/selectionQuestion';
 import type { WorkspaceRepositories } from './workspaceRepositories';
 
 export async function codeContextOf(document: vscode.TextDocument, range: vscode.Range, repositories: WorkspaceRepositories): Promise<CodeExcerpt> {

@@ -3,13 +3,14 @@
  * and package.json agree). Commands take a conversation id, a tree node, or nothing (then ask).
  */
 import * as vscode from 'vscode';
-import { conversationLabel, type ConversationStore } from '../conversations/conversationStore';
+import type { ConversationStore } from '../conversations/conversationStore';
+import { conversationLabel } from '../model/conversationLabel';
 import { formatRelativeTime } from './hostFormat';
 import { errorMessage, isDeepSearchError } from '../api/errors';
-import { answerMarkdown, conversationMarkdown } from '../api/markdownExport';
-import { latestQuestion, type Conversation } from '../conversations/model';
-import { readTokenFromInput } from '../api/readToken';
-import { selectionQuestion } from '../api/selectionQuestion';
+import { answerMarkdown, conversationMarkdown } from '../conversations/markdownExport';
+import { latestQuestion, type Conversation } from '../model/conversation';
+import { readTokenFromInput } from '../conversations/readToken';
+import { selectionQuestion } from '../conversations/selectionQuestion';
 import { OPEN_LINK_COMMAND } from './chat/chatParticipant';
 import { codeContextOf } from './codeContext';
 import type { ConversationPanels } from './conversationPanels';

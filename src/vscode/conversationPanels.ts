@@ -5,9 +5,10 @@
  * a fresh snapshot when it shows again.
  */
 import * as vscode from 'vscode';
-import { conversationLabel, type ConversationStore } from '../conversations/conversationStore';
+import type { ConversationStore } from '../conversations/conversationStore';
+import { conversationLabel } from '../model/conversationLabel';
 import { errorMessage, isDeepSearchError } from '../api/errors';
-import type { Conversation } from '../conversations/model';
+import type { Conversation } from '../model/conversation';
 import { changedQuestions, isWebviewMessage, type CitationPreview, type GeneratedFileAction, type HostMessage, type PanelViewState, type WebviewMessage } from '../protocol';
 import { Disposables } from './disposables';
 import { createNonce, panelHtml } from './panelHtml';
@@ -131,7 +132,7 @@ export class ConversationPanels extends Disposables implements vscode.Disposable
 
   private titleFor(id: number): string {
     const conversation = this.store.get(id);
-    return conversation ? tabTitle(conversation) : vscode.l10n.t('Deep Search');
+    return conversation ? conversationLabel(conversation, { maxLength: TAB_TITLE_LENGTH }) : vscode.l10n.t('Deep Search');
   }
 }
 
@@ -143,10 +144,8 @@ function webviewOptions(extensionUri: vscode.Uri): vscode.WebviewOptions & vscod
   };
 }
 
-function tabTitle(conversation: Conversation): string {
-  const label = conversationLabel(conversation);
-  return label.length > 40 ? `${label.slice(0, 40)}…` : label;
-}
+/** A tab shows a short label: the one rule of every name, cut shorter. */
+const TAB_TITLE_LENGTH = 41;
 
 /** The host side of one conversation's webview panel (the page itself is webview/conversationPanel.ts). */
 class PanelHost {
@@ -285,7 +284,7 @@ class PanelHost {
     const conversation = this.store.get(this.id);
     if (!conversation || this.disposed) return;
     this.removedMessage = undefined;
-    this.webviewPanel.title = tabTitle(conversation);
+    this.webviewPanel.title = conversationLabel(conversation, { maxLength: TAB_TITLE_LENGTH });
     if (!this.ready) return;
     const canEdit = !this.store.isReadOnly(this.id);
     if (!this.shown || canEdit !== this.shownCanEdit) {

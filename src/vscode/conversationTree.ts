@@ -4,8 +4,9 @@
  * of its own: every render reads the store.
  */
 import * as vscode from 'vscode';
-import { conversationLabel, type ConversationStore } from '../conversations/conversationStore';
-import { latestQuestion, type Conversation, type Question } from '../conversations/model';
+import type { ConversationStore } from '../conversations/conversationStore';
+import { conversationLabel } from '../model/conversationLabel';
+import { latestQuestion, type Conversation, type Question } from '../model/conversation';
 import { Disposables } from './disposables';
 import { formatRelativeTime, formatStats } from './hostFormat';
 import { errorMessage } from '../api/errors';

@@ -2,7 +2,7 @@
  * Host-side wording of times and stats for the tree, status bar and notifications.
  */
 import * as vscode from 'vscode';
-import type { Stats } from '../conversations/model';
+import type { Stats } from '../model/conversation';
 import { statsParts } from '../format';
 
 const UNITS: [Intl.RelativeTimeFormatUnit, number][] = [

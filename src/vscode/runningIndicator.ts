@@ -3,8 +3,9 @@
  * notification with "Open" when one finishes while its panel is not visible.
  */
 import * as vscode from 'vscode';
-import { conversationLabel, type ConversationStore } from '../conversations/conversationStore';
-import { latestQuestion, type Conversation } from '../conversations/model';
+import type { ConversationStore } from '../conversations/conversationStore';
+import { conversationLabel } from '../model/conversationLabel';
+import { latestQuestion, type Conversation } from '../model/conversation';
 import { VIEW_ID } from './conversationTree';
 import { Disposables } from './disposables';
 

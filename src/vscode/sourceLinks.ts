@@ -4,7 +4,7 @@
  * tool server, else the browser; other schemes never.
  */
 import * as vscode from 'vscode';
-import { linkTarget, type LinkTarget } from '../api/linkTarget';
+import { linkTarget, type LinkTarget } from '../model/linkTarget';
 import type { CodeLocations } from './tools/codeLocations';
 import { remoteUri } from './tools/remoteFiles';
 import type { ToolAccess } from './tools/toolAccess';

@@ -3,13 +3,13 @@
  * It applies host messages to the DOM, rebuilding only the questions that changed, and keeps the
  * small view state (draft, scroll) the page persists with `setState`.
  */
-import type { Conversation, Question } from '../conversations/model';
+import type { Conversation, Question } from '../model/conversation';
+import { conversationLabel } from '../model/conversationLabel';
 import type { CitationPreview, ConversationSummary, PanelAction, PanelViewState, RequestOutcome } from '../protocol';
 import { CitationPreviewer } from './citationPreview';
 import { ConversationHeader } from './conversationHeader';
 import { codicon, element } from './dom';
 import { FollowupBox } from './followupBox';
-import { conversationTitle } from '../format';
 import { isLive, QuestionView, type ControlState, type QuestionContext } from './questionView';
 import { strings } from './strings';
 import type { HostBridge } from './vscodeApi';
@@ -35,6 +35,8 @@ export class ConversationPanel {
   private readonly questionContext: QuestionContext;
   private box?: FollowupBox;
   private conversationId?: number;
+  /** The conversation's own title, where the server gives one (7.x). */
+  private conversationTitle?: string;
   private canEdit = true;
   private removed = false;
   private sending?: SendSource;
@@ -100,6 +102,7 @@ export class ConversationPanel {
     const keptDraft = this.box?.draft;
     this.clockOffset = now - Date.now();
     this.conversationId = conversation.id;
+    this.conversationTitle = conversation.title;
     this.canEdit = canEdit;
     this.removed = false;
     this.sending = undefined;
@@ -153,6 +156,7 @@ export class ConversationPanel {
   applyQuestions(summary: ConversationSummary, questions: Question[], now: number): void {
     if (this.conversationId === undefined || summary.id !== this.conversationId) return;
     this.clockOffset = now - Date.now();
+    this.conversationTitle = summary.title;
     const followBottom = isAtBottom();
     for (const question of sortById(questions)) {
       const view = this.views.get(question.id);
@@ -257,7 +261,9 @@ export class ConversationPanel {
 
   /** Re-derives everything that depends on more than one question. */
   private refresh(): void {
-    this.header.setTitle(conversationTitle(Array.from(this.questions.values()), strings.untitled));
+    this.header.setTitle(
+      conversationLabel({ id: this.conversationId ?? 0, title: this.conversationTitle, questions: this.questions.values() }, { fallback: strings.untitled }),
+    );
     const controls = this.controls();
     for (const view of this.views.values()) view.setControls(controls);
     this.box?.setBusy(this.anyLive());

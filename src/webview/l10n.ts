@@ -4,9 +4,7 @@
  * `@vscode/l10n` before anything renders, and every `l10n.t` after that speaks the display language.
  */
 import * as l10n from '@vscode/l10n';
-
-/** The id of the `<script type="application/json">` element that carries the bundle. */
-export const L10N_BUNDLE_ELEMENT_ID = 'l10n-bundle';
+import { L10N_BUNDLE_ELEMENT_ID } from '../protocol';
 
 /**
  * Loads the translations the host put in the page. No bundle (English), or one that cannot be read,

@@ -4,7 +4,7 @@
  * an answer keeps its text but loses its address, and with it the look of a link, and says why in
  * its tooltip: a link that looks like one but opens nothing (or only a refusal) misleads.
  */
-import { linkTarget } from '../api/linkTarget';
+import { linkTarget } from '../model/linkTarget';
 
 /** http(s), mailto and relative links (instance paths such as `/github.com/org/repo`); nothing else. */
 export const SAFE_URI = /^(?:(?:https?|mailto):|[^a-z]|[a-z+.-]+(?:[^a-z+.:-]|$))/i;

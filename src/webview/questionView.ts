@@ -5,7 +5,7 @@
  * question does; updates touch only what changed.
  */
 import type { Citation } from '../conversations/citations';
-import type { Question, Source, Turn } from '../conversations/model';
+import type { Question, Source, Turn } from '../model/conversation';
 import type { GeneratedFileAction } from '../protocol';
 import { citationList, markLinks } from './citationMarks';
 import { drawDiagrams, isDiagramLanguage, prepareDiagramBlock } from './diagrams';

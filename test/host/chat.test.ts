@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { latestQuestion } from '../../src/conversations/model';
+import { latestQuestion } from '../../src/model/conversation';
 import { ASK_TOOL, READ_TOOL } from '../../src/vscode/chat/agentTools';
 import { OPEN_LINK_COMMAND, type TurnMetadata } from '../../src/vscode/chat/chatParticipant';
 import { eventually, hostTestOptions, signInTo } from './extensionApi';

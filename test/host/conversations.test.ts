@@ -2,7 +2,7 @@ import * as assert from 'node:assert/strict';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { ConversationStore } from '../../src/conversations/conversationStore';
-import { latestQuestion } from '../../src/conversations/model';
+import { latestQuestion } from '../../src/model/conversation';
 import { ConversationTree } from '../../src/vscode/conversationTree';
 import { eventually, hostTestOptions, signInTo as signInToEngine } from './extensionApi';
 

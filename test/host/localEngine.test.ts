@@ -1,6 +1,6 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
-import { latestQuestion } from '../../src/conversations/model';
+import { latestQuestion } from '../../src/model/conversation';
 import { eventually, extensionApi, hostTestOptions } from './extensionApi';
 
 describe('Use Local Engine', () => {

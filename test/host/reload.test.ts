@@ -6,7 +6,7 @@ import * as assert from 'node:assert/strict';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { latestQuestion } from '../../src/conversations/model';
+import { latestQuestion } from '../../src/model/conversation';
 import { eventually, hostTestOptions, signInTo } from './extensionApi';
 
 interface ReloadMarker {

@@ -1,5 +1,5 @@
 /** A question as the domain model holds it, answered, for tests that shape one by overriding fields. */
-import { emptyStats, type Question } from '../../src/conversations/model';
+import { emptyStats, type Question } from '../../src/model/conversation';
 
 export function aQuestion(overrides: Partial<Question> = {}): Question {
   return {

@@ -1,12 +1,16 @@
 /**
- * The layering of DESIGN.md, checked on the sources: `src/api` and `src/engine` run on plain Node
- * (no `vscode`) and share only `src/contract`, the webview runs in a browser (no Node, no
- * `vscode`), and imports only point down.
+ * The layering of DESIGN.md, checked on the sources: the domain model (`src/model`) and the
+ * contract on the ground floor, the client (`src/api`) and the engine beside each other on plain
+ * Node sharing only the contract, the conversation store above the client, the editor layer and
+ * the webview on top and apart; imports only point down, and no file imports itself in a cycle.
  */
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { builtinModules } from 'node:module';
 import * as path from 'node:path';
+import { ESLint, type Linter } from 'eslint';
+import tseslint from 'typescript-eslint';
+import { LAYER_RULES, layerLintConfig, type LayerRule } from '../../layers.mjs';
 
 const SRC = path.join(__dirname, '..', '..', 'src');
 
@@ -21,14 +25,6 @@ function importsOf(file: string): string[] {
   const text = readFileSync(file, 'utf8');
   const pattern = /(?:\bfrom\s*|\bimport\s*\(\s*|\brequire\s*\(\s*|^\s*import\s+)['"]([^'"]+)['"]/gm;
   return [...text.matchAll(pattern)].map((match) => match[1]);
-}
-
-function violations(layer: string, forbidden: (specifier: string) => boolean): string[] {
-  return sourcesOf(layer).flatMap((file) =>
-    importsOf(file)
-      .filter(forbidden)
-      .map((specifier) => `${path.relative(SRC, file)} imports ${specifier}`),
-  );
 }
 
 function allSources(): string[] {
@@ -70,32 +66,71 @@ function cyclesIn(graph: ReadonlyMap<string, readonly string[]>): string[][] {
 }
 
 const isNodeBuiltin = (specifier: string) => specifier.startsWith('node:') || builtinModules.includes(specifier);
-const reaches = (layer: string) => (specifier: string) => new RegExp(`(^|/)\\.\\./${layer}(/|$)`).test(specifier);
+
+/**
+ * Where an import lands: for a relative one, the folder (or root module, as `protocol`) of src it
+ * resolves into, prefixed `src/`; else the package (`vscode`, `node:fs`, `undici`).
+ */
+function targetOf(file: string, specifier: string): string {
+  if (!specifier.startsWith('.')) return specifier;
+  const inSrc = path.relative(SRC, path.resolve(path.dirname(file), specifier));
+  return `src/${inSrc.split(path.sep)[0].replace(/\.ts$/, '')}`;
+}
+
+function violations(layer: string, forbidden: (target: string) => boolean): string[] {
+  return sourcesOf(layer).flatMap((file) =>
+    importsOf(file)
+      .filter((specifier) => forbidden(targetOf(file, specifier)))
+      .map((specifier) => `${path.relative(SRC, file)} imports ${specifier}`),
+  );
+}
+
+/**
+ * Imports each rule must refuse (from a file directly in the folder), so that no rule passes by
+ * matching nothing; the lint is given the same ones.
+ */
+const SEEDED: Readonly<Record<string, readonly string[]>> = {
+  model: ['vscode', 'node:fs', '../api/client', '../conversations/conversationStore', '../contract/legacyWire', '../protocol'],
+  contract: ['vscode', '../api/errors', '../engine/server', '../model/conversation'],
+  api: ['vscode', '../vscode/session', '../conversations/conversationStore', '../engine/server', '../webview/main'],
+  conversations: ['vscode', '../vscode/session', '../engine/server', '../webview/main'],
+  engine: ['vscode', '../api/client', '../conversations/conversationStore', '../model/conversation', '../webview/main'],
+  vscode: ['../engine/server', '../engine/hosted', '../webview/l10n'],
+  webview: ['vscode', 'fs', 'node:path', 'undici', '../api/errors', '../vscode/session', '../engine/server'],
+};
+
+function forbids(rule: LayerRule, target: string): boolean {
+  if (rule.notPackages.includes(target) || (rule.noNode && isNodeBuiltin(target))) return true;
+  return rule.notLayers.some((layer) => target === `src/${layer}`);
+}
+
+const isEditor = (target: string) => target === 'vscode' || target === 'src/vscode' || target === 'src/extension';
+const isBrowserUnsafe = (target: string) => isNodeBuiltin(target) || target === 'undici';
 
 describe('layers', () => {
-  it('keeps src/api and src/conversations free of vscode and of the layers above them', () => {
-    for (const layer of ['api', 'conversations']) {
-      assert.deepEqual(violations(layer, (s) => s === 'vscode' || reaches('vscode')(s) || reaches('engine')(s) || reaches('webview')(s)), [], layer);
-    }
-  });
+  for (const rule of LAYER_RULES) {
+    it(`keeps src/${rule.layer} to its floor: ${rule.says}`, () => {
+      assert.deepEqual(violations(rule.layer, (target) => forbids(rule, target)), []);
+      const seededFile = path.join(SRC, rule.layer, 'seeded.ts');
+      assert.ok(SEEDED[rule.layer]?.length, `seeded imports for src/${rule.layer}`);
+      for (const specifier of SEEDED[rule.layer]) assert.ok(forbids(rule, targetOf(seededFile, specifier)), `src/${rule.layer} importing ${specifier} is refused`);
+    });
+  }
 
-  it('keeps src/engine free of vscode, the extension, the webview and the client (shapes come from src/contract)', () => {
-    assert.deepEqual(violations('engine', (s) => s === 'vscode' || reaches('vscode')(s) || reaches('webview')(s) || reaches('api')(s)), []);
-  });
-
-  it('keeps src/contract free of every other layer: both sides import it, it imports neither', () => {
-    assert.deepEqual(violations('contract', (s) => s === 'vscode' || ['api', 'engine', 'vscode', 'webview'].some((layer) => reaches(layer)(s))), []);
-  });
-
-  it('keeps the editor layer off the engine, which it only starts as a process of its own', () => {
-    assert.deepEqual(violations('vscode', reaches('engine')), []);
-  });
-
-  it('keeps the webview free of Node, vscode, HTTP and the host layers', () => {
-    assert.deepEqual(
-      violations('webview', (s) => s === 'vscode' || isNodeBuiltin(s) || s === 'undici' || reaches('vscode')(s) || reaches('engine')(s)),
-      [],
+  it('keeps what the webview may import browser-safe: src/model and the pure modules of src/conversations it uses', () => {
+    const used = sourcesOf('webview').flatMap((file) =>
+      importsOf(file)
+        .filter((specifier) => targetOf(file, specifier) === 'src/conversations')
+        .map((specifier) => `${path.resolve(path.dirname(file), specifier)}.ts`),
     );
+    assert.ok(used.length > 0, 'the webview uses the citations of src/conversations');
+    for (const module of new Set(used)) {
+      const refused = importsOf(module).filter((specifier) => {
+        const target = targetOf(module, specifier);
+        return isEditor(target) || isBrowserUnsafe(target) || target === 'src/api' || specifier.endsWith('/conversationStore');
+      });
+      assert.deepEqual(refused, [], `${path.relative(SRC, module)} is imported by the webview`);
+    }
   });
 
   it('has no import cycle anywhere in src (type-only imports included)', () => {
@@ -112,7 +147,40 @@ describe('layers', () => {
 
   it('finds imports at all (so the checks above cannot pass on an empty reading)', () => {
     assert.ok(importsOf(path.join(SRC, 'extension.ts')).includes('vscode'));
-    assert.ok(sourcesOf('api').length > 5 && sourcesOf('engine').length > 5 && sourcesOf('webview').length > 5 && sourcesOf('contract').length > 5 && sourcesOf('conversations').length >= 3);
-    assert.ok(sourcesOf('engine').some((file) => importsOf(file).some(reaches('contract'))), 'the engine reads its shapes from src/contract');
+    for (const rule of LAYER_RULES) assert.ok(sourcesOf(rule.layer).length >= 3, `src/${rule.layer} has sources`);
+    assert.ok(sourcesOf('engine').some((file) => importsOf(file).some((specifier) => targetOf(file, specifier) === 'src/contract')), 'the engine reads its shapes from src/contract');
+    assert.equal(targetOf(path.join(SRC, 'engine', 'answers', 'answerer.ts'), '../conversations/records'), 'src/engine', 'the engine\'s own conversations folder is the engine');
+    assert.equal(targetOf(path.join(SRC, 'webview', 'main.ts'), '../protocol'), 'src/protocol');
+  });
+});
+
+describe('layers in the lint', () => {
+  // The layer rules alone (layers.mjs), as eslint.config.mjs gives them, on sources written here.
+  const eslint = new ESLint({
+    cwd: path.join(SRC, '..'),
+    overrideConfigFile: true,
+    overrideConfig: [{ files: ['**/*.ts'], languageOptions: { parser: tseslint.parser } }, ...(layerLintConfig() as Linter.Config[])],
+  });
+  const refused = async (file: string, specifier: string): Promise<boolean> => {
+    const [result] = await eslint.lintText(`import '${specifier}';\n`, { filePath: path.join(SRC, file) });
+    return result.messages.some((message) => message.ruleId === 'no-restricted-imports');
+  };
+
+  for (const rule of LAYER_RULES) {
+    it(`refuses each seeded import of src/${rule.layer}, at any depth of the folder`, async () => {
+      for (const specifier of SEEDED[rule.layer]) {
+        assert.ok(await refused(`${rule.layer}/seeded.ts`, specifier), `src/${rule.layer}/seeded.ts importing ${specifier}`);
+        if (specifier.startsWith('../')) assert.ok(await refused(`${rule.layer}/deeper/seeded.ts`, `../${specifier}`), `src/${rule.layer}/deeper/seeded.ts importing ../${specifier}`);
+      }
+    });
+  }
+
+  it('tells a folder of the engine from the layer of the same name, and lets allowed imports through', async () => {
+    assert.equal(await refused('engine/answers/seeded.ts', '../conversations/records'), false);
+    assert.equal(await refused('engine/answers/seeded.ts', '../../conversations/conversationStore'), true);
+    assert.equal(await refused('conversations/seeded.ts', '../api/client'), false);
+    assert.equal(await refused('webview/seeded.ts', '../model/linkTarget'), false);
+    assert.equal(await refused('extension.ts', './engine/server'), true);
+    assert.equal(await refused('extension.ts', './vscode/session'), false);
   });
 });

@@ -3,7 +3,7 @@
  * after a snapshot only the questions that changed are sent.
  */
 import assert from 'node:assert/strict';
-import { emptyStats, type Conversation, type Question } from '../../src/conversations/model';
+import { emptyStats, type Conversation, type Question } from '../../src/model/conversation';
 import { changedQuestions, isWebviewMessage, type WebviewMessage } from '../../src/protocol';
 
 function question(id: number, overrides: Partial<Question> = {}): Question {

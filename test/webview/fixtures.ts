@@ -2,7 +2,7 @@
  * Conversations in every state the panel must show, in the domain model's shape (what the host
  * sends after normalising a server's reply).
  */
-import { emptyStats, type Conversation, type Question, type Turn } from '../../src/conversations/model';
+import { emptyStats, type Conversation, type Question, type Turn } from '../../src/model/conversation';
 import type { HostMessage } from '../../src/protocol';
 
 /** When the conversation's first question was asked (host clock). */

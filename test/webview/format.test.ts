@@ -1,14 +1,12 @@
 import assert from 'node:assert/strict';
-import { emptyStats } from '../../src/conversations/model';
+import { emptyStats } from '../../src/model/conversation';
 import {
-  conversationTitle,
   elapsedSince,
   formatCount,
   formatCredits,
   formatDuration,
   statsParts,
 } from '../../src/format';
-import { completedQuestion, processingQuestion } from './fixtures';
 
 describe('shared format', () => {
   it('formats durations compactly', () => {
@@ -52,11 +50,5 @@ describe('shared format', () => {
       statsParts({ ...emptyStats(), timeMillis: 42_500, toolCalls: 1, totalTokens: 12_345, credits: 2 }).map((part) => part.text),
       ['42s', '1 tool call', '12.3k tokens', '2 credits'],
     );
-  });
-
-  it('titles a conversation after its first question, else that question’s text', () => {
-    assert.equal(conversationTitle([completedQuestion(2, { title: 'Second' }), completedQuestion(1, { title: 'First' })], 'x'), 'First');
-    assert.equal(conversationTitle([processingQuestion(1, { text: 'Where is the poller?' })], 'x'), 'Where is the poller?');
-    assert.equal(conversationTitle([], 'Untitled'), 'Untitled');
   });
 });

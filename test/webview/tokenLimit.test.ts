@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import type { Question } from '../../src/conversations/model';
+import type { Question } from '../../src/model/conversation';
 import { conversation, question, snapshot } from './fixtures';
 import { usePanelEnvironment } from './panelHarness';
 

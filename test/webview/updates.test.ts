@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
-import type { Question } from '../../src/conversations/model';
+import type { Question } from '../../src/model/conversation';
 import { completedQuestion, conversation, processingQuestion, question, questionsUpdate, snapshot, turn } from './fixtures';
 import { usePanelEnvironment } from './panelHarness';
 

@@ -6,8 +6,8 @@
  * Results carry the answer and its sources as links on the instance, never a token.
  */
 import * as vscode from 'vscode';
-import { answerForAgent, conversationForAgent, unansweredText } from '../../api/answerText';
-import { readTokenFromInput } from '../../api/readToken';
+import { answerForAgent, conversationForAgent, unansweredText } from '../../conversations/answerText';
+import { readTokenFromInput } from '../../conversations/readToken';
 import type { ConversationStore } from '../../conversations/conversationStore';
 import { untilAnswered } from '../../conversations/questionWatch';
 import type { Session } from '../session';

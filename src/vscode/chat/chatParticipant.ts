@@ -8,13 +8,13 @@
  * is one, else the remote file (the panel's link opener, through `deepSearch.openLink`).
  */
 import * as vscode from 'vscode';
-import { boundedAnswer, listedSources, progressLine, rewriteLinks, unansweredText } from '../../api/answerText';
+import { boundedAnswer, listedSources, progressLine, rewriteLinks, unansweredText } from '../../conversations/answerText';
 import { errorMessage, isDeepSearchError } from '../../api/errors';
 import { formatDuration } from '../../format';
 import type { ConversationStore } from '../../conversations/conversationStore';
-import type { Question } from '../../conversations/model';
+import type { Question } from '../../model/conversation';
 import { untilAnswered } from '../../conversations/questionWatch';
-import { questionWithCode } from '../../api/selectionQuestion';
+import { questionWithCode } from '../../conversations/selectionQuestion';
 import { codeContextOf } from '../codeContext';
 import { Disposables } from '../disposables';
 import type { Session } from '../session';

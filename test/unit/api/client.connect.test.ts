@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import type { Dispatcher } from 'undici';
 import { DeepSearchClient, GENERATION_TTL_MS } from '../../../src/api/client';
 import { createDispatcher } from '../../../src/api/http';
-import { isUnfinished, type Conversation } from '../../../src/conversations/model';
+import { isUnfinished, type Conversation } from '../../../src/model/conversation';
 import { CONNECT_SERVICE_PATH } from '../../../src/contract/connectWire';
 import type { EngineVariant, InjectedQuestionError } from '../../../src/engine/options';
 import { startTestEngine, TEST_TOKENS, waitFor, type TestEngine } from '../../support/engineHarness';

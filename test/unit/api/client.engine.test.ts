@@ -9,7 +9,7 @@ import { DeepSearchClient } from '../../../src/api/client';
 import { conversationWebUrl } from '../../../src/api/instance';
 import type { DeepSearchError } from '../../../src/api/errors';
 import { createDispatcher } from '../../../src/api/http';
-import { isUnfinished, type Conversation, type SortOrder } from '../../../src/conversations/model';
+import { isUnfinished, type Conversation, type SortOrder } from '../../../src/model/conversation';
 import { ConversationPoller, type RefreshOutcome } from '../../../src/conversations/poller';
 import { WIRE_SORTS, type WireQuestionError } from '../../../src/contract/legacyWire';
 import type { EngineFault, EngineVariant } from '../../../src/engine/options';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { DeepSearchError } from '../../../src/api/errors';
-import { emptyStats, isUnfinished } from '../../../src/conversations/model';
+import { emptyStats, isUnfinished } from '../../../src/model/conversation';
 import {
   normalizeConversation,
   normalizeConversationPage,

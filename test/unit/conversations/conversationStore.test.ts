@@ -8,9 +8,10 @@ import { readFile, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import type { Dispatcher } from 'undici';
 import { DeepSearchClient } from '../../../src/api/client';
-import { ConversationStore, conversationLabel, MAX_LABEL_LENGTH, type ConversationStoreOptions, type RunningIdsMemento, type StoreChange } from '../../../src/conversations/conversationStore';
+import { conversationLabel } from '../../../src/model/conversationLabel';
+import { ConversationStore, type ConversationStoreOptions, type RunningIdsMemento, type StoreChange } from '../../../src/conversations/conversationStore';
 import { createDispatcher } from '../../../src/api/http';
-import { isUnfinished, type Conversation, type Question } from '../../../src/conversations/model';
+import { isUnfinished, type Conversation } from '../../../src/model/conversation';
 import type { PollerClock } from '../../../src/conversations/poller';
 import { API_PATH } from '../../../src/contract/legacyWire';
 import { startTestEngine, TEST_TOKENS, TEST_USERS, waitFor, type TestEngine } from '../../support/engineHarness';
@@ -719,27 +720,3 @@ describe('ConversationStore on a 7.x server (the new conversation API)', () => {
   });
 });
 
-describe('conversationLabel', () => {
-  const at = '2026-01-01T00:00:00Z';
-  const withQuestion = (text: string, title?: string): Conversation => ({
-    id: 7,
-    createdAt: at,
-    updatedAt: at,
-    questions: [{ id: 1, text, title, state: 'processing', createdAt: at, updatedAt: at, turns: [], sources: [], suggestedFollowups: [] } as unknown as Question],
-  });
-
-  it('puts a multi-line question on one line', () => {
-    assert.equal(conversationLabel(withQuestion('Explain this:\n\n```ts\nconst a = 1;\n```\n')), 'Explain this: ```ts const a = 1; ```');
-  });
-
-  it('cuts a long question with an ellipsis', () => {
-    const label = conversationLabel(withQuestion('why '.repeat(100)));
-    assert.equal(label.length, MAX_LABEL_LENGTH);
-    assert.ok(label.endsWith('…'));
-  });
-
-  it('prefers the title, and names the conversation when there is neither title nor text', () => {
-    assert.equal(conversationLabel(withQuestion('the text', 'The title')), 'The title');
-    assert.equal(conversationLabel(withQuestion('  \n ')), 'Conversation 7');
-  });
-});

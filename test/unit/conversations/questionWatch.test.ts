@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { DeepSearchClient } from '../../../src/api/client';
 import { ConversationStore } from '../../../src/conversations/conversationStore';
-import type { Turn } from '../../../src/conversations/model';
+import type { Turn } from '../../../src/model/conversation';
 import { untilAnswered } from '../../../src/conversations/questionWatch';
 import { startTestEngine, TEST_TOKENS, type TestEngine } from '../../support/engineHarness';
 

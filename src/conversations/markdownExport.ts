@@ -2,9 +2,9 @@
  * A conversation as one Markdown document: every question with its answer (or what went wrong),
  * sources and stats, with instance-relative links made absolute so the file stands on its own.
  */
-import { citationLabel, CitationNumbers } from '../conversations/citations';
-import { conversationLabel } from '../conversations/conversationStore';
-import type { Conversation, Question } from '../conversations/model';
+import { citationLabel, CitationNumbers } from './citations';
+import { conversationLabel } from '../model/conversationLabel';
+import type { Conversation, Question } from '../model/conversation';
 import { rewriteLinks } from './answerText';
 
 export function conversationMarkdown(conversation: Conversation, instanceUrl: string): string {

@@ -3,8 +3,8 @@
  * state, sources and answer links made absolute, one-line titles.
  */
 import assert from 'node:assert/strict';
-import { conversationMarkdown } from '../../../src/api/markdownExport';
-import type { Conversation, Question } from '../../../src/conversations/model';
+import { conversationMarkdown } from '../../../src/conversations/markdownExport';
+import type { Conversation, Question } from '../../../src/model/conversation';
 import { aQuestion } from '../../support/questions';
 
 const INSTANCE = 'https://sourcegraph.example.com';

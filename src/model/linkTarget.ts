@@ -2,7 +2,7 @@
  * Decides what a click on a link in an answer or a source means. The webview never navigates: the
  * host asks this function, then opens a file, a browser, or nothing.
  */
-import { parseRepoLink } from './links';
+import { parseRepoLink } from './repoLinks';
 
 export type LinkTarget =
   /** A file of a repository on the instance: open the workspace's own copy when there is one. */

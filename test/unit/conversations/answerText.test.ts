@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import { absoluteLink, answerForAgent, boundedAnswer, conversationForAgent, MAX_ANSWER_CHARACTERS, progressLine, rewriteLinks, unansweredText } from '../../../src/api/answerText';
-import type { Question } from '../../../src/conversations/model';
+import { absoluteLink, answerForAgent, boundedAnswer, conversationForAgent, MAX_ANSWER_CHARACTERS, progressLine, rewriteLinks, unansweredText } from '../../../src/conversations/answerText';
+import type { Question } from '../../../src/model/conversation';
 import { aQuestion } from '../../support/questions';
 
 const INSTANCE = 'https://sourcegraph.example.com';

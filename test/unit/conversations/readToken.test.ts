@@ -2,7 +2,7 @@
  * Read tokens as people paste them: the bare UUID or a share link ending in one.
  */
 import assert from 'node:assert/strict';
-import { readTokenFromInput } from '../../../src/api/readToken';
+import { readTokenFromInput } from '../../../src/conversations/readToken';
 
 const TOKEN = '1c9f3b8e-4d2a-4f6b-9a1e-0b7c5d3e2f10';
 

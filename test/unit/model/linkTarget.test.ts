@@ -3,7 +3,7 @@
  * nothing at all for links that could run code, read local files or leak credentials.
  */
 import assert from 'node:assert/strict';
-import { linkTarget, type LinkTarget } from '../../../src/api/linkTarget';
+import { linkTarget, type LinkTarget } from '../../../src/model/linkTarget';
 
 const INSTANCE = 'https://sourcegraph.example.com';
 const PREFIXED = 'https://example.com/sourcegraph';

@@ -8,7 +8,7 @@ import {
   MAX_SELECTION_CHARACTERS,
   selectionQuestion,
   type SelectionContext,
-} from '../../../src/api/selectionQuestion';
+} from '../../../src/conversations/selectionQuestion';
 
 const CODE = [
   'export function parseConfig(text: string): AppConfig {',

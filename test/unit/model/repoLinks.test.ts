@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { DeepSearchError } from '../../../src/api/errors';
 import { apiUrl, conversationWebUrl, normalizeInstanceUrl } from '../../../src/api/instance';
-import { parseRepoLink } from '../../../src/api/links';
+import { parseRepoLink } from '../../../src/model/repoLinks';
 
 describe('instance URLs', () => {
   it('drops trailing slashes, query, fragment and credentials', () => {

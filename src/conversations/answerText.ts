@@ -4,8 +4,8 @@
  * point at the editor; sources follow the answer as a list. Everything is bounded: an answer of a
  * runaway server is cut with a note. No `vscode` import.
  */
-import type { Conversation, Question, Turn } from '../conversations/model';
-import { linkTarget } from './linkTarget';
+import type { Conversation, Question, Turn } from '../model/conversation';
+import { linkTarget } from '../model/linkTarget';
 
 /** Longest answer passed on, in characters. */
 export const MAX_ANSWER_CHARACTERS = 100_000;

@@ -1,0 +1,104 @@
+// The layers of DESIGN.md: each folder of src and what it may not import. One table, read by the
+// lint (eslint.config.mjs turns it into import rules) and by the layer test (test/unit/layers.test.ts
+// checks the same on the sources, resolving every import), so the two cannot drift apart.
+
+import { builtinModules } from 'node:module';
+
+/** @typedef {import("./layers.d.mts").LayerRule} LayerRule */
+
+/** @type {LayerRule[]} */
+export const LAYER_RULES = [
+  {
+    layer: 'model',
+    says: 'The domain model is the ground floor: it imports no other layer, no editor and no Node.',
+    notLayers: ['api', 'conversations', 'contract', 'engine', 'vscode', 'extension', 'webview', 'protocol', 'format'],
+    notPackages: ['vscode', 'undici'],
+    noNode: true,
+  },
+  {
+    layer: 'contract',
+    says: 'The contract holds what client and engine share: it imports neither side, nor the model.',
+    notLayers: ['api', 'conversations', 'model', 'engine', 'vscode', 'extension', 'webview', 'protocol'],
+    notPackages: ['vscode'],
+    noNode: false,
+  },
+  {
+    layer: 'api',
+    says: 'The client runs on plain Node and knows nothing of the conversation store, the editor, the engine or the webview.',
+    notLayers: ['conversations', 'engine', 'vscode', 'extension', 'webview', 'protocol'],
+    notPackages: ['vscode'],
+    noNode: false,
+  },
+  {
+    layer: 'conversations',
+    says: 'The conversation store runs on plain Node, below the editor and the webview.',
+    notLayers: ['engine', 'vscode', 'extension', 'webview', 'protocol'],
+    notPackages: ['vscode'],
+    noNode: false,
+  },
+  {
+    layer: 'engine',
+    says: 'The engine runs on plain Node and shares only the contract with the client.',
+    notLayers: ['api', 'conversations', 'model', 'vscode', 'extension', 'webview', 'protocol', 'format'],
+    notPackages: ['vscode'],
+    noNode: false,
+  },
+  {
+    layer: 'vscode',
+    says: 'The editor layer starts the engine as a process of its own, and talks to the webview through protocol.ts only.',
+    notLayers: ['engine', 'webview'],
+    notPackages: [],
+    noNode: false,
+  },
+  {
+    layer: 'webview',
+    says: 'The webview runs in a browser frame: no Node, no editor API, no HTTP, nothing of the client, the engine or the host.',
+    notLayers: ['api', 'engine', 'vscode', 'extension'],
+    notPackages: ['vscode', 'undici'],
+    noNode: true,
+  },
+];
+
+/** How deep under a layer's folder the lint looks for files (src/engine/search/x.ts is depth 1). */
+const MAX_DEPTH = 5;
+
+/**
+ * The layers as import rules. A specifier names a folder of src by how many `../` it
+ * climbs, which depends on how deep the importing file sits, so there is one block per depth: from
+ * src/engine/answers/x.ts, `../conversations` is the engine's own folder and `../../conversations`
+ * is the conversation store.
+ */
+export function layerLintConfig() {
+  const blocks = LAYER_RULES.flatMap((rule) =>
+    Array.from({ length: MAX_DEPTH + 1 }, (_, depth) => ({
+      files: [`src/${rule.layer}/${'*/'.repeat(depth)}*.ts`],
+      rules: {
+        'no-restricted-imports': [
+          'error',
+          {
+            paths: [
+              ...rule.notPackages.map((name) => ({ name, message: rule.says })),
+              ...(rule.noNode ? builtinModules.filter((name) => !name.startsWith('_')).map((name) => ({ name, message: rule.says })) : []),
+            ],
+            patterns: [
+              { regex: `^(\\.\\./){${depth + 1}}(${rule.notLayers.join('|')})(\\.ts)?(/|$)`, message: rule.says },
+              ...(rule.noNode ? [{ group: ['node:*'], message: rule.says }] : []),
+            ],
+          },
+        ],
+      },
+    })),
+  );
+  return [
+    ...blocks,
+    {
+      files: ['src/extension.ts'],
+      rules: {
+        'no-restricted-imports': [
+          'error',
+          { patterns: [{ regex: '^\\./(engine|webview)(/|$)', message: 'The extension starts the engine as a process of its own (dist/engineHosted.js), and talks to the webview through protocol.ts only.' }] },
+        ],
+      },
+    },
+  ];
+}
