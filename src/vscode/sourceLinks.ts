@@ -16,6 +16,15 @@ import { MAX_PREVIEW_LINE_LENGTH, MAX_PREVIEW_LINES, type CitationPreview } from
 const MAX_PREVIEW_FILE_BYTES = 8 * 1024 * 1024;
 const PREVIEW_TIMEOUT_MS = 20_000;
 
+type FileTarget = Extract<LinkTarget, { kind: 'file' }>;
+
+/** Where a link goes. */
+type Place =
+  | { kind: 'local' | 'remote'; uri: vscode.Uri; target: FileTarget }
+  | { kind: 'folder'; uri: vscode.Uri }
+  | { kind: 'browser'; url: string }
+  | { kind: 'refused'; reason: string };
+
 export class SourceLinkOpener {
   constructor(
     private readonly repositories: WorkspaceRepositories,
@@ -25,29 +34,23 @@ export class SourceLinkOpener {
   ) {}
 
   async open(href: string): Promise<void> {
-    const instanceUrl = this.instanceUrl();
-    if (!instanceUrl) throw new Error(vscode.l10n.t('Sign in to open links of this conversation.'));
-    const target = linkTarget(href, instanceUrl);
-    switch (target.kind) {
+    if (!this.instanceUrl()) throw new Error(vscode.l10n.t('Sign in to open links of this conversation.'));
+    const place = await this.placeOf(href);
+    switch (place.kind) {
       case 'refused':
-        void vscode.window.showWarningMessage(target.reason);
+        void vscode.window.showWarningMessage(place.reason);
         return;
-      case 'browser': {
-        const local = target.repoName ? await this.repositories.find(target.repoName) : undefined;
-        if (local) await vscode.commands.executeCommand('revealInExplorer', vscode.Uri.file(local.root));
-        else await vscode.env.openExternal(vscode.Uri.parse(target.url, true));
+      case 'folder':
+        await vscode.commands.executeCommand('revealInExplorer', place.uri);
         return;
-      }
-      case 'file': {
-        const local = await this.locations.localFile(target.repoName, target.path);
-        if (local) {
-          await openAtLines(local, target.startLine, target.endLine);
-        } else if (await this.access.has('read_file')) {
-          await this.openRemote(target);
-        } else {
-          await vscode.env.openExternal(vscode.Uri.parse(target.url, true));
-        }
-      }
+      case 'browser':
+        await vscode.env.openExternal(vscode.Uri.parse(place.url, true));
+        return;
+      case 'local':
+        await openAtLines(place.uri, place.target.startLine, place.target.endLine);
+        return;
+      case 'remote':
+        await this.openRemote(place.target, place.uri);
     }
   }
 
@@ -57,17 +60,43 @@ export class SourceLinkOpener {
    * repository page, its local checkout's folder; otherwise undefined.
    */
   async locate(href: string): Promise<vscode.Location | vscode.Uri | undefined> {
-    const instanceUrl = this.instanceUrl();
-    const target = instanceUrl ? linkTarget(href, instanceUrl) : undefined;
-    if (target?.kind === 'browser') {
-      const local = target.repoName ? await this.repositories.find(target.repoName) : undefined;
-      return local && vscode.Uri.file(local.root);
+    const place = await this.placeOf(href);
+    switch (place.kind) {
+      case 'folder':
+        return place.uri;
+      case 'local':
+      case 'remote': {
+        const { startLine, endLine } = place.target;
+        return startLine ? new vscode.Location(place.uri, new vscode.Range(startLine - 1, 0, (endLine ?? startLine) - 1, 0)) : place.uri;
+      }
+      default:
+        return undefined;
     }
-    if (target?.kind !== 'file') return undefined;
-    const local = await this.locations.localFile(target.repoName, target.path);
-    const uri = local ?? ((await this.access.has('read_file')) ? remoteUri({ repo: target.repoName, revision: target.revision, path: target.path }) : undefined);
-    if (!uri || !target.startLine) return uri;
-    return new vscode.Location(uri, new vscode.Range(target.startLine - 1, 0, (target.endLine ?? target.startLine) - 1, 0));
+  }
+
+  /**
+   * The one choice of where a link goes, which opening and locating share: a file of a repository
+   * to the workspace's checkout, else to the tool server's remote document, else to the browser; a
+   * repository page to its checkout's folder, else the browser; anything else is refused.
+   */
+  private async placeOf(href: string): Promise<Place> {
+    const instanceUrl = this.instanceUrl();
+    if (!instanceUrl) return { kind: 'refused', reason: vscode.l10n.t('Sign in to open links of this conversation.') };
+    const target = linkTarget(href, instanceUrl);
+    switch (target.kind) {
+      case 'refused':
+        return target;
+      case 'browser': {
+        const local = target.repoName ? await this.repositories.find(target.repoName) : undefined;
+        return local ? { kind: 'folder', uri: vscode.Uri.file(local.root) } : { kind: 'browser', url: target.url };
+      }
+      case 'file': {
+        const local = await this.locations.localFile(target.repoName, target.path);
+        if (local) return { kind: 'local', uri: local, target };
+        if (await this.access.has('read_file')) return { kind: 'remote', uri: remoteUri({ repo: target.repoName, revision: target.revision, path: target.path }), target };
+        return { kind: 'browser', url: target.url };
+      }
+    }
   }
 
   /**
@@ -82,39 +111,38 @@ export class SourceLinkOpener {
     const startLine = target.startLine;
     const endLine = Math.max(startLine, target.endLine ?? startLine);
     const shownEnd = Math.min(endLine, startLine + MAX_PREVIEW_LINES - 1);
-    let local: vscode.Uri | undefined;
-    const bounded = (lines: string[]): CitationPreview => ({
+    const bounded = (from: 'workspace' | 'instance', lines: string[]): CitationPreview => ({
       ok: true,
-      from: local ? 'workspace' : 'instance',
+      from,
       startLine,
       lines: lines.slice(0, MAX_PREVIEW_LINES).map((line) => (line.length > MAX_PREVIEW_LINE_LENGTH ? `${line.slice(0, MAX_PREVIEW_LINE_LENGTH)}…` : line)),
       more: endLine - shownEnd,
     });
     try {
-      local = await this.locations.localFile(target.repoName, target.path);
-      if (local) {
-        if ((await vscode.workspace.fs.stat(local)).size > MAX_PREVIEW_FILE_BYTES) return { ok: false, message: vscode.l10n.t('{0} is too large to preview: open the link to see the lines.', target.path) };
-        const text = new TextDecoder().decode(await vscode.workspace.fs.readFile(local));
+      const place = await this.placeOf(href);
+      if (place.kind === 'local') {
+        if ((await vscode.workspace.fs.stat(place.uri)).size > MAX_PREVIEW_FILE_BYTES) return { ok: false, message: vscode.l10n.t('{0} is too large to preview: open the link to see the lines.', target.path) };
+        const text = new TextDecoder().decode(await vscode.workspace.fs.readFile(place.uri));
         const lines = text.split(/\r?\n/);
         if (startLine > lines.length) return { ok: false, message: vscode.l10n.t('{0} in the workspace has {1} lines: the cited lines are not in it.', target.path, lines.length) };
-        return bounded(lines.slice(startLine - 1, shownEnd));
+        return bounded('workspace', lines.slice(startLine - 1, shownEnd));
       }
-      if (!(await this.access.has('read_file'))) return { ok: false, message: vscode.l10n.t('The instance cannot read files for a preview here: open the link to see the lines.') };
+      if (place.kind !== 'remote') return { ok: false, message: vscode.l10n.t('The instance cannot read files for a preview here: open the link to see the lines.') };
       const tools = await this.access.ready();
       // A preview that takes longer than this is not worth waiting for: the link still opens.
       const read = await tools.readLines({ repo: target.repoName, revision: target.revision, path: target.path }, startLine, shownEnd, signal ?? AbortSignal.timeout(PREVIEW_TIMEOUT_MS));
       const lines = read.filter((line) => line.line >= startLine && line.line <= shownEnd).map((line) => line.text);
       if (lines.length === 0) return { ok: false, message: vscode.l10n.t('The instance returned none of the cited lines of {0}.', target.path) };
-      return bounded(lines);
+      return bounded('instance', lines);
     } catch (error) {
       return { ok: false, message: vscode.l10n.t('Could not read the cited lines of {0}: {1}', target.path, errorMessage(error)) };
     }
   }
 
   /** The file from the tool server at its lines; if it cannot be read, the browser is offered. */
-  private async openRemote(target: Extract<LinkTarget, { kind: 'file' }>): Promise<void> {
+  private async openRemote(target: FileTarget, uri: vscode.Uri): Promise<void> {
     try {
-      await openAtLines(remoteUri({ repo: target.repoName, revision: target.revision, path: target.path }), target.startLine, target.endLine);
+      await openAtLines(uri, target.startLine, target.endLine);
     } catch (error) {
       const inBrowser = vscode.l10n.t('Open in Browser');
       const message = vscode.l10n.t('Could not open {0} from {1}: {2}', target.path, target.repoName, errorMessage(error));
