@@ -10,7 +10,7 @@ import { DeepSearchError, invalidResponseError, isDeepSearchError } from './erro
 import { HttpTransport, type HttpMethod, type RetryPolicy, type RetryTimers } from './http';
 import { apiUrl, normalizeInstanceUrl } from './instance';
 import { ConnectConversationApi } from './connectApi';
-import type { Conversation, ConversationPage, ListOptions } from '../model/conversation';
+import { withQuestion, type Conversation, type ConversationPage, type ListOptions } from '../model/conversation';
 import { normalizeConversation, normalizeConversationPage, normalizeFollowupResponse, type FollowupResponse } from './normalize';
 import type { WireCreateRequest, WireFollowupRequest } from '../contract/legacyWire';
 import type { Dispatcher } from 'undici';
@@ -194,11 +194,7 @@ export class DeepSearchClient {
     if (answer.kind === 'conversation') {
       return answer.conversation;
     }
-    const conversation = await this.getConversation(conversationId, signal);
-    if (!conversation.questions.some((existing) => existing.id === answer.question.id)) {
-      conversation.questions.push(answer.question);
-    }
-    return conversation;
+    return withQuestion(await this.getConversation(conversationId, signal), conversationId, answer.question);
   }
 
   /** Cancels a processing question; any 2xx is success, and the refreshed conversation is returned. */

@@ -6,7 +6,7 @@
 import type { DeepSearchClient } from '../api/client';
 import { DeepSearchError, isDeepSearchError } from '../api/errors';
 import { conversationWebUrl } from '../api/instance';
-import { isUnfinished, type Conversation, type ConversationPage, type SortOrder } from '../model/conversation';
+import { isUnfinished, withQuestion, type Conversation, type ConversationPage, type SortOrder } from '../model/conversation';
 import { ConversationPoller, type PollerClock } from './poller';
 
 export interface StoreChange {
@@ -235,11 +235,7 @@ export class ConversationStore {
       this.put(answer.conversation, true);
       return answer.conversation;
     }
-    const current = this.conversations.get(conversationId);
-    const asked = answer.question;
-    const updated: Conversation = current
-      ? { ...current, updatedAt: asked.updatedAt || current.updatedAt, questions: [...current.questions.filter((existing) => existing.id !== asked.id), asked] }
-      : { id: conversationId, createdAt: asked.createdAt, updatedAt: asked.updatedAt, questions: [asked] };
+    const updated = withQuestion(this.conversations.get(conversationId), conversationId, answer.question);
     this.put(updated, true);
     return updated;
   }

@@ -126,6 +126,22 @@ export function latestQuestion(conversation: Conversation): Question | undefined
   return conversation.questions[conversation.questions.length - 1];
 }
 
+/**
+ * The conversation with a question it was asked (a follow-up the server took): added at the end,
+ * or in place of its own older copy. A copy that is newer already (fetched after the question was
+ * sent) is kept. `conversation` absent: one made of that question alone.
+ */
+export function withQuestion(conversation: Conversation | undefined, conversationId: number, question: Question): Conversation {
+  if (!conversation) return { id: conversationId, createdAt: question.createdAt, updatedAt: question.updatedAt, questions: [question] };
+  const existing = conversation.questions.find((other) => other.id === question.id);
+  if (existing && Date.parse(existing.updatedAt) > Date.parse(question.updatedAt)) return conversation;
+  return {
+    ...conversation,
+    updatedAt: Date.parse(question.updatedAt) > Date.parse(conversation.updatedAt) ? question.updatedAt : conversation.updatedAt,
+    questions: [...conversation.questions.filter((other) => other.id !== question.id), question],
+  };
+}
+
 /** A conversation is unfinished while any of its questions is still pending or processing. */
 export function isUnfinished(conversation: Conversation): boolean {
   return conversation.questions.some((question) => !isFinished(question));
