@@ -147,7 +147,7 @@ async function signInWithOAuth(session: Session, instanceUrl: string, server: Au
   try {
     const result = await runOAuthSignIn(method, server, session.redirects, session);
     if (!result) return false;
-    const checked = await checkToken(session, instanceUrl, accessTokenCredential(result.signIn.tokens.accessToken, 'bearer'));
+    const checked = await checkToken(session, instanceUrl, accessTokenCredential(result.signIn.tokens.accessToken, 'bearer'), 'oauth');
     if (!checked.ok) {
       // Tokens that will not be kept are given back, as far as the instance lets us.
       const { refreshToken, accessToken } = result.signIn.tokens;
@@ -198,18 +198,18 @@ type Checked = { ok: true; report: AccessReport } | { ok: false; problem: SignIn
  * Both interfaces at once (one list call of a single item, and the tool server's discovery): proves
  * the URL, the token, its scopes and the server generation, and reports what works.
  */
-async function checkToken(session: Session, instanceUrl: string, token: string | Credential): Promise<Checked> {
+async function checkToken(session: Session, instanceUrl: string, token: string | Credential, how: 'pasted' | 'oauth' = 'pasted'): Promise<Checked> {
   let checker: Awaited<ReturnType<Session['createClient']>> | undefined;
   try {
     checker = await session.createClient(instanceUrl, token);
     const connection = checker;
     const report = await vscode.window.withProgress(
-      { location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Checking the access token…') },
+      { location: vscode.ProgressLocation.Notification, title: how === 'oauth' ? vscode.l10n.t('Checking the sign-in…') : vscode.l10n.t('Checking the access token…') },
       () => checkAccess(connection),
     );
     const verdict = signInVerdict(report);
     if (verdict.kind === 'usable') return { ok: true, report };
-    if (verdict.kind === 'badToken') return { ok: false, problem: { field: 'token', message: badTokenMessage(report, verdict.message) } };
+    if (verdict.kind === 'badToken') return { ok: false, problem: { field: 'token', message: badTokenMessage(report, verdict.message, how) } };
     const notFound = !report.conversations.ok && report.conversations.error.kind === 'notFound';
     const message = notFound
       ? vscode.l10n.t('{0} has no Deep Search conversation API: it needs a code-search instance of version 6.7 or later. Check the URL, or ask your admin to upgrade.', instanceUrl)
@@ -222,12 +222,16 @@ async function checkToken(session: Session, instanceUrl: string, token: string |
   }
 }
 
-/** A token refused outright (401) says to check it; one refused by both interfaces (403) says why each did. */
-function badTokenMessage(report: AccessReport, said: string): string {
+/**
+ * A token refused outright (401) says to check it (a pasted one) or to sign in again (one the
+ * instance just issued through OAuth); one refused by both interfaces (403) says why each did.
+ */
+function badTokenMessage(report: AccessReport, said: string, how: 'pasted' | 'oauth'): string {
   const unauthorized = [report.conversations, report.tools].some((access) => !access.ok && access.error.kind === 'unauthorized');
-  return unauthorized
-    ? vscode.l10n.t('The instance rejected the access token: check that you pasted all of it and that it has not expired or been revoked.')
-    : said;
+  if (!unauthorized) return said;
+  return how === 'oauth'
+    ? vscode.l10n.t('The instance rejected the token it issued at sign-in: sign in again, and if it happens again, ask its administrator to check the OAuth application.')
+    : vscode.l10n.t('The instance rejected the access token: check that you pasted all of it and that it has not expired or been revoked.');
 }
 
 /** After signing in to `where` (the instance, and the account where known): what works with this token, and what does not and why. */

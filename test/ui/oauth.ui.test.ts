@@ -16,6 +16,9 @@ describe('Sign in with OAuth (UI)', function () {
   this.timeout(240_000);
   let ui: VSCodeUi;
   const requests: string[] = [];
+  /** While set, the instance refuses every token on its APIs (401), as it would a token it no longer knows. */
+  let refuseTokens = false;
+  const API_PREFIXES = ['/.api/deepsearch', '/api/deepsearch.v1', '/.api/mcp'];
 
   before(async () => {
     ui = await VSCodeUi.launch({
@@ -24,6 +27,9 @@ describe('Sign in with OAuth (UI)', function () {
       oauth: { clients: [{ id: CLIENT_ID, name: 'Deep Search for VS Code', redirectUris: ['http://127.0.0.1/callback'] }], deviceIntervalSeconds: 1 },
       settings: { 'deepSearch.oauth.clientId': CLIENT_ID },
       engineLog: (line) => requests.push(line),
+      faults: {
+        request: ({ path }) => (refuseTokens && API_PREFIXES.some((prefix) => path.startsWith(prefix)) ? { kind: 'status', status: 401, body: 'invalid token' } : undefined),
+      },
     });
   });
 
@@ -157,6 +163,29 @@ describe('Sign in with OAuth (UI)', function () {
     await ui.page.waitForTimeout(1000);
     assert.equal(tokenRequests(), before, 'no code was exchanged');
     assert.equal(await ui.paletteOffers('Deep Search: Sign Out'), false, 'still signed out');
+  });
+
+  it('says to sign in again, not to check a pasted token, when the instance refuses the token its OAuth sign-in issued', async () => {
+    const revokes = () => requests.filter((line) => line.startsWith(`POST ${OAUTH_PATHS.revoke} 200`)).length;
+    const before = revokes();
+    refuseTokens = true;
+    try {
+      const from = ui.openedTabs.length;
+      await startSignIn(/with your browser/);
+      const consent = await nextTab(from);
+      await consent.getByRole('button', { name: 'Authorize' }).click();
+      await ui.page.bringToFront();
+      const failure = ui.toast(/rejected the token it issued at sign-in: sign in again/);
+      await failure.waitFor();
+      assert.doesNotMatch((await failure.textContent()) ?? '', /pasted/);
+      await ui.screenshot('oauth-issued-token-refused');
+      await failure.locator('.monaco-button', { hasText: /^Try Again$/ }).waitFor();
+      await ui.page.keyboard.press('Escape');
+      assert.ok(revokes() > before, 'the tokens that will not be kept were given back');
+      assert.equal(await ui.paletteOffers('Deep Search: Sign Out'), false, 'still signed out');
+    } finally {
+      refuseTokens = false;
+    }
   });
 
   it('signs in with a device code: the code shown in VS Code is entered on the engine’s page, and VS Code finishes on its own', async () => {
