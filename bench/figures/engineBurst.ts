@@ -8,16 +8,15 @@
  * concurrent answers and tool calls are lifted (`--max-answers 1000 --max-tool-calls 1000`), which
  * is how the engine behaved before it had them.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { mkdir, rm } from 'node:fs/promises';
 import * as path from 'node:path';
-import { createInterface } from 'node:readline';
-import { ENGINE_ENVIRONMENT } from '../../src/contract/engineProcess';
 import { API_PATH, MCP_PATH, type WireConversation } from '../../src/contract/legacyWire';
 import { createTempDir, generateRepository, removeDir } from '../../test/support/gitRepos';
 import { ms, type BenchContext, type Figure, type Row } from '../report';
+import { startEngineProcess } from '../engineProcess';
 import { summarize, type Summary } from '../stats';
 
 const QUESTIONS = 50;
@@ -117,7 +116,6 @@ async function burst(context: BenchContext, options: { repo: string; dataDir: st
   await mkdir(options.dataDir, { recursive: true });
   const token = `bench_burst_${randomBytes(12).toString('hex')}`;
   const engine = await startEngineProcess(context, [
-    path.join(context.root, 'dist', 'engine.js'),
     '--repo', options.repo, '--data', options.dataDir, '--port', '0', '--token', token, ...options.extraArgs,
   ]);
   const headers = { Authorization: `token ${token}`, 'Content-Type': 'application/json', 'X-Requested-With': 'deep-search-bench 0.1.0' };
@@ -165,14 +163,14 @@ async function burst(context: BenchContext, options: { repo: string; dataDir: st
       }),
     );
     const { answered, failures } = await waitForAnswers(engine.url, headers, created).catch((error: unknown) => {
-      throw new Error(`polling the answers failed (${describeFailure(error)}); ${engineState(engine)}`);
+      throw new Error(`polling the answers failed (${describeFailure(error)}); ${engine.state()}`);
     });
     const batchMs = await batch;
     return { peakMb: peakResidentMb(engine.child), probe: summarize(samples), probeErrors, answered, failures, batchMs };
   } finally {
     probing = false;
     await prober;
-    await stopEngineProcess(engine.child);
+    await engine.close();
   }
 }
 
@@ -202,56 +200,8 @@ function peakResidentMb(child: ChildProcess): number {
   return kilobytes / 1024;
 }
 
-interface EngineProcess {
-  child: ChildProcess;
-  url: string;
-  /** The engine's last lines on stderr, for a failure's report. */
-  lastLines: string[];
-}
-
-/** Whether the engine still runs, and its last words. */
-function engineState(engine: EngineProcess): string {
-  const { exitCode, signalCode } = engine.child;
-  const state = exitCode === null && signalCode === null ? 'the engine still runs' : `the engine exited (code ${exitCode}, signal ${signalCode})`;
-  return `${state}; its last lines: ${engine.lastLines.join(' | ') || 'none'}`;
-}
-
 function describeFailure(error: unknown): string {
   if (!(error instanceof Error)) return String(error);
   return error.cause instanceof Error ? `${error.message}: ${error.cause.message}` : error.message;
 }
 
-async function startEngineProcess(context: BenchContext, args: string[]): Promise<EngineProcess> {
-  // Started as the extension and `npm start` start it.
-  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...ENGINE_ENVIRONMENT } });
-  const lastLines: string[] = [];
-  child.stderr?.on('data', (chunk: Buffer) => {
-    for (const line of chunk.toString().trim().split('\n')) {
-      lastLines.push(line.slice(0, 300));
-      if (lastLines.length > 8) lastLines.shift();
-      if (/error|fail/i.test(line)) context.log(`engine: ${line}`);
-    }
-  });
-  const lines = createInterface({ input: child.stdout });
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('the engine did not say where it listens within 60 s')), 60_000);
-    child.once('exit', (code) => reject(new Error(`the engine exited (code ${code}) before listening`)));
-    lines.on('line', (line) => {
-      const match = /listening on (http:\/\/\S+)/.exec(line);
-      if (match?.[1]) {
-        clearTimeout(timer);
-        resolve(match[1]);
-      }
-    });
-  });
-  return { child, url, lastLines };
-}
-
-async function stopEngineProcess(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null) return;
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  child.kill('SIGTERM');
-  const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
-  await exited;
-  clearTimeout(timer);
-}

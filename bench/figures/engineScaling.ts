@@ -17,14 +17,13 @@
  * text indexed (≤ 1.5); and at 4× with an index budget of a quarter of the text (so the engine
  * reads three quarters of the tree per search, with ripgrep): no cliff, at most ripgrep's time.
  */
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { readFile } from 'node:fs';
+import { execFile } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { ToolClient } from '../../src/api/tools/toolClient';
-import { ENGINE_ENVIRONMENT } from '../../src/contract/engineProcess';
 import { runGit } from '../../src/engine/git';
+import { startEngineProcess, type EngineProcess } from '../engineProcess';
 import { ratio, spread, type BenchContext, type Figure, type Row } from '../report';
 import { median, summarize } from '../stats';
 import { benchRipgrep, corpusCopies, ensureCorpus } from './searchCorpus';
@@ -84,7 +83,7 @@ async function measure(context: BenchContext): Promise<Row[]> {
 async function measureScale(context: BenchContext, repos: readonly string[], ripgrepPath: string, runs: number, label: string, textBytes: number, budgetBytes: number | undefined): Promise<Row[]> {
   const commits = await Promise.all(repos.map(async (dir) => (await runGit(['rev-parse', 'HEAD'], { cwd: dir })).stdout.trim()));
   const dataDir = await mkdtemp(path.join(context.scratch, 'scaling-'));
-  const engine = await startEngineProcess(context, repos, dataDir, ripgrepPath, budgetBytes);
+  const engine = await startScalingEngine(context, repos, dataDir, ripgrepPath, budgetBytes);
   const lines = engine.lines;
   const client = new ToolClient({ instanceUrl: engine.url, token: TOKEN, timeoutMs: 300_000 });
   const rows: Row[] = [];
@@ -180,51 +179,11 @@ async function steadyRss(engine: EngineProcess): Promise<{ rss: number; afterMs:
   }
 }
 
-interface EngineProcess {
-  url: string;
-  /** Its log so far. */
-  lines: string[];
-  /** Its resident memory, in bytes (Linux). */
-  rss(): Promise<number>;
-  close(): Promise<void>;
-}
-
-/** The bundled engine (`dist/engine.js`, which `npm run bench` builds) in a process of its own. */
-async function startEngineProcess(context: BenchContext, repos: readonly string[], dataDir: string, ripgrepPath: string, budgetBytes: number | undefined): Promise<EngineProcess> {
-  const args = [path.join(context.root, 'dist', 'engine.js'), '--port', '0', '--token', TOKEN, '--data', dataDir, '--pace', '0', '--ripgrep', ripgrepPath, ...repos.flatMap((dir) => ['--repo', dir])];
+/** The engine over `repos`, with its index budget (MiB of the CLI's `--index-budget`) where one is given. */
+function startScalingEngine(context: BenchContext, repos: readonly string[], dataDir: string, ripgrepPath: string, budgetBytes: number | undefined): Promise<EngineProcess> {
+  const args = ['--port', '0', '--token', TOKEN, '--data', dataDir, '--pace', '0', '--ripgrep', ripgrepPath, ...repos.flatMap((dir) => ['--repo', dir])];
   if (budgetBytes !== undefined) args.push('--index-budget', String(Math.floor(budgetBytes / 2 ** 20)));
-  // With the environment the extension starts its engine with.
-  const child: ChildProcess = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...ENGINE_ENVIRONMENT } });
-  const lines: string[] = [];
-  let pending = '';
-  const take = (chunk: Buffer): void => {
-    pending += chunk.toString('utf8');
-    const parts = pending.split('\n');
-    pending = parts.pop() ?? '';
-    lines.push(...parts);
-  };
-  child.stdout?.on('data', take);
-  child.stderr?.on('data', take);
-  await waitFor(() => lines.some((line) => line.startsWith('Deep Search engine listening on ')) || child.exitCode !== null, 60_000);
-  const url = /listening on (\S+)/.exec(lines.find((line) => line.startsWith('Deep Search engine listening on ')) ?? '')?.[1];
-  if (!url) throw new Error(`the engine did not start: ${lines.slice(-5).join(' / ')}`);
-  return {
-    url,
-    lines,
-    rss: () =>
-      new Promise((resolve, reject) =>
-        readFile(`/proc/${child.pid}/status`, 'utf8', (error, status) => {
-          if (error) return reject(error);
-          resolve(Number(/^VmRSS:\s+(\d+) kB/m.exec(status)?.[1] ?? Number.NaN) * 1024);
-        }),
-      ),
-    close: async () => {
-      if (child.exitCode !== null) return;
-      const exited = new Promise((resolve) => child.once('exit', resolve));
-      child.kill('SIGTERM');
-      await exited;
-    },
-  };
+  return startEngineProcess(context, args);
 }
 
 /** The line of a filter built (or read from disk), or of none: not one put off for an index. */
