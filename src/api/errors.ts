@@ -3,12 +3,11 @@
  * garbage in a body) ends up as a `DeepSearchError` whose `message` tells a person what happened
  * and what to do, and which never carries the access token.
  */
+import { errorMessage } from '../contract/errorMessage';
 import { TOKEN_SCOPES } from '../contract/tokenScopes';
 
-/** What went wrong, in words, whatever was thrown (an Error's message, or the value as text). */
-export function errorMessage(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
+/** The client's users read it from here; the engine from the contract. */
+export { errorMessage };
 
 export type DeepSearchErrorKind =
   | 'unauthorized'

@@ -13,7 +13,7 @@ import type { ChatModel } from './models/chatModel';
 import { configuredModel } from './models/configuredModel';
 import { discoverRepositories, RepositoryError } from './repos';
 import { servedToolEndpoints, startEngine } from './server';
-import { errorMessage } from './errorMessage';
+import { errorMessage } from '../contract/errorMessage';
 
 const EXIT_USAGE = 2;
 /** The MCP revisions each `--tool-protocol` speaks, as the banner says them. */

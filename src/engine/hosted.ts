@@ -9,7 +9,7 @@ import type { InvestigationLimits } from '../contract/modelWire';
 import type { RunningEngine } from './options';
 // From the engine library's bundle, so that its model errors are the ones the investigation knows.
 import { ModelBroker, startEngine } from './server';
-import { errorMessage } from './errorMessage';
+import { errorMessage } from '../contract/errorMessage';
 
 let engine: Promise<RunningEngine | undefined> | undefined;
 let stopping = false;

@@ -4,7 +4,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { WireErrorBody } from '../contract/legacyWire';
-import { errorMessage } from './errorMessage';
+import { errorMessage } from '../contract/errorMessage';
 
 /** A failure the client caused or must know about; becomes `{"error": message}` with `status`. */
 export class HttpError extends Error {

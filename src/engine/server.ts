@@ -38,7 +38,7 @@ import { Slots } from './slots';
 import { AuthorizationServer } from './oauth/authorizationServer';
 import { PROTECTED_RESOURCE_METADATA_PATH } from '../contract/oauthWire';
 import { ConversationStorage } from './conversations/storage';
-import { errorMessage } from './errorMessage';
+import { errorMessage } from '../contract/errorMessage';
 
 export const DEFAULT_PACE_MS = 150;
 const SHARE_PATH = '/deepsearch/';

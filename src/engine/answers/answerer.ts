@@ -25,7 +25,7 @@ import { findReach } from './reach';
 import { retrieve, type AnswerSpan } from './retrieval';
 import { codeOf } from './spanRanking';
 import type { SymbolTables } from '../code/symbolTable';
-import { errorMessage } from '../errorMessage';
+import { errorMessage } from '../../contract/errorMessage';
 import { DEFAULT_INVESTIGATION_LIMITS, type InvestigationLimits, type ModelSource } from '../models/chatModel';
 import type { Answer, AnswerRequest } from './answerShapes';
 import { investigate, InvestigationFailure } from './investigation';

@@ -25,7 +25,7 @@ import { echo } from '../echo';
 import { ClientGoneError, HttpError, jsonReply, parseJsonObject, readBody, type Reply } from '../http';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from './listing';
 import { MAX_QUESTION_LENGTH } from './routes';
-import { errorMessage } from '../errorMessage';
+import { errorMessage } from '../../contract/errorMessage';
 
 /** The longest `contentQuery` a list filter may carry. */
 export const MAX_CONTENT_QUERY_LENGTH = 500;

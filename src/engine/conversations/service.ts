@@ -14,7 +14,7 @@ import { selectPage, type ListQuery } from './listing';
 import type { EngineFaults, EngineVariant } from '../options';
 import { isFinished, nextTimestamp, unixSeconds, zeroStats, type ConversationRecord, type GeneratedFile, type IdCounters } from './records';
 import type { ConversationStorage } from './storage';
-import { errorMessage } from '../errorMessage';
+import { errorMessage } from '../../contract/errorMessage';
 
 export type ResolvedVariant = Required<EngineVariant>;
 

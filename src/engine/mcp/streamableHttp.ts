@@ -24,7 +24,7 @@ import {
 } from './jsonRpc';
 import { FIRST_VERSION_WITHOUT_BATCHES, PROTOCOL_VERSIONS } from './protocol';
 import { carriesProtocolVersion, PROTOCOL_2026, STATELESS_VERSIONS, StatelessError, type StatelessHeaders } from './stateless';
-import { errorMessage as textOf } from '../errorMessage';
+import { errorMessage as textOf } from '../../contract/errorMessage';
 
 /** Most messages in one batch (the official SDK's limit too). */
 export const MAX_BATCH_MESSAGES = 100;

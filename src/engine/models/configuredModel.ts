@@ -7,7 +7,7 @@
 import { readFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import type { ModelConfig } from '../cliArgs';
-import { errorMessage } from '../errorMessage';
+import { errorMessage } from '../../contract/errorMessage';
 import type { ChatModel } from './chatModel';
 
 /** A key file holds the key alone: larger is a mistake (a wrong file), not a key. */

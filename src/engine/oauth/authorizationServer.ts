@@ -23,7 +23,7 @@ import {
 import { TOKEN_SCOPES } from '../../contract/tokenScopes';
 import { writeFileAtomically } from '../atomicFile';
 import { echo } from '../echo';
-import { errorMessage } from '../errorMessage';
+import { errorMessage } from '../../contract/errorMessage';
 import { HttpError, jsonReply, parseJsonObject, readBody, type Reply } from '../http';
 import { ALL_CLIENT_SCOPES, OAuthClients, redirectAllowed, type OAuthClient } from './clients';
 import { sweep } from './bounded';

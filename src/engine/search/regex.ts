@@ -6,7 +6,7 @@
 import { Worker } from 'node:worker_threads';
 import { ToolError } from '../tools/context';
 import { echo } from '../echo';
-import { errorMessage } from '../errorMessage';
+import { errorMessage } from '../../contract/errorMessage';
 
 const DEFAULT_TIMEOUT_MS = 1_000;
 const MAX_PATTERN_LENGTH = 1_000;

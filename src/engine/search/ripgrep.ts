@@ -40,7 +40,7 @@ import type { GrepLine, GrepResult, SearchTarget } from './grepResult';
 import { argumentSlices } from './commandLine';
 import { pathspecFilter } from './grepPatterns';
 import { binaryAttributes, collect, listRegularFiles, type TreeEntry } from './treeText';
-import { errorMessage } from '../errorMessage';
+import { errorMessage } from '../../contract/errorMessage';
 import { forEachInTurns, nextTurn } from '../inTurns';
 
 export interface RipgrepRequest {

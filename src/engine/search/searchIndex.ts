@@ -29,7 +29,7 @@ import { Ripgrep } from './ripgrep';
 import { SEARCH_WORKER_SOURCE, type RankReply, type RankRequest, type ReadyMessage, type ScanReply, type ScanRequest, type WorkerInit, type WorkerMessage, type WorkerRequest } from './searchWorker';
 import { GIT_STEP_TIMEOUT_MS, NoRoomForIndex, TREE_LISTING_MAX_BYTES } from './treeText';
 import { gitCommand, runGit } from '../git';
-import { errorMessage } from '../errorMessage';
+import { errorMessage } from '../../contract/errorMessage';
 import { Slots } from '../slots';
 import { ensureRoomForFilter, filterFile, GramFilter, writeFilter, type FilterTables } from './gramFilter';
 import { IndexCounts } from './indexCounts';

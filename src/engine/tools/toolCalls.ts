@@ -5,7 +5,7 @@
  * text says what to change.
  */
 import { GitError } from '../git';
-import { errorMessage } from '../errorMessage';
+import { errorMessage } from '../../contract/errorMessage';
 import type { ToolServerEndpoint } from '../../contract/toolServers';
 import type { Params } from '../mcp/jsonRpc';
 import type { CallToolResult, ListedTool } from '../mcp/protocol';
