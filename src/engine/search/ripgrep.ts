@@ -116,6 +116,18 @@ interface ParsedLine {
   end: number;
 }
 
+/** What a search of a commit starts from: the index file, its stamp then, and the files it lists. */
+interface Listing {
+  indexFile: string;
+  stamp: string;
+  worktreeKey: string;
+  files: IndexFiles;
+}
+
+function differsFrom(commit: string): string {
+  return `the working tree differs from ${commit.slice(0, 12)}`;
+}
+
 class Declined {
   constructor(
     readonly reason: string,
@@ -178,15 +190,28 @@ export class Ripgrep {
 
   private async readAhead(repo: ServedRepository, commit: string, signal: AbortSignal): Promise<string | undefined> {
     const state = this.state(repo);
-    const stamp = await indexStamp(await this.indexFile(state, repo));
-    if (stamp === undefined) return 'the repository has no index file';
-    const files = await this.indexFiles(state, repo, stamp, signal);
-    if (files.problem) return files.problem;
-    const problem = await this.sameFiles(state, repo, commit, stamp, files, signal);
+    const listed = await this.listing(state, repo, commit, signal);
+    if (listed instanceof Declined) return listed.reason;
+    const problem = await this.sameFiles(state, repo, commit, listed.stamp, listed.files, signal);
     if (problem) return problem;
+    if (state.worktree?.key !== listed.worktreeKey) state.worktree = { key: listed.worktreeKey, clean: !(await treeDiffers(repo, commit, signal)) };
+    return state.worktree.clean ? undefined : `${differsFrom(commit)} (for now)`;
+  }
+
+  /**
+   * The first steps of every search of the commit, and of reading ahead for it: the index file
+   * and its stamp, a working tree already known to differ, and the index's file listing.
+   */
+  private async listing(state: RepositoryState, repo: ServedRepository, commit: string, signal: AbortSignal): Promise<Listing | Declined> {
+    const indexFile = await this.indexFile(state, repo);
+    const stamp = await indexStamp(indexFile);
+    if (stamp === undefined) return new Declined('the repository has no index file');
     const worktreeKey = `${commit}\0${stamp}`;
-    if (state.worktree?.key !== worktreeKey) state.worktree = { key: worktreeKey, clean: !(await treeDiffers(repo, commit, signal)) };
-    return state.worktree.clean ? undefined : `the working tree differs from ${commit.slice(0, 12)} (for now)`;
+    // A file that differs by its stat data keeps differing until git rewrites the index.
+    if (state.worktree?.key === worktreeKey && !state.worktree.clean) return new Declined(differsFrom(commit));
+    const files = await this.indexFiles(state, repo, stamp, signal);
+    if (files.problem) return new Declined(files.problem);
+    return { indexFile, stamp, worktreeKey, files };
   }
 
   /**
@@ -210,15 +235,10 @@ export class Ripgrep {
     const selects = named ? (path: string) => named.has(path) : pathspecFilter(request.pathspecs);
     if (selects === undefined) return new Declined('a pathspec form ripgrep does not take', false);
     const state = this.state(repo);
-    const indexFile = await this.indexFile(state, repo);
-    const stamp = await indexStamp(indexFile);
-    if (stamp === undefined) return new Declined('the repository has no index file');
-    const differs = `the working tree differs from ${commit.slice(0, 12)}`;
-    const worktreeKey = `${commit}\0${stamp}`;
-    // A file that differs by its stat data keeps differing until git rewrites the index.
-    if (state.worktree?.key === worktreeKey && !state.worktree.clean) return new Declined(differs);
-    const files = await this.indexFiles(state, repo, stamp, signal);
-    if (files.problem) return new Declined(files.problem);
+    const listed = await this.listing(state, repo, commit, signal);
+    if (listed instanceof Declined) return listed;
+    const { indexFile, stamp, worktreeKey, files } = listed;
+    const differs = differsFrom(commit);
     const sameFiles = this.sameFiles(state, repo, commit, stamp, files, signal);
     // Checks that can rule ripgrep out run beside it, and stop it when they do.
     const stop = new AbortController();
