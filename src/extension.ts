@@ -7,7 +7,16 @@ import * as vscode from 'vscode';
 import { ConversationStore } from './conversations/conversationStore';
 import { errorMessage, isDeepSearchError } from './api/errors';
 import { DeepSearchAuthProvider } from './vscode/authProvider';
-import { askWithDraft, openAnswerAsMarkdown, registerCommands, type CommandDependencies } from './vscode/commands';
+import {
+  askWithDraft,
+  copyShareLink,
+  deleteConversation,
+  exportMarkdown,
+  openAnswerAsMarkdown,
+  openInBrowser,
+  registerCommands,
+  type CommandDependencies,
+} from './vscode/commands';
 import { ConversationPanels } from './vscode/conversationPanels';
 import { ConversationTree, VIEW_ID } from './vscode/conversationTree';
 import { LocalEngineLauncher } from './vscode/localEngine';
@@ -86,20 +95,27 @@ export function activate(context: vscode.ExtensionContext): DeepSearchExtensionA
   const history = new HistoryCommands(toolAccess, repositories);
   const mcpServers = new DeepSearchMcpServers(session);
   const tree = new ConversationTree(store);
-  const panels: ConversationPanels = new ConversationPanels(context.extensionUri, store, {
-    openLink: (href) => links.open(href),
-    previewCitation: (href) => links.preview(href),
-    copyShareLink: (id) => vscode.commands.executeCommand('deepSearch.copyShareLink', id),
-    openInBrowser: (id) => vscode.commands.executeCommand('deepSearch.openInBrowser', id),
-    exportMarkdown: (id) => vscode.commands.executeCommand('deepSearch.exportMarkdown', id),
-    openAnswerAsMarkdown: (id, questionId) => openAnswerAsMarkdown({ store, session }, id, questionId),
-    askWithDraft: (draft) => askWithDraft(commandDependencies, draft),
-    generatedFile: (href, action) => (action === 'open' ? generatedFiles.open(href) : generatedFiles.saveAs(href)),
-    deleteConversation: (id) => vscode.commands.executeCommand('deepSearch.deleteConversation', id),
-  }, {
-    current: instanceKey,
-    recorded: (id) => context.workspaceState.get<string>(`deepSearch.panelInstance:${id}`),
-    record: (id, instance) => void context.workspaceState.update(`deepSearch.panelInstance:${id}`, instance),
+  // The panel calls the commands' functions, not the commands: a failure reaches the panel, which says what failed.
+  const panels: ConversationPanels = new ConversationPanels({
+    extensionUri: context.extensionUri,
+    store,
+    log,
+    actions: {
+      openLink: (href) => links.open(href),
+      previewCitation: (href) => links.preview(href),
+      copyShareLink: (id) => copyShareLink(commandDependencies, id),
+      openInBrowser: (id) => openInBrowser(commandDependencies, id),
+      exportMarkdown: (id) => exportMarkdown(commandDependencies, id),
+      openAnswerAsMarkdown: (id, questionId) => openAnswerAsMarkdown(commandDependencies, id, questionId),
+      askWithDraft: (draft) => askWithDraft(commandDependencies, draft),
+      generatedFile: (href, action) => (action === 'open' ? generatedFiles.open(href) : generatedFiles.saveAs(href)),
+      deleteConversation: (id) => deleteConversation(commandDependencies, id),
+    },
+    instances: {
+      current: instanceKey,
+      recorded: (id) => context.workspaceState.get<string>(`deepSearch.panelInstance:${id}`),
+      record: (id, instance) => void context.workspaceState.update(`deepSearch.panelInstance:${id}`, instance),
+    },
   });
 
   const chat = new DeepSearchChat({ session, store, links, repositories, openPanel: (id) => panels.open(id) });

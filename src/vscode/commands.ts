@@ -1,6 +1,9 @@
 /**
  * Every command the extension contributes, registered in one place (a test checks that this list
  * and package.json agree). Commands take a conversation id, a tree node, or nothing (then ask).
+ * What the conversation panel also does (share, browser, export, delete, open an answer, ask) are
+ * functions of the dependencies, exported: the panel calls them directly, so their failures reach
+ * its own handling; the command wrapper here shows a palette command's failure.
  */
 import * as vscode from 'vscode';
 import type { ConversationStore } from '../conversations/conversationStore';
@@ -53,6 +56,10 @@ const MAX_SEARCH_LENGTH = 200;
 
 /** What finding a conversation a command is about needs. */
 type ConversationDependencies = Pick<CommandDependencies, 'store' | 'session'>;
+/** What Copy Share Link needs: the conversation, and where the user said not to be warned again. */
+type ShareDependencies = Pick<CommandDependencies, 'store' | 'session' | 'context'>;
+/** What deleting needs: the conversation, and its panel to close. */
+type DeleteDependencies = Pick<CommandDependencies, 'store' | 'session' | 'panels'>;
 
 /** A question that could not be sent, offered again by the next Ask so it is never lost. */
 let unsentQuestion: string | undefined;
@@ -99,6 +106,7 @@ export function registerCommands(deps: CommandDependencies): vscode.Disposable[]
     'deepSearch.compareRevisions': signedIn(deps, (given) => deps.history.compareRevisions(textFields(given, ['repo', 'base', 'head']))),
     'deepSearch.findContributorRepositories': signedIn(deps, (author) => deps.history.contributorRepositories(textArgument(author))),
   };
+  // The palette's (and menus') callers show nothing of a failure: it is shown here, once.
   return Object.entries(handlers).map(([id, handler]) =>
     vscode.commands.registerCommand(id, async (...args: unknown[]) => {
       try {
@@ -289,7 +297,11 @@ async function cancel(deps: CommandDependencies, arg: unknown): Promise<void> {
   for (const question of running) await deps.store.cancel(id, question.id);
 }
 
-async function deleteConversation(deps: CommandDependencies, arg: unknown): Promise<boolean> {
+/**
+ * Deletes after the user confirms; closes its panel. Rejects when the instance does not delete it
+ * (the caller shows why). `arg`: a conversation id or tree node, else the user picks one.
+ */
+export async function deleteConversation(deps: DeleteDependencies, arg: unknown): Promise<boolean> {
   const id = await conversationId(deps, arg);
   if (id === undefined) return false;
   const conversation = await deps.store.load(id);
@@ -305,7 +317,8 @@ async function deleteConversation(deps: CommandDependencies, arg: unknown): Prom
   return true;
 }
 
-async function copyShareLink(deps: CommandDependencies, arg: unknown): Promise<void> {
+/** Copies the conversation's share link after warning who can read it; rejects when there is none (the caller shows why). */
+export async function copyShareLink(deps: ShareDependencies, arg: unknown): Promise<void> {
   const conversation = await requireConversation(deps, arg);
   if (!conversation) return;
   const url = await shareLink(deps, conversation);
@@ -330,13 +343,15 @@ async function copyShareLink(deps: CommandDependencies, arg: unknown): Promise<v
   void vscode.window.showInformationMessage(vscode.l10n.t('Share link copied.'));
 }
 
-async function openInBrowser(deps: CommandDependencies, arg: unknown): Promise<void> {
+/** Opens the conversation on the instance's web page; rejects when it has no page there (the caller shows why). */
+export async function openInBrowser(deps: ConversationDependencies, arg: unknown): Promise<void> {
   const conversation = await requireConversation(deps, arg);
   // Its own page where the server names one (7.x), else its share link.
   if (conversation) await vscode.env.openExternal(vscode.Uri.parse(conversation.webUrl ?? (await shareLink(deps, conversation)), true));
 }
 
-async function exportMarkdown(deps: CommandDependencies, arg: unknown): Promise<void> {
+/** Opens the whole conversation as a Markdown document; rejects when it cannot be loaded (the caller shows why). */
+export async function exportMarkdown(deps: ConversationDependencies, arg: unknown): Promise<void> {
   const conversation = await requireConversation(deps, arg);
   if (!conversation) return;
   const content = conversationMarkdown(conversation, deps.store.instanceUrl ?? '');
@@ -393,7 +408,7 @@ async function setStarredOnly(deps: CommandDependencies, starredOnly: boolean): 
   await deps.store.setStarredOnly(starredOnly);
 }
 
-async function shareLink(deps: CommandDependencies, conversation: Conversation): Promise<string> {
+async function shareLink(deps: ConversationDependencies, conversation: Conversation): Promise<string> {
   const url = await deps.store.shareLink(conversation.id);
   if (!url) throw new Error(vscode.l10n.t('The instance did not give this conversation a share link.'));
   return url;

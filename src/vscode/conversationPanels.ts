@@ -9,13 +9,28 @@ import type { ConversationStore } from '../conversations/conversationStore';
 import { conversationLabel } from '../model/conversationLabel';
 import { errorMessage, isDeepSearchError } from '../api/errors';
 import type { Conversation } from '../model/conversation';
-import { changedQuestions, isWebviewMessage, type CitationPreview, type GeneratedFileAction, type HostMessage, type PanelViewState, type WebviewMessage } from '../protocol';
+import {
+  changedQuestions,
+  isWebviewMessage,
+  type CitationPreview,
+  type GeneratedFileAction,
+  type HostMessage,
+  type PanelAction,
+  type PanelViewState,
+  type RequestOutcome,
+  type WebviewMessage,
+} from '../protocol';
 import { Disposables } from './disposables';
 import { createNonce, panelHtml } from './panelHtml';
 
 export const PANEL_VIEW_TYPE = 'deepSearch.conversation';
 /** Citation previews kept per panel; the oldest go first. */
 const MAX_CACHED_PREVIEWS = 300;
+/**
+ * Replies kept for a page discarded while they were on their way (one per request the page had in
+ * flight when it was hidden, so a handful); past this the oldest go first.
+ */
+const MAX_UNDELIVERED_REPLIES = 20;
 
 /**
  * Which instance an open panel's conversation lives on, kept across reloads: ids are only unique
@@ -29,7 +44,10 @@ export interface PanelInstances {
   record(id: number, instance: string | undefined): void;
 }
 
-/** What the panel's header buttons and links do; implemented by the commands. */
+/**
+ * What the panel's header buttons and links do: the commands' own functions, called directly, so a
+ * failure rejects here and the panel says what failed (they show no error themselves).
+ */
 export interface PanelActions {
   openLink(href: string): PromiseLike<unknown>;
   /** The cited lines of a link, for its preview; never rejects. */
@@ -45,15 +63,28 @@ export interface PanelActions {
   deleteConversation(id: number): PromiseLike<unknown>;
 }
 
+/** What every panel works with: given once to ConversationPanels, handed down to each panel. */
+export interface PanelContext {
+  extensionUri: vscode.Uri;
+  store: ConversationStore;
+  actions: PanelActions;
+  instances: PanelInstances;
+  /** Where a failed action is logged (its message is also shown to the user). */
+  log: Pick<vscode.LogOutputChannel, 'error'>;
+}
+
+/** One panel's own part of its context. */
+interface PanelHostContext extends PanelContext {
+  id: number;
+  webviewPanel: vscode.WebviewPanel;
+  /** Called once when the panel closes for good (not when the extension host lets it go). */
+  onDispose: () => void;
+}
+
 export class ConversationPanels extends Disposables implements vscode.Disposable {
   private readonly panels = new Map<number, PanelHost>();
 
-  constructor(
-    private readonly extensionUri: vscode.Uri,
-    private readonly store: ConversationStore,
-    private readonly actions: PanelActions,
-    private readonly instances: PanelInstances,
-  ) {
+  constructor(private readonly context: PanelContext) {
     super();
     // The extension host is going away: let go of the panels, which VS Code restores next time.
     this.register({
@@ -87,7 +118,7 @@ export class ConversationPanels extends Disposables implements vscode.Disposable
       PANEL_VIEW_TYPE,
       this.titleFor(id),
       { viewColumn: vscode.ViewColumn.Active, preserveFocus: options.preserveFocus },
-      webviewOptions(this.extensionUri),
+      webviewOptions(this.context.extensionUri),
     );
     this.adopt(id, webviewPanel);
   }
@@ -122,16 +153,21 @@ export class ConversationPanels extends Disposables implements vscode.Disposable
       existing.reveal(true);
       return;
     }
-    webviewPanel.webview.options = webviewOptions(this.extensionUri);
-    const panel: PanelHost = new PanelHost(id, webviewPanel, this.extensionUri, this.store, this.actions, this.instances, () => {
-      if (this.panels.get(id) === panel) this.panels.delete(id);
-      this.instances.record(id, undefined);
+    webviewPanel.webview.options = webviewOptions(this.context.extensionUri);
+    const panel: PanelHost = new PanelHost({
+      ...this.context,
+      id,
+      webviewPanel,
+      onDispose: () => {
+        if (this.panels.get(id) === panel) this.panels.delete(id);
+        this.context.instances.record(id, undefined);
+      },
     });
     this.panels.set(id, panel);
   }
 
   private titleFor(id: number): string {
-    const conversation = this.store.get(id);
+    const conversation = this.context.store.get(id);
     return conversation ? conversationLabel(conversation, { maxLength: TAB_TITLE_LENGTH }) : vscode.l10n.t('Deep Search');
   }
 }
@@ -147,31 +183,45 @@ function webviewOptions(extensionUri: vscode.Uri): vscode.WebviewOptions & vscod
 /** A tab shows a short label: the one rule of every name, cut shorter. */
 const TAB_TITLE_LENGTH = 41;
 
+/** What the user is told when a header button's action fails: which action, and why. */
+const ACTION_FAILED: Record<PanelAction, (reason: string) => string> = {
+  copyShareLink: (reason) => vscode.l10n.t('Could not copy the share link: {0}', reason),
+  openInBrowser: (reason) => vscode.l10n.t('Could not open the conversation in the browser: {0}', reason),
+  export: (reason) => vscode.l10n.t('Could not export the conversation: {0}', reason),
+  delete: (reason) => vscode.l10n.t('Could not delete the conversation: {0}', reason),
+};
+
 /** The host side of one conversation's webview panel (the page itself is webview/conversationPanel.ts). */
-class PanelHost {
+class PanelHost extends Disposables {
+  readonly id: number;
+  private readonly webviewPanel: vscode.WebviewPanel;
+  private readonly store: ConversationStore;
+  private readonly actions: PanelActions;
+  private readonly instances: PanelInstances;
+  private readonly log: PanelContext['log'];
+  private readonly onDispose: () => void;
   private ready = false;
   /** What the webview shows now, to send only what changed. */
   private shown: Conversation | undefined;
   private shownCanEdit = true;
   /** Why the conversation cannot be shown (deleted, unreachable), kept until the page is ready. */
   private removedMessage: string | undefined;
-  /** The outcome of a follow-up sent while the page was hidden (and discarded), for its next load. */
-  private pendingOutcome: HostMessage | undefined;
+  /** Replies that came while the page was hidden (and discarded), for its next load. */
+  private readonly undeliveredReplies: HostMessage[] = [];
   private loadFailures = 0;
   /** Previews of this conversation's citations, by link: each read once while the panel is open. */
   private readonly previews = new Map<string, Promise<CitationPreview>>();
-  private readonly disposables: vscode.Disposable[] = [];
-  private disposed = false;
 
-  constructor(
-    readonly id: number,
-    private readonly webviewPanel: vscode.WebviewPanel,
-    extensionUri: vscode.Uri,
-    private readonly store: ConversationStore,
-    private readonly actions: PanelActions,
-    private readonly instances: PanelInstances,
-    private readonly onDispose: () => void,
-  ) {
+  constructor(context: PanelHostContext) {
+    super();
+    const { id, webviewPanel, extensionUri, store } = context;
+    this.id = id;
+    this.webviewPanel = webviewPanel;
+    this.store = store;
+    this.actions = context.actions;
+    this.instances = context.instances;
+    this.log = context.log;
+    this.onDispose = context.onDispose;
     const assets = vscode.Uri.joinPath(extensionUri, 'dist', 'webview');
     const asset = (name: string) => webviewPanel.webview.asWebviewUri(vscode.Uri.joinPath(assets, name)).toString();
     webviewPanel.iconPath = {
@@ -186,18 +236,22 @@ class PanelHost {
       title: webviewPanel.title,
       l10nBundle: vscode.l10n.bundle,
     });
-    this.disposables.push(
+    // Disposed last (children go newest first): the store stops polling for this panel.
+    this.register({ dispose: () => store.setWatched(id, false) });
+    this.register(
       webviewPanel.webview.onDidReceiveMessage((message: unknown) => {
         if (isWebviewMessage(message)) void this.handle(message);
       }),
-      webviewPanel.onDidChangeViewState(() => this.visibilityChanged()),
-      webviewPanel.onDidDispose(() => this.dispose()),
-      toDisposable(store.onDidChange((change) => {
+    );
+    this.register(webviewPanel.onDidChangeViewState(() => this.visibilityChanged()));
+    this.register(webviewPanel.onDidDispose(() => this.dispose()));
+    this.register(
+      store.onDidChange((change) => {
         // Signed out or another account: this conversation is not theirs to see any more.
         if (change.reset) this.dispose();
         else if (change.removed.includes(id)) this.removed(vscode.l10n.t('This conversation was deleted.'));
         else if (change.changed.includes(id)) this.update();
-      })),
+      }),
     );
     store.setWatched(id, webviewPanel.visible);
     this.load();
@@ -213,13 +267,14 @@ class PanelHost {
           ? vscode.l10n.t('This conversation is on {0}: sign in there to see it.', recorded === 'local' ? vscode.l10n.t('the local engine') : recorded)
           : vscode.l10n.t('Sign in to Deep Search to see this conversation.'),
       );
-      const waiting = this.store.onDidChange(() => {
-        if (!this.store.signedIn || (recorded !== undefined && this.instances.current() !== recorded)) return;
-        waiting.dispose();
-        this.removedMessage = undefined;
-        this.load();
-      });
-      this.disposables.push(toDisposable(waiting));
+      const waiting = this.register(
+        this.store.onDidChange(() => {
+          if (!this.store.signedIn || (recorded !== undefined && this.instances.current() !== recorded)) return;
+          waiting.dispose();
+          this.removedMessage = undefined;
+          this.load();
+        }),
+      );
       return;
     }
     this.instances.record(this.id, current);
@@ -234,7 +289,7 @@ class PanelHost {
         this.loadFailures++;
         const delay = Math.min(60_000, 2_000 * 2 ** (this.loadFailures - 1));
         const retry = setTimeout(() => !this.disposed && this.load(), delay);
-        this.disposables.push(new vscode.Disposable(() => clearTimeout(retry)));
+        this.register({ dispose: () => clearTimeout(retry) });
       },
     );
   }
@@ -256,7 +311,7 @@ class PanelHost {
   }
 
   /** Closes the panel for good. */
-  dispose(): void {
+  override dispose(): void {
     if (this.disposed) return;
     this.onDispose();
     this.detach();
@@ -265,10 +320,7 @@ class PanelHost {
 
   /** Stops listening, leaving the webview panel to VS Code. */
   detach(): void {
-    if (this.disposed) return;
-    this.disposed = true;
-    this.store.setWatched(this.id, false);
-    for (const disposable of this.disposables) disposable.dispose();
+    super.dispose();
   }
 
   private visibilityChanged(): void {
@@ -312,19 +364,18 @@ class PanelHost {
         this.shown = undefined;
         if (this.removedMessage) this.post({ type: 'removed', message: this.removedMessage });
         else this.update();
-        if (this.pendingOutcome) this.post(this.pendingOutcome);
-        this.pendingOutcome = undefined;
+        for (const reply of this.undeliveredReplies.splice(0)) this.post(reply);
         return;
       case 'askFollowup':
         return this.askFollowup(message.requestId, message.text);
       case 'cancel':
         try {
           await this.store.cancel(this.id, message.questionId);
-          this.post({ type: 'reply', requestId: message.requestId, outcome: { ok: true } });
+          this.reply(message.requestId, { ok: true });
         } catch (error) {
           const said = errorMessage(error);
           // The webview's Cancel works again; the message says why this one did not.
-          this.post({ type: 'reply', requestId: message.requestId, outcome: { ok: false, message: said } });
+          this.reply(message.requestId, { ok: false, message: said });
           void vscode.window.showErrorMessage(said);
         }
         return;
@@ -340,20 +391,26 @@ class PanelHost {
         return this.run(() => this.actions.openAnswerAsMarkdown(this.id, message.questionId));
       case 'preview': {
         const preview = await this.preview(message.href);
+        // Not kept for a later page: a preview answers the hover of the page that asked, and a page
+        // discarded meanwhile has no tooltip left to fill (the next one asks again when hovered).
         this.post({ type: 'preview', previewId: message.previewId, preview });
         return;
       }
       case 'action':
-        switch (message.action) {
-          case 'copyShareLink':
-            return this.run(() => this.actions.copyShareLink(this.id));
-          case 'openInBrowser':
-            return this.run(() => this.actions.openInBrowser(this.id));
-          case 'export':
-            return this.run(() => this.actions.exportMarkdown(this.id));
-          case 'delete':
-            return this.run(() => this.actions.deleteConversation(this.id));
-        }
+        return this.run(() => this.act(message.action), ACTION_FAILED[message.action]);
+    }
+  }
+
+  private act(action: PanelAction): PromiseLike<unknown> {
+    switch (action) {
+      case 'copyShareLink':
+        return this.actions.copyShareLink(this.id);
+      case 'openInBrowser':
+        return this.actions.openInBrowser(this.id);
+      case 'export':
+        return this.actions.exportMarkdown(this.id);
+      case 'delete':
+        return this.actions.deleteConversation(this.id);
     }
   }
 
@@ -371,37 +428,51 @@ class PanelHost {
 
   private async askFollowup(requestId: number, text: string): Promise<void> {
     if (!text.trim()) {
-      this.post({ type: 'reply', requestId, outcome: { ok: false, message: vscode.l10n.t('Type a question first.') } });
+      this.reply(requestId, { ok: false, message: vscode.l10n.t('Type a question first.') });
       return;
     }
     try {
       await this.store.addFollowup(this.id, text.trim());
-      this.postOutcome({ type: 'reply', requestId, outcome: { ok: true } });
+      this.reply(requestId, { ok: true });
     } catch (error) {
       // Never retried automatically: the draft stays in the box for the user to send again.
-      this.postOutcome({ type: 'reply', requestId, outcome: { ok: false, message: errorMessage(error) } });
+      this.reply(requestId, { ok: false, message: errorMessage(error) });
     }
   }
 
-  /** Delivered now, or after the next `ready` if the page was discarded while it was being sent. */
-  private postOutcome(message: HostMessage): void {
-    if (this.ready) this.post(message);
-    else this.pendingOutcome = message;
+  /**
+   * Answers a request of the page: now, or after the next `ready` if the page was discarded (hidden)
+   * while the request was being handled. Every reply goes through here.
+   */
+  private reply(requestId: number, outcome: RequestOutcome): void {
+    const message: HostMessage = { type: 'reply', requestId, outcome };
+    if (this.ready) {
+      this.post(message);
+      return;
+    }
+    if (this.undeliveredReplies.length >= MAX_UNDELIVERED_REPLIES) this.undeliveredReplies.shift();
+    this.undeliveredReplies.push(message);
   }
 
-  private async run(action: () => PromiseLike<unknown>): Promise<void> {
+  /**
+   * Runs what the user asked for; a failure is shown here, once (the actions show none themselves),
+   * in `failed`'s words when given, and logged.
+   */
+  private async run(action: () => PromiseLike<unknown>, failed: (reason: string) => string = (reason) => reason): Promise<void> {
     try {
       await action();
     } catch (error) {
-      void vscode.window.showErrorMessage(errorMessage(error));
+      const message = failed(errorMessage(error));
+      this.log.error(`Conversation ${this.id}: ${message}`);
+      void vscode.window.showErrorMessage(message);
     }
   }
 
+  /**
+   * Sends to the page if it is there. Only for what is sent again in full at the next `ready`
+   * (snapshot, questions, removed) and for transient answers (previews); replies use `reply()`.
+   */
   private post(message: HostMessage): void {
     if (!this.disposed && this.ready) void this.webviewPanel.webview.postMessage(message);
   }
-}
-
-function toDisposable(subscription: { dispose(): void }): vscode.Disposable {
-  return new vscode.Disposable(() => subscription.dispose());
 }
