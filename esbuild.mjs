@@ -1,7 +1,8 @@
 // Builds the bundles: the extension's activation code (Node, cjs, `vscode` external), its network
 // code (loaded on the first connection), the webview script (browser), the engine as a library and
-// the engine CLI. Type-checking is `npm run typecheck`, a separate step.
-//   node esbuild.mjs [--production] [--watch] [--only extension|network|webview|engineServer|engine|openaiModel|engineHosted]
+// the engine CLI, with the engine's worker threads and helper process. Type-checking is
+// `npm run typecheck`, a separate step.
+//   node esbuild.mjs [--production] [--watch] [--only extension|network|webview|engineServer|engine|openaiModel|engineHosted|searchWorkerThread|regexWorkerThread|processLauncherChild]
 import * as esbuild from 'esbuild';
 import { copyFileSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -135,6 +136,33 @@ const bundles = {
     ...common,
     entryPoints: ['src/engine/hosted.ts'],
     outfile: 'dist/engineHosted.js',
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+  },
+  // The engine's own threads and helper process, each started from its file beside the engine
+  // library (src/engine/entryPoints.ts): the search index's worker, the regular expression worker,
+  // the process launcher's helper.
+  searchWorkerThread: {
+    ...common,
+    entryPoints: ['src/engine/search/searchWorkerThread.ts'],
+    outfile: 'dist/searchWorkerThread.js',
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+  },
+  regexWorkerThread: {
+    ...common,
+    entryPoints: ['src/engine/search/regexWorkerThread.ts'],
+    outfile: 'dist/regexWorkerThread.js',
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+  },
+  processLauncherChild: {
+    ...common,
+    entryPoints: ['src/engine/processLauncherChild.ts'],
+    outfile: 'dist/processLauncherChild.js',
     platform: 'node',
     format: 'cjs',
     target: 'node20',

@@ -8,10 +8,10 @@
  * kill on request) and hands back its output over the IPC channel; what the output means stays
  * with the caller (git.ts). The helper exits with the engine (its channel closes).
  *
- * The helper is plain JavaScript run with `node -e`, like the search worker's source, so that it
- * runs the same from TypeScript under tsx and from the esbuild bundles.
+ * The helper is processLauncherChild.ts, a bundle of its own in dist/ (entryPoints.ts).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { entryPoint } from './entryPoints';
 
 export interface LaunchRequest {
   command: string;
@@ -35,98 +35,22 @@ export type LaunchOutcome =
   | { kind: 'output-limit' }
   | { kind: 'aborted' };
 
-/** A piece of a process's output, as it comes; then its outcome. */
-type LauncherMessage = { id: number; kind: 'data'; chunk: Uint8Array } | LauncherReply;
+/** What the engine asks of the launcher: run a process, or stop one under way. */
+export type LauncherRequest = { kind: 'run'; id: number; request: LaunchRequest } | { kind: 'stop'; id: number };
 
-type LauncherReply = { id: number } & (
+/** A piece of a process's output, as it comes; then its outcome. */
+export type LauncherMessage = { id: number; kind: 'data'; chunk: Uint8Array } | LauncherReply;
+
+/** How a process ended, as the launcher tells it (its output came before, in pieces). */
+export type LauncherOutcome =
   | { kind: 'exited'; code: number | null; stderr: string; truncated: boolean }
   | { kind: 'start-failed'; errno: string | undefined; message: string }
   | { kind: 'timeout' }
   | { kind: 'output-limit' }
-  | { kind: 'aborted' }
-);
+  | { kind: 'aborted' };
 
-const LAUNCHER_SOURCE = String.raw`
-'use strict';
-const { spawn } = require('node:child_process');
-const stops = new Map();
+export type LauncherReply = { id: number } & LauncherOutcome;
 
-// The engine is gone: so is every process started for it.
-process.on('disconnect', () => {
-  for (const stop of stops.values()) stop();
-  process.exit(0);
-});
-process.on('message', (message) => {
-  if (message.kind === 'stop') {
-    stops.get(message.id)?.();
-    return;
-  }
-  run(message.id, message.request);
-});
-
-function run(id, request) {
-  let settled = false;
-  let stdoutBytes = 0;
-  let stderr = '';
-  let truncated = false;
-  let timer;
-  const finish = (outcome) => {
-    if (settled) return;
-    settled = true;
-    clearTimeout(timer);
-    stops.delete(id);
-    if (process.connected) process.send({ id, ...outcome });
-  };
-  let child;
-  try {
-    child = spawn(request.command, request.args, { cwd: request.cwd, env: request.env, stdio: [request.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'], windowsHide: true });
-  } catch (error) {
-    finish({ kind: 'start-failed', errno: error && error.code, message: String(error && error.message) });
-    return;
-  }
-  // Stopping settles at once: a killed process may leave a grandchild holding the pipes.
-  const stop = (kind) => {
-    child.kill('SIGKILL');
-    child.stdout.destroy();
-    child.stderr.destroy();
-    finish({ kind });
-  };
-  stops.set(id, () => stop('aborted'));
-  timer = setTimeout(() => stop('timeout'), request.timeoutMs);
-  if (request.input !== undefined) {
-    // A process that exits without reading it all closes the pipe: not an error of ours.
-    child.stdin.on('error', () => undefined);
-    child.stdin.end(request.input);
-  }
-  // Output goes to the engine as it comes, a message per piece: one message of megabytes would be
-  // gathered there by copying all of it again for every piece the channel reads.
-  const pass = (chunk) => {
-    if (chunk.length > 0 && process.connected) process.send({ id, kind: 'data', chunk });
-  };
-  child.stdout.on('data', (chunk) => {
-    if (truncated || settled) return;
-    const room = request.maxOutputBytes - stdoutBytes;
-    if (chunk.length <= room) {
-      pass(chunk);
-      stdoutBytes += chunk.length;
-      return;
-    }
-    if (!request.truncate) {
-      stop('output-limit');
-      return;
-    }
-    pass(chunk.subarray(0, room));
-    stdoutBytes += room;
-    truncated = true;
-    child.kill('SIGKILL');
-  });
-  child.stderr.on('data', (chunk) => {
-    if (stderr.length < request.stderrKeptBytes) stderr += chunk.toString('utf8');
-  });
-  child.on('error', (error) => finish({ kind: 'start-failed', errno: error.code, message: error.message }));
-  child.on('close', (code) => finish({ kind: 'exited', code, stderr, truncated }));
-}
-`;
 
 let helper: ChildProcess | undefined;
 let nextId = 1;
@@ -174,8 +98,9 @@ export function launch(request: LaunchRequest, signal?: AbortSignal): Promise<La
  */
 export function startLauncher(): ChildProcess {
   if (helper) return helper;
+  const child = entryPoint('processLauncherChild');
   // On desktop VS Code the engine may run on Electron's executable: run it as Node.
-  const started = spawn(process.execPath, ['-e', LAUNCHER_SOURCE], {
+  const started = spawn(process.execPath, [...child.nodeOptions, child.file], {
     stdio: ['ignore', 'ignore', 'ignore', 'ipc'],
     serialization: 'advanced',
     env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' },
@@ -217,7 +142,7 @@ function holdOpen(launcher: ChildProcess, open: boolean): void {
 }
 
 /** A message to the launcher; one that stopped meanwhile fails its requests through 'exit'. */
-function send(launcher: ChildProcess, message: unknown): void {
-  if (launcher.connected) launcher.send(message as never, (error) => void error);
+function send(launcher: ChildProcess, message: LauncherRequest): void {
+  if (launcher.connected) launcher.send(message, (error) => void error);
 }
 

@@ -7,8 +7,12 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
+import { ENTRY_MODULES } from '../../src/engine/entryPoints';
 
 const ROOT = path.join(__dirname, '..', '..');
+
+/** The bundle of one of the engine's threads or its helper process: its file's name. */
+const bundleOf = (module: string): string => path.posix.basename(module);
 
 interface Metafile {
   inputs: Record<string, unknown>;
@@ -36,7 +40,7 @@ describe('bundles', function () {
 
   before(() => {
     execFileSync(process.execPath, ['esbuild.mjs'], { cwd: ROOT, stdio: 'pipe' });
-    for (const name of ['extension', 'network', 'mcp', 'webview', 'engineServer', 'engine', 'engineHosted', 'openaiModel']) {
+    for (const name of ['extension', 'network', 'mcp', 'webview', 'engineServer', 'engine', 'engineHosted', 'openaiModel', ...ENTRY_MODULES.map(bundleOf)]) {
       metas[name] = JSON.parse(readFileSync(path.join(ROOT, 'out', 'meta', `${name}.json`), 'utf8')) as Metafile;
     }
   });
@@ -77,6 +81,20 @@ describe('bundles', function () {
       assert.ok(bundle(name).externals.includes('./engineServer.js'), name);
       assert.ok(!bundle(name).inputs.includes('src/engine/server.ts'), name);
     }
+  });
+
+  it("builds the engine's threads and its helper process as bundles of their own, beside the engine library that starts them", () => {
+    for (const module of ENTRY_MODULES) {
+      const name = bundleOf(module);
+      // entryPoints.ts finds each as dist/<its file's name>.js.
+      assert.ok(Object.keys(metas[name].outputs).includes(`dist/${name}.js`), name);
+      assert.ok(bundle(name).inputs.includes(`src/engine/${module}.ts`), name);
+      assert.ok(!bundle('engineServer').inputs.includes(`src/engine/${module}.ts`), `${name} is copied into the engine library`);
+      assert.ok(!bundle(name).inputs.includes('src/engine/server.ts'), `the engine library is copied into ${name}`);
+    }
+    assert.ok(bundle('engineServer').inputs.includes('src/engine/entryPoints.ts'));
+    // The launcher's helper stays as small as a bare Node: nothing of the engine's but itself.
+    assert.deepEqual(bundle('processLauncherChild').inputs, ['src/engine/processLauncherChild.ts']);
   });
 
   it('keeps the engine out of the extension host: the extension bundle holds none of its code', () => {

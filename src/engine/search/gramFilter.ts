@@ -5,8 +5,8 @@
  * trigrams every match must contain (literalQuery.ts) and hands git grep only the files that hold
  * them all.
  *
- * The search worker builds it (searchWorker.ts, `task: 'filter'`): every regular file's blob in tree
- * order, each file listed under the buckets of its trigrams (trigrams.ts; files, not blocks of
+ * The search worker builds it (searchWorkerThread.ts, `task: 'filter'`): every regular file's blob
+ * in tree order, each file listed under the buckets of its trigrams (trigrams.ts; files, not blocks of
  * them: a block of a few files holds the trigrams of a common word far more often than one file
  * does); this thread writes it to the engine's data folder, one file per commit, and reads back
  * only the lists a search needs. Its size is about a sixth of the text.

@@ -103,8 +103,8 @@ export interface CorpusStats {
 
 /**
  * One term's share of a file's score: BM25 for its matching lines (`tf`), plus a bonus when the
- * file's path holds the term. Self-contained (no outside names), because the search worker runs
- * its source to rank the files it holds (searchWorker.ts): one definition for both.
+ * file's path holds the term. The search worker ranks the files it holds with it too
+ * (searchWorkerThread.ts): one definition for both.
  */
 export function termScore(tf: number, inPath: boolean, weight: number, df: number, documentCount: number, length: number, averageLength: number): number {
   const k1 = 1.2;
@@ -122,7 +122,7 @@ export function termScore(tf: number, inPath: boolean, weight: number, df: numbe
 
 /**
  * Which terms earn the path bonus: those the path holds, except a term inside a longer one the path
- * also holds (`authoriz` in `authorization`: one word, one bonus). Self-contained, like termScore.
+ * also holds (`authoriz` in `authorization`: one word, one bonus). Shared with the worker, like termScore.
  */
 export function pathBonuses(lowerPath: string, texts: readonly string[]): boolean[] {
   const held = texts.map((text) => lowerPath.includes(text));

@@ -1,9 +1,10 @@
 /**
  * Runs caller-supplied JavaScript regular expressions (filters on names and paths, match ranges in
- * diffs) in a worker thread, in a separate V8 context with a time limit: a catastrophic pattern is
+ * diffs) in a worker thread (regexWorkerThread.ts), under a time limit: a catastrophic pattern is
  * stopped there after its time, and the engine's event loop never waits for it meanwhile.
  */
 import { Worker } from 'node:worker_threads';
+import { entryPoint } from '../entryPoints';
 import { ToolError } from '../tools/context';
 import { echo } from '../echo';
 import { errorMessage } from '../../contract/errorMessage';
@@ -11,42 +12,12 @@ import { errorMessage } from '../../contract/errorMessage';
 const DEFAULT_TIMEOUT_MS = 1_000;
 const MAX_PATTERN_LENGTH = 1_000;
 
-const TEST_SCRIPT = 'const re = new RegExp(pattern, flags); result = inputs.map((input) => re.test(input));';
-const RANGES_SCRIPT = `
-  const re = new RegExp(pattern, flags.includes('g') ? flags : flags + 'g');
-  result = inputs.map((input) => {
-    const found = [];
-    re.lastIndex = 0;
-    let match;
-    while (found.length < limit && (match = re.exec(input)) !== null) {
-      if (match[0] === '') { re.lastIndex++; continue; }
-      found.push([match.index, match.index + match[0].length]);
-    }
-    return found;
-  });
-`;
+/** What the worker (regexWorkerThread.ts) is asked: which inputs match, or where (at most `limit` ranges each). */
+type RegexQuestion = { pattern: string; flags: string; inputs: string[]; timeoutMs: number } & ({ kind: 'test' } | { kind: 'ranges'; limit: number });
 
-/**
- * The worker: runs one script at a time in a fresh context under the time limit and posts back the
- * result or what went wrong. Source text, so that it runs the same from the bundles and from tsx.
- */
-const WORKER_SOURCE = `
-const { parentPort } = require('node:worker_threads');
-const vm = require('node:vm');
-const scripts = { test: new vm.Script(${JSON.stringify(TEST_SCRIPT)}), ranges: new vm.Script(${JSON.stringify(RANGES_SCRIPT)}) };
-parentPort.on('message', ({ id, script, sandbox, timeoutMs }) => {
-  try {
-    const context = vm.createContext(sandbox, { codeGeneration: { strings: false, wasm: false } });
-    scripts[script].runInContext(context, { timeout: timeoutMs });
-    parentPort.postMessage({ id, result: sandbox.result });
-  } catch (error) {
-    const message = error && error.message ? String(error.message) : String(error);
-    parentPort.postMessage({ id, error: message, timedOut: /timed out/i.test(message) });
-  }
-});
-`;
+export type RegexRequest = RegexQuestion & { id: number };
 
-interface WorkerReply {
+export interface RegexReply {
   id: number;
   result?: unknown;
   error?: string;
@@ -57,22 +28,24 @@ interface WorkerReply {
 class RegexWorker {
   private worker: Worker | undefined;
   private nextId = 1;
-  private readonly pending = new Map<number, (reply: WorkerReply) => void>();
+  private readonly pending = new Map<number, (reply: RegexReply) => void>();
 
-  run(script: 'test' | 'ranges', sandbox: Record<string, unknown>, timeoutMs: number): Promise<WorkerReply> {
+  run(question: RegexQuestion): Promise<RegexReply> {
     const worker = this.start();
     const id = this.nextId++;
     worker.ref();
     return new Promise((resolve) => {
       this.pending.set(id, resolve);
-      worker.postMessage({ id, script, sandbox, timeoutMs });
+      const request: RegexRequest = { ...question, id };
+      worker.postMessage(request);
     });
   }
 
   private start(): Worker {
     if (this.worker) return this.worker;
-    const worker = new Worker(WORKER_SOURCE, { eval: true });
-    worker.on('message', (reply: WorkerReply) => {
+    const thread = entryPoint('search/regexWorkerThread');
+    const worker = new Worker(thread.file, { execArgv: thread.nodeOptions });
+    worker.on('message', (reply: RegexReply) => {
       this.pending.get(reply.id)?.(reply);
       this.pending.delete(reply.id);
       if (this.pending.size === 0) worker.unref();
@@ -114,8 +87,9 @@ export function checkRegex(pattern: string, flags: string, what: string): void {
   }
 }
 
-async function run(script: 'test' | 'ranges', sandbox: Record<string, unknown>, what: string, pattern: string, timeoutMs: number): Promise<unknown> {
-  const reply = await regexWorker.run(script, sandbox, timeoutMs);
+async function run(question: RegexQuestion, what: string): Promise<unknown> {
+  const pattern = question.pattern;
+  const reply = await regexWorker.run(question);
   if (reply.timedOut) {
     throw new ToolError(`${what} ${echo(pattern)} takes too long to match and was stopped: simplify it (avoid nested repetition such as (a+)+).`);
   }
@@ -127,7 +101,7 @@ async function run(script: 'test' | 'ranges', sandbox: Record<string, unknown>, 
 export async function testEach(pattern: string, flags: string, inputs: readonly string[], what: string, timeoutMs = DEFAULT_TIMEOUT_MS): Promise<boolean[]> {
   checkRegex(pattern, flags, what);
   if (inputs.length === 0) return [];
-  const result = await run('test', { pattern, flags, inputs: [...inputs], result: undefined }, what, pattern, timeoutMs);
+  const result = await run({ kind: 'test', pattern, flags, inputs: [...inputs], timeoutMs }, what);
   return Array.isArray(result) ? result.map((value) => value === true) : inputs.map(() => false);
 }
 
@@ -142,7 +116,7 @@ export async function matchRangesEach(
 ): Promise<Array<Array<[number, number]>>> {
   checkRegex(pattern, flags, what);
   if (inputs.length === 0) return [];
-  const result = await run('ranges', { pattern, flags, inputs: [...inputs], limit, result: undefined }, what, pattern, timeoutMs);
+  const result = await run({ kind: 'ranges', pattern, flags, inputs: [...inputs], limit, timeoutMs }, what);
   if (!Array.isArray(result)) return inputs.map(() => []);
   return result.map((ranges: unknown) =>
     Array.isArray(ranges)

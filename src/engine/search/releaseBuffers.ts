@@ -2,8 +2,7 @@
  * Frees array buffers now rather than at a garbage collection that an idle thread may never run:
  * each is transferred in a message to a port that is then closed, so the message, and the memory
  * with it, is dropped (the arrays over them become empty). A buffer that cannot be transferred is
- * left to the collector. Self-contained (the global MessageChannel, no imports): the search worker
- * runs its source too.
+ * left to the collector. The search worker thread uses it too.
  */
 export function releaseBuffers(buffers: readonly ArrayBufferLike[]): void {
   const { port1, port2 } = new MessageChannel();

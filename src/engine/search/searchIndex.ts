@@ -1,6 +1,6 @@
 /**
  * The engine's in-memory search index: per served repository, the text files of its HEAD commit,
- * held by a worker thread (searchWorker.ts) that greps them with git grep's exact results.
+ * held by a worker thread (searchWorkerThread.ts) that greps them with git grep's exact results.
  *
  * An index is built in the background the first time a repository's HEAD is searched (with ripgrep,
  * once that search is answered: `buildAfterward`), not when the engine starts: an engine may serve
@@ -26,7 +26,8 @@ import type { GrepLine, GrepResult, SearchTarget } from './grepResult';
 import { pathspecFilter, type LineMatcher } from './grepPatterns';
 import { requiredText } from './literalQuery';
 import { Ripgrep } from './ripgrep';
-import { SEARCH_WORKER_SOURCE, type RankReply, type RankRequest, type ReadyMessage, type ScanReply, type ScanRequest, type WorkerInit, type WorkerMessage, type WorkerRequest } from './searchWorker';
+import type { RankReply, RankRequest, ReadyMessage, ScanReply, ScanRequest, WorkerInit, WorkerMessage, WorkerRequest } from './searchWorker';
+import { entryPoint } from '../entryPoints';
 import { GIT_STEP_TIMEOUT_MS, NoRoomForIndex, TREE_LISTING_MAX_BYTES } from './treeText';
 import { gitCommand, runGit } from '../git';
 import { errorMessage } from '../../contract/errorMessage';
@@ -396,7 +397,7 @@ export class SearchIndexes {
   }
 }
 
-/** A search worker (searchWorker.ts) for one task on a commit of the repository in `dir`. */
+/** A search worker (searchWorkerThread.ts) for one task on a commit of the repository in `dir`. */
 function startWorker(task: { task: WorkerInit['task']; commit: string; dir: string; room: number }): Worker {
   const init: WorkerInit = {
     task: task.task,
@@ -405,8 +406,9 @@ function startWorker(task: { task: WorkerInit['task']; commit: string; dir: stri
     room: task.room,
     listingMaxBytes: TREE_LISTING_MAX_BYTES,
   };
+  const thread = entryPoint('search/searchWorkerThread');
   // The worker's young generation is kept small: it allocates little once built, and a large one stays resident.
-  return new Worker(SEARCH_WORKER_SOURCE, { eval: true, workerData: init, resourceLimits: { maxYoungGenerationSizeMb: 4 } });
+  return new Worker(thread.file, { execArgv: thread.nodeOptions, workerData: init, resourceLimits: { maxYoungGenerationSizeMb: 4 } });
 }
 
 /**

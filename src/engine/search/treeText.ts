@@ -1,8 +1,8 @@
 /**
  * A commit's tree as git grep searches it: its regular files (no symbolic links or submodules), in
  * tree order, and which of them attributes mark binary (`-diff`/`binary`). The search index's worker
- * reads a tree with these (searchWorker.ts: it also drops files with a NUL among their first 8000
- * bytes, as `git grep -I` does); ripgrep checks its answers with them (ripgrep.ts).
+ * reads a tree with these (searchWorkerThread.ts: it also drops files with a NUL among their first
+ * 8000 bytes, as `git grep -I` does); ripgrep checks its answers with them (ripgrep.ts).
  */
 import { runGitBytes } from '../git';
 import { formatSize } from '../toolError';
@@ -36,7 +36,7 @@ export async function listRegularFiles(dir: string, commit: string, signal: Abor
 
 /**
  * `ls-tree -r -z --long` records of regular files (mode 100644 or 100755), paths kept as bytes.
- * Self-contained: the search worker runs its source too.
+ * The search worker reads its trees with it too.
  */
 export function regularFiles(listing: Buffer): TreeEntry[] {
   const entries: TreeEntry[] = [];
@@ -67,8 +67,8 @@ export async function binaryAttributes(dir: string, entries: ReadonlyArray<{ pat
 
 /**
  * Which of `entries` the output of `check-attr --stdin -z diff` for them marks binary; throws when
- * it does not answer for them in order, or names a diff driver of its own. Self-contained: the
- * search worker runs its source too.
+ * it does not answer for them in order, or names a diff driver of its own. The search worker
+ * uses it too.
  */
 export function attributeVerdicts(output: Buffer, entries: ReadonlyArray<{ path: Buffer }>): boolean[] {
   const fields: Buffer[] = [];

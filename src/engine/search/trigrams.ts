@@ -3,11 +3,8 @@
  * case, never across a newline), through a hash of `bucketBits` bits; a block is a run of lines of
  * the index's text, or one file of the on-disk filter. Two trigrams may share a
  * bucket: that only makes a block a candidate needlessly, never hides one. The search index's
- * in-memory n-gram filter (searchWorker.ts) and the on-disk filter of whole trees (gramFilter.ts)
- * are both built with `gramTable` and read with `gramBucket`.
- *
- * Both functions are self-contained (no imports, no module state): the search worker, plain
- * JavaScript started with `eval`, runs their source.
+ * in-memory n-gram filter (searchWorkerThread.ts) and the on-disk filter of whole trees
+ * (gramFilter.ts) are both built with `gramTable` and read with `gramBucket`.
  */
 
 /** Hash bits of the bucket a trigram goes to (2^18 buckets). */
@@ -24,7 +21,7 @@ export interface GramTable {
    * Each bucket's blocks, in order: `postings[offsets[b] .. offsets[b + 1])` for bucket b. The
    * pair arrays are handed to `release` first (their memory can go at once).
    */
-  finish(release?: (buffers: ArrayBuffer[]) => void): { offsets: Int32Array; postings: Uint16Array | Int32Array };
+  finish(release?: (buffers: ArrayBuffer[]) => void): { offsets: Int32Array<ArrayBuffer>; postings: Uint16Array<ArrayBuffer> | Int32Array<ArrayBuffer> };
 }
 
 /**

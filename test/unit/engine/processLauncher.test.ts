@@ -41,7 +41,7 @@ describe('engine: process launcher', function () {
       const outcome = JSON.parse(said) as { kind: string; stdout: string };
       assert.equal(outcome.kind, 'exited');
       assert.match(outcome.stdout, /^git version /);
-      const helpers = (await childrenOf(engine.pid ?? -1)).filter((child) => child.args.includes('-e'));
+      const helpers = (await childrenOf(engine.pid ?? -1)).filter((child) => child.args.includes('processLauncherChild'));
       assert.equal(helpers.length, 1, `one helper process: ${JSON.stringify(helpers)}`);
       const helper = helpers[0]?.pid ?? -1;
       const sleeping = (await childrenOf(helper)).filter((child) => child.args === 'sleep 60');
