@@ -161,7 +161,7 @@ const bundles = {
   },
   processLauncherChild: {
     ...common,
-    entryPoints: ['src/engine/processLauncherChild.ts'],
+    entryPoints: ['src/engine/git/processLauncherChild.ts'],
     outfile: 'dist/processLauncherChild.js',
     platform: 'node',
     format: 'cjs',

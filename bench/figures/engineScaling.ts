@@ -22,7 +22,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { ToolClient } from '../../src/api/tools/toolClient';
-import { runGit } from '../../src/engine/git';
+import { runGit } from '../../src/engine/git/git';
 import { startEngineProcess, type EngineProcess } from '../engineProcess';
 import { ratio, spread, type BenchContext, type Figure, type Row } from '../report';
 import { median, summarize } from '../stats';

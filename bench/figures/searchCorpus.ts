@@ -9,7 +9,7 @@ import { existsSync } from 'node:fs';
 import { copyFile, mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { runGit } from '../../src/engine/git';
+import { runGit } from '../../src/engine/git/git';
 import { benchGit } from '../benchGit';
 import { ripgrepInVSCode } from '../../src/vscode/ripgrepPath';
 import type { BenchContext } from '../report';

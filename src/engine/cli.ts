@@ -11,7 +11,7 @@ import { TOOL_SERVER_ENDPOINTS } from '../contract/toolServers';
 import { parseArgs, USAGE, type CliConfig } from './cliArgs';
 import type { ChatModel } from './models/chatModel';
 import { configuredModel } from './models/configuredModel';
-import { discoverRepositories, RepositoryError } from './repos';
+import { discoverRepositories, RepositoryError } from './git/repos';
 import { servedToolEndpoints, startEngine } from './server';
 import { errorMessage } from '../contract/errorMessage';
 

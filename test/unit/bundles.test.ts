@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { ENTRY_MODULES } from '../../src/engine/entryPoints';
+import { ENTRY_MODULES } from '../../src/engine/runtime/entryPoints';
 
 const ROOT = path.join(__dirname, '..', '..');
 
@@ -92,9 +92,9 @@ describe('bundles', function () {
       assert.ok(!bundle('engineServer').inputs.includes(`src/engine/${module}.ts`), `${name} is copied into the engine library`);
       assert.ok(!bundle(name).inputs.includes('src/engine/server.ts'), `the engine library is copied into ${name}`);
     }
-    assert.ok(bundle('engineServer').inputs.includes('src/engine/entryPoints.ts'));
+    assert.ok(bundle('engineServer').inputs.includes('src/engine/runtime/entryPoints.ts'));
     // The launcher's helper stays as small as a bare Node: nothing of the engine's but itself.
-    assert.deepEqual(bundle('processLauncherChild').inputs, ['src/engine/processLauncherChild.ts']);
+    assert.deepEqual(bundle('processLauncherChild').inputs, ['src/engine/git/processLauncherChild.ts']);
   });
 
   it('keeps the engine out of the extension host: the extension bundle holds none of its code', () => {

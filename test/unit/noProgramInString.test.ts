@@ -3,7 +3,7 @@
  * layer checks read, never source text handed to `eval`, to a `Function`, to a worker started with
  * `eval: true` or to `node -e`, nor a template that splices in a function's source with
  * `.toString()`. The engine's threads and helper process are modules of their own
- * (src/engine/entryPoints.ts).
+ * (src/engine/runtime/entryPoints.ts).
  */
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';

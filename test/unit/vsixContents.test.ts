@@ -10,7 +10,7 @@ import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { ENTRY_MODULES } from '../../src/engine/entryPoints';
+import { ENTRY_MODULES } from '../../src/engine/runtime/entryPoints';
 
 const ROOT = path.join(__dirname, '..', '..');
 

@@ -6,8 +6,8 @@
  */
 import { markdownFence } from '../../contract/markdownFence';
 import type { Definition } from '../code/definitions';
-import { plural } from '../plural';
-import type { ServedRepository } from '../repos';
+import { plural } from '../messages/plural';
+import type { ServedRepository } from '../git/repos';
 import { squashName, type QuestionAnalysis } from './question';
 import type { Reach, Use } from './reach';
 import type { AnswerSpan, ReadFile } from './retrieval';

@@ -9,15 +9,15 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { WireSource } from '../../contract/legacyWire';
-import type { AuthenticatedUser } from '../auth';
+import type { AuthenticatedUser } from '../http/auth';
 import { LEADING_KINDS } from '../code/fileKinds';
 import { zeroStats } from '../conversations/records';
-import { plural } from '../plural';
-import type { ServedRepository } from '../repos';
+import { plural } from '../messages/plural';
+import type { ServedRepository } from '../git/repos';
 import { mentionScope } from './mentions';
 import type { SearchIndexes } from '../search/searchIndex';
-import { Slots } from '../slots';
-import { ToolError } from '../toolError';
+import { Slots } from '../runtime/slots';
+import { ToolError } from '../messages/toolError';
 import type { DeepSearchBackend, ToolContext } from '../tools/context';
 import { blobUrl, suggestFollowups, titleFor, writeAnswer, type Findings } from './answerWriter';
 import { analyseQuestion, type QuestionAnalysis } from './question';

@@ -4,7 +4,7 @@
  * is (a literal search with the tools' search stack, the first hit). Names and paths come from the model's links: a repository that
  * is not served, a path that is not in the commit, or one that tries to leave it reads as nothing.
  */
-import { ToolError } from '../toolError';
+import { ToolError } from '../messages/toolError';
 import { readBlobText, splitLines } from '../tools/blocks';
 import type { ToolContext } from '../tools/context';
 import { grepTarget } from '../tools/grep';

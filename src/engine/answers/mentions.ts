@@ -5,7 +5,7 @@
  * `.` or `/` is a file path, matched at the end of a path (`@Override` and the like stay words).
  * The engine then searches only what they name.
  */
-import type { ServedRepository } from '../repos';
+import type { ServedRepository } from '../git/repos';
 import { parseQuery, type ParsedQuery } from '../search/query';
 import { escapeRegExp } from '../tools/paths';
 

@@ -9,7 +9,7 @@ import { fileKind, KIND_WEIGHT, kindOfPath, type FileKind } from '../code/fileKi
 import { attributesOf, parseAttributeFile, type AttributeFile } from '../code/gitAttributes';
 import { findDefinitions, type Definition } from '../code/definitions';
 import { MAX_FILE_BYTES as SYMBOL_FILE_BYTES, type SymbolSource } from '../code/symbolTable';
-import { keptPromise } from '../keptPromises';
+import { keptPromise } from '../runtime/keptPromises';
 import { parseQuery, type ParsedQuery } from '../search/query';
 import type { CorpusStats } from '../search/ranking';
 import type { SearchTarget } from '../search/grepResult';

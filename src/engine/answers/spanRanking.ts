@@ -7,7 +7,7 @@
  * is scored by its best few lines instead. Pure but for the turns it gives the event loop.
  */
 import { KIND_WEIGHT, type FileKind } from '../code/fileKinds';
-import { nextTurn } from '../inTurns';
+import { nextTurn } from '../runtime/inTurns';
 import type { Definition } from '../code/definitions';
 import { nameWords, squashName, type QuestionAnalysis } from './question';
 

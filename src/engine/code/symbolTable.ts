@@ -9,9 +9,9 @@
 import { createHash } from 'node:crypto';
 import { readdir, readFile, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { writeFileAtomically } from '../atomicFile';
-import { ensureRoom } from '../diskRoom';
-import { nextTurn } from '../inTurns';
+import { writeFileAtomically } from '../storage/atomicFile';
+import { ensureRoom } from '../storage/diskRoom';
+import { nextTurn } from '../runtime/inTurns';
 import { findDefinitions, MAX_NAME_LENGTH, type Definition, type DefinitionKind } from './definitions';
 import { kindOfPath } from './fileKinds';
 import { grammarFor } from './grammars';

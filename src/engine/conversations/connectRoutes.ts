@@ -18,11 +18,11 @@ import {
   type ConnectListResponse,
   type ConnectMethod,
 } from '../../contract/connectWire';
-import { requireScope, type AuthenticatedUser, type UserDirectory } from '../auth';
+import { requireScope, type AuthenticatedUser, type UserDirectory } from '../http/auth';
 import { toConnectConversation, toConnectQuestion, toConnectSummary } from './connectShapes';
 import type { ConversationService, ResolvedVariant } from './service';
-import { echo } from '../echo';
-import { ClientGoneError, HttpError, jsonReply, parseJsonObject, readBody, type Reply } from '../http';
+import { echo } from '../http/echo';
+import { ClientGoneError, HttpError, jsonReply, parseJsonObject, readBody, type Reply } from '../http/http';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from './listing';
 import { MAX_QUESTION_LENGTH } from './routes';
 import { errorMessage } from '../../contract/errorMessage';

@@ -5,7 +5,7 @@
  * with an error saying so, instead of showing something that is not stored.
  */
 import type { WireQuestionError } from '../../contract/legacyWire';
-import { HttpError } from '../http';
+import { HttpError } from '../http/http';
 
 const NO_SPACE_CODES = new Set(['ENOSPC', 'EDQUOT']);
 

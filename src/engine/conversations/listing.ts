@@ -4,7 +4,7 @@
  * conversation of the previous page in the same order; an id that is not in the listing is a 400.
  */
 import { WIRE_SORTS, type WireSort } from '../../contract/legacyWire';
-import { HttpError } from '../http';
+import { HttpError } from '../http/http';
 import type { ConversationRecord } from './records';
 
 export const DEFAULT_PAGE_SIZE = 50;

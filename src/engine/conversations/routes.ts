@@ -2,11 +2,11 @@
  * The routes of the conversation API under `/.api/deepsearch/v1`: matching a path and method to a
  * service call, validating request bodies, and shaping replies in the configured variant.
  */
-import type { AuthenticatedUser } from '../auth';
+import type { AuthenticatedUser } from '../http/auth';
 import type { ConversationService, ResolvedVariant } from './service';
-import { HttpError, jsonReply, noContentReply, type Reply } from '../http';
+import { HttpError, jsonReply, noContentReply, type Reply } from '../http/http';
 import { parseListQuery } from './listing';
-import { echo } from '../echo';
+import { echo } from '../http/echo';
 
 export const MAX_QUESTION_LENGTH = 20_000;
 

@@ -3,7 +3,7 @@
  * server string is escaped (answers are shown as their Markdown source).
  */
 import type { WireConversation } from '../../contract/legacyWire';
-import { escapeHtml } from '../html';
+import { escapeHtml } from '../http/html';
 
 /** Served with the page: nothing may load or run. */
 export const SHARE_PAGE_CSP = "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'";

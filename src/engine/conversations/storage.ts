@@ -6,10 +6,10 @@
 import { mkdir, readdir, readFile, unlink } from 'node:fs/promises';
 import * as path from 'node:path';
 import { isConversationRecord, type ConversationRecord, type IdCounters } from './records';
-import { syncDirectory, writeFileAtomically } from '../atomicFile';
+import { syncDirectory, writeFileAtomically } from '../storage/atomicFile';
 
 /** The full-disk seam lives with the atomic writes; tests reach it here too. */
-export { fullDiskSeamForTests } from '../atomicFile';
+export { fullDiskSeamForTests } from '../storage/atomicFile';
 
 const FORMAT_VERSION = 1;
 

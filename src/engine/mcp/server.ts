@@ -10,8 +10,8 @@
 import { setMaxListeners } from 'node:events';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ToolServerEndpoint } from '../../contract/toolServers';
-import type { AuthenticatedUser } from '../auth';
-import type { ServedRepository } from '../repos';
+import type { AuthenticatedUser } from '../http/auth';
+import type { ServedRepository } from '../git/repos';
 import type { DeepSearchBackend } from '../tools/context';
 import { mcpMethods, PROTOCOL_VERSIONS, type ToolCatalogue } from './protocol';
 import { statelessMethods } from './stateless';
@@ -19,7 +19,7 @@ import type { SymbolTables } from '../code/symbolTable';
 import { searchIndexesFor, type SearchIndexes } from '../search/searchIndex';
 import { MAX_BATCH_MESSAGES, serveStreamableHttp, type ProtocolLanes } from './streamableHttp';
 import { toolError, toolTable } from '../tools/toolCalls';
-import type { Slots } from '../slots';
+import type { Slots } from '../runtime/slots';
 
 export const MCP_SERVER_NAME = 'deep-search-local-engine';
 export const MCP_SERVER_VERSION = '0.1.0';

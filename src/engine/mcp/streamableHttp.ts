@@ -9,7 +9,7 @@
  * streams: they would only carry progress messages, and no tool sends any.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { ClientGoneError, HttpError, jsonReply, readBody, sendReply } from '../http';
+import { ClientGoneError, HttpError, jsonReply, readBody, sendReply } from '../http/http';
 import {
   errorMessage,
   INTERNAL_ERROR,

@@ -21,10 +21,10 @@ import {
   type WireUserInfo,
 } from '../../contract/oauthWire';
 import { TOKEN_SCOPES } from '../../contract/tokenScopes';
-import { writeFileAtomically } from '../atomicFile';
-import { echo } from '../echo';
+import { writeFileAtomically } from '../storage/atomicFile';
+import { echo } from '../http/echo';
 import { errorMessage } from '../../contract/errorMessage';
-import { HttpError, jsonReply, parseJsonObject, readBody, type Reply } from '../http';
+import { HttpError, jsonReply, parseJsonObject, readBody, type Reply } from '../http/http';
 import { ALL_CLIENT_SCOPES, OAuthClients, redirectAllowed, type OAuthClient } from './clients';
 import { sweep } from './bounded';
 import { DeviceCodes } from './deviceCodes';

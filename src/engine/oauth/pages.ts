@@ -5,7 +5,7 @@
  */
 import { OAUTH_SCOPES } from '../../contract/oauthWire';
 import { TOKEN_SCOPES } from '../../contract/tokenScopes';
-import { escapeHtml } from '../html';
+import { escapeHtml } from '../http/html';
 
 /** Served with every sign-in page: its own styles and forms only, and no framing (clickjacking). */
 export function signInPageCsp(nonce: string): string {

@@ -16,12 +16,12 @@
  */
 import { createHash } from 'node:crypto';
 import { mkdir, open, readdir, rename, unlink, type FileHandle } from 'node:fs/promises';
-import { DEFAULT_SPARE_BYTES, ensureRoom } from '../diskRoom';
+import { DEFAULT_SPARE_BYTES, ensureRoom } from '../storage/diskRoom';
 import { endianness } from 'node:os';
 import * as path from 'node:path';
 import type { RequiredText } from './literalQuery';
 import { GRAM_BUCKET_BITS, gramBucket } from './trigrams';
-import { formatSize } from '../toolError';
+import { formatSize } from '../messages/toolError';
 
 const MAGIC = 'DSGRAMS\n';
 const FORMAT = 1;
@@ -34,7 +34,7 @@ const MAX_GRAMS_PER_LITERAL = 16;
 const RAREST_GRAMS = 6;
 /** File numbers a search reads from the lists at most (past them, it does without the filter). */
 const MAX_ENTRIES_READ = 256 * 1024;
-export { DEFAULT_SPARE_BYTES } from '../diskRoom';
+export { DEFAULT_SPARE_BYTES } from '../storage/diskRoom';
 /** Literals of one search looked up at most (past them, the rest of the search requires nothing). */
 const MAX_LITERALS = 64;
 

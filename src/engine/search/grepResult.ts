@@ -1,5 +1,5 @@
 /** What a search is run on and what it finds: shared by git grep, ripgrep and the index. */
-import type { ServedRepository } from '../repos';
+import type { ServedRepository } from '../git/repos';
 
 export interface SearchTarget {
   repo: ServedRepository;

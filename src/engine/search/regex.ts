@@ -4,9 +4,9 @@
  * stopped there after its time, and the engine's event loop never waits for it meanwhile.
  */
 import { Worker } from 'node:worker_threads';
-import { entryPoint } from '../entryPoints';
+import { entryPoint } from '../runtime/entryPoints';
 import { ToolError } from '../tools/context';
-import { echo } from '../echo';
+import { echo } from '../http/echo';
 import { errorMessage } from '../../contract/errorMessage';
 
 const DEFAULT_TIMEOUT_MS = 1_000;

@@ -32,16 +32,16 @@ import { isUtf8 } from 'node:buffer';
 import { closeSync, constants, openSync, readSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import * as path from 'node:path';
-import { runGit } from '../git';
-import { launch } from '../processLauncher';
-import type { ServedRepository } from '../repos';
-import { ToolError } from '../toolError';
+import { runGit } from '../git/git';
+import { launch } from '../git/processLauncher';
+import type { ServedRepository } from '../git/repos';
+import { ToolError } from '../messages/toolError';
 import type { GrepLine, GrepResult, SearchTarget } from './grepResult';
 import { argumentSlices } from './commandLine';
 import { pathspecFilter } from './grepPatterns';
 import { binaryAttributes, collect, listRegularFiles, type TreeEntry } from './treeText';
 import { errorMessage } from '../../contract/errorMessage';
-import { forEachInTurns, nextTurn } from '../inTurns';
+import { forEachInTurns, nextTurn } from '../runtime/inTurns';
 
 export interface RipgrepRequest {
   /** The patterns in ripgrep's syntax (`ripgrepPattern`). */

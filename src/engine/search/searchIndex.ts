@@ -19,24 +19,24 @@
  * no room left gets no index.
  */
 import { Worker } from 'node:worker_threads';
-import type { ServedRepository } from '../repos';
-import { formatSize, ToolError } from '../toolError';
-import { plural } from '../plural';
+import type { ServedRepository } from '../git/repos';
+import { formatSize, ToolError } from '../messages/toolError';
+import { plural } from '../messages/plural';
 import type { GrepLine, GrepResult, SearchTarget } from './grepResult';
 import { pathspecFilter, type LineMatcher } from './grepPatterns';
 import { requiredText } from './literalQuery';
 import { Ripgrep } from './ripgrep';
 import type { RankReply, RankRequest, ReadyMessage, ScanReply, ScanRequest, WorkerInit, WorkerMessage, WorkerRequest } from './searchWorker';
-import { entryPoint } from '../entryPoints';
+import { entryPoint } from '../runtime/entryPoints';
 import { GIT_STEP_TIMEOUT_MS, NoRoomForIndex, TREE_LISTING_MAX_BYTES } from './treeText';
-import { gitCommand, runGit } from '../git';
+import { gitCommand, runGit } from '../git/git';
 import { errorMessage } from '../../contract/errorMessage';
-import { Slots } from '../slots';
+import { Slots } from '../runtime/slots';
 import { ensureRoomForFilter, filterFile, GramFilter, writeFilter, type FilterTables } from './gramFilter';
 import { IndexCounts } from './indexCounts';
 import { releaseBuffers } from './releaseBuffers';
-import { collectGarbage } from '../collectGarbage';
-import { forEachInTurns } from '../inTurns';
+import { collectGarbage } from '../runtime/collectGarbage';
+import { forEachInTurns } from '../runtime/inTurns';
 
 /** Bytes of files all indexes together hold by default (`--index-budget`); their memory is about 1.5 times this. */
 export const DEFAULT_INDEX_BUDGET_BYTES = 512 * 1024 * 1024;

@@ -4,8 +4,8 @@
  * reads a tree with these (searchWorkerThread.ts: it also drops files with a NUL among their first
  * 8000 bytes, as `git grep -I` does); ripgrep checks its answers with them (ripgrep.ts).
  */
-import { runGitBytes } from '../git';
-import { formatSize } from '../toolError';
+import { runGitBytes } from '../git/git';
+import { formatSize } from '../messages/toolError';
 
 /** Not one file of the tree fits the room given: no index, searches read the tree as before. */
 export class NoRoomForIndex extends Error {

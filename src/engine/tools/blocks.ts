@@ -2,8 +2,8 @@
  * The shape search and navigation results share: file blocks of numbered line chunks, cut to bounded
  * sizes, and the blob reading they are built from.
  */
-import type { ServedRepository } from '../repos';
-import { runGitBytes } from '../git';
+import type { ServedRepository } from '../git/repos';
+import { runGitBytes } from '../git/git';
 import { explainGitError, git, type ToolContext } from './context';
 import type { SearchTarget } from './grep';
 

@@ -2,7 +2,7 @@
  * `sg_compare_revisions`: what changed between two revisions of a repository, a page of files at
  * a time (`first`, `after`), each with its added/deleted line counts and its hunks.
  */
-import type { ServedRepository } from '../repos';
+import type { ServedRepository } from '../git/repos';
 import { decodeCursor, encodeCursor, git, integerArgument, plural, ToolError, type ToolContext, type ToolOutput } from './context';
 import { parsePatch, patchPath, type FilePatch } from './patches';
 import { findRepository, resolveRevision } from './paths';

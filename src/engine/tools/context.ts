@@ -4,15 +4,15 @@
  * and the git call options with a time budget.
  */
 import type { WireConversation } from '../../contract/legacyWire';
-import type { AuthenticatedUser } from '../auth';
-import { GitError, runGit, type GitResult, type GitRunOptions } from '../git';
-import type { ServedRepository } from '../repos';
+import type { AuthenticatedUser } from '../http/auth';
+import { GitError, runGit, type GitResult, type GitRunOptions } from '../git/git';
+import type { ServedRepository } from '../git/repos';
 import type { SymbolTables } from '../code/symbolTable';
 import type { SearchIndexes } from '../search/searchIndex';
-import { ToolError } from '../toolError';
+import { ToolError } from '../messages/toolError';
 
-export { formatSize, ToolError } from '../toolError';
-import { echo } from '../echo';
+export { formatSize, ToolError } from '../messages/toolError';
+import { echo } from '../http/echo';
 
 /** What `deepsearch` and `deepsearch_read` need from the conversation service (the real one fits). */
 export interface DeepSearchBackend {
@@ -95,7 +95,7 @@ export function integerArgument(name: string, value: number | undefined, fallbac
   return Math.min(value, max);
 }
 
-export { plural } from '../plural';
+export { plural } from '../messages/plural';
 
 /** Opaque pagination cursors: base64url of a small JSON object. */
 export function encodeCursor(value: Record<string, string | number>): string {

@@ -5,10 +5,10 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { WireConversation, WireQuestion } from '../../contract/legacyWire';
-import { HttpError } from '../http';
+import { HttpError } from '../http/http';
 import { isFinished } from '../conversations/records';
 import { MAX_QUESTION_LENGTH } from '../conversations/routes';
-import { echo } from '../echo';
+import { echo } from '../http/echo';
 import { ToolError, type ToolContext, type ToolOutput } from './context';
 
 const POLL_MS = 100;

@@ -3,7 +3,7 @@
  * of the chosen repositories (or the revisions asked for). `git log -G` finds the commits (the pattern runs in git as
  * POSIX ERE); the hunks are then cut out of their patches and the matches located line by line.
  */
-import type { ServedRepository } from '../repos';
+import type { ServedRepository } from '../git/repos';
 import { git, integerArgument, plural, ToolError, type ToolContext, type ToolOutput } from './context';
 import { dateArguments } from './dates';
 import { checkAuthor, checkRevisions, checkTerms, escapeExtended, explainLogError, historyStarts, type CountLimits } from './history';
@@ -11,7 +11,7 @@ import { hunkHeader, parsePatch, type Hunk } from './patches';
 import { selectRepositories } from './paths';
 import { fromPosix, literalRanges, matchRangesEach } from '../search/regex';
 import type { DiffQuery } from '../../contract/toolWire';
-import { echo } from '../echo';
+import { echo } from '../http/echo';
 
 /** `sg_diff_search` (v1): the engine's own bound. */
 export const DIFFS_V1: CountLimits = { default: 50, max: 200 };

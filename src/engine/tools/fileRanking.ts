@@ -10,8 +10,8 @@ import type { SearchIndex } from '../search/searchIndex';
 import { evaluate, type FilterNode, type ParsedQuery } from '../search/query';
 import { bm25, candidateTerms, type CorpusStats, type Document, type SearchTermSpec } from '../search/ranking';
 import { evaluateKnown, filterVerdicts, selectTargets } from './targets';
-import { ToolError } from '../toolError';
-import { echo } from '../echo';
+import { ToolError } from '../messages/toolError';
+import { echo } from '../http/echo';
 
 /** A file that holds some of the terms, with its BM25 score. */
 export interface RankedFile {

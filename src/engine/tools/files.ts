@@ -7,7 +7,7 @@ import { readBlobText, splitLines } from './blocks';
 import { decodeCursor, encodeCursor, formatSize, git, integerArgument, plural, ToolError, type ToolContext, type ToolOutput } from './context';
 import { findRepository, normalizeRepoPath, resolveEntry, resolveRevision } from './paths';
 import type { RepositoryEntry } from '../../contract/toolWire';
-import { echo } from '../echo';
+import { echo } from '../http/echo';
 
 export const READ_LIMIT_BYTES = 128 * 1024;
 /** Largest file whose ranges can be read (the rest of it is out of reach). */

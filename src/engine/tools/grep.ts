@@ -5,11 +5,11 @@
  * can promise git's exact answer for the patterns, the index answers instead (searchIndex.ts); until
  * then, ripgrep does where the engine has one and the working tree is the commit (ripgrep.ts).
  */
-import { GitError } from '../git';
+import { GitError } from '../git/git';
 import { explainGitError, git, ToolError, type ToolContext } from './context';
 import { argumentSlices } from '../search/commandLine';
-import { keptPromise } from '../keptPromises';
-import { forEachInTurns } from '../inTurns';
+import { keptPromise } from '../runtime/keptPromises';
+import { forEachInTurns } from '../runtime/inTurns';
 import { lineMatcher, pathspecFilter, ripgrepPattern } from '../search/grepPatterns';
 import { requiredText } from '../search/literalQuery';
 import type { GrepLine, GrepResult, SearchTarget } from '../search/grepResult';

@@ -4,13 +4,13 @@
  * attached to its option (`--grep=…`, `--author=…`, `-G…`), revisions are resolved hashes, paths
  * follow `--`. One implementation serves both generations: tools.ts adapts each one's arguments.
  */
-import type { ServedRepository } from '../repos';
+import type { ServedRepository } from '../git/repos';
 import { explainGitError, git, integerArgument, plural, ToolError, type ToolContext, type ToolOutput } from './context';
 import { dateArguments } from './dates';
-import { GitError } from '../git';
+import { GitError } from '../git/git';
 import { checkPathPattern, checkRevision, resolveRevision, selectRepositories } from './paths';
 import type { CommitMatch, CommitQuery } from '../../contract/toolWire';
-import { echo } from '../echo';
+import { echo } from '../http/echo';
 
 /** How many results a search returns when the caller says nothing, and at most. */
 export interface CountLimits {

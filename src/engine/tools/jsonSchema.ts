@@ -6,7 +6,7 @@
  * The subset: string, integer, number, boolean, array (with items), object (with properties,
  * required and additionalProperties: false), enum, minimum and maximum, and `{}` for any value.
  */
-import { echo } from '../echo';
+import { echo } from '../http/echo';
 
 /** A JSON Schema of the subset above. */
 export interface JsonSchema {

@@ -3,13 +3,13 @@
  * repository. Definitions are lines matching per-language definition patterns of the symbol;
  * references are whole-word matches in files of the same language, without the definitions.
  */
-import type { ServedRepository } from '../repos';
+import type { ServedRepository } from '../git/repos';
 import { chunksFromLines, makeChunk, readTargetText, renderBlocks, splitLines, type FileBlock } from './blocks';
 import { integerArgument, plural, ToolError, type ToolContext, type ToolOutput } from './context';
 import { grepTarget, type GrepLine, type GrepOptions, type SearchTarget } from './grep';
 import { definitionEnd, escapeIdentifier, NAVIGATION_LANGUAGES, navigationLanguageOf, pathspecsOf, type NavigationLanguage } from './languages';
 import { findRepository, normalizeRepoPath, resolveEntry, resolveRevision } from './paths';
-import { echo } from '../echo';
+import { echo } from '../http/echo';
 
 const MAX_DEFINITIONS = 10;
 const MAX_REFERENCE_FILES = 50;

@@ -4,7 +4,7 @@
  * no `..`, symbolic links followed only while they stay inside the repository).
  */
 import * as posix from 'node:path/posix';
-import type { ServedRepository } from '../repos';
+import type { ServedRepository } from '../git/repos';
 import { git, ToolError, type ToolContext } from './context';
 
 const MAX_PATH_LENGTH = 4096;

@@ -8,9 +8,9 @@ import { plural, ToolError, type ToolContext, type ToolOutput } from './context'
 import { DEFAULT_LINES_PER_FILE, grepTarget, listTree, type FileCounts, type GrepLine, type GrepOptions, type SearchTarget } from './grep';
 import { evaluate, parseQuery, positivePatterns, requiredPatterns, type ParsedQuery, type PatternNode, type QueryNode } from '../search/query';
 import { checkFilters, evaluateKnown, filterVerdicts, matchesWithoutPatterns, selectTargets } from './targets';
-import { echo } from '../echo';
-import { keptPromise } from '../keptPromises';
-import { forEachInTurns } from '../inTurns';
+import { echo } from '../http/echo';
+import { keptPromise } from '../runtime/keptPromises';
+import { forEachInTurns } from '../runtime/inTurns';
 import { escapeRegExp } from './paths';
 import { lineMatcher, type LineMatcher } from '../search/grepPatterns';
 import { testEach } from '../search/regex';

@@ -4,7 +4,7 @@
  * time budget, the result checked against its output schema, and every failure a tool error whose
  * text says what to change.
  */
-import { GitError } from '../git';
+import { GitError } from '../git/git';
 import { errorMessage } from '../../contract/errorMessage';
 import type { ToolServerEndpoint } from '../../contract/toolServers';
 import type { Params } from '../mcp/jsonRpc';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { Answerer } from '../../../src/engine/answers/answerer';
 import { blobUrl, languageOf, titleFor } from '../../../src/engine/answers/answerWriter';
-import { discoverRepositories, type ServedRepository } from '../../../src/engine/repos';
+import { discoverRepositories, type ServedRepository } from '../../../src/engine/git/repos';
 import { SearchIndexes } from '../../../src/engine/search/searchIndex';
 import { queryTerms } from '../../../src/engine/search/ranking';
 import { extractSearchTerms, identifierSpellings, splitIdentifier } from '../../../src/engine/search/searchTerms';

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { cp } from 'node:fs/promises';
 import * as path from 'node:path';
 import { Answerer } from '../../../src/engine/answers/answerer';
-import { discoverRepositories, type ServedRepository } from '../../../src/engine/repos';
+import { discoverRepositories, type ServedRepository } from '../../../src/engine/git/repos';
 import { createTempDir, DEFAULT_AUTHOR, git, removeDir } from '../../support/gitRepos';
 
 const ROOT = path.resolve(__dirname, '..', '..', '..');
@@ -18,7 +18,7 @@ const COPIED = ['src', 'test', 'bench', 'scripts', 'README.md', 'CHANGELOG.md', 
 const QUESTIONS: ReadonlyArray<{ question: string; leadsWith: string | readonly string[]; quotes: RegExp }> = [
   { question: 'How does the poller back off after errors?', leadsWith: 'src/conversations/poller.ts', quotes: /backoff|back off/i },
   // Since the engine has an OAuth server, "the Authorization header" names two files' topics; this asks for auth.ts alone.
-  { question: 'Where does the engine compare tokens in constant time?', leadsWith: 'src/engine/auth.ts', quotes: /timingSafeEqual|constant time/ },
+  { question: 'Where does the engine compare tokens in constant time?', leadsWith: 'src/engine/http/auth.ts', quotes: /timingSafeEqual|constant time/ },
   { question: 'Where are the tool server endpoints defined?', leadsWith: 'src/contract/toolServers.ts', quotes: /TOOL_SERVER_ENDPOINTS/ },
   // Three that once led with tests, or with the OAuth token's session rather than the store.
   { question: 'How is the nonce for the webview content security policy generated?', leadsWith: 'src/vscode/panelHtml.ts', quotes: /randomBytes|nonce/ },

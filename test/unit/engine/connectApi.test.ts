@@ -16,8 +16,8 @@ import {
   type ConnectListResponse,
   type ConnectQuestion,
 } from '../../../src/contract/connectWire';
-import { ECHO_LIMIT } from '../../../src/engine/echo';
-import { MAX_BODY_BYTES } from '../../../src/engine/http';
+import { ECHO_LIMIT } from '../../../src/engine/http/echo';
+import { MAX_BODY_BYTES } from '../../../src/engine/http/http';
 import type { EngineFault, EngineOptions, InjectedQuestionError } from '../../../src/engine/options';
 import type { ConversationRecord } from '../../../src/engine/conversations/records';
 import { fullDiskSeamForTests } from '../../../src/engine/conversations/storage';

@@ -3,7 +3,7 @@ import { spawn } from 'node:child_process';
 import { readFile, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import type { WireConversation } from '../../../src/contract/legacyWire';
-import { DataDirLockedError, lockDataDir } from '../../../src/engine/dataDirLock';
+import { DataDirLockedError, lockDataDir } from '../../../src/engine/storage/dataDirLock';
 import { startEngine } from '../../../src/engine/server';
 import { callApi, startTestEngine, TEST_USERS, type TestEngine } from '../../support/engineHarness';
 import { createTempDir, removeDir } from '../../support/gitRepos';

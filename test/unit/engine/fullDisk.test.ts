@@ -30,7 +30,7 @@ import type { WireConversation, WireErrorBody, WireQuestion } from '../../../src
 import { Answerer } from '../../../src/engine/answers/answerer';
 import { ConversationService } from '../../../src/engine/conversations/service';
 import type { ConversationRecord } from '../../../src/engine/conversations/records';
-import { discoverRepositories } from '../../../src/engine/repos';
+import { discoverRepositories } from '../../../src/engine/git/repos';
 import { resolveVariant } from '../../../src/engine/server';
 import { ConversationStorage, fullDiskSeamForTests } from '../../../src/engine/conversations/storage';
 import { startTestEngine, waitFor, type TestEngine } from '../../support/engineHarness';

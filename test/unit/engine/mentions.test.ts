@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { Answerer } from '../../../src/engine/answers/answerer';
 import { mentionScope } from '../../../src/engine/answers/mentions';
-import { discoverRepositories, type ServedRepository } from '../../../src/engine/repos';
+import { discoverRepositories, type ServedRepository } from '../../../src/engine/git/repos';
 import { createTestRepo, type TestRepo } from '../../support/gitRepos';
 
 const SERVED: ServedRepository[] = [

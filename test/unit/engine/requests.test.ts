@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import { connect } from 'node:net';
 import type { WireConversation, WireErrorBody } from '../../../src/contract/legacyWire';
-import { ECHO_LIMIT } from '../../../src/engine/echo';
+import { ECHO_LIMIT } from '../../../src/engine/http/echo';
 import { MAX_QUESTION_LENGTH } from '../../../src/engine/conversations/routes';
 import { startTestEngine, TEST_TOKENS, waitFor, type TestEngine } from '../../support/engineHarness';
 

@@ -3,7 +3,7 @@ import { readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Answerer } from '../../../../src/engine/answers/answerer';
 import { SymbolTables, type SymbolSource } from '../../../../src/engine/code/symbolTable';
-import { discoverRepositories } from '../../../../src/engine/repos';
+import { discoverRepositories } from '../../../../src/engine/git/repos';
 import { createTempDir, createTestRepo, removeDir } from '../../../support/gitRepos';
 
 /** A commit's files, given as texts (the engine's source reads them with git: retrieval.ts). */

@@ -6,13 +6,13 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { WireConversation } from '../../../../src/contract/legacyWire';
-import { HttpError } from '../../../../src/engine/http';
+import { HttpError } from '../../../../src/engine/http/http';
 import type { DeepSearchResult } from '../../../../src/engine/tools/deepsearch';
 import { createMcpHandler, DEFAULT_TOOL_SLOTS } from '../../../../src/engine/mcp/server';
 import { MAX_QUESTION_LENGTH } from '../../../../src/engine/conversations/routes';
 import { TEST_TOKENS } from '../../../support/engineHarness';
 import { McpSession, useMcpWorld, type McpWorld } from './fixture';
-import { Slots } from '../../../../src/engine/slots';
+import { Slots } from '../../../../src/engine/runtime/slots';
 
 describe('MCP tools: sg_deepsearch', function () {
   let world: McpWorld;

@@ -26,7 +26,7 @@ import { requiredText } from '../../../../src/engine/search/literalQuery';
 import { startTestEngine, waitFor } from '../../../support/engineHarness';
 import { createTempDir, createTestRepo, generateRepository, removeDir, type TestRepo } from '../../../support/gitRepos';
 import { McpSession } from '../mcp/fixture';
-import { runGit } from '../../../../src/engine/git';
+import { runGit } from '../../../../src/engine/git/git';
 import { CAP_CASES, grep, head, sharedFiles, toolContext, writeByteFiles } from './searchFiles';
 
 interface World {

@@ -6,11 +6,11 @@ import assert from 'node:assert/strict';
 import { execFile, spawn } from 'node:child_process';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
-import { waitFor } from '../../support/engineHarness';
-import { isAlive } from '../../support/processes';
+import { waitFor } from '../../../support/engineHarness';
+import { isAlive } from '../../../support/processes';
 
 const run = promisify(execFile);
-const LAUNCHER = path.resolve(__dirname, '../../../src/engine/processLauncher.ts');
+const LAUNCHER = path.resolve(__dirname, '../../../../src/engine/git/processLauncher.ts');
 
 /** The processes whose parent is `pid`, with their command lines. */
 async function childrenOf(pid: number): Promise<Array<{ pid: number; args: string }>> {

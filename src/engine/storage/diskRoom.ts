@@ -3,7 +3,7 @@
  * only while a spare amount stays free, so that conversations in the same folder never lack room.
  */
 import { mkdir, statfs } from 'node:fs/promises';
-import { formatSize } from './toolError';
+import { formatSize } from '../messages/toolError';
 
 /** Free space such files never take on the data folder's disk, by default. */
 export const DEFAULT_SPARE_BYTES = 256 * 1024 * 1024;

@@ -11,7 +11,7 @@
  * The helper is processLauncherChild.ts, a bundle of its own in dist/ (entryPoints.ts).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { entryPoint } from './entryPoints';
+import { entryPoint } from '../runtime/entryPoints';
 
 export interface LaunchRequest {
   command: string;
@@ -98,7 +98,7 @@ export function launch(request: LaunchRequest, signal?: AbortSignal): Promise<La
  */
 export function startLauncher(): ChildProcess {
   if (helper) return helper;
-  const child = entryPoint('processLauncherChild');
+  const child = entryPoint('git/processLauncherChild');
   // On desktop VS Code the engine may run on Electron's executable: run it as Node.
   const started = spawn(process.execPath, [...child.nodeOptions, child.file], {
     stdio: ['ignore', 'ignore', 'ignore', 'ipc'],

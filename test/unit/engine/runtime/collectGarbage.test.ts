@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import { collectGarbage } from '../../../src/engine/collectGarbage';
+import { collectGarbage } from '../../../../src/engine/runtime/collectGarbage';
 
 describe('collectGarbage', function () {
   it('runs a full collection: an object nothing refers to any more is gone after it', async function () {

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { mkdir } from 'node:fs/promises';
 import * as path from 'node:path';
-import { repoNameFromRemote } from '../../../src/contract/repoNames';
-import { discoverRepositories, RepositoryError } from '../../../src/engine/repos';
-import { startTestEngine } from '../../support/engineHarness';
-import { createTempDir, createTestRepo, removeDir, type TestRepo } from '../../support/gitRepos';
+import { repoNameFromRemote } from '../../../../src/contract/repoNames';
+import { discoverRepositories, RepositoryError } from '../../../../src/engine/git/repos';
+import { startTestEngine } from '../../../support/engineHarness';
+import { createTempDir, createTestRepo, removeDir, type TestRepo } from '../../../support/gitRepos';
 
 describe('repository naming from remotes', function () {
   const cases: Array<[string, string | undefined]> = [

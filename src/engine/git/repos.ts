@@ -5,7 +5,7 @@
 import { realpath, stat } from 'node:fs/promises';
 import * as path from 'node:path';
 import { GitError, runGit } from './git';
-import { repoNameFromRemote } from '../contract/repoNames';
+import { repoNameFromRemote } from '../../contract/repoNames';
 
 export interface ServedRepository {
   /** Unique name under which the repository is served, e.g. `github.com/acme/app`. */

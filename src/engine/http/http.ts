@@ -3,8 +3,8 @@
  * fault can still corrupt them), bounded body reading and JSON parsing with actionable messages.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { WireErrorBody } from '../contract/legacyWire';
-import { errorMessage } from '../contract/errorMessage';
+import type { WireErrorBody } from '../../contract/legacyWire';
+import { errorMessage } from '../../contract/errorMessage';
 
 /** A failure the client caused or must know about; becomes `{"error": message}` with `status`. */
 export class HttpError extends Error {

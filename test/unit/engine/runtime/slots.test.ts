@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { Slots } from '../../../src/engine/slots';
+import { Slots } from '../../../../src/engine/runtime/slots';
 
 describe('engine: Slots (work at once)', function () {
   it('runs up to the limit at once and starts the rest in arrival order as slots free', async function () {

@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { access } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import * as path from 'node:path';
-import { GitError, runGit } from '../../../src/engine/git';
-import { createTestRepo, type TestRepo } from '../../support/gitRepos';
+import { GitError, runGit } from '../../../../src/engine/git/git';
+import { createTestRepo, type TestRepo } from '../../../support/gitRepos';
 
 describe('git runner', function () {
   let repo: TestRepo;

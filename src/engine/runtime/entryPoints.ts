@@ -6,15 +6,16 @@
  *
  * Where the engine runs from the bundles, this module is part of dist/engineServer.js, so those
  * bundles are beside it. Where it runs from the TypeScript sources (the tests, the benchmarks, under
- * tsx), the module itself is beside it, and the new thread or process loads it with tsx's CommonJS
- * hook: it is not given its parent's options, because a thread of Node 20 does not get the loader
- * that `--import tsx` registers, and a helper process should not get `--inspect` or a heap size.
+ * tsx), the modules are under src/engine (this file is in its runtime folder), and the new thread or
+ * process loads one with tsx's CommonJS hook: it is not given its parent's options, because a
+ * thread of Node 20 does not get the loader that `--import tsx` registers, and a helper process
+ * should not get `--inspect` or a heap size.
  */
 import { createRequire } from 'node:module';
 import path from 'node:path';
 
 /** The modules, by path under src/engine (without `.ts`). */
-export const ENTRY_MODULES = ['search/searchWorkerThread', 'search/regexWorkerThread', 'processLauncherChild'] as const;
+export const ENTRY_MODULES = ['search/searchWorkerThread', 'search/regexWorkerThread', 'git/processLauncherChild'] as const;
 
 export type EntryModule = (typeof ENTRY_MODULES)[number];
 
@@ -28,5 +29,5 @@ export interface EntryPoint {
 /** Where `module` starts, from the bundles or from the sources, as this engine runs. */
 export function entryPoint(module: EntryModule): EntryPoint {
   if (!__filename.endsWith('.ts')) return { file: path.join(__dirname, `${path.basename(module)}.js`), nodeOptions: [] };
-  return { file: path.join(__dirname, `${module}.ts`), nodeOptions: ['--require', createRequire(__filename).resolve('tsx/cjs')] };
+  return { file: path.join(__dirname, '..', `${module}.ts`), nodeOptions: ['--require', createRequire(__filename).resolve('tsx/cjs')] };
 }

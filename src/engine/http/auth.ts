@@ -3,10 +3,10 @@
  * tokens in constant time and never repeating a token in a message.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { TOKEN_SCOPES } from '../contract/tokenScopes';
+import { TOKEN_SCOPES } from '../../contract/tokenScopes';
 import { HttpError } from './http';
-import type { EngineUser } from './options';
-import type { AccessVerdict } from './oauth/issuedTokens';
+import type { EngineUser } from '../options';
+import type { AccessVerdict } from '../oauth/issuedTokens';
 
 /** What the engine's authorization server says of a token it may have issued. */
 export interface IssuedTokenVerifier {
