@@ -17,7 +17,7 @@ const only = args.includes('--only') ? args[args.indexOf('--only') + 1] : undefi
 // stays out of the activation path, and how the engine CLI shares the engine library.
 const ownBundles = new Map([
   [path.resolve('src/api/network.ts'), './network.js'],
-  [path.resolve('src/api/tools/mcpSdk.ts'), './mcp.js'],
+  [path.resolve('src/api/tools/mcpSession.ts'), './mcp.js'],
   [path.resolve('src/engine/server.ts'), './engineServer.js'],
   [path.resolve('src/engine/models/openaiModel.ts'), './openaiModel.js'],
 ]);
@@ -42,19 +42,22 @@ function linkOwnBundles(entryPoint) {
         contents: `module.exports = require(${JSON.stringify(args.path)});`,
         loader: 'js',
       }));
-      // The MCP client is given its own validator (src/api/tools/mcpSdk.ts), so the SDK's default
-      // one (ajv, in the 2.x client's `ajvProvider-*.mjs` chunk) is never constructed: leave it out.
-      if (entryPoint !== 'src/api/tools/mcpSdk.ts') return;
-      build.onResolve({ filter: /\/ajvProvider-[\w-]+\.mjs$/ }, (args) =>
-        args.importer.includes('@modelcontextprotocol') ? { path: args.path, namespace: 'left-out' } : undefined,
-      );
-      build.onLoad({ filter: /.*/, namespace: 'left-out' }, () => ({
-        contents: "export class n { constructor() { throw new Error('The JSON Schema validator of the MCP SDK is left out of this bundle.'); } }",
-        loader: 'js',
-      }));
     },
   };
 }
+
+/**
+ * The sources import `undici` (for its types, and whole in tests); the bundles take only the parts
+ * of it the client calls (src/api/undiciSubset.cjs), not fetch, WebSocket, caches and the rest.
+ */
+const undiciSubset = {
+  name: 'undici-subset',
+  setup(build) {
+    build.onResolve({ filter: /^undici$/ }, (args) =>
+      args.importer.startsWith(path.resolve('src') + path.sep) ? { path: path.resolve('src/api/undiciSubset.cjs') } : undefined,
+    );
+  },
+};
 
 const common = {
   bundle: true,
@@ -85,7 +88,7 @@ const bundles = {
   },
   mcp: {
     ...common,
-    entryPoints: ['src/api/tools/mcpSdk.ts'],
+    entryPoints: ['src/api/tools/mcpSession.ts'],
     outfile: 'dist/mcp.js',
     platform: 'node',
     format: 'cjs',
@@ -207,7 +210,7 @@ if (!only || only.startsWith('engine')) {
 // bundle carries no network or Markdown code, and `npm run bench` reports it.
 mkdirSync('out/meta', { recursive: true });
 for (const [name, bundle] of selected) {
-  const options = { ...bundle, metafile: true, plugins: [linkOwnBundles(bundle.entryPoints[0])] };
+  const options = { ...bundle, metafile: true, plugins: [linkOwnBundles(bundle.entryPoints[0]), undiciSubset] };
   if (watch) {
     const context = await esbuild.context(options);
     await context.watch();

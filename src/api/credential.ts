@@ -3,7 +3,7 @@
  * that renews itself (before it expires, and once after the instance refuses it). Both HTTP clients
  * (conversations and the tool server) take one, so both renew the same way. No `vscode` import.
  */
-import { DeepSearchError } from './errors';
+import { DeepSearchError, isDeepSearchError } from './errors';
 
 export interface Credential {
   /** The Authorization header value for the next request. */
@@ -19,6 +19,25 @@ export interface Credential {
 /** The token inside an Authorization header value (for redacting it from errors). */
 export function tokenOf(header: string): string {
   return header.slice(header.indexOf(' ') + 1);
+}
+
+/**
+ * Sends a request authorized as `credential` says. When the instance answers 401 (`send` throws a
+ * DeepSearchError with that status), it refused the request before acting on it, so the request
+ * goes once more with the renewed header, whatever its method: nothing is repeated (a question is
+ * not asked twice). Without a renewed header the 401 stands. Both HTTP clients (conversations and
+ * the tool server) send through this, so both renew the same way.
+ */
+export async function sendAuthorized<T>(credential: Credential, send: (authorization: string) => Promise<T>): Promise<T> {
+  const header = await credential.header();
+  try {
+    return await send(header);
+  } catch (error) {
+    if (!isDeepSearchError(error) || error.status !== 401) throw error;
+    const renewed = await credential.renewAfter(header);
+    if (renewed === undefined) throw error;
+    return send(renewed);
+  }
 }
 
 /** An access token pasted by the user (`token` scheme) or any fixed bearer token: it never renews. */

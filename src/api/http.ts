@@ -15,7 +15,7 @@ import {
   parseRetryAfter,
   timeoutError,
 } from './errors';
-import { tokenOf, type Credential } from './credential';
+import { sendAuthorized, tokenOf, type Credential } from './credential';
 import { sleep } from './sleep';
 
 export interface DispatcherOptions {
@@ -149,15 +149,12 @@ export class HttpTransport {
   async send(req: HttpRequest): Promise<HttpResponse> {
     const credential = this.credential;
     if (!credential || Object.keys(req.headers).some((name) => name.toLowerCase() === 'authorization')) return this.sendWithRetries(req, this.secrets);
-    const header = await credential.header();
-    try {
-      return await this.sendWithRetries({ ...req, headers: { ...req.headers, authorization: header } }, [...this.secrets, tokenOf(header)]);
-    } catch (error) {
-      if (!isDeepSearchError(error) || error.status !== 401) throw error;
-      const renewed = await credential.renewAfter(header);
-      if (renewed === undefined) throw error;
-      return this.sendWithRetries({ ...req, headers: { ...req.headers, authorization: renewed } }, [...this.secrets, tokenOf(header), tokenOf(renewed)]);
-    }
+    // Every token sent so far stays out of the errors, the refused one too.
+    const sent: string[] = [];
+    return sendAuthorized(credential, (authorization) => {
+      sent.push(tokenOf(authorization));
+      return this.sendWithRetries({ ...req, headers: { ...req.headers, authorization } }, [...this.secrets, ...sent]);
+    });
   }
 
   private async sendWithRetries(req: HttpRequest, secrets: string[]): Promise<HttpResponse> {
@@ -256,7 +253,8 @@ function isUndiciTimeout(error: unknown): boolean {
   return code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT';
 }
 
-function flattenHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string> {
+/** Response headers by lower-case name, a repeated one's values joined. */
+export function flattenHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string> {
   const flat: Record<string, string> = {};
   for (const [name, value] of Object.entries(headers)) {
     if (value !== undefined) {

@@ -1,7 +1,7 @@
 /**
  * Everything that talks to an instance (undici, the HTTP client, the tool client), bundled on its
- * own as `dist/network.js` and loaded on the first connection, not at activation; the MCP SDK the
- * tool client drives is `dist/mcp.js`, loaded on the first tool call. The code that activates may
+ * own as `dist/network.js` and loaded on the first connection, not at activation; the MCP session
+ * the tool client drives (src/api/tools/mcpSession.ts) is `dist/mcp.js`, loaded on the first tool call. The code that activates may
  * import only this module for its values (with `import()`); elsewhere it imports types.
  */
 import type { Dispatcher } from 'undici';

@@ -59,13 +59,26 @@ describe('bundles', function () {
     assert.ok(network.externals.includes('./mcp.js'));
   });
 
-  it('puts the MCP SDK (2.x) in its own bundle, without ajv (the client validates results itself)', () => {
+  it("puts the extension's own MCP client in its own bundle: no SDK (its 1.x and 2.x are for tests only), no zod, no ajv, no HTTP code", () => {
     const { inputs } = bundle('mcp');
-    assert.ok(from(inputs, '@modelcontextprotocol/client').length > 0);
-    assert.deepEqual(from(inputs, '@modelcontextprotocol/sdk'), [], 'the 1.x SDK is for tests only');
+    assert.ok(inputs.includes('src/api/tools/mcpSession.ts') && inputs.includes('src/api/tools/sseEvents.ts'), inputs.join('\n'));
+    for (const name of ['extension', 'network', 'mcp', 'engineServer', 'engine', 'engineHosted']) {
+      assert.deepEqual(from(bundle(name).inputs, '@modelcontextprotocol'), [], `the MCP SDK in ${name}`);
+      assert.deepEqual(from(bundle(name).inputs, 'zod'), [], `zod in ${name}`);
+    }
     // ajv is a package of its own, or inlined in the SDK's ajvProvider chunk: neither is read.
     assert.deepEqual(inputs.filter((input) => input.startsWith('node_modules/') && /ajv/i.test(input)), []);
     assert.deepEqual(from(inputs, 'undici'), []);
+    assert.ok(!inputs.includes('src/api/errors.ts') && !inputs.includes('src/api/http.ts'), 'the network code is copied into the MCP bundle');
+  });
+
+  it('takes of undici only what the client calls: its dispatchers and request, not fetch, WebSocket, caches or mock agents', () => {
+    const undici = from(bundle('network').inputs, 'undici');
+    for (const part of ['lib/dispatcher/agent.js', 'lib/dispatcher/env-http-proxy-agent.js', 'lib/api/api-request.js']) assert.ok(undici.includes(`node_modules/undici/${part}`), part);
+    assert.ok(!undici.includes('node_modules/undici/index.js'), "undici's entry, which loads all of it");
+    for (const left of ['lib/web/fetch/index.js', 'lib/web/websocket/', 'lib/web/eventsource/', 'lib/web/cache/', 'lib/web/cookies/', 'lib/mock/', 'lib/cache/', 'lib/interceptor/']) {
+      assert.deepEqual(undici.filter((input) => input.startsWith(`node_modules/undici/${left}`)), [], left);
+    }
   });
 
   it('keeps the OpenAI client out of the engine library: the CLI loads it from a bundle of its own', () => {

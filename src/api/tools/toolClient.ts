@@ -1,22 +1,23 @@
 /**
- * The one client of an instance's tool server: the Model Context Protocol over Streamable HTTP with
- * the official SDK (2.x), every request through the extension's undici dispatcher with the token in
- * the Authorization header. It speaks the 2026-07-28 stateless revision where the server does and
- * the 2025 handshake where it does not: the SDK asks (`server/discover`) and falls back, and the
+ * The one client of an instance's tool server: the Model Context Protocol over Streamable HTTP
+ * (mcpSession.ts), every request through the extension's undici dispatcher with the token in the
+ * Authorization header. It speaks the 2026-07-28 stateless revision where the server does and the
+ * 2025 handshake where it does not: the session asks (`server/discover`) and falls back, and the
  * answer is remembered per endpoint, as the conversation API's generation is per instance. The
  * endpoint is found once per connection, as the one of every generation's (`/.api/mcp/all`,
  * `/.api/mcp`, `/.api/mcp/v1`) that serves the most of the tools the extension uses; names and
  * arguments are then spoken as that server declares them. An instance that has none (older
  * than 6.8) is remembered as such, so features can say so once and stay out of the way.
  */
-import type { Client, PriorDiscovery } from '@modelcontextprotocol/client';
-import { fetch as undiciFetch, type Dispatcher } from 'undici';
+import { request, type Dispatcher } from 'undici';
 import { name as packageName, version as packageVersion } from '../../../package.json';
 import { canceledError, DeepSearchError, errorFromStatus, errorMessage, isDeepSearchError, networkError, redact, timeoutError } from '../errors';
+import { flattenHeaders } from '../http';
 import { normalizeInstanceUrl } from '../instance';
-import { accessTokenCredential, tokenOf, type Credential } from '../credential';
+import { accessTokenCredential, sendAuthorized, tokenOf, type Credential } from '../credential';
 import { MCP_ACCESS_PERMISSION, MCP_TOKEN_SCOPE } from '../../contract/toolServers';
 import { argumentsFor, isToolServerMissing, TOOL_FEATURES, TOOL_NAMES, TOOL_SERVER_PATHS, type ToolName, type ToolServer } from './toolServer';
+import type { KnownRevision, McpHttp, McpHttpResponse, McpSession } from './mcpSession';
 
 export { isToolServerMissing, TOOL_SERVER_PATHS, type ToolName, type ToolServer } from './toolServer';
 
@@ -40,15 +41,20 @@ export interface ToolClientOptions {
   timeoutMs?: number;
 }
 
-type McpSdk = typeof import('./mcpSdk');
+type McpModule = typeof import('./mcpSession');
 
 /** Which revision each endpoint spoke (by its URL), so that later connections skip the question. */
-const knownEras = new Map<string, PriorDiscovery>();
+const knownEras = new Map<string, KnownRevision>();
+
+/** Redirects followed within the instance, at most. */
+const MAX_REDIRECTS = 5;
+/** The part of a refusal's body read, for its message. */
+const MAX_REFUSAL_BYTES = 64 * 1024;
 
 interface Connected {
   server: ToolServer;
-  client: Client;
-  sdk: McpSdk;
+  session: McpSession;
+  mcp: McpModule;
 }
 
 export class ToolClient {
@@ -60,7 +66,7 @@ export class ToolClient {
   private connecting: Promise<Connected> | undefined;
   private found: ToolServer | 'missing' | undefined;
   private closed = false;
-  private sdk: McpSdk | undefined;
+  private mcp: McpModule | undefined;
   private readonly inFlight = new Set<Promise<unknown>>();
   private readonly discoveryListeners = new Set<(found: ToolServer | 'missing') => void>();
 
@@ -102,7 +108,7 @@ export class ToolClient {
   }
 
   private async callOnce(tool: ToolName, args: Record<string, unknown>, signal?: AbortSignal): Promise<ToolResult> {
-    const { server, client, sdk } = await this.connect(signal);
+    const { server, session, mcp } = await this.connect(signal);
     const name = server.names.get(tool);
     if (!name) {
       throw new DeepSearchError(
@@ -110,11 +116,8 @@ export class ToolClient {
         `${new URL(this.instanceUrl).host} does not offer ${TOOL_FEATURES[tool]}: its tool server is older, or an administrator turned that tool off. The other features work as before.`,
       );
     }
-    const params = { name, arguments: argumentsFor(args, server.parameters.get(tool), TOOL_FEATURES[tool]) };
-    const result = await this.guard(signal, () => client.callTool(params, { signal, timeout: this.timeoutMs }), sdk);
-    const text = (result.content ?? [])
-      .flatMap((part) => (part.type === 'text' ? [part.text] : []))
-      .join('\n');
+    const result = await this.guard(signal, () => session.callTool(name, argumentsFor(args, server.parameters.get(tool), TOOL_FEATURES[tool]), signal), mcp);
+    const text = result.content.flatMap((part) => (part.type === 'text' && part.text !== undefined ? [part.text] : [])).join('\n');
     if (result.isError) {
       const said = redact(text.trim(), this.secrets) || 'no reason given';
       throw new DeepSearchError('badRequest', said, { detail: said });
@@ -129,7 +132,7 @@ export class ToolClient {
     const connecting = this.connecting;
     this.connecting = undefined;
     const connected = await connecting?.catch(() => undefined);
-    await connected?.client.close().catch(() => undefined);
+    await connected?.session.close();
   }
 
   private connect(signal?: AbortSignal): Promise<Connected> {
@@ -144,21 +147,17 @@ export class ToolClient {
 
   private async discover(signal?: AbortSignal): Promise<Connected> {
     // Its own bundle (dist/mcp.js): loaded by the first tool call.
-    const sdk = (this.sdk ??= await import('./mcpSdk'));
+    const mcp = (this.mcp ??= await import('./mcpSession'));
     let best: Connected | undefined;
     for (const path of TOOL_SERVER_PATHS) {
       const url = `${this.instanceUrl}${path}`;
-      const client = new sdk.Client(
-        { name: packageName, version: packageVersion },
-        { capabilities: {}, jsonSchemaValidator: sdk.noOutputValidation, versionNegotiation: { mode: 'auto' } },
-      );
-      const transport = new sdk.StreamableHTTPClientTransport(new URL(url), { fetch: this.fetchFor(url) });
+      const session = new mcp.McpSession({ http: this.httpFor(url), clientInfo: { name: packageName, version: packageVersion }, timeoutMs: this.timeoutMs });
       const prior = knownEras.get(url);
       try {
-        await this.guard(signal, () => client.connect(transport, { signal, timeout: this.timeoutMs, ...(prior ? { prior } : {}) }), sdk);
-        rememberEra(url, client);
+        await this.guard(signal, () => session.connect({ signal, prior }), mcp);
+        knownEras.set(url, session.revision);
       } catch (error) {
-        await client.close().catch(() => undefined);
+        await session.close();
         // What was remembered may no longer hold (the server changed): the next connection asks again.
         knownEras.delete(url);
         if (isDeepSearchError(error) && (error.status === 404 || error.status === 405)) continue;
@@ -168,18 +167,18 @@ export class ToolClient {
       }
       let server: ToolServer;
       try {
-        server = servedTools(url, await this.guard(signal, () => this.listTools(client, signal), sdk));
+        server = servedTools(url, await this.guard(signal, () => listTools(session, signal), mcp));
       } catch (error) {
-        await client.close().catch(() => undefined);
+        await session.close();
         knownEras.delete(url);
         if (best && !signal?.aborted) continue;
         throw this.noAccess(error);
       }
       if (!best || server.names.size > best.server.names.size) {
-        await best?.client.close().catch(() => undefined);
-        best = { client, server, sdk };
+        await best?.session.close();
+        best = { session, server, mcp };
       } else {
-        await client.close().catch(() => undefined);
+        await session.close();
       }
       // Every tool there: no other endpoint can do better.
       if (best.server.names.size === TOOL_NAMES.length) break;
@@ -216,63 +215,68 @@ export class ToolClient {
     for (const listener of this.discoveryListeners) listener(found);
   }
 
-  private async listTools(client: Client, signal?: AbortSignal): Promise<ListedTool[]> {
-    const tools: ListedTool[] = [];
-    let cursor: string | undefined;
-    for (let page = 0; page < 20; page++) {
-      const result = await client.listTools(cursor ? { cursor } : undefined, { signal, timeout: this.timeoutMs });
-      tools.push(...result.tools.map((tool) => ({ name: tool.name, parameters: Object.keys((tool.inputSchema as { properties?: object }).properties ?? {}) })));
-      if (!result.nextCursor || result.nextCursor === cursor) break;
-      cursor = result.nextCursor;
-    }
-    return tools;
+  /**
+   * HTTP for one endpoint's session: the dispatcher, the token header (renewed once after a 401),
+   * and every failure as a DeepSearchError. Only a 2xx comes back, or the probe's refusal where a
+   * server of the handshake only refuses it so (the session then falls back to the handshake).
+   */
+  private httpFor(endpoint: string): McpHttp {
+    const url = new URL(endpoint);
+    return (sent) =>
+      sendAuthorized(this.credential, async (authorization) => {
+        this.keepSecret(authorization);
+        const headers = { ...sent.headers, authorization, 'x-requested-with': `${packageName} ${packageVersion}` };
+        const response = await this.exchange(url, { ...sent, headers });
+        if (response.status >= 200 && response.status < 300) return response;
+        const body = await readRefusal(response.body);
+        const refusal = () => errorFromStatus({ status: response.status, origin: url.origin, body, contentType: response.headers['content-type'] ?? '', secrets: this.secrets });
+        // A refused token is ours to report, probe or not; a 404 or 405 that is no JSON-RPC answer is
+        // no endpoint at all: said as any other, and the next is tried.
+        const readable = sent.probe === true && response.status >= 400 && response.status < 500 && response.status !== 401 && response.status !== 403;
+        if (!readable || ((response.status === 404 || response.status === 405) && !isJsonRpcReply(body))) throw refusal();
+        return { status: response.status, headers: response.headers, body: bodyOf(body) };
+      });
   }
 
-  /** Every request: the dispatcher, the token header, and HTTP failures as DeepSearchErrors. */
-  private fetchFor(endpoint: string): (url: string | URL, init?: RequestInit) => Promise<Response> {
-    const origin = new URL(endpoint).origin;
-    return async (url, init) => {
-      const target = new URL(url);
-      // The token goes to the instance only, whatever URL a server might send the SDK to.
-      if (target.origin !== origin) throw new DeepSearchError('invalidResponse', `The tool server pointed at another address (${target.origin}); the request was not sent.`);
-      const send = async (authorization: string) => {
-        this.keepSecret(authorization);
-        const headers = new Headers(init?.headers);
-        headers.set('authorization', authorization);
-        headers.set('x-requested-with', `${packageName} ${packageVersion}`);
-        try {
-          return await undiciFetch(target, { ...(init as object), headers, dispatcher: this.options.dispatcher } as Parameters<typeof undiciFetch>[1]);
-        } catch (error) {
-          if (init?.signal?.aborted) throw canceledError();
-          throw networkError(error, origin, this.secrets);
-        }
-      };
-      const authorization = await this.credential.header();
-      let response = await send(authorization);
-      if (response.status === 401) {
-        // Refused before it was acted on (the SDK's bodies are strings): once more with a renewed token.
-        const renewed = await this.credential.renewAfter(authorization);
-        if (renewed !== undefined) {
-          await response.body?.cancel().catch(() => undefined);
-          response = await send(renewed);
-        }
+  /**
+   * One request, following redirects that stay within the instance (the token goes nowhere else)
+   * and keep the method; a redirect elsewhere is not followed.
+   */
+  private async exchange(url: URL, sent: Parameters<McpHttp>[0]): Promise<McpHttpResponse> {
+    let target = url;
+    for (let followed = 0; ; followed++) {
+      let response: Dispatcher.ResponseData;
+      try {
+        response = await request(target, { method: sent.method, headers: sent.headers, body: sent.body, signal: sent.signal, dispatcher: this.options.dispatcher });
+      } catch (error) {
+        if (sent.signal.aborted) throw canceledError();
+        throw networkError(error, url.origin, this.secrets);
       }
-      // The SDK handles a refused GET (no server-sent event stream) itself, and a refused probe for the
-      // 2026 revision (a server of the handshake only answers it 4xx: the SDK then falls back to the
-      // handshake); other POSTs must succeed. A refused token is ours to report, probe or not.
-      const probe = new Headers(init?.headers).get('mcp-method') === 'server/discover';
-      if (probe && response.status >= 400 && response.status < 500 && response.status !== 401 && response.status !== 403) {
-        const body = await response.text().catch(() => '');
-        // A 404 or 405 that is no JSON-RPC answer is no endpoint at all: said as any other, and the next is tried.
-        if ((response.status !== 404 && response.status !== 405) || isJsonRpcReply(body)) return new Response(body, { status: response.status, headers: response.headers as unknown as Headers });
-        throw errorFromStatus({ status: response.status, origin, body, contentType: response.headers.get('content-type') ?? '', secrets: this.secrets });
+      const headers = flattenHeaders(response.headers);
+      const location = [301, 302, 303, 307, 308].includes(response.statusCode) ? headers.location : undefined;
+      const next = location === undefined ? undefined : URL.canParse(location, target) ? new URL(location, target) : undefined;
+      const keepsMethod = sent.method === 'GET' || response.statusCode === 307 || response.statusCode === 308;
+      if (next && next.origin !== url.origin) {
+        response.body.destroy();
+        throw new DeepSearchError('invalidResponse', `The tool server pointed at another address (${next.origin}); the request was not sent.`);
       }
-      if (!response.ok && (init?.method ?? 'GET') !== 'GET') {
-        const body = await response.text().catch(() => '');
-        throw errorFromStatus({ status: response.status, origin, body, contentType: response.headers.get('content-type') ?? '', secrets: this.secrets });
+      if (next && keepsMethod && followed < MAX_REDIRECTS) {
+        response.body.destroy();
+        target = next;
+        continue;
       }
-      return response as unknown as Response;
-    };
+      return { status: response.statusCode, headers, body: this.readable(response.body, url.origin, sent.signal) };
+    }
+  }
+
+  /** A response body whose failures (the connection lost halfway) are said as any other network failure. */
+  private async *readable(body: AsyncIterable<Uint8Array>, origin: string, signal: AbortSignal): AsyncGenerator<Uint8Array> {
+    try {
+      for await (const chunk of body) yield chunk;
+    } catch (error) {
+      if (signal.aborted) throw canceledError();
+      throw networkError(error, origin, this.secrets);
+    }
   }
 
   private keepSecret(authorization: string): void {
@@ -283,17 +287,14 @@ export class ToolClient {
     if (this.secrets.length > 8) this.secrets.shift();
   }
 
-  /** SDK failures (timeouts, aborts, protocol errors) as DeepSearchErrors; ours pass through. */
-  private async guard<T>(signal: AbortSignal | undefined, run: () => Promise<T>, sdk: McpSdk): Promise<T> {
+  /** Protocol failures (timeouts, aborts, answers not understood) as DeepSearchErrors; ours pass through. */
+  private async guard<T>(signal: AbortSignal | undefined, run: () => Promise<T>, mcp: McpModule): Promise<T> {
     try {
       return await run();
     } catch (error) {
       if (signal?.aborted) throw canceledError();
       if (isDeepSearchError(error)) throw error;
-      // The SDK wraps what our fetch threw (an HTTP failure said in our words) in errors of its own.
-      const cause = error instanceof Error ? error.cause : undefined;
-      if (isDeepSearchError(cause)) throw cause;
-      if (error instanceof sdk.SdkError && error.code === sdk.SdkErrorCode.RequestTimeout) throw timeoutError(new URL(this.instanceUrl).origin, this.timeoutMs);
+      if (error instanceof mcp.McpError && error.kind === 'timeout') throw timeoutError(new URL(this.instanceUrl).origin, this.timeoutMs);
       const message = redact(errorMessage(error), this.secrets);
       throw new DeepSearchError('invalidResponse', `The tool server answered in a way this extension does not understand (${message}).`, { detail: message });
     }
@@ -305,6 +306,19 @@ interface ListedTool {
   parameters: string[];
 }
 
+/** Every page of the endpoint's tools (a bounded number of pages), with the arguments each declares. */
+async function listTools(session: McpSession, signal?: AbortSignal): Promise<ListedTool[]> {
+  const tools: ListedTool[] = [];
+  let cursor: string | undefined;
+  for (let page = 0; page < 64; page++) {
+    const result = await session.listTools(cursor, signal);
+    tools.push(...result.tools.map((tool) => ({ name: tool.name, parameters: Object.keys((tool.inputSchema as { properties?: object }).properties ?? {}) })));
+    if (!result.nextCursor || result.nextCursor === cursor) break;
+    cursor = result.nextCursor;
+  }
+  return tools;
+}
+
 function isJsonRpcReply(body: string): boolean {
   try {
     const value: unknown = JSON.parse(body);
@@ -314,10 +328,22 @@ function isJsonRpcReply(body: string): boolean {
   }
 }
 
-/** What the endpoint spoke: its discovery (2026-07-28), or the handshake. */
-function rememberEra(url: string, client: Client): void {
-  const discover = client.getDiscoverResult();
-  knownEras.set(url, client.getProtocolEra() === 'modern' && discover ? { kind: 'modern', discover } : { kind: 'legacy' });
+/** A body already read, to be read again. */
+async function* bodyOf(text: string): AsyncGenerator<Uint8Array> {
+  yield Buffer.from(text);
+}
+
+/** The start of a refusal's body (for its message); the rest is left unread. */
+async function readRefusal(body: AsyncIterable<Uint8Array | string>): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    const bytes = Buffer.from(chunk);
+    chunks.push(bytes);
+    size += bytes.length;
+    if (size >= MAX_REFUSAL_BYTES) break;
+  }
+  return Buffer.concat(chunks).subarray(0, MAX_REFUSAL_BYTES).toString('utf8');
 }
 
 /** Each tool under `sg_<name>` (the v1 set) or `<name>` (2026's endpoints), with its declared arguments. */

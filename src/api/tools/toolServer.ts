@@ -1,7 +1,7 @@
 /**
  * What the extension knows about an instance's tool server before talking to it: the tool names,
  * the endpoints to try, and how a missing server shows. Kept apart from the client so that views
- * can use these facts without loading the MCP SDK.
+ * can use these facts without loading the MCP client.
  */
 import { TOOL_SERVER_ENDPOINTS, type ToolServerTool } from '../../contract/toolServers';
 import { DeepSearchError, isDeepSearchError } from '../errors';

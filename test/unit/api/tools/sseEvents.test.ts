@@ -1,0 +1,56 @@
+/** Server-sent events read from a body however its bytes are cut, within a bound. */
+import assert from 'node:assert/strict';
+import { sseEvents, SseTooLargeError, type SseEvent } from '../../../../src/api/tools/sseEvents';
+
+async function* chunks(parts: Array<string | Uint8Array>): AsyncGenerator<Uint8Array | string> {
+  for (const part of parts) yield part;
+}
+
+async function read(parts: Array<string | Uint8Array>, maxBytes = 1 << 20): Promise<SseEvent[]> {
+  const events: SseEvent[] = [];
+  for await (const event of sseEvents(chunks(parts), maxBytes)) events.push(event);
+  return events;
+}
+
+/** The bytes of `text` one at a time: every cut a network can make, inside a character included. */
+function byteByByte(text: string): Uint8Array[] {
+  return [...Buffer.from(text, 'utf8')].map((byte) => Uint8Array.of(byte));
+}
+
+describe('server-sent events', function () {
+  const stream = '\uFEFF: a comment\r\nevent: message\r\nid: 7\r\nretry: 250\r\ndata: {"a":\r\ndata: "é→😀"}\r\n\r\nevent: other\ndata: x\n\nid: 8\rdata:no space\r\r: keepalive\n\ndata: cut off at the end';
+
+  it('reads data lines, event types, ids and retry, with any line ending, and drops an event the stream cuts off', async function () {
+    const expected: SseEvent[] = [
+      { event: 'message', data: '{"a":\n"é→😀"}', lastEventId: '7', retryMs: 250 },
+      { event: 'other', data: 'x', lastEventId: '7', retryMs: 250 },
+      { event: 'message', data: 'no space', lastEventId: '8', retryMs: 250 },
+    ];
+    assert.deepEqual(await read([stream]), expected);
+    assert.deepEqual(await read(byteByByte(stream)), expected, 'the same, a byte at a time');
+    // A CR ending one chunk and the LF opening the next are one line end, not two.
+    assert.deepEqual(await read(['data: a\r', '\n\r', '\ndata: b\r\n\r\n']), [
+      { event: 'message', data: 'a', lastEventId: undefined, retryMs: undefined },
+      { event: 'message', data: 'b', lastEventId: undefined, retryMs: undefined },
+    ]);
+  });
+
+  it('passes on an event with an id and no data (a priming event), and ignores a malformed retry', async function () {
+    assert.deepEqual(await read(['id: p1\nretry: soon\ndata: \n\n']), [{ event: 'message', data: '', lastEventId: 'p1', retryMs: undefined }]);
+  });
+
+  it('stops reading past its bound', async function () {
+    const big = `data: ${'x'.repeat(2_000)}\n\n`;
+    await assert.rejects(read([big, big], 3_000), (error: unknown) => error instanceof SseTooLargeError && /more than 3000 bytes/.test(error.message));
+    assert.equal((await read([big], 3_000)).length, 1);
+  });
+
+  it('reads a long line sent in many small chunks in linear time', async function () {
+    const line = `data: ${'y'.repeat(4_000_000)}\n\n`;
+    const parts = line.match(/[\s\S]{1,1000}/g) ?? [];
+    const started = Date.now();
+    const [event] = await read(parts, 8_000_000);
+    assert.equal(event?.data.length, 4_000_000);
+    assert.ok(Date.now() - started < 1_500, `took ${Date.now() - started} ms`);
+  });
+});
