@@ -12,13 +12,13 @@ function loadedBundles(): string[] {
 
 // First of the suites: nothing has signed in yet in this window.
 describe('bundles loaded on first use', () => {
-  it('activates with the activation bundle alone, and loads the network bundle and the MCP SDK only once it connects', async () => {
+  it('activates with the activation bundle alone, and loads the network bundle and the MCP client only once it connects', async () => {
     const api = await extensionApi();
     await api.session.whenRestored();
     assert.equal(api.session.current, undefined, 'a fresh window is not signed in');
     assert.deepEqual(loadedBundles(), ['dist/extension.js']);
 
-    // Signing in checks both interfaces, so the tool server is looked for (with the SDK) then.
+    // Signing in checks both interfaces, so the tool server is looked for (with the MCP client) then.
     await signInTo();
     assert.deepEqual(loadedBundles(), ['dist/extension.js', 'dist/mcp.js', 'dist/network.js']);
     assert.ok((await api.session.current!.tools.listRepositories('')).repositories.length > 0);
