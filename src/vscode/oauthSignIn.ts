@@ -14,7 +14,8 @@ import { LOOPBACK_REDIRECT_URI } from '../api/oauth/loopbackRedirect';
 import type { OAuthRedirects, RedirectChoice } from './oauthRedirect';
 import { untilDeadline } from '../api/oauth/deadline';
 import { sleep } from '../api/sleep';
-import type { Session, StoredOAuthSignIn } from './session';
+import type { StoredOAuthSignIn } from './credentialVault';
+import type { Session } from './session';
 import { oauthSettings } from './settings';
 
 export type OAuthMethod = 'browser' | 'device';

@@ -4,23 +4,27 @@
  * SecretStorage too). A token leaves SecretStorage only to build an Authorization header. An OAuth
  * sign-in renews itself: before its access token expires and after a 401, one refresh at a time,
  * with SecretStorage as the one copy every window reads (src/api/oauth/tokenSession.ts).
+ * This class decides and holds the connection; it composes the credential vault (credentialVault.ts),
+ * OAuth renewal (oauthRenewal.ts), the network bundle (networkBundle.ts) and the memory of tools
+ * reported missing (lackingToolsMemento.ts).
  */
 import { createHash } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
 import type { Dispatcher } from 'undici';
 import * as vscode from 'vscode';
 import type { DeepSearchClient } from '../api/client';
 import type { Credential } from '../api/credential';
-import type { HttpTransport } from '../api/http';
-import type { AuthorizationServerClient, OAuthTokens } from '../api/oauth/authorizationServer';
-import type { TokenSession } from '../api/oauth/tokenSession';
+import type { AuthorizationServerClient } from '../api/oauth/authorizationServer';
 import { normalizeInstanceUrl } from '../api/instance';
 import type { InstanceConnection } from '../api/network';
 import type { CodeTools } from '../api/tools/codeTools';
+import { CredentialVault, type StoredOAuthSignIn } from './credentialVault';
 import { Disposables } from './disposables';
+import { LackingToolsMemento } from './lackingToolsMemento';
+import { dispatcherOptions, loadNetworkBundle, OAuthTransport, type NetworkBundle } from './networkBundle';
+import { OAuthRenewal, RenewalCount } from './oauthRenewal';
 import { OAuthRedirects } from './oauthRedirect';
 import type { LocalEngineLauncher } from './localEngine';
-import { configuredInstanceUrl, networkSettings, setConfiguredInstanceUrl } from './settings';
+import { configuredInstanceUrl, setConfiguredInstanceUrl } from './settings';
 import { errorMessage } from '../api/errors';
 
 export type ConnectionKind = 'instance' | 'local';
@@ -47,33 +51,10 @@ export interface Connection {
 }
 
 const MODE_KEY = 'deepSearch.connectionKind';
-const LOCAL_TOKEN_KEY = 'deepSearch.localEngine.token';
-const tokenKey = (instanceUrl: string) => `deepSearch.token:${instanceUrl}`;
-const oauthKey = (instanceUrl: string) => `deepSearch.oauth:${instanceUrl}`;
-const lackingToolsKey = (instanceUrl: string) => `deepSearch.lackingToolsSaid:${normalizeInstanceUrl(instanceUrl)}`;
-
-/** An OAuth sign-in as SecretStorage keeps it (JSON under `deepSearch.oauth:<instance URL>`). */
-export interface StoredOAuthSignIn {
-  /** Random, per sign-in: tells this sign-in from another where the instance names no account. */
-  id: string;
-  clientId: string;
-  tokens: OAuthTokens;
-  /** From `userinfo` at sign-in, where the instance has it. */
-  account?: { id: string; label: string };
-}
 
 /** How a connection is authorized: a fixed access token, or an OAuth sign-in. */
 type Authorization = { kind: 'token'; token: string } | { kind: 'oauth'; signIn: StoredOAuthSignIn };
 
-/** The renewing side of an OAuth connection. */
-interface OAuthRenewal {
-  tokens: TokenSession;
-  credential: Credential;
-  /** The instance's authorization server, found on first need (refresh, sign out). */
-  server: () => Promise<AuthorizationServerClient>;
-  timer?: ReturnType<typeof setTimeout>;
-  closed: boolean;
-}
 /** Set by `npm start` for the VS Code it launches (see README). */
 export const LAUNCH_URL_VARIABLE = 'DEEP_SEARCH_LAUNCH_INSTANCE_URL';
 export const LAUNCH_TOKEN_VARIABLE = 'DEEP_SEARCH_LAUNCH_TOKEN';
@@ -88,41 +69,43 @@ export class Session extends Disposables implements vscode.Disposable {
   /** Fires when the OAuth access token was renewed (here or in another window): the account is the same. */
   readonly onDidRenewToken = this.renewEmitter.event;
   private renewal: OAuthRenewal | undefined;
+  /** Renewals of the current connection's token, each announced once (for the MCP definition's version). */
+  private readonly renewals = new RenewalCount(() => this.renewEmitter.fire());
   /** Where browser sign-ins come back (this extension's URI handler). */
   readonly redirects: OAuthRedirects;
-  private oauthHttp: { key: string; transport: HttpTransport; dispatcher: Dispatcher } | undefined;
+  private readonly vault: CredentialVault;
+  private readonly lackingTools: LackingToolsMemento;
+  private readonly oauthTransport: OAuthTransport;
   /** What the current connection was built from (connectionKey), to tell a change that changes nothing. */
   private connectedWith: string | undefined;
-  /** Counts renewals of the current connection's token (for the MCP definition's version). */
-  private renewals = 0;
-  /** SHA-256 of the OAuth access token last announced (a renewal is announced once, whoever noticed it first). */
-  private seenTokenDigest: string | undefined;
 
   constructor(
     private readonly context: vscode.ExtensionContext,
     private readonly localEngine: LocalEngineLauncher,
   ) {
     super();
+    this.vault = new CredentialVault(context.secrets);
+    this.lackingTools = new LackingToolsMemento(context.globalState);
     this.redirects = this.register(new OAuthRedirects(context.extension.id));
     // The engine died and was started again: connect to it (the same URL keeps every conversation,
     // and what failed meanwhile is refreshed at once).
     this.register(localEngine.onDidRestart((url) => void this.reconnectLocal(url)));
     // Another window refreshed the shared sign-in: this one's token changed too.
     this.register(
-      context.secrets.onDidChange(async ({ key }) => {
+      this.vault.onDidChangeOAuthSignIn(async (instanceUrl) => {
         const current = this.connection;
-        if (current?.auth !== 'oauth' || key !== oauthKey(current.instanceUrl)) return;
-        const stored = parseStoredOAuth(await context.secrets.get(key));
-        if (stored && this.connection === current) this.tokenSeen(stored.tokens.accessToken);
+        if (current?.auth !== 'oauth' || instanceUrl !== current.instanceUrl) return;
+        const stored = await this.vault.oauthSignIn(instanceUrl);
+        if (stored && this.connection === current) this.renewals.noticed(stored.tokens.accessToken);
       }),
     );
     this.register({ dispose: () => this.stopRenewal() });
-    this.register({ dispose: () => void this.oauthHttp?.dispatcher.close().catch(() => undefined) });
+    this.oauthTransport = this.register(new OAuthTransport());
   }
 
   /** How many times the current connection's token was renewed (changes when VS Code must re-read it). */
   get tokenGeneration(): number {
-    return this.renewals;
+    return this.renewals.count;
   }
 
   get current(): Connection | undefined {
@@ -180,7 +163,7 @@ export class Session extends Disposables implements vscode.Disposable {
     delete process.env[LAUNCH_TOKEN_VARIABLE];
     if (!instanceUrl || !token) return false;
     const normalized = normalizeInstanceUrl(instanceUrl);
-    if ((await this.context.secrets.get(tokenKey(normalized))) !== token) await this.signIn(normalized, token);
+    if ((await this.vault.instanceToken(normalized)) !== token) await this.signIn(normalized, token);
     else await this.connect('instance', normalized, { kind: 'token', token });
     return true;
   }
@@ -192,51 +175,37 @@ export class Session extends Disposables implements vscode.Disposable {
   }
 
   /** The network bundle (dist/network.js): loaded on the first connection, not at activation. */
-  network(): Promise<typeof import('../api/network')> {
-    return import('../api/network');
+  network(): Promise<NetworkBundle> {
+    return loadNetworkBundle();
   }
 
   /** The instance's OAuth authorization server (undefined when it has none), through the proxy settings. */
-  async authorizationServer(instanceUrl: string, signal?: AbortSignal): Promise<AuthorizationServerClient | undefined> {
-    const network = await this.network();
-    return network.AuthorizationServerClient.discover(await this.oauthTransport(), instanceUrl, signal);
-  }
-
-  /** One transport for OAuth endpoints, rebuilt when the proxy or certificate settings change (the old one closed). */
-  private async oauthTransport(): Promise<HttpTransport> {
-    const options = await dispatcherOptions();
-    const key = JSON.stringify(options);
-    if (this.oauthHttp?.key !== key) {
-      const previous = this.oauthHttp;
-      const { transport, dispatcher } = (await this.network()).oauthTransport(options);
-      this.oauthHttp = { key, transport, dispatcher };
-      void previous?.dispatcher.close().catch(() => undefined);
-    }
-    return this.oauthHttp.transport;
+  authorizationServer(instanceUrl: string, signal?: AbortSignal): Promise<AuthorizationServerClient | undefined> {
+    return this.oauthTransport.authorizationServer(instanceUrl, signal);
   }
 
   /** The tools an instance was last said to lack (comma-separated; '' for none), so it is said once. */
   lackingToolsSaid(instanceUrl: string): string | undefined {
-    return this.context.globalState.get<string>(lackingToolsKey(instanceUrl));
+    return this.lackingTools.said(instanceUrl);
   }
 
-  async rememberLackingToolsSaid(instanceUrl: string, tools: readonly string[]): Promise<void> {
-    await this.context.globalState.update(lackingToolsKey(instanceUrl), tools.join(','));
+  rememberLackingToolsSaid(instanceUrl: string, tools: readonly string[]): Promise<void> {
+    return this.lackingTools.remember(instanceUrl, tools);
   }
 
   /** Stores a token that was already checked and makes that instance current. */
   async signIn(instanceUrl: string, token: string): Promise<void> {
     const normalized = normalizeInstanceUrl(instanceUrl);
-    await this.context.secrets.store(tokenKey(normalized), token);
-    await this.context.secrets.delete(oauthKey(normalized));
+    await this.vault.storeInstanceToken(normalized, token);
+    await this.vault.deleteOAuthSignIn(normalized);
     await this.useInstance(normalized, { kind: 'token', token });
   }
 
   /** Stores an OAuth sign-in whose tokens were already checked and makes that instance current. */
   async signInWithOAuth(instanceUrl: string, signIn: StoredOAuthSignIn): Promise<void> {
     const normalized = normalizeInstanceUrl(instanceUrl);
-    await this.context.secrets.store(oauthKey(normalized), JSON.stringify(signIn));
-    await this.context.secrets.delete(tokenKey(normalized));
+    await this.vault.storeOAuthSignIn(normalized, signIn);
+    await this.vault.deleteInstanceToken(normalized);
     await this.useInstance(normalized, { kind: 'oauth', signIn });
   }
 
@@ -257,8 +226,8 @@ export class Session extends Disposables implements vscode.Disposable {
     let problem: string | undefined;
     if (current?.kind === 'instance') {
       problem = current.auth === 'oauth' ? await this.revokeOAuth(current.instanceUrl) : undefined;
-      await this.context.secrets.delete(tokenKey(current.instanceUrl));
-      await this.context.secrets.delete(oauthKey(current.instanceUrl));
+      await this.vault.deleteInstanceToken(current.instanceUrl);
+      await this.vault.deleteOAuthSignIn(current.instanceUrl);
     }
     await this.context.globalState.update(MODE_KEY, undefined);
     await this.localEngine.stop();
@@ -267,7 +236,7 @@ export class Session extends Disposables implements vscode.Disposable {
   }
 
   private async revokeOAuth(instanceUrl: string): Promise<string | undefined> {
-    const stored = parseStoredOAuth(await this.context.secrets.get(oauthKey(instanceUrl)));
+    const stored = await this.vault.oauthSignIn(instanceUrl);
     if (!stored) return undefined;
     const renewal = this.renewal;
     try {
@@ -285,11 +254,7 @@ export class Session extends Disposables implements vscode.Disposable {
 
   /** Starts the engine on the workspace's git repositories and connects to it. */
   async useLocalEngine(): Promise<void> {
-    let token = await this.context.secrets.get(LOCAL_TOKEN_KEY);
-    if (!token) {
-      token = `dse_${randomHex(32)}`;
-      await this.context.secrets.store(LOCAL_TOKEN_KEY, token);
-    }
+    const token = await this.vault.ensureLocalEngineToken();
     const url = await this.localEngine.start(token);
     await this.context.globalState.update(MODE_KEY, 'local');
     await this.connect('local', url, { kind: 'token', token });
@@ -323,9 +288,9 @@ export class Session extends Disposables implements vscode.Disposable {
   async currentToken(): Promise<string | undefined> {
     const current = this.connection;
     if (!current) return undefined;
-    if (current.kind === 'local') return this.context.secrets.get(LOCAL_TOKEN_KEY);
+    if (current.kind === 'local') return this.vault.localEngineToken();
     if (current.auth === 'oauth') return this.renewal?.tokens.accessToken().catch(() => undefined);
-    return this.context.secrets.get(tokenKey(current.instanceUrl));
+    return this.vault.instanceToken(current.instanceUrl);
   }
 
   /** The Authorization header value for the current connection (VS Code's agent sends it to the tool server). */
@@ -336,20 +301,20 @@ export class Session extends Disposables implements vscode.Disposable {
   }
 
   private async storedAuthorization(instanceUrl: string): Promise<Authorization | undefined> {
-    const signIn = parseStoredOAuth(await this.context.secrets.get(oauthKey(instanceUrl)));
+    const signIn = await this.vault.oauthSignIn(instanceUrl);
     if (signIn) return { kind: 'oauth', signIn };
-    const token = await this.context.secrets.get(tokenKey(instanceUrl));
+    const token = await this.vault.instanceToken(instanceUrl);
     return token ? { kind: 'token', token } : undefined;
   }
 
   private async reconnectLocal(url: string): Promise<void> {
-    const token = await this.context.secrets.get(LOCAL_TOKEN_KEY);
+    const token = await this.vault.localEngineToken();
     if (this.connection?.kind === 'local' && token) await this.connect('local', url, { kind: 'token', token });
   }
 
   /** Whatever path leads here (restore, sign-in, settings), the same account keeps its state. */
   private async connect(kind: ConnectionKind, instanceUrl: string, authorization: Authorization): Promise<void> {
-    const renewal = authorization.kind === 'oauth' ? await this.startRenewal(normalizeInstanceUrl(instanceUrl), authorization.signIn) : undefined;
+    const renewal = authorization.kind === 'oauth' ? await this.oauthRenewal(normalizeInstanceUrl(instanceUrl), authorization.signIn) : undefined;
     const network = await dispatcherOptions();
     const { connectToInstance } = await this.network();
     const { client, tools, dispatcher } = connectToInstance(instanceUrl, renewal ? renewal.credential : (authorization as { token: string }).token, network);
@@ -359,8 +324,7 @@ export class Session extends Disposables implements vscode.Disposable {
     const sameAccount = previous?.kind === kind && previous.instanceUrl === client.instanceUrl && previous.accountDigest === accountDigest;
     this.stopRenewal();
     this.renewal = renewal;
-    this.renewals = 0;
-    this.seenTokenDigest = authorization.kind === 'oauth' ? createHash('sha256').update(authorization.signIn.tokens.accessToken).digest('hex') : undefined;
+    this.renewals.restart(authorization.kind === 'oauth' ? authorization.signIn.tokens.accessToken : undefined);
     this.setConnection({
       kind,
       instanceUrl: client.instanceUrl,
@@ -372,68 +336,32 @@ export class Session extends Disposables implements vscode.Disposable {
       ...(authorization.kind === 'oauth' && authorization.signIn.account ? { accountLabel: authorization.signIn.account.label } : {}),
       sameAccount,
     });
-    if (renewal) this.scheduleRenewal(renewal);
+    renewal?.start();
   }
 
-  /** The token session of an OAuth sign-in: SecretStorage is its vault; the instance's server refreshes. */
-  private async startRenewal(instanceUrl: string, signIn: StoredOAuthSignIn): Promise<OAuthRenewal> {
-    const network = await this.network();
-    const key = oauthKey(instanceUrl);
-    let found: Promise<AuthorizationServerClient> | undefined;
-    const server = () => {
-      found ??= this.authorizationServer(instanceUrl).then((client) => {
-        if (!client) throw new Error(vscode.l10n.t('{0} no longer publishes its OAuth server: sign in again.', instanceUrl));
-        return client;
-      });
-      found.catch(() => (found = undefined));
-      return found;
-    };
-    const tokens = new network.TokenSession(
-      {
-        read: async () => parseStoredOAuth(await this.context.secrets.get(key))?.tokens,
+  /** The renewing side of an OAuth sign-in: SecretStorage is its vault; the instance's server refreshes. */
+  private async oauthRenewal(instanceUrl: string, signIn: StoredOAuthSignIn): Promise<OAuthRenewal> {
+    return new OAuthRenewal({
+      network: await this.network(),
+      signIn,
+      stored: {
+        read: () => this.vault.oauthSignIn(instanceUrl),
         write: async (next) => {
-          const stored = parseStoredOAuth(await this.context.secrets.get(key)) ?? signIn;
-          await this.context.secrets.store(key, JSON.stringify({ ...stored, tokens: next } satisfies StoredOAuthSignIn));
-          this.tokenSeen(next.accessToken);
+          await this.vault.storeOAuthSignIn(instanceUrl, next);
         },
       },
-      async (refreshToken) => (await server()).refresh(refreshToken, signIn.clientId),
-    );
-    return { tokens, credential: network.oauthCredential(tokens), server, closed: false };
-  }
-
-  /** Renews when the session would (shortly before expiry), so VS Code's agent never holds a dead token. */
-  private scheduleRenewal(renewal: OAuthRenewal): void {
-    if (renewal.closed) return;
-    void renewal.tokens.renewsAt().then((renewsAt) => {
-      if (renewal.closed || renewsAt === undefined) return;
-      // At least a second apart; at most a day ahead (timer limits).
-      const delay = Math.min(Math.max(renewsAt - Date.now(), 1_000), 24 * 3_600_000);
-      renewal.timer = setTimeout(() => {
-        void renewal.tokens
-          .accessToken()
-          .then(() => this.scheduleRenewal(renewal))
-          // A refused refresh is said by the next request that needs the token (once).
-          .catch(() => undefined);
-      }, delay);
+      findServer: async () => {
+        const client = await this.authorizationServer(instanceUrl);
+        if (!client) throw new Error(vscode.l10n.t('{0} no longer publishes its OAuth server: sign in again.', instanceUrl));
+        return client;
+      },
+      onStored: (accessToken) => this.renewals.noticed(accessToken),
     });
   }
 
   private stopRenewal(): void {
-    const renewal = this.renewal;
-    if (!renewal) return;
-    renewal.closed = true;
-    clearTimeout(renewal.timer);
+    this.renewal?.stop();
     this.renewal = undefined;
-  }
-
-  /** Announces a renewed access token (once per token, however many times it is noticed). */
-  private tokenSeen(accessToken: string): void {
-    const digest = createHash('sha256').update(accessToken).digest('hex');
-    if (digest === this.seenTokenDigest) return;
-    this.seenTokenDigest = digest;
-    this.renewals++;
-    this.renewEmitter.fire();
   }
 
   private setConnection(connection: Connection | undefined): void {
@@ -460,40 +388,4 @@ function accountDigestOf(authorization: Authorization): string {
 /** Everything a connection is built from, as one string (digests only: no token). */
 function connectionKey(kind: ConnectionKind, instanceUrl: string, authorization: Authorization, network: object): string {
   return JSON.stringify([kind, normalizeInstanceUrl(instanceUrl), accountDigestOf(authorization), network]);
-}
-
-/** The stored OAuth sign-in, or undefined when there is none or it is not one this version wrote. */
-function parseStoredOAuth(text: string | undefined): StoredOAuthSignIn | undefined {
-  if (!text) return undefined;
-  try {
-    const value = JSON.parse(text) as Partial<StoredOAuthSignIn>;
-    if (typeof value.id !== 'string' || typeof value.clientId !== 'string' || typeof value.tokens?.accessToken !== 'string') return undefined;
-    return value as StoredOAuthSignIn;
-  } catch {
-    return undefined;
-  }
-}
-
-async function dispatcherOptions(): Promise<{ proxyUrl: string; strictSSL: boolean; caCertificates: string[] }> {
-  const network = networkSettings();
-  const caCertificates = network.caCertificatesPath ? [await readCaFile(network.caCertificatesPath)] : [];
-  return { proxyUrl: network.proxyUrl, strictSSL: network.strictSSL, caCertificates };
-}
-
-async function readCaFile(path: string): Promise<string> {
-  try {
-    return await readFile(path, 'utf8');
-  } catch (error) {
-    throw new Error(
-      vscode.l10n.t(
-        'Could not read the CA certificates file {0} ({1}) — fix the "deepSearch.caCertificatesPath" setting.',
-        path,
-        (error as NodeJS.ErrnoException).code ?? String(error),
-      ),
-    );
-  }
-}
-
-function randomHex(bytes: number): string {
-  return Array.from(crypto.getRandomValues(new Uint8Array(bytes)), (byte) => byte.toString(16).padStart(2, '0')).join('');
 }
