@@ -23,7 +23,15 @@ if (!process.argv.includes('--no-build')) run(spawnSync(process.execPath, [join(
 
 const outDir = join(root, 'out', relative(root, suite).replace(/[\\/]/g, '-'));
 await esbuild.build({
-  entryPoints: { index: join(suite, 'index.ts'), fixtures: join(suite, 'fixtures.ts') },
+  entryPoints: {
+    index: join(suite, 'index.ts'),
+    fixtures: join(suite, 'fixtures.ts'),
+    // The fixtures bundle holds the engine, which starts these as threads and a process of their own
+    // from beside its bundle (ENTRY_MODULES of src/engine/runtime/entryPoints.ts).
+    searchWorkerThread: join(root, 'src', 'engine', 'search', 'searchWorkerThread.ts'),
+    regexWorkerThread: join(root, 'src', 'engine', 'search', 'regexWorkerThread.ts'),
+    processLauncherChild: join(root, 'src', 'engine', 'git', 'processLauncherChild.ts'),
+  },
   bundle: true,
   outdir: outDir,
   platform: 'node',
