@@ -6,7 +6,7 @@ import * as l10n from '@vscode/l10n';
 import * as vscode from 'vscode';
 import { ConversationStore } from './conversations/conversationStore';
 import { errorMessage, isDeepSearchError } from './api/errors';
-import { DeepSearchAuthProvider } from './vscode/authProvider';
+import { DeepSearchAuthProvider } from './vscode/auth/authProvider';
 import {
   askWithDraft,
   copyShareLink,
@@ -17,15 +17,15 @@ import {
   registerCommands,
   type CommandDependencies,
 } from './vscode/commands';
-import { ConversationPanels } from './vscode/conversationPanels';
-import { ConversationTree, VIEW_ID } from './vscode/conversationTree';
-import { LocalEngineLauncher } from './vscode/localEngine';
-import { RunningIndicator } from './vscode/runningIndicator';
-import { Session } from './vscode/session';
+import { ConversationPanels } from './vscode/conversations/conversationPanels';
+import { ConversationTree, VIEW_ID } from './vscode/conversations/conversationTree';
+import { LocalEngineLauncher } from './vscode/engine/localEngine';
+import { RunningIndicator } from './vscode/conversations/runningIndicator';
+import { Session } from './vscode/auth/session';
 import { affectsConnection, pollSettings } from './vscode/settings';
-import { SourceLinkOpener } from './vscode/sourceLinks';
-import { GeneratedFiles } from './vscode/generatedFiles';
-import { WorkspaceRepositories } from './vscode/workspaceRepositories';
+import { SourceLinkOpener } from './vscode/conversations/sourceLinks';
+import { GeneratedFiles } from './vscode/conversations/generatedFiles';
+import { WorkspaceRepositories } from './vscode/workspace/workspaceRepositories';
 import { CodeLocations } from './vscode/tools/codeLocations';
 import { HistoryCommands } from './vscode/tools/history';
 import { DeepSearchMcpServers, MCP_PROVIDER_ID } from './vscode/tools/mcpServers';

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { runGit } from '../../src/engine/git/git';
 import { benchGit } from '../benchGit';
-import { ripgrepInVSCode } from '../../src/vscode/ripgrepPath';
+import { ripgrepInVSCode } from '../../src/vscode/engine/ripgrepPath';
 import type { BenchContext } from '../report';
 
 const run = promisify(execFile);

@@ -3,7 +3,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { ConversationStore } from '../../src/conversations/conversationStore';
 import { latestQuestion } from '../../src/model/conversation';
-import { ConversationTree } from '../../src/vscode/conversationTree';
+import { ConversationTree } from '../../src/vscode/conversations/conversationTree';
 import { eventually, hostTestOptions, signInTo as signInToEngine } from './extensionApi';
 
 // Against the slow engine: a question stays running long enough to be seen running and cancelled.

@@ -2,7 +2,7 @@ import * as assert from 'node:assert/strict';
 import { readdir, readFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { signIn } from '../../src/vscode/signIn';
+import { signIn } from '../../src/vscode/auth/signIn';
 import { extensionApi, hostTestOptions, signInTo } from './extensionApi';
 
 /** Every file under `dir` whose bytes contain `needle`. */

@@ -1,7 +1,7 @@
 /** VS Code's own ripgrep, as the extension finds it, in the VS Code that `npm run setup:vscode` installs. */
 import assert from 'node:assert/strict';
 import * as path from 'node:path';
-import { ripgrepInVSCode } from '../../src/vscode/ripgrepPath';
+import { ripgrepInVSCode } from '../../src/vscode/engine/ripgrepPath';
 
 export const CODE_SERVER_APP_ROOT = path.resolve(__dirname, '../../.vscode-test/node_modules/code-server/lib/vscode');
 

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { buildSync } from 'esbuild';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import type { HostMessage, PanelViewState, RequestOutcome, WebviewMessage } from '../../src/protocol';
-import { createNonce, panelHtml } from '../../src/vscode/panelHtml';
+import { createNonce, panelHtml } from '../../src/vscode/conversations/panelHtml';
 
 export const REPO_ROOT = path.resolve(__dirname, '..', '..');
 export const SCREENSHOT_DIR = path.join(REPO_ROOT, 'test-results', 'webview');

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { contentSecurityPolicy, createNonce, panelHtml, type PanelHtmlOptions } from '../../src/vscode/panelHtml';
+import { contentSecurityPolicy, createNonce, panelHtml, type PanelHtmlOptions } from '../../src/vscode/conversations/panelHtml';
 
 const CSP_SOURCE = 'https://file+.vscode-resource.vscode-cdn.net';
 

@@ -10,7 +10,7 @@ import { answerForAgent, conversationForAgent, unansweredText } from '../../conv
 import { readTokenFromInput } from '../../conversations/readToken';
 import type { ConversationStore } from '../../conversations/conversationStore';
 import { untilAnswered } from '../../conversations/questionWatch';
-import type { Session } from '../session';
+import type { Session } from '../auth/session';
 
 export const ASK_TOOL = 'deep_search';
 export const READ_TOOL = 'deep_search_read_conversation';

@@ -15,11 +15,11 @@ import type { ConversationStore } from '../../conversations/conversationStore';
 import type { Question } from '../../model/conversation';
 import { untilAnswered } from '../../conversations/questionWatch';
 import { questionWithCode } from '../../conversations/selectionQuestion';
-import { codeContextOf } from '../codeContext';
+import { codeContextOf } from '../conversations/codeContext';
 import { Disposables } from '../disposables';
-import type { Session } from '../session';
-import type { SourceLinkOpener } from '../sourceLinks';
-import type { WorkspaceRepositories } from '../workspaceRepositories';
+import type { Session } from '../auth/session';
+import type { SourceLinkOpener } from '../conversations/sourceLinks';
+import type { WorkspaceRepositories } from '../workspace/workspaceRepositories';
 
 export const PARTICIPANT_ID = 'deepSearch.chat';
 /** What users type after `@` (package.json's chatParticipants name). */

@@ -7,7 +7,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { RemoteFile } from '../../api/tools/remotePath';
 import type { FileMatch } from '../../api/tools/toolResults';
-import type { WorkspaceRepositories } from '../workspaceRepositories';
+import type { WorkspaceRepositories } from '../workspace/workspaceRepositories';
 import { remoteFileOf, remoteUri } from './remoteFiles';
 
 export class CodeLocations {

@@ -8,7 +8,7 @@ import { isDeepSearchError } from '../../api/errors';
 import type { CodeTools } from '../../api/tools/codeTools';
 import { parseHistoryQuery, type HistoryQuery } from '../../api/tools/historyQuery';
 import { hunkLocation, type ChangedFile, type CommitMatch, type DiffMatch, type RevisionComparison } from '../../api/tools/toolResults';
-import type { WorkspaceRepositories } from '../workspaceRepositories';
+import type { WorkspaceRepositories } from '../workspace/workspaceRepositories';
 import { pickRepository } from './remoteBrowser';
 import { remoteUri } from './remoteFiles';
 import type { ToolAccess } from './toolAccess';

@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import * as vscode from 'vscode';
 import { TOOL_SERVER_PATHS } from '../../api/tools/toolServer';
 import { Disposables } from '../disposables';
-import type { Session } from '../session';
+import type { Session } from '../auth/session';
 
 export const MCP_PROVIDER_ID = 'deepSearch.tools';
 

@@ -11,7 +11,7 @@ import { DeepSearchError, errorMessage, isDeepSearchError } from '../../api/erro
 import type { CodeTools } from '../../api/tools/codeTools';
 import { isToolServerMissing, TOOL_FEATURES, TOOL_NAMES, type ToolName, type ToolServer } from '../../api/tools/toolServer';
 import { Disposables } from '../disposables';
-import type { Session } from '../session';
+import type { Session } from '../auth/session';
 
 /** Context key that hides the tool commands when the instance has no tool server. */
 const MISSING_CONTEXT = 'deepSearch.noToolServer';

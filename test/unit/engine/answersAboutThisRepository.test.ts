@@ -21,10 +21,10 @@ const QUESTIONS: ReadonlyArray<{ question: string; leadsWith: string | readonly 
   { question: 'Where does the engine compare tokens in constant time?', leadsWith: 'src/engine/http/auth.ts', quotes: /timingSafeEqual|constant time/ },
   { question: 'Where are the tool server endpoints defined?', leadsWith: 'src/contract/toolServers.ts', quotes: /TOOL_SERVER_ENDPOINTS/ },
   // Three that once led with tests, or with the OAuth token's session rather than the store.
-  { question: 'How is the nonce for the webview content security policy generated?', leadsWith: 'src/vscode/panelHtml.ts', quotes: /randomBytes|nonce/ },
+  { question: 'How is the nonce for the webview content security policy generated?', leadsWith: 'src/vscode/conversations/panelHtml.ts', quotes: /randomBytes|nonce/ },
   // The retry loop (http.ts) and the decision which errors are retried (errors.ts) both answer it.
   { question: 'How are GET requests retried after network errors?', leadsWith: ['src/api/http.ts', 'src/api/errors.ts'], quotes: /attempt|retry/i },
-  { question: 'Where does the extension keep the access token?', leadsWith: 'src/vscode/session.ts', quotes: /context\.secrets/ },
+  { question: 'Where does the extension keep the access token?', leadsWith: ['src/vscode/auth/credentialVault.ts', 'src/vscode/auth/session.ts'], quotes: /secrets/ },
 ];
 
 describe('answers about this repository', function () {

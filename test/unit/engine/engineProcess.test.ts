@@ -9,7 +9,7 @@ import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import * as path from 'node:path';
 import { API_PATH, type WireConversation } from '../../../src/contract/legacyWire';
 import type { ModelDescription, ModelTurnRequest } from '../../../src/contract/modelWire';
-import { EngineProcess, EngineProcessError, type EngineModelRunner } from '../../../src/vscode/engineProcess';
+import { EngineProcess, EngineProcessError, type EngineModelRunner } from '../../../src/vscode/engine/engineProcess';
 import { CLIENT_HEADER, waitFor } from '../../support/engineHarness';
 import { createSampleAppRepo, createTempDir, removeDir, type TestRepo } from '../../support/gitRepos';
 import { isAlive } from '../../support/processes';

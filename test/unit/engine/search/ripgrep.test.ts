@@ -13,7 +13,7 @@ import { appendFile, mkdir, readFile, rm, symlink, writeFile } from 'node:fs/pro
 import * as path from 'node:path';
 import type { ToolContext } from '../../../../src/engine/tools/context';
 import { grepTarget, type GrepOptions, type GrepResult, type SearchTarget } from '../../../../src/engine/tools/grep';
-import { ripgrepInVSCode } from '../../../../src/vscode/ripgrepPath';
+import { ripgrepInVSCode } from '../../../../src/vscode/engine/ripgrepPath';
 import { keywordSearch } from '../../../../src/engine/tools/search';
 import { SearchIndexes } from '../../../../src/engine/search/searchIndex';
 import { startTestEngine } from '../../../support/engineHarness';

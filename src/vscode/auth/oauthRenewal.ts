@@ -5,9 +5,9 @@
  * `vscode` import: tested on plain Node.
  */
 import { createHash } from 'node:crypto';
-import type { Credential } from '../api/credential';
-import type { AuthorizationServerClient } from '../api/oauth/authorizationServer';
-import type { TokenSession } from '../api/oauth/tokenSession';
+import type { Credential } from '../../api/credential';
+import type { AuthorizationServerClient } from '../../api/oauth/authorizationServer';
+import type { TokenSession } from '../../api/oauth/tokenSession';
 import type { StoredOAuthSignIn } from './credentialVault';
 import type { NetworkBundle } from './networkBundle';
 

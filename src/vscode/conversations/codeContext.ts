@@ -5,8 +5,8 @@
  */
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { CodeExcerpt } from '../conversations/selectionQuestion';
-import type { WorkspaceRepositories } from './workspaceRepositories';
+import type { CodeExcerpt } from '../../conversations/selectionQuestion';
+import type { WorkspaceRepositories } from '../workspace/workspaceRepositories';
 
 export async function codeContextOf(document: vscode.TextDocument, range: vscode.Range, repositories: WorkspaceRepositories): Promise<CodeExcerpt> {
   const repo = await repositories.holding(document.uri);

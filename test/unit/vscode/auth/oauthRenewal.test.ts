@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { mock } from 'node:test';
-import { oauthCredential } from '../../../src/api/credential';
-import type { AuthorizationServerClient, OAuthTokens } from '../../../src/api/oauth/authorizationServer';
-import { TokenSession } from '../../../src/api/oauth/tokenSession';
-import type { StoredOAuthSignIn } from '../../../src/vscode/credentialVault';
-import { OAuthRenewal, RenewalCount, renewalDelay, type OAuthRenewalParts } from '../../../src/vscode/oauthRenewal';
+import { oauthCredential } from '../../../../src/api/credential';
+import type { AuthorizationServerClient, OAuthTokens } from '../../../../src/api/oauth/authorizationServer';
+import { TokenSession } from '../../../../src/api/oauth/tokenSession';
+import type { StoredOAuthSignIn } from '../../../../src/vscode/auth/credentialVault';
+import { OAuthRenewal, RenewalCount, renewalDelay, type OAuthRenewalParts } from '../../../../src/vscode/auth/oauthRenewal';
 
 const HOUR = 3_600_000;
 const network = { TokenSession, oauthCredential };

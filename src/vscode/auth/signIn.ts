@@ -6,14 +6,14 @@
  * and what does not (scoped tokens). Sign Out revokes an OAuth sign-in on the instance.
  */
 import * as vscode from 'vscode';
-import { checkAccess, signInVerdict, toolServerAbsent, type AccessReport } from '../api/accessCheck';
-import { normalizeInstanceUrl } from '../api/instance';
-import { TOOL_FEATURES } from '../api/tools/toolServer';
+import { checkAccess, signInVerdict, toolServerAbsent, type AccessReport } from '../../api/accessCheck';
+import { normalizeInstanceUrl } from '../../api/instance';
+import { TOOL_FEATURES } from '../../api/tools/toolServer';
 import type { Session } from './session';
-import { configuredInstanceUrl } from './settings';
-import { errorMessage } from '../api/errors';
-import { accessTokenCredential, type Credential } from '../api/credential';
-import type { AuthorizationServerClient } from '../api/oauth/authorizationServer';
+import { configuredInstanceUrl } from '../settings';
+import { errorMessage } from '../../api/errors';
+import { accessTokenCredential, type Credential } from '../../api/credential';
+import type { AuthorizationServerClient } from '../../api/oauth/authorizationServer';
 import { isCancellation, runOAuthSignIn, type OAuthMethod } from './oauthSignIn';
 
 export interface SignInArguments {

@@ -4,7 +4,7 @@
  * plain Node).
  */
 import type * as vscode from 'vscode';
-import { normalizeInstanceUrl } from '../api/instance';
+import { normalizeInstanceUrl } from '../../api/instance';
 
 const lackingToolsKey = (instanceUrl: string) => `deepSearch.lackingToolsSaid:${normalizeInstanceUrl(instanceUrl)}`;
 

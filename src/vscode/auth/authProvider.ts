@@ -4,7 +4,7 @@
  */
 import * as vscode from 'vscode';
 import type { Session } from './session';
-import { Disposables } from './disposables';
+import { Disposables } from '../disposables';
 import { signIn, signOut } from './signIn';
 
 export const AUTH_PROVIDER_ID = 'deepsearch';

@@ -7,15 +7,15 @@
 import { readFile } from 'node:fs/promises';
 import type { Dispatcher } from 'undici';
 import * as vscode from 'vscode';
-import type { HttpTransport } from '../api/http';
-import type { AuthorizationServerClient } from '../api/oauth/authorizationServer';
-import { networkSettings } from './settings';
+import type { HttpTransport } from '../../api/http';
+import type { AuthorizationServerClient } from '../../api/oauth/authorizationServer';
+import { networkSettings } from '../settings';
 
-export type NetworkBundle = typeof import('../api/network');
+export type NetworkBundle = typeof import('../../api/network');
 
 /** Loads dist/network.js (esbuild turns this `import()` into a lazy require of that file). */
 export function loadNetworkBundle(): Promise<NetworkBundle> {
-  return import('../api/network');
+  return import('../../api/network');
 }
 
 export interface NetworkOptions {

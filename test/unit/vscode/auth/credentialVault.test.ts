@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { CredentialVault, parseStoredOAuthSignIn, type SecretStore, type StoredOAuthSignIn } from '../../../src/vscode/credentialVault';
+import { CredentialVault, parseStoredOAuthSignIn, type SecretStore, type StoredOAuthSignIn } from '../../../../src/vscode/auth/credentialVault';
 
 /** SecretStorage as VS Code keeps it: a map, and an event for every change of a key. */
 function memorySecrets(): SecretStore & { entries: Map<string, string>; changes: string[] } {

@@ -5,10 +5,10 @@
  * a fresh snapshot when it shows again.
  */
 import * as vscode from 'vscode';
-import type { ConversationStore } from '../conversations/conversationStore';
-import { conversationLabel } from '../model/conversationLabel';
-import { errorMessage, isDeepSearchError } from '../api/errors';
-import type { Conversation } from '../model/conversation';
+import type { ConversationStore } from '../../conversations/conversationStore';
+import { conversationLabel } from '../../model/conversationLabel';
+import { errorMessage, isDeepSearchError } from '../../api/errors';
+import type { Conversation } from '../../model/conversation';
 import {
   changedQuestions,
   isWebviewMessage,
@@ -19,8 +19,8 @@ import {
   type PanelViewState,
   type RequestOutcome,
   type WebviewMessage,
-} from '../protocol';
-import { Disposables } from './disposables';
+} from '../../protocol';
+import { Disposables } from '../disposables';
 import { createNonce, panelHtml } from './panelHtml';
 
 export const PANEL_VIEW_TYPE = 'deepSearch.conversation';

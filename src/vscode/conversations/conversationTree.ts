@@ -4,12 +4,12 @@
  * of its own: every render reads the store.
  */
 import * as vscode from 'vscode';
-import type { ConversationStore } from '../conversations/conversationStore';
-import { conversationLabel } from '../model/conversationLabel';
-import { latestQuestion, type Conversation, type Question } from '../model/conversation';
-import { Disposables } from './disposables';
-import { formatRelativeTime, formatStats } from './hostFormat';
-import { errorMessage } from '../api/errors';
+import type { ConversationStore } from '../../conversations/conversationStore';
+import { conversationLabel } from '../../model/conversationLabel';
+import { latestQuestion, type Conversation, type Question } from '../../model/conversation';
+import { Disposables } from '../disposables';
+import { formatRelativeTime, formatStats } from '../hostFormat';
+import { errorMessage } from '../../api/errors';
 
 export const VIEW_ID = 'deepSearch.conversations';
 

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { LackingToolsMemento } from '../../../src/vscode/lackingToolsMemento';
+import { LackingToolsMemento } from '../../../../src/vscode/auth/lackingToolsMemento';
 
 function memoryState() {
   const values = new Map<string, unknown>();

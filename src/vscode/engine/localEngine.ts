@@ -5,12 +5,12 @@
  * connection stays); it stops, its writes finished, with the window.
  */
 import * as vscode from 'vscode';
-import type { HostedEngineOptions } from '../contract/engineProcess';
+import type { HostedEngineOptions } from '../../contract/engineProcess';
 import { EngineProcess, EngineProcessError } from './engineProcess';
 import { ripgrepInVSCode } from './ripgrepPath';
-import { gitTopLevel } from './git';
-import { errorMessage } from '../api/errors';
-import { Disposables } from './disposables';
+import { gitTopLevel } from '../workspace/git';
+import { errorMessage } from '../../api/errors';
+import { Disposables } from '../disposables';
 import { EngineModels, investigationLimitSettings } from './engineModels';
 
 export class LocalEngineLauncher extends Disposables implements vscode.Disposable {

@@ -4,7 +4,7 @@
  */
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { Disposables } from './disposables';
+import { Disposables } from '../disposables';
 import { localRepository, type LocalRepository } from './git';
 
 /** The workspace's git repositories by instance name, looked up once per set of folders. */

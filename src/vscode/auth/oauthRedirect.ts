@@ -5,8 +5,8 @@
  * browser) or the instance accepts loopback redirects only (setting `deepSearch.oauth.redirect`).
  */
 import * as vscode from 'vscode';
-import { canceledError } from '../api/errors';
-import { Disposables } from './disposables';
+import { canceledError } from '../../api/errors';
+import { Disposables } from '../disposables';
 
 export const OAUTH_CALLBACK_PATH = '/oauth-callback';
 

@@ -3,11 +3,11 @@
  * notification with "Open" when one finishes while its panel is not visible.
  */
 import * as vscode from 'vscode';
-import type { ConversationStore } from '../conversations/conversationStore';
-import { conversationLabel } from '../model/conversationLabel';
-import { latestQuestion, type Conversation } from '../model/conversation';
+import type { ConversationStore } from '../../conversations/conversationStore';
+import { conversationLabel } from '../../model/conversationLabel';
+import { latestQuestion, type Conversation } from '../../model/conversation';
 import { VIEW_ID } from './conversationTree';
-import { Disposables } from './disposables';
+import { Disposables } from '../disposables';
 
 export class RunningIndicator extends Disposables implements vscode.Disposable {
   private readonly item = this.register(vscode.window.createStatusBarItem('deepSearch.running', vscode.StatusBarAlignment.Left, 50));

@@ -7,16 +7,16 @@
  */
 import { randomUUID } from 'node:crypto';
 import * as vscode from 'vscode';
-import { canceledError, DeepSearchError, errorMessage, isDeepSearchError } from '../api/errors';
-import type { AuthorizationServerClient, OAuthTokens } from '../api/oauth/authorizationServer';
-import { scopesToAsk } from '../api/oauth/scopes';
-import { LOOPBACK_REDIRECT_URI } from '../api/oauth/loopbackRedirect';
+import { canceledError, DeepSearchError, errorMessage, isDeepSearchError } from '../../api/errors';
+import type { AuthorizationServerClient, OAuthTokens } from '../../api/oauth/authorizationServer';
+import { scopesToAsk } from '../../api/oauth/scopes';
+import { LOOPBACK_REDIRECT_URI } from '../../api/oauth/loopbackRedirect';
 import type { OAuthRedirects, RedirectChoice } from './oauthRedirect';
-import { untilDeadline } from '../api/oauth/deadline';
-import { sleep } from '../api/sleep';
+import { untilDeadline } from '../../api/oauth/deadline';
+import { sleep } from '../../api/sleep';
 import type { StoredOAuthSignIn } from './credentialVault';
 import type { Session } from './session';
-import { oauthSettings } from './settings';
+import { oauthSettings } from '../settings';
 
 export type OAuthMethod = 'browser' | 'device';
 

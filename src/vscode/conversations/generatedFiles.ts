@@ -5,8 +5,8 @@
  * installed, an image preview for SVG, else text); Save As writes it where the user picks.
  */
 import * as vscode from 'vscode';
-import type { DeepSearchClient } from '../api/client';
-import { generatedFileName } from '../conversations/generatedFiles';
+import type { DeepSearchClient } from '../../api/client';
+import { generatedFileName } from '../../conversations/generatedFiles';
 
 export class GeneratedFiles {
   constructor(

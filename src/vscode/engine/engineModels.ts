@@ -6,10 +6,10 @@
  * the replies. A chosen model that is not available is said once; the engine then answers alone.
  */
 import * as vscode from 'vscode';
-import type { InvestigationLimits, ModelDescription, ModelMessage, ModelToolCall, ModelTurn, ModelTurnRequest } from '../contract/modelWire';
-import { Disposables } from './disposables';
+import type { InvestigationLimits, ModelDescription, ModelMessage, ModelToolCall, ModelTurn, ModelTurnRequest } from '../../contract/modelWire';
+import { Disposables } from '../disposables';
 import type { EngineModelRunner } from './engineProcess';
-import { SECTION } from './settings';
+import { SECTION } from '../settings';
 
 const MODEL_SETTING = 'localEngine.model';
 const OFF = 'off';

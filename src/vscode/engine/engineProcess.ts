@@ -5,8 +5,8 @@
  * No `vscode` import: the launcher (localEngine.ts) says things to the user.
  */
 import { fork, type ChildProcess } from 'node:child_process';
-import { ENGINE_ENVIRONMENT, isFromEngineMessage, type HostedEngineOptions, type ToEngineMessage } from '../contract/engineProcess';
-import type { InvestigationLimits, ModelDescription, ModelTurn, ModelTurnRequest } from '../contract/modelWire';
+import { ENGINE_ENVIRONMENT, isFromEngineMessage, type HostedEngineOptions, type ToEngineMessage } from '../../contract/engineProcess';
+import type { InvestigationLimits, ModelDescription, ModelTurn, ModelTurnRequest } from '../../contract/modelWire';
 
 /** The engine has this long to say where it listens (it reads the repositories first). */
 const START_TIMEOUT_MS = 60_000;

@@ -4,13 +4,13 @@
  * tool server, else the browser; other schemes never.
  */
 import * as vscode from 'vscode';
-import { linkTarget, type LinkTarget } from '../model/linkTarget';
-import type { CodeLocations } from './tools/codeLocations';
-import { remoteUri } from './tools/remoteFiles';
-import type { ToolAccess } from './tools/toolAccess';
-import type { WorkspaceRepositories } from './workspaceRepositories';
-import { errorMessage } from '../api/errors';
-import { MAX_PREVIEW_LINE_LENGTH, MAX_PREVIEW_LINES, type CitationPreview } from '../protocol';
+import { linkTarget, type LinkTarget } from '../../model/linkTarget';
+import type { CodeLocations } from '../tools/codeLocations';
+import { remoteUri } from '../tools/remoteFiles';
+import type { ToolAccess } from '../tools/toolAccess';
+import type { WorkspaceRepositories } from '../workspace/workspaceRepositories';
+import { errorMessage } from '../../api/errors';
+import { MAX_PREVIEW_LINE_LENGTH, MAX_PREVIEW_LINES, type CitationPreview } from '../../protocol';
 
 /** A workspace file larger than this is not read for a preview. */
 const MAX_PREVIEW_FILE_BYTES = 8 * 1024 * 1024;

@@ -8,7 +8,7 @@
  * field): the instance's agent reads it, and the local engine searches only what mentions name.
  */
 import * as vscode from 'vscode';
-import { errorMessage } from '../api/errors';
+import { errorMessage } from '../../api/errors';
 
 /** Where mentions come from; each may fail or be slow without holding up the others. */
 export interface MentionSources {

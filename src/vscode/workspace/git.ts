@@ -4,7 +4,7 @@
  */
 import { execFile } from 'node:child_process';
 import * as path from 'node:path';
-import { repoNameFromRemote } from '../contract/repoNames';
+import { repoNameFromRemote } from '../../contract/repoNames';
 
 /** stdout of a quick git question, or undefined when git says no (not a repository, no remote…). */
 function git(cwd: string, args: string[]): Promise<string | undefined> {

@@ -5,7 +5,7 @@
  * `vscode.l10n.bundle`.
  */
 import { randomBytes } from 'node:crypto';
-import { L10N_BUNDLE_ELEMENT_ID } from '../protocol';
+import { L10N_BUNDLE_ELEMENT_ID } from '../../protocol';
 
 export interface PanelHtmlOptions {
   /** `webview.cspSource`: the origin the webview's own resources are served from. */

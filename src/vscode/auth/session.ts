@@ -11,21 +11,21 @@
 import { createHash } from 'node:crypto';
 import type { Dispatcher } from 'undici';
 import * as vscode from 'vscode';
-import type { DeepSearchClient } from '../api/client';
-import type { Credential } from '../api/credential';
-import type { AuthorizationServerClient } from '../api/oauth/authorizationServer';
-import { normalizeInstanceUrl } from '../api/instance';
-import type { InstanceConnection } from '../api/network';
-import type { CodeTools } from '../api/tools/codeTools';
+import type { DeepSearchClient } from '../../api/client';
+import type { Credential } from '../../api/credential';
+import type { AuthorizationServerClient } from '../../api/oauth/authorizationServer';
+import { normalizeInstanceUrl } from '../../api/instance';
+import type { InstanceConnection } from '../../api/network';
+import type { CodeTools } from '../../api/tools/codeTools';
 import { CredentialVault, type StoredOAuthSignIn } from './credentialVault';
-import { Disposables } from './disposables';
+import { Disposables } from '../disposables';
 import { LackingToolsMemento } from './lackingToolsMemento';
 import { dispatcherOptions, loadNetworkBundle, OAuthTransport, type NetworkBundle } from './networkBundle';
 import { OAuthRenewal, RenewalCount } from './oauthRenewal';
 import { OAuthRedirects } from './oauthRedirect';
-import type { LocalEngineLauncher } from './localEngine';
-import { configuredInstanceUrl, setConfiguredInstanceUrl } from './settings';
-import { errorMessage } from '../api/errors';
+import type { LocalEngineLauncher } from '../engine/localEngine';
+import { configuredInstanceUrl, setConfiguredInstanceUrl } from '../settings';
+import { errorMessage } from '../../api/errors';
 
 export type ConnectionKind = 'instance' | 'local';
 

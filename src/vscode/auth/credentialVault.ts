@@ -6,7 +6,7 @@
  * types only, so the vault is tested on plain Node with a SecretStorage of its own.
  */
 import type * as vscode from 'vscode';
-import type { OAuthTokens } from '../api/oauth/authorizationServer';
+import type { OAuthTokens } from '../../api/oauth/authorizationServer';
 
 /** An OAuth sign-in as SecretStorage keeps it (JSON under `deepSearch.oauth:<instance URL>`). */
 export interface StoredOAuthSignIn {
