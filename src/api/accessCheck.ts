@@ -3,6 +3,7 @@
  * and the tool server's discovery, side by side. Scoped tokens (7.x) may reach one interface and
  * not the other, so sign-in reports both instead of stopping at the first refusal.
  */
+import * as l10n from '@vscode/l10n';
 import { DeepSearchError, errorMessage, isDeepSearchError } from './errors';
 import type { InstanceConnection } from './network';
 import { TOOL_NAMES, isToolServerMissing, type ToolName, type ToolServer } from './tools/toolServer';
@@ -51,7 +52,10 @@ export function signInVerdict(report: AccessReport): SignInVerdict {
   if (unauthorized) return { kind: 'badToken', message: unauthorized.message };
   if (!conversations.ok && conversations.error.kind !== 'forbidden') return { kind: 'badUrl', message: conversations.error.message };
   if (!conversations.ok && !tools.ok) {
-    return { kind: 'badToken', message: `Neither interface accepts this token. Conversations: ${conversations.error.message} Tools: ${tools.error.message}` };
+    return {
+      kind: 'badToken',
+      message: l10n.t('Neither interface accepts this token. Conversations: {0} Tools: {1}', conversations.error.message, tools.error.message),
+    };
   }
   return { kind: 'usable' };
 }

@@ -5,8 +5,9 @@
  * (`/.api/deepsearch/v1`, 6.7 on, and still what read tokens and share links need). Which one an
  * instance has is found once, with one cheap call, and remembered for that instance.
  */
+import * as l10n from '@vscode/l10n';
 import { name as packageName, version as packageVersion } from '../../package.json';
-import { DeepSearchError, invalidResponseError, isDeepSearchError } from './errors';
+import { DeepSearchError, isDeepSearchError, notJsonError } from './errors';
 import { HttpTransport, type HttpMethod, type RetryPolicy, type RetryTimers } from './http';
 import { apiUrl, normalizeInstanceUrl } from './instance';
 import { ConnectConversationApi } from './connectApi';
@@ -137,7 +138,7 @@ export class DeepSearchClient {
     // Read tokens exist in the legacy API only.
     if (options.filterReadToken === undefined && (await this.generation()) === 'connect') return this.connect.listConversations(options, signal);
     if (options.contentQuery) {
-      throw new DeepSearchError('unsupported', 'This instance cannot search the text of conversations: that needs Sourcegraph 7.0 or later.');
+      throw new DeepSearchError('unsupported', l10n.t('This instance cannot search the text of conversations: that needs Sourcegraph 7.0 or later.'));
     }
     const query = {
       filter_id: options.filterId,
@@ -220,7 +221,9 @@ export class DeepSearchClient {
       if (isDeepSearchError(error) && error.kind === 'notFound' && (await this.generation()) === 'connect') {
         throw new DeepSearchError(
           'unsupported',
-          'No share link for this conversation: this instance keeps read tokens in its older conversation API (/.api/deepsearch/v1), which it does not serve — or the conversation was deleted.',
+          l10n.t(
+            'No share link for this conversation: this instance keeps read tokens in its older conversation API (/.api/deepsearch/v1), which it does not serve — or the conversation was deleted.',
+          ),
           { status: error.status },
         );
       }
@@ -239,15 +242,18 @@ export class DeepSearchClient {
     try {
       url = new URL(relative ? `${this.instanceUrl}${href}` : href);
     } catch {
-      throw new DeepSearchError('badRequest', 'This link is not an address a file can be read from.');
+      throw new DeepSearchError('badRequest', l10n.t('This link is not an address a file can be read from.'));
     }
     const base = new URL(`${this.instanceUrl}/`);
     if (url.origin !== base.origin || !url.pathname.startsWith(base.pathname) || url.username || url.password) {
-      throw new DeepSearchError('badRequest', 'Only files on the instance are read with your sign-in: open this link in the browser instead.');
+      throw new DeepSearchError('badRequest', l10n.t('Only files on the instance are read with your sign-in: open this link in the browser instead.'));
     }
     const response = await this.transport.send({ method: 'GET', url, headers: { ...this.headers, accept: '*/*' }, signal });
     if (response.body.length > MAX_GENERATED_FILE_CHARACTERS) {
-      throw new DeepSearchError('invalidResponse', `The file is larger than ${MAX_GENERATED_FILE_CHARACTERS / 1024 / 1024} MiB: open it in the browser instead.`);
+      throw new DeepSearchError(
+        'invalidResponse',
+        l10n.t('The file is larger than {0} MiB: open it in the browser instead.', MAX_GENERATED_FILE_CHARACTERS / 1024 / 1024),
+      );
     }
     return { text: response.body, contentType: response.headers['content-type'] ?? '' };
   }
@@ -262,7 +268,7 @@ export class DeepSearchClient {
     if (!conversation) {
       throw new DeepSearchError(
         'notFound',
-        'No conversation has this share link — it may have been deleted, or sharing is turned off on the instance.',
+        l10n.t('No conversation has this share link — it may have been deleted, or sharing is turned off on the instance.'),
       );
     }
     return conversation;
@@ -299,8 +305,7 @@ export class DeepSearchClient {
     try {
       return JSON.parse(response.body);
     } catch {
-      const contentType = response.headers['content-type'] ?? 'no content type';
-      throw invalidResponseError(`HTTP ${response.status} with a body that is not JSON (${contentType})`);
+      throw notJsonError(response.status, response.headers['content-type']);
     }
   }
 }

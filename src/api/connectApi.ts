@@ -13,7 +13,7 @@ import {
   type ConnectMethod,
   type ConnectNameRequest,
 } from '../contract/connectWire';
-import { invalidResponseError, isDeepSearchError } from './errors';
+import { isDeepSearchError, notJsonError } from './errors';
 import type { HttpTransport } from './http';
 import type { Conversation, ConversationPage, ListOptions } from '../model/conversation';
 import { normalizeConnectConversation, normalizeConnectQuestion, normalizeConnectSummaryPage } from './normalizeConnect';
@@ -105,7 +105,7 @@ export class ConnectConversationApi {
     try {
       return JSON.parse(response.body) as unknown;
     } catch {
-      throw invalidResponseError(`HTTP ${response.status} with a body that is not JSON (${response.headers['content-type'] ?? 'no content type'})`);
+      throw notJsonError(response.status, response.headers['content-type']);
     }
   }
 }

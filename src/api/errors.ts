@@ -1,8 +1,10 @@
 /**
  * The one error type of the Deep Search client. Every failure (HTTP status, network, timeout,
  * garbage in a body) ends up as a `DeepSearchError` whose `message` tells a person what happened
- * and what to do, and which never carries the access token.
+ * and what to do, and which never carries the access token. The words go through `@vscode/l10n`
+ * (configured by whichever bundle this module is copied into: see translations.ts).
  */
+import * as l10n from '@vscode/l10n';
 import { errorMessage } from '../contract/errorMessage';
 import { TOKEN_SCOPES } from '../contract/tokenScopes';
 
@@ -215,10 +217,15 @@ export function parseRetryAfter(value: string | undefined, nowMs: number): numbe
 export function formatWait(ms: number): string {
   const seconds = Math.max(1, Math.ceil(ms / 1000));
   if (seconds < 120) {
-    return `${seconds} s`;
+    return l10n.t('{0} s', seconds);
   }
   const minutes = Math.ceil(seconds / 60);
-  return minutes < 120 ? `${minutes} min` : `${Math.ceil(minutes / 60)} h`;
+  return minutes < 120 ? l10n.t('{0} min', minutes) : l10n.t('{0} h', Math.ceil(minutes / 60));
+}
+
+/** A message, then what the server said when it said something: one message, so a translation may reorder them. */
+function withServerWords(message: string, detail: string | undefined): string {
+  return detail ? l10n.t('{0} The server said: {1}', message, detail) : message;
 }
 
 export interface HttpErrorInput {
@@ -237,79 +244,104 @@ export interface HttpErrorInput {
 export function errorFromStatus(input: HttpErrorInput): DeepSearchError {
   const { status, origin, retryAfterMs } = input;
   const detail = input.body ? describeErrorBody(input.body, input.contentType, input.secrets) : undefined;
-  const said = detail ? ` The server said: ${detail}` : '';
+  const said = (message: string) => withServerWords(message, detail);
   const details = { status, detail, retryAfterMs };
   if (status >= 300 && status < 400) {
     const target = input.location ? safeOrigin(input.location, origin) : undefined;
-    const hint = target && target !== origin ? ` to ${target} — use that address as the instance URL` : ' — check the instance URL';
-    return new DeepSearchError('invalidResponse', `The instance redirected the request (HTTP ${status})${hint}.`, details);
+    const message = target && target !== origin
+      ? l10n.t('The instance redirected the request (HTTP {0}) to {1} — use that address as the instance URL.', status, target)
+      : l10n.t('The instance redirected the request (HTTP {0}) — check the instance URL.', status);
+    return new DeepSearchError('invalidResponse', message, details);
   }
   // A 507 says for sure that nothing was saved, whatever code a Connect body adds.
   const connect = input.body && status !== 507 ? connectErrorCode(input.body) : undefined;
   if (connect) return connectError(connect, status, detail, details);
   switch (status) {
     case 401:
-      return new DeepSearchError('unauthorized', `The instance rejected the access token — sign in again.${said}`, details);
+      return new DeepSearchError('unauthorized', said(l10n.t('The instance rejected the access token — sign in again.')), details);
     case 403:
       return new DeepSearchError(
         'forbidden',
-        `The instance refused this request (HTTP 403) — your account or token lacks a permission or scope it needs (${CONVERSATION_SCOPES}).${said}`,
+        said(
+          l10n.t(
+            'The instance refused this request (HTTP 403) — your account or token lacks a permission or scope it needs (conversations need {0} and {1}, or {2}).',
+            TOKEN_SCOPES.read,
+            TOKEN_SCOPES.write,
+            TOKEN_SCOPES.all,
+          ),
+        ),
         details,
       );
     case 404:
     case 410:
       return new DeepSearchError(
         'notFound',
-        `Not found on the instance (HTTP ${status}) — the conversation may have been deleted, or the instance does not offer Deep Search (it needs version 6.7 or later).${said}`,
+        said(
+          l10n.t(
+            'Not found on the instance (HTTP {0}) — the conversation may have been deleted, or the instance does not offer Deep Search (it needs version 6.7 or later).',
+            status,
+          ),
+        ),
         details,
       );
     case 408:
-      return new DeepSearchError('timeout', `The instance timed out the request (HTTP 408) — try again.${said}`, details);
+      return new DeepSearchError('timeout', said(l10n.t('The instance timed out the request (HTTP 408) — try again.')), details);
     case 409:
-      return new DeepSearchError('conflict', `The instance could not do this in the conversation's current state (HTTP 409).${said}`, details);
+      return new DeepSearchError('conflict', said(l10n.t("The instance could not do this in the conversation's current state (HTTP 409).")), details);
     case 429: {
-      const wait = retryAfterMs !== undefined ? `try again in ${formatWait(retryAfterMs)}` : 'wait a moment and try again';
-      return new DeepSearchError('rateLimited', `The instance is rate limiting requests (HTTP 429) — ${wait}.${said}`, details);
+      const message = retryAfterMs !== undefined
+        ? l10n.t('The instance is rate limiting requests (HTTP 429) — try again in {0}.', formatWait(retryAfterMs))
+        : l10n.t('The instance is rate limiting requests (HTTP 429) — wait a moment and try again.');
+      return new DeepSearchError('rateLimited', said(message), details);
     }
   }
   if (status === 507) {
     // Nothing was saved, for sure: not an internal error of unknown outcome, and not healed by retrying at once.
     const message = detail && !isBare507(detail)
       ? detail
-      : 'The instance has no storage space left: nothing was saved (HTTP 507). Free space on it (or ask its administrator to), then try again.';
+      : l10n.t('The instance has no storage space left: nothing was saved (HTTP 507). Free space on it (or ask its administrator to), then try again.');
     return new DeepSearchError('insufficientStorage', message, details);
   }
   if (status >= 500) {
     return new DeepSearchError(
       'server',
-      `The instance had an internal error (HTTP ${status}) — try again in a moment; if it persists, contact your administrator.${said}`,
+      said(l10n.t('The instance had an internal error (HTTP {0}) — try again in a moment; if it persists, contact your administrator.', status)),
       details,
     );
   }
-  return new DeepSearchError('badRequest', `The instance rejected the request (HTTP ${status}).${said}`, details);
+  return new DeepSearchError('badRequest', said(l10n.t('The instance rejected the request (HTTP {0}).', status)), details);
 }
 
-/** The scopes a token needs for conversations, as a user reads them in a refusal. */
-const CONVERSATION_SCOPES = `conversations need ${TOKEN_SCOPES.read} and ${TOKEN_SCOPES.write}, or ${TOKEN_SCOPES.all}`;
-
-/** What each Connect error code (7.x conversation API) means to a user, and its kind. */
-const CONNECT_ERRORS: Readonly<Record<string, { kind: DeepSearchErrorKind; lead: string }>> = {
-  unauthenticated: { kind: 'unauthorized', lead: 'The instance rejected the access token — sign in again.' },
+/**
+ * What each Connect error code (7.x conversation API) means to a user, and its kind. The words are
+ * functions: read when an error is made, after the bundle's translations are configured.
+ */
+const CONNECT_ERRORS: Readonly<Record<string, { kind: DeepSearchErrorKind; lead: () => string }>> = {
+  unauthenticated: { kind: 'unauthorized', lead: () => l10n.t('The instance rejected the access token — sign in again.') },
   permission_denied: {
     kind: 'forbidden',
-    lead: `The instance refused this request — your account or token lacks a permission or scope it needs (${CONVERSATION_SCOPES}).`,
+    lead: () =>
+      l10n.t(
+        'The instance refused this request — your account or token lacks a permission or scope it needs (conversations need {0} and {1}, or {2}).',
+        TOKEN_SCOPES.read,
+        TOKEN_SCOPES.write,
+        TOKEN_SCOPES.all,
+      ),
   },
-  not_found: { kind: 'notFound', lead: 'Not found on the instance — the conversation may have been deleted.' },
-  invalid_argument: { kind: 'badRequest', lead: 'The instance rejected the request.' },
-  out_of_range: { kind: 'badRequest', lead: 'The instance rejected the request.' },
-  failed_precondition: { kind: 'conflict', lead: "The instance could not do this in the conversation's current state." },
-  aborted: { kind: 'conflict', lead: 'The instance could not do this now — try again.' },
-  already_exists: { kind: 'conflict', lead: 'The instance already has this.' },
-  resource_exhausted: { kind: 'rateLimited', lead: 'The instance is out of something this request needs (a quota, a rate limit or storage); nothing was done.' },
-  unimplemented: { kind: 'unsupported', lead: 'The instance does not offer this.' },
-  deadline_exceeded: { kind: 'timeout', lead: 'The instance took too long — try again.' },
-  canceled: { kind: 'canceled', lead: 'The request was cancelled.' },
-  unavailable: { kind: 'server', lead: 'The instance is unavailable right now — try again in a moment.' },
+  not_found: { kind: 'notFound', lead: () => l10n.t('Not found on the instance — the conversation may have been deleted.') },
+  invalid_argument: { kind: 'badRequest', lead: () => l10n.t('The instance rejected the request.') },
+  out_of_range: { kind: 'badRequest', lead: () => l10n.t('The instance rejected the request.') },
+  failed_precondition: { kind: 'conflict', lead: () => l10n.t("The instance could not do this in the conversation's current state.") },
+  aborted: { kind: 'conflict', lead: () => l10n.t('The instance could not do this now — try again.') },
+  already_exists: { kind: 'conflict', lead: () => l10n.t('The instance already has this.') },
+  resource_exhausted: {
+    kind: 'rateLimited',
+    lead: () => l10n.t('The instance is out of something this request needs (a quota, a rate limit or storage); nothing was done.'),
+  },
+  unimplemented: { kind: 'unsupported', lead: () => l10n.t('The instance does not offer this.') },
+  deadline_exceeded: { kind: 'timeout', lead: () => l10n.t('The instance took too long — try again.') },
+  canceled: { kind: 'canceled', lead: () => l10n.t('The request was cancelled.') },
+  unavailable: { kind: 'server', lead: () => l10n.t('The instance is unavailable right now — try again in a moment.') },
 };
 
 /** Connect's codes for a failure on the server's side. */
@@ -328,12 +360,14 @@ function connectErrorCode(body: string): string | undefined {
 }
 
 function connectError(code: string, status: number, detail: string | undefined, details: DeepSearchErrorDetails): DeepSearchError {
-  const said = detail ? ` The server said: ${detail}` : '';
   const known = CONNECT_ERRORS[code];
-  if (known) return new DeepSearchError(known.kind, `${known.lead}${said}`, details);
+  if (known) return new DeepSearchError(known.kind, withServerWords(known.lead(), detail), details);
   return new DeepSearchError(
     'server',
-    `The instance had an internal error (HTTP ${status}, ${code}) — try again in a moment; if it persists, contact your administrator.${said}`,
+    withServerWords(
+      l10n.t('The instance had an internal error (HTTP {0}, {1}) — try again in a moment; if it persists, contact your administrator.', status, code),
+      detail,
+    ),
     details,
   );
 }
@@ -360,25 +394,33 @@ export function networkError(cause: unknown, origin: string, secrets: readonly s
   if (code && CERTIFICATE_CODE.test(code)) {
     return new DeepSearchError(
       'network',
-      `The TLS certificate of ${origin} could not be verified (${code}) — add your organisation's CA certificate in the settings, or check the proxy settings.`,
+      l10n.t(
+        "The TLS certificate of {0} could not be verified ({1}) — add your organisation's CA certificate in the settings, or check the proxy settings.",
+        origin,
+        code,
+      ),
       { code, cause: sanitized },
     );
   }
-  const suffix = code ? ` (${code})` : '';
   const neverConnected = (code !== undefined && NEVER_CONNECTED_CODE.test(code)) || PROXY_REFUSED.test(sanitized.message);
   if (!neverConnected) {
     // The connection was made and then broke: the instance may well have the request.
-    return new DeepSearchError(
-      'network',
-      `The connection to ${origin} broke before its answer arrived${suffix} — the instance may have received the request. Check your network or proxy settings.`,
-      { code, cause: sanitized },
-    );
+    const message = code
+      ? l10n.t(
+          'The connection to {0} broke before its answer arrived ({1}) — the instance may have received the request. Check your network or proxy settings.',
+          origin,
+          code,
+        )
+      : l10n.t(
+          'The connection to {0} broke before its answer arrived — the instance may have received the request. Check your network or proxy settings.',
+          origin,
+        );
+    return new DeepSearchError('network', message, { code, cause: sanitized });
   }
-  return new DeepSearchError(
-    'network',
-    `Could not reach ${origin} — check the instance URL, your network or proxy settings.${suffix}`,
-    { code, cause: sanitized },
-  );
+  const message = code
+    ? l10n.t('Could not reach {0} — check the instance URL, your network or proxy settings. ({1})', origin, code)
+    : l10n.t('Could not reach {0} — check the instance URL, your network or proxy settings.', origin);
+  return new DeepSearchError('network', message, { code, cause: sanitized });
 }
 
 /** Failures before any byte of the request could reach the instance (no connection was made). */
@@ -388,19 +430,32 @@ const NEVER_CONNECTED_CODE = /^(?:ECONNREFUSED|ENOTFOUND|EAI_AGAIN|EAI_NONAME|EH
 export function timeoutError(origin: string, timeoutMs: number): DeepSearchError {
   return new DeepSearchError(
     'timeout',
-    `${origin} did not answer within ${formatWait(timeoutMs)} — try again, or check your network or proxy settings.`,
+    l10n.t('{0} did not answer within {1} — try again, or check your network or proxy settings.', origin, formatWait(timeoutMs)),
   );
 }
 
 export function canceledError(): DeepSearchError {
-  return new DeepSearchError('canceled', 'The request was canceled.');
+  return new DeepSearchError('canceled', l10n.t('The request was canceled.'));
 }
 
+/** `problem`: what was wrong with the response, already in the user's words (an `l10n.t` message). */
 export function invalidResponseError(problem: string, detail?: string): DeepSearchError {
   return new DeepSearchError(
     'invalidResponse',
-    `The instance sent a response this extension does not understand (${problem}) — check that the instance URL points at a Sourcegraph instance with Deep Search (6.7 or later).`,
+    l10n.t(
+      'The instance sent a response this extension does not understand ({0}) — check that the instance URL points at a Sourcegraph instance with Deep Search (6.7 or later).',
+      problem,
+    ),
     { detail },
+  );
+}
+
+/** A response whose body should have been JSON and does not parse. */
+export function notJsonError(status: number, contentType: string | undefined): DeepSearchError {
+  return invalidResponseError(
+    contentType === undefined
+      ? l10n.t('HTTP {0} with a body that is not JSON (no content type)', status)
+      : l10n.t('HTTP {0} with a body that is not JSON ({1})', status, contentType),
   );
 }
 

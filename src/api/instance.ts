@@ -2,6 +2,7 @@
  * The instance URL a user typed, made canonical, and the URLs derived from it (API endpoints and
  * the web page of a conversation).
  */
+import * as l10n from '@vscode/l10n';
 import { API_PATH } from '../contract/legacyWire';
 import { DeepSearchError } from './errors';
 import type { Conversation } from '../model/conversation';
@@ -29,11 +30,10 @@ export function normalizeInstanceUrl(input: string): string {
 function invalidInstanceUrl(input: string): DeepSearchError {
   // Only the scheme is echoed: the input may hold credentials.
   const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(input.trim())?.[1];
-  const what = scheme && !/^https?$/i.test(scheme) ? `a ${scheme}: address` : 'not a valid web address';
-  return new DeepSearchError(
-    'configuration',
-    `The instance URL is ${what} — use an http:// or https:// address such as https://sourcegraph.example.com.`,
-  );
+  const message = scheme && !/^https?$/i.test(scheme)
+    ? l10n.t('The instance URL is a {0}: address — use an http:// or https:// address such as https://sourcegraph.example.com.', scheme)
+    : l10n.t('The instance URL is not a valid web address — use an http:// or https:// address such as https://sourcegraph.example.com.');
+  return new DeepSearchError('configuration', message);
 }
 
 /** `<instance>/.api/deepsearch/v1[/segments…][?query]`; segments are percent-encoded. */

@@ -34,6 +34,7 @@ export { AuthorizationServerClient, OAuthFailure } from './oauth/authorizationSe
 export { TokenSession } from './oauth/tokenSession';
 export { LoopbackRedirect } from './oauth/loopbackRedirect';
 export { oauthCredential } from './credential';
+export { useTranslations } from './translations';
 
 /** A transport for the instance's OAuth endpoints, through the same proxy and certificates. */
 export function oauthTransport(network: DispatcherOptions): { transport: HttpTransport; dispatcher: Dispatcher } {

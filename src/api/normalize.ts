@@ -3,6 +3,7 @@
  * model. Missing optional fields get defaults, unknown fields are ignored, and anything that is
  * not a conversation at all becomes an `invalidResponse` error.
  */
+import * as l10n from '@vscode/l10n';
 import { invalidResponseError } from './errors';
 import { isRecord, list, record, text, type Json } from './jsonValues';
 import { parseRepoLink } from '../model/repoLinks';
@@ -21,10 +22,10 @@ import {
 
 
 export function normalizeConversation(value: unknown): Conversation {
-  const wire = record(value, 'a conversation');
-  const id = identifier(wire.id, 'conversation id');
+  const wire = record(value, l10n.t('a conversation'));
+  const id = identifier(wire.id, 'conversation');
   if (wire.questions !== undefined && wire.questions !== null && !Array.isArray(wire.questions)) {
-    throw invalidResponseError('the questions of a conversation are not a list');
+    throw invalidResponseError(l10n.t('the questions of a conversation are not a list'));
   }
   const questions = ((wire.questions as unknown[] | null | undefined) ?? []).map((question) =>
     normalizeQuestion(question, id),
@@ -51,11 +52,11 @@ export function normalizeConversation(value: unknown): Conversation {
 
 /** `conversationId` fills in a question that does not name its conversation. */
 export function normalizeQuestion(value: unknown, conversationId?: number): Question {
-  const wire = record(value, 'a question');
-  const id = identifier(wire.id, 'question id');
+  const wire = record(value, l10n.t('a question'));
+  const id = identifier(wire.id, 'question');
   const ownerId = optionalIdentifier(wire.conversation_id) ?? conversationId;
   if (ownerId === undefined) {
-    throw invalidResponseError('a question without its conversation id');
+    throw invalidResponseError(l10n.t('a question without its conversation id'));
   }
   const error = normalizeQuestionError(wire.error);
   const question: Question = {
@@ -79,7 +80,7 @@ export function normalizeQuestion(value: unknown, conversationId?: number): Ques
   if (error) {
     question.error = error;
   } else if (question.state === 'failed') {
-    question.error = { kind: '', title: 'The question failed', message: '' };
+    question.error = { kind: '', title: l10n.t('The question failed'), message: '' };
   }
   return question;
 }
@@ -97,7 +98,7 @@ export function normalizeConversationPage(value: unknown, pageFirst?: number): C
     items = value.conversations;
     cursor = responseCursor(value);
   } else {
-    throw invalidResponseError('the conversation list is neither a list nor {conversations: [...]}');
+    throw invalidResponseError(l10n.t('the conversation list is neither a list nor {conversations: [...]}'));
   }
   const conversations = items.map(normalizeConversation);
   const page: ConversationPage = { conversations };
@@ -140,13 +141,13 @@ export type FollowupResponse = { kind: 'conversation'; conversation: Conversatio
 
 /** A follow-up answers the new Question alone on some servers and the whole Conversation on others. */
 export function normalizeFollowupResponse(value: unknown, conversationId: number): FollowupResponse {
-  const wire = record(value, 'a follow-up answer');
+  const wire = record(value, l10n.t('a follow-up answer'));
   if (Array.isArray(wire.questions)) {
     return { kind: 'conversation', conversation: normalizeConversation(wire) };
   }
   const question = normalizeQuestion(wire, conversationId);
   if (question.conversationId !== conversationId) {
-    throw invalidResponseError(`the follow-up was added to conversation ${question.conversationId}, not ${conversationId}`);
+    throw invalidResponseError(l10n.t('the follow-up was added to conversation {0}, not {1}', question.conversationId, conversationId));
   }
   return { kind: 'question', question };
 }
@@ -163,7 +164,7 @@ function questionState(status: unknown, error: QuestionError | undefined): Quest
     return known;
   }
   if (typeof status !== 'string' && status !== undefined) {
-    throw invalidResponseError('a question status that is not text');
+    throw invalidResponseError(l10n.t('a question status that is not text'));
   }
   // An unknown or missing status without an error: keep polling rather than show a half answer.
   return 'processing';
@@ -177,11 +178,12 @@ function isCancellation(kind: string): boolean {
   return /^cancel+ed$/i.test(kind);
 }
 
-const DEFAULT_ERROR_TITLES: Record<string, string> = {
-  TokenLimitExceeded: 'The question needed more tokens than allowed',
-  Cancelled: 'The question was cancelled',
-  RateLimitExceeded: 'The rate limit was exceeded',
-  InternalError: 'The instance had an internal error',
+/** Titles for the error kinds a server may send without one (read when used: see errors.ts). */
+const DEFAULT_ERROR_TITLES: Readonly<Record<string, () => string>> = {
+  TokenLimitExceeded: () => l10n.t('The question needed more tokens than allowed'),
+  Cancelled: () => l10n.t('The question was cancelled'),
+  RateLimitExceeded: () => l10n.t('The rate limit was exceeded'),
+  InternalError: () => l10n.t('The instance had an internal error'),
 };
 
 function normalizeQuestionError(value: unknown): QuestionError | undefined {
@@ -200,7 +202,7 @@ function normalizeQuestionError(value: unknown): QuestionError | undefined {
   }
   const error: QuestionError = {
     kind: kind ?? '',
-    title: title ?? DEFAULT_ERROR_TITLES[kind ?? ''] ?? message ?? 'The question failed',
+    title: title ?? (Object.hasOwn(DEFAULT_ERROR_TITLES, kind ?? '') ? DEFAULT_ERROR_TITLES[kind ?? '']() : undefined) ?? message ?? l10n.t('The question failed'),
     message: message ?? '',
   };
   if (details) error.details = details;
@@ -293,10 +295,10 @@ function normalizeQuota(value: unknown): QuotaUsage | undefined {
 // Small validators
 
 /** Ids are integers; some servers and proxies send them as numeric strings. */
-function identifier(value: unknown, what: string): number {
+function identifier(value: unknown, of: 'conversation' | 'question'): number {
   const id = optionalIdentifier(value);
   if (id === undefined) {
-    throw invalidResponseError(`missing or malformed ${what}`);
+    throw invalidResponseError(of === 'conversation' ? l10n.t('missing or malformed conversation id') : l10n.t('missing or malformed question id'));
   }
   return id;
 }

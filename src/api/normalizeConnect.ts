@@ -5,6 +5,7 @@
  * state, title, sources, turns, follow-ups, stats) are used when present and never required.
  */
 import { conversationIdOfName, type ConnectStateErrorCode } from '../contract/connectWire';
+import * as l10n from '@vscode/l10n';
 import { invalidResponseError } from './errors';
 import { isRecord, list, record, text } from './jsonValues';
 import { emptyStats, type Conversation, type ConversationPage, type Question, type QuestionError, type QuestionState, type Source, type Stats, type Turn } from '../model/conversation';
@@ -13,7 +14,7 @@ import { emptyStats, type Conversation, type ConversationPage, type Question, ty
 const MAX_ITEMS = 1000;
 
 export function normalizeConnectConversation(value: unknown): Conversation {
-  const wire = record(value, 'a conversation');
+  const wire = record(value, l10n.t('a conversation'));
   const id = idOfName(wire.name);
   const questionsWire = list(wire.questions);
   const latestState = connectState(wire.state);
@@ -40,7 +41,7 @@ export function normalizeConnectConversation(value: unknown): Conversation {
  * the latest question's when the question does not carry its own.
  */
 export function normalizeConnectQuestion(value: unknown, conversationId: number, position: number, conversationState?: ConnectStateReading, isEarlier = false): Question {
-  const wire = record(value, 'a question');
+  const wire = record(value, l10n.t('a question'));
   const own = wire.state === undefined ? undefined : connectState(wire.state);
   const reading = own ?? conversationState ?? (isEarlier ? earlierReading(wire.answer) : { state: answerText(wire.answer) ? 'completed' : 'processing' });
   const createdAt = text(wire.createTime) ?? text(wire.create_time) ?? '';
@@ -67,10 +68,10 @@ export function normalizeConnectQuestion(value: unknown, conversationId: number,
 }
 
 export function normalizeConnectSummaryPage(value: unknown): ConversationPage {
-  const wire = record(value, 'a list of conversations');
+  const wire = record(value, l10n.t('a list of conversations'));
   const summaries = list(wire.conversationSummaries ?? wire.conversation_summaries);
   const conversations = summaries.slice(0, MAX_ITEMS).map((summary) => {
-    const entry = record(summary, 'a conversation summary');
+    const entry = record(summary, l10n.t('a conversation summary'));
     const conversation: Conversation = {
       id: idOfName(entry.name),
       questions: [],
@@ -97,7 +98,7 @@ export function normalizeConnectSummaryPage(value: unknown): ConversationPage {
  */
 function earlierReading(answer: unknown): ConnectStateReading {
   if (answerText(answer)) return { state: 'completed' };
-  return { state: 'failed', error: { kind: '', title: 'This question ended without an answer', message: '' } };
+  return { state: 'failed', error: { kind: '', title: l10n.t('This question ended without an answer'), message: '' } };
 }
 
 export interface ConnectStateReading {
@@ -105,23 +106,24 @@ export interface ConnectStateReading {
   error?: QuestionError;
 }
 
-const STATE_ERRORS: Readonly<Record<ConnectStateErrorCode, { kind: string; title: string }>> = {
-  ERROR_QUOTA_EXCEEDED: { kind: 'QuotaExceeded', title: 'Your Deep Search quota is used up' },
-  ERROR_ENTITLEMENT_EXCEEDED: { kind: 'EntitlementExceeded', title: 'Your plan does not allow more Deep Search questions' },
-  ERROR_TOKEN_LIMIT_EXCEEDED: { kind: 'TokenLimitExceeded', title: 'The question needed more tokens than allowed' },
-  ERROR_INTERNAL: { kind: 'InternalError', title: 'The instance had an internal error' },
+/** The error codes of a failed state (titles read when used, after the translations are configured). */
+const STATE_ERRORS: Readonly<Record<ConnectStateErrorCode, { kind: string; title: () => string }>> = {
+  ERROR_QUOTA_EXCEEDED: { kind: 'QuotaExceeded', title: () => l10n.t('Your Deep Search quota is used up') },
+  ERROR_ENTITLEMENT_EXCEEDED: { kind: 'EntitlementExceeded', title: () => l10n.t('Your plan does not allow more Deep Search questions') },
+  ERROR_TOKEN_LIMIT_EXCEEDED: { kind: 'TokenLimitExceeded', title: () => l10n.t('The question needed more tokens than allowed') },
+  ERROR_INTERNAL: { kind: 'InternalError', title: () => l10n.t('The instance had an internal error') },
 };
 
 /** The one-of `state`: exactly one of processing, completed, canceled, error. */
 export function connectState(value: unknown): ConnectStateReading {
-  if (!isRecord(value)) throw invalidResponseError('a conversation without a state');
+  if (!isRecord(value)) throw invalidResponseError(l10n.t('a conversation without a state'));
   if ('error' in value) {
     const error = isRecord(value.error) ? value.error : {};
     const code = text(error.code) ?? '';
-    const known = STATE_ERRORS[code as ConnectStateErrorCode];
+    const known = Object.hasOwn(STATE_ERRORS, code) ? STATE_ERRORS[code as ConnectStateErrorCode] : undefined;
     const questionError: QuestionError = {
       kind: known?.kind ?? code,
-      title: known?.title ?? 'The question failed',
+      title: known?.title() ?? l10n.t('The question failed'),
       message: text(error.message) ?? '',
     };
     const retryAt = text(error.retryTime) ?? text(error.retry_time);
@@ -136,7 +138,7 @@ export function connectState(value: unknown): ConnectStateReading {
 
 function idOfName(value: unknown): number {
   const id = typeof value === 'string' ? conversationIdOfName(value) : undefined;
-  if (id === undefined) throw invalidResponseError(`a conversation name that is not users/…/conversations/<number>`);
+  if (id === undefined) throw invalidResponseError(l10n.t('a conversation name that is not users/…/conversations/<number>'));
   return id;
 }
 
@@ -147,7 +149,7 @@ function inputText(value: unknown): string {
     .map((block) => {
       if (!isRecord(block)) return '';
       if (isRecord(block.question)) return text(block.question.text) ?? '';
-      if (isRecord(block.image)) return '[image]';
+      if (isRecord(block.image)) return l10n.t('[image]');
       return '';
     })
     .filter(Boolean)

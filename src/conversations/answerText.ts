@@ -2,8 +2,9 @@
  * An answer as text for places outside the panel: VS Code's chat and its agent's tools. Links are
  * made absolute on the instance (a relative link means nothing there), or handed to `rewrite` to
  * point at the editor; sources follow the answer as a list. Everything is bounded: an answer of a
- * runaway server is cut with a note. No `vscode` import.
+ * runaway server is cut with a note. No `vscode` import; the words go through `@vscode/l10n`.
  */
+import * as l10n from '@vscode/l10n';
 import type { Conversation, Question, Turn } from '../model/conversation';
 import { linkTarget } from '../model/linkTarget';
 
@@ -35,7 +36,11 @@ export function absoluteLink(href: string, instanceUrl: string): string | undefi
 export function boundedAnswer(answer: string | undefined): string {
   const text = answer ?? '';
   if (text.length <= MAX_ANSWER_CHARACTERS) return text;
-  return `${text.slice(0, MAX_ANSWER_CHARACTERS)}\n\n(The answer is longer than ${MAX_ANSWER_CHARACTERS.toLocaleString('en-US')} characters and was cut here: open the conversation for the rest.)`;
+  const note = l10n.t(
+    '(The answer is longer than {0} characters and was cut here: open the conversation for the rest.)',
+    MAX_ANSWER_CHARACTERS.toLocaleString('en-US'),
+  );
+  return `${text.slice(0, MAX_ANSWER_CHARACTERS)}\n\n${note}`;
 }
 
 /** The sources worth listing: those with a link that opens, each once, at most MAX_SOURCES. */
@@ -56,7 +61,8 @@ export function listedSources(question: Question, instanceUrl: string): Array<{ 
 export function answerForAgent(question: Question, instanceUrl: string): string {
   const answer = rewriteLinks(boundedAnswer(question.answer), (href) => absoluteLink(href, instanceUrl));
   const sources = listedSources(question, instanceUrl);
-  return sources.length === 0 ? answer : `${answer}\n\nSources:\n${sources.map((source) => `- [${escapeLabel(source.label)}](${source.url})`).join('\n')}`;
+  if (sources.length === 0) return answer;
+  return `${answer}\n\n${l10n.t('Sources:')}\n${sources.map((source) => `- [${escapeLabel(source.label)}](${source.url})`).join('\n')}`;
 }
 
 /** A whole conversation as the agent reads it (the tool that reads one for context). */
@@ -64,10 +70,12 @@ export function conversationForAgent(conversation: Conversation, instanceUrl: st
   const questions = conversation.questions.slice(-20);
   const parts = questions.map((question, index) => {
     const state = question.state === 'completed' ? '' : ` (${question.state}${question.error ? `: ${question.error.title || question.error.message}` : ''})`;
-    return `## Question ${index + 1}${state}\n\n${question.text.slice(0, 20_000)}\n\n## Answer ${index + 1}\n\n${answerForAgent(question, instanceUrl) || '(no answer yet)'}`;
+    const answer = answerForAgent(question, instanceUrl) || l10n.t('(no answer yet)');
+    return `## ${l10n.t('Question {0}', index + 1)}${state}\n\n${question.text.slice(0, 20_000)}\n\n## ${l10n.t('Answer {0}', index + 1)}\n\n${answer}`;
   });
   const title = (conversation.title ?? conversation.questions[0]?.title ?? conversation.questions[0]?.text ?? '').slice(0, 200);
-  return [`# Deep Search conversation ${conversation.id}${title ? `: ${title}` : ''}`, ...parts].join('\n\n');
+  const heading = title ? l10n.t('Deep Search conversation {0}: {1}', conversation.id, title) : l10n.t('Deep Search conversation {0}', conversation.id);
+  return [`# ${heading}`, ...parts].join('\n\n');
 }
 
 function escapeLabel(label: string): string {
@@ -76,19 +84,21 @@ function escapeLabel(label: string): string {
 
 /** Why a question did not complete, in one paragraph (the server's words first, then when to ask again). */
 export function unansweredText(question: Question, now = Date.now()): string {
-  if (question.state === 'canceled') return question.error?.message?.trim() || 'The question was cancelled before it was answered.';
+  if (question.state === 'canceled') return question.error?.message?.trim() || l10n.t('The question was cancelled before it was answered.');
   const error = question.error;
   const parts = [error?.title?.trim(), error?.message?.trim(), error?.details?.trim() !== error?.message?.trim() ? error?.details?.trim() : undefined]
     .filter((part): part is string => Boolean(part))
     // Each a sentence: a title without a full stop would run into the message.
     .map((part) => part.slice(0, 2_000).replace(/([^.!?…:])$/, '$1.'));
-  if (parts.length === 0) parts.push('Deep Search could not answer this question.');
+  if (parts.length === 0) parts.push(l10n.t('Deep Search could not answer this question.'));
   const retryAt = Date.parse(error?.retryAt ?? '');
   if (Number.isFinite(retryAt)) {
     const minutes = Math.max(1, Math.ceil((retryAt - now) / 60_000));
-    parts.push(retryAt > now ? `You can ask again in ${minutes} minute${minutes === 1 ? '' : 's'} (at ${new Date(retryAt).toISOString()}).` : 'You can ask again now.');
+    const at = new Date(retryAt).toISOString();
+    if (retryAt <= now) parts.push(l10n.t('You can ask again now.'));
+    else parts.push(minutes === 1 ? l10n.t('You can ask again in 1 minute (at {0}).', at) : l10n.t('You can ask again in {0} minutes (at {1}).', minutes, at));
   }
-  if (error?.kind === 'TokenLimitExceeded') parts.push('Ask a narrower question, or start a new conversation.');
+  if (error?.kind === 'TokenLimitExceeded') parts.push(l10n.t('Ask a narrower question, or start a new conversation.'));
   return parts.join(' ');
 }
 

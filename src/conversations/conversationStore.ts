@@ -3,6 +3,7 @@
  * notifications observe it; none keeps its own. It talks to the server through the client, keeps
  * unfinished conversations polled through the poller, and persists only ids (never answers).
  */
+import * as l10n from '@vscode/l10n';
 import type { DeepSearchClient } from '../api/client';
 import { DeepSearchError, isDeepSearchError } from '../api/errors';
 import { conversationWebUrl } from '../api/instance';
@@ -466,7 +467,7 @@ export class ConversationStore {
   }
 
   private requireClient(): DeepSearchClient {
-    if (!this.client) throw new DeepSearchError('configuration', 'Not signed in to a Deep Search instance — sign in first.');
+    if (!this.client) throw new DeepSearchError('configuration', l10n.t('Not signed in to a Deep Search instance — sign in first.'));
     return this.client;
   }
 
@@ -476,7 +477,7 @@ export class ConversationStore {
 }
 
 function staleAccountError(): DeepSearchError {
-  return new DeepSearchError('configuration', 'The account changed while this was being sent; the other account has it.');
+  return new DeepSearchError('configuration', l10n.t('The account changed while this was being sent; the other account has it.'));
 }
 
 function isOlder(candidate: Conversation, current: Conversation): boolean {

@@ -4,6 +4,7 @@
  * new reasoning turn is reported as it arrives, and the wait ends when the question finishes or
  * the caller gives up. No `vscode` import.
  */
+import * as l10n from '@vscode/l10n';
 import { canceledError } from '../api/errors';
 import type { ConversationStore } from './conversationStore';
 import { isFinished, type Question, type Turn } from '../model/conversation';
@@ -34,7 +35,7 @@ export function untilAnswered(store: ConversationStore, conversationId: number, 
     };
     const changes = store.onDidChange((change) => {
       if (change.reset || change.removed.includes(conversationId)) {
-        finish(() => reject(new Error('The conversation is no longer there: it was deleted, or you signed out.')));
+        finish(() => reject(new Error(l10n.t('The conversation is no longer there: it was deleted, or you signed out.'))));
         return;
       }
       if (change.changed.includes(conversationId)) look();

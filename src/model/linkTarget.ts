@@ -2,6 +2,7 @@
  * Decides what a click on a link in an answer or a source means. The webview never navigates: the
  * host asks this function, then opens a file, a browser, or nothing.
  */
+import * as l10n from '@vscode/l10n';
 import { parseRepoLink } from './repoLinks';
 
 export type LinkTarget =
@@ -23,15 +24,15 @@ export function linkTarget(href: string, instanceUrl: string): LinkTarget {
     const relative = trimmed.startsWith('/') && !trimmed.startsWith('//');
     url = new URL(relative ? `${instanceUrl}${trimmed}` : trimmed);
   } catch {
-    return { kind: 'refused', reason: `"${shorten(trimmed)}" is not a link that can be opened.` };
+    return { kind: 'refused', reason: l10n.t('"{0}" is not a link that can be opened.', shorten(trimmed)) };
   }
   // A mail address goes to the mail client, as in any editor.
   if (url.protocol === 'mailto:') return { kind: 'browser', url: url.href };
   if (url.protocol !== 'https:' && url.protocol !== 'http:') {
-    return { kind: 'refused', reason: `Links of the kind "${url.protocol}" are not opened from answers.` };
+    return { kind: 'refused', reason: l10n.t('Links of the kind "{0}" are not opened from answers.', url.protocol) };
   }
   if (url.username || url.password) {
-    return { kind: 'refused', reason: 'Links that carry credentials are not opened from answers.' };
+    return { kind: 'refused', reason: l10n.t('Links that carry credentials are not opened from answers.') };
   }
   const parsed = url.origin === new URL(instanceUrl).origin ? parseRepoLink(url.href, instanceUrl) : undefined;
   if (parsed?.target === 'file' && parsed.path) {

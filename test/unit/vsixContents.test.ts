@@ -2,7 +2,8 @@
  * What `vsce package` puts in the VSIX (as `vsce ls` lists it from .vscodeignore) must hold every
  * file the packaged code loads: each webview chunk the webview script imports, at once or when an
  * answer needs it (diagrams, syntax colours), and each bundle of the engine the extension starts,
- * whose worker threads and helper process start from files of their own. A file left out would
+ * whose worker threads and helper process start from files of their own, and the bundle of its
+ * messages that `"l10n"` in package.json names. A file left out would
  * break only the installed extension (tests run the unpacked build).
  */
 import assert from 'node:assert/strict';
@@ -23,7 +24,7 @@ describe('the VSIX', function () {
     if (!existsSync(path.join(webview, 'webview.js'))) throw new Error('dist/webview/webview.js is missing: run `npm run build` first');
     // vsce walks every file of its folder: it is given a copy of what it may take (as the bench does).
     const staging = mkdtempSync(path.join(tmpdir(), 'vsix-'));
-    for (const entry of ['package.json', 'package.nls.json', 'README.md', 'CHANGELOG.md', '.vscodeignore', 'dist', 'media']) cpSync(path.join(ROOT, entry), path.join(staging, entry), { recursive: true });
+    for (const entry of ['package.json', 'package.nls.json', 'README.md', 'CHANGELOG.md', '.vscodeignore', 'dist', 'media', 'l10n']) cpSync(path.join(ROOT, entry), path.join(staging, entry), { recursive: true });
     const listing = execFileSync(process.execPath, [path.join(ROOT, 'node_modules', '@vscode', 'vsce', 'vsce'), 'ls', '--no-dependencies'], { cwd: staging, encoding: 'utf8' });
     rmSync(staging, { recursive: true, force: true });
     listed = new Set(
@@ -54,5 +55,13 @@ describe('the VSIX', function () {
     const engine = ['engineServer', 'engineHosted', ...ENTRY_MODULES.map((module) => path.posix.basename(module))].map((name) => `dist/${name}.js`);
     for (const file of engine) assert.ok(existsSync(path.join(ROOT, file)), `${file} is built`);
     assert.deepEqual(engine.filter((file) => !listed.has(file)), [], 'engine bundles left out of the VSIX');
+  });
+
+  it('holds the bundle of messages that package.json names', function () {
+    const manifest = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { l10n?: string };
+    assert.equal(manifest.l10n, './l10n');
+    const bundles = readdirSync(path.join(ROOT, 'l10n')).filter((file) => /^bundle\.l10n(\.[\w-]+)?\.json$/.test(file));
+    assert.ok(bundles.includes('bundle.l10n.json'), 'the English bundle exists');
+    assert.deepEqual(bundles.map((file) => `l10n/${file}`).filter((file) => !listed.has(file)), [], 'bundles of messages left out of the VSIX');
   });
 });

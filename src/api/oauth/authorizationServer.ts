@@ -4,6 +4,7 @@
  * revocation and `userinfo`. Every failure becomes an `OAuthFailure` or a `DeepSearchError` whose
  * message says what happened and what to do; no token ever appears in one.
  */
+import * as l10n from '@vscode/l10n';
 import {
   codeChallengeOf,
   GRANT_TYPES,
@@ -60,12 +61,14 @@ export class AuthorizationServerClient {
     for (const path of OAUTH_DISCOVERY_PATHS) {
       const response = await transport.send({ method: 'GET', url: new URL(path, origin), headers: { Accept: 'application/json' }, signal, acceptStatuses: [404] });
       if (response.status === 404) continue;
-      const metadata = parseJson(response.body, 'The instance’s OAuth discovery document');
-      if (!isMetadata(metadata)) throw invalidResponseError('The instance’s OAuth discovery document lacks its endpoints.');
+      const metadata = parseJson(response.body, () => l10n.t('The instance’s OAuth discovery document is not JSON.'));
+      if (!isMetadata(metadata)) throw invalidResponseError(l10n.t('The instance’s OAuth discovery document lacks its endpoints.'));
       // Endpoints elsewhere would receive the user's codes and tokens: only the instance's own.
       for (const endpoint of [metadata.authorization_endpoint, metadata.token_endpoint, metadata.device_authorization_endpoint, metadata.revocation_endpoint, metadata.userinfo_endpoint]) {
         if (endpoint !== undefined && new URL(endpoint).origin !== origin) {
-          throw invalidResponseError(`The instance’s OAuth endpoints are on another origin (${new URL(endpoint).origin}); the extension signs in with ${origin} only.`);
+          throw invalidResponseError(
+            l10n.t('The instance’s OAuth endpoints are on another origin ({0}); the extension signs in with {1} only.', new URL(endpoint).origin, origin),
+          );
         }
       }
       return new AuthorizationServerClient(transport, metadata);
@@ -101,24 +104,30 @@ export class AuthorizationServerClient {
    */
   async completeBrowserSignIn(signIn: BrowserSignIn, redirect: URL, signal?: AbortSignal): Promise<OAuthTokens> {
     const parameters = redirect.searchParams;
-    if (parameters.get('state') !== signIn.state) throw new OAuthFailure('invalid_state', 'The sign-in answer does not belong to this sign-in (its state differs): start the sign-in again.');
+    if (parameters.get('state') !== signIn.state) {
+      throw new OAuthFailure('invalid_state', l10n.t('The sign-in answer does not belong to this sign-in (its state differs): start the sign-in again.'));
+    }
     const issuer = parameters.get('iss');
-    if (issuer !== null && issuer !== this.metadata.issuer) throw new OAuthFailure('invalid_issuer', `The sign-in answer came from ${issuer}, not ${this.metadata.issuer}: start the sign-in again.`);
+    if (issuer !== null && issuer !== this.metadata.issuer) {
+      throw new OAuthFailure('invalid_issuer', l10n.t('The sign-in answer came from {0}, not {1}: start the sign-in again.', issuer, this.metadata.issuer));
+    }
     const error = parameters.get('error');
     if (error !== null) throw new OAuthFailure(error, describeAuthorizationError(error, parameters.get('error_description')));
     const code = parameters.get('code');
-    if (!code) throw new OAuthFailure('invalid_request', 'The sign-in answer carries no code: start the sign-in again.');
+    if (!code) throw new OAuthFailure('invalid_request', l10n.t('The sign-in answer carries no code: start the sign-in again.'));
     return this.tokenRequest({ grant_type: GRANT_TYPES.authorizationCode, client_id: signIn.clientId, code, redirect_uri: signIn.redirectUri, code_verifier: signIn.verifier }, signal);
   }
 
   /** Starts a device sign-in: the code to show and the page where the user enters it. */
   async startDeviceSignIn(options: { clientId: string; scopes: readonly string[] }, signal?: AbortSignal): Promise<WireDeviceAuthorization> {
     const endpoint = this.metadata.device_authorization_endpoint;
-    if (!endpoint) throw new OAuthFailure('unsupported_grant_type', 'The instance does not offer sign-in with a device code: sign in with your browser, or paste an access token.');
+    if (!endpoint) {
+      throw new OAuthFailure('unsupported_grant_type', l10n.t('The instance does not offer sign-in with a device code: sign in with your browser, or paste an access token.'));
+    }
     const response = await this.postForm(endpoint, { client_id: options.clientId, scope: options.scopes.join(' ') }, signal);
-    const body = parseJson(response.body, 'The device sign-in answer') as Partial<WireDeviceAuthorization>;
+    const body = parseJson(response.body, () => l10n.t('The device sign-in answer is not JSON.')) as Partial<WireDeviceAuthorization>;
     if (typeof body.device_code !== 'string' || typeof body.user_code !== 'string' || typeof body.verification_uri !== 'string' || typeof body.expires_in !== 'number') {
-      throw invalidResponseError('The device sign-in answer lacks its codes or its verification page.');
+      throw invalidResponseError(l10n.t('The device sign-in answer lacks its codes or its verification page.'));
     }
     return body as WireDeviceAuthorization;
   }
@@ -166,7 +175,12 @@ export class AuthorizationServerClient {
    */
   async register(options: { clientName: string; redirectUris: readonly string[] }, signal?: AbortSignal): Promise<{ clientId: string; scopes?: string[] }> {
     const endpoint = this.metadata.registration_endpoint;
-    if (!endpoint) throw new OAuthFailure('registration_not_supported', 'The instance does not let applications register themselves: ask an administrator for an OAuth client id (setting deepSearch.oauth.clientId), or paste an access token.');
+    if (!endpoint) {
+      throw new OAuthFailure(
+        'registration_not_supported',
+        l10n.t('The instance does not let applications register themselves: ask an administrator for an OAuth client id (setting deepSearch.oauth.clientId), or paste an access token.'),
+      );
+    }
     const request: WireClientRegistration = {
       client_name: options.clientName,
       redirect_uris: [...options.redirectUris],
@@ -182,13 +196,13 @@ export class AuthorizationServerClient {
       signal,
       acceptStatuses: [...OAUTH_ERROR_STATUSES, 403],
     });
-    const body = parseJson(response.body, 'The registration answer') as Partial<WireRegisteredClient> & Partial<WireOAuthError>;
+    const body = parseJson(response.body, () => l10n.t('The registration answer is not JSON.')) as Partial<WireRegisteredClient> & Partial<WireOAuthError>;
     if (response.status >= 300) {
       const code = typeof body.error === 'string' ? body.error.slice(0, 64) : `http_${response.status}`;
-      const said = typeof body.error_description === 'string' ? ` The instance said: ${body.error_description.slice(0, 300)}` : '';
-      throw new OAuthFailure(code, `The instance refused to register the extension as an OAuth client (${code}).${said}`);
+      const description = typeof body.error_description === 'string' ? body.error_description.slice(0, 300) : undefined;
+      throw new OAuthFailure(code, withInstanceWords(l10n.t('The instance refused to register the extension as an OAuth client ({0}).', code), description));
     }
-    if (typeof body.client_id !== 'string' || body.client_id === '') throw invalidResponseError('The registration answer carries no client id.');
+    if (typeof body.client_id !== 'string' || body.client_id === '') throw invalidResponseError(l10n.t('The registration answer carries no client id.'));
     return { clientId: body.client_id, ...(typeof body.scope === 'string' ? { scopes: body.scope.split(' ').filter(Boolean) } : {}) };
   }
 
@@ -205,14 +219,14 @@ export class AuthorizationServerClient {
     const endpoint = this.metadata.userinfo_endpoint;
     if (!endpoint) return undefined;
     const response = await this.transport.send({ method: 'GET', url: new URL(endpoint), headers: { Authorization: `Bearer ${accessToken}`, Accept: 'application/json' }, signal });
-    const info = parseJson(response.body, 'The userinfo answer') as Partial<WireUserInfo>;
+    const info = parseJson(response.body, () => l10n.t('The userinfo answer is not JSON.')) as Partial<WireUserInfo>;
     return typeof info.sub === 'string' ? (info as WireUserInfo) : undefined;
   }
 
   private async tokenRequest(form: Record<string, string>, signal?: AbortSignal): Promise<OAuthTokens> {
     const response = await this.postForm(this.metadata.token_endpoint, form, signal);
-    const body = parseJson(response.body, 'The token answer') as Partial<WireTokenResponse>;
-    if (typeof body.access_token !== 'string' || body.access_token === '') throw invalidResponseError('The token answer carries no access token.');
+    const body = parseJson(response.body, () => l10n.t('The token answer is not JSON.')) as Partial<WireTokenResponse>;
+    if (typeof body.access_token !== 'string' || body.access_token === '') throw invalidResponseError(l10n.t('The token answer carries no access token.'));
     return {
       accessToken: body.access_token,
       ...(typeof body.refresh_token === 'string' ? { refreshToken: body.refresh_token } : {}),
@@ -247,26 +261,31 @@ export interface BrowserSignIn {
   redirectUri: string;
 }
 
+/** A message, then what the instance said when it said something (one message, so a translation may reorder them). */
+function withInstanceWords(message: string, description: string | undefined): string {
+  return description ? l10n.t('{0} The instance said: {1}', message, description) : message;
+}
+
 function describeAuthorizationError(code: string, description: string | null): string {
-  const said = description ? ` The instance said: ${description.slice(0, 300)}` : '';
-  if (code === 'access_denied') return `The sign-in was denied in the browser.${said}`;
-  if (code === 'invalid_scope') return `The instance would not grant the access the extension asks for (an administrator sets the OAuth client’s scopes).${said}`;
-  return `The instance refused the sign-in (${code.slice(0, 64)}).${said}`;
+  const said = (message: string) => withInstanceWords(message, description ? description.slice(0, 300) : undefined);
+  if (code === 'access_denied') return said(l10n.t('The sign-in was denied in the browser.'));
+  if (code === 'invalid_scope') return said(l10n.t('The instance would not grant the access the extension asks for (an administrator sets the OAuth client’s scopes).'));
+  return said(l10n.t('The instance refused the sign-in ({0}).', code.slice(0, 64)));
 }
 
 function describeTokenError(code: string, description: string | undefined): string {
-  const said = description ? ` The instance said: ${description}` : '';
+  const said = (message: string) => withInstanceWords(message, description);
   switch (code) {
     case 'expired_token':
-      return `The device code expired before it was approved: sign in again.${said}`;
+      return said(l10n.t('The device code expired before it was approved: sign in again.'));
     case 'access_denied':
-      return `The sign-in was denied.${said}`;
+      return said(l10n.t('The sign-in was denied.'));
     case 'invalid_grant':
-      return `The instance no longer accepts this sign-in (the code or refresh token is used, expired or revoked): sign in again.${said}`;
+      return said(l10n.t('The instance no longer accepts this sign-in (the code or refresh token is used, expired or revoked): sign in again.'));
     case 'invalid_client':
-      return `The instance does not know the OAuth client id: check the setting deepSearch.oauth.clientId (an administrator creates the client).${said}`;
+      return said(l10n.t('The instance does not know the OAuth client id: check the setting deepSearch.oauth.clientId (an administrator creates the client).'));
     default:
-      return `The instance refused the token request (${code}).${said}`;
+      return said(l10n.t('The instance refused the token request ({0}).', code));
   }
 }
 
@@ -276,9 +295,10 @@ function isMetadata(value: unknown): value is WireAuthorizationServerMetadata {
   return typeof record.issuer === 'string' && typeof record.authorization_endpoint === 'string' && typeof record.token_endpoint === 'string';
 }
 
-function parseJson(body: string, what: string): unknown {
+/** The parsed body, or an invalid-response error saying `notJson()` (a function: worded only when needed). */
+function parseJson(body: string, notJson: () => string): unknown {
   const value = parseJsonOrUndefined(body);
-  if (value === undefined) throw invalidResponseError(`${what} is not JSON.`);
+  if (value === undefined) throw invalidResponseError(notJson());
   return value;
 }
 

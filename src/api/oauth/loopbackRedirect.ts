@@ -6,6 +6,7 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import * as l10n from '@vscode/l10n';
 import { canceledError } from '../errors';
 
 export const LOOPBACK_CALLBACK_PATH = '/callback';
@@ -75,13 +76,19 @@ export class LoopbackRedirect {
   }
 
   private onRequest(request: IncomingMessage, response: ServerResponse): void {
-    if (request.method !== 'GET' || (request.url ?? '').length > 8_192) return answer(response, 404, 'Not found', 'This address only receives the answer of a Deep Search sign-in.');
+    const notHere = () => answer(response, 404, l10n.t('Not found'), l10n.t('This address only receives the answer of a Deep Search sign-in.'));
+    if (request.method !== 'GET' || (request.url ?? '').length > 8_192) return notHere();
     const url = new URL(request.url ?? '/', this.redirectUri);
-    if (url.pathname !== LOOPBACK_CALLBACK_PATH) return answer(response, 404, 'Not found', 'This address only receives the answer of a Deep Search sign-in.');
+    if (url.pathname !== LOOPBACK_CALLBACK_PATH) return notHere();
     const waiting = this.waiting;
-    if (!waiting) return answer(response, 410, 'Sign-in over', 'No sign-in waits for this answer any more: start the sign-in again in VS Code.');
+    if (!waiting) return answer(response, 410, l10n.t('Sign-in over'), l10n.t('No sign-in waits for this answer any more: start the sign-in again in VS Code.'));
     if (url.searchParams.get('state') !== waiting.state) {
-      return answer(response, 400, 'Not this sign-in', 'This answer belongs to another sign-in: use the browser tab VS Code opened last, or start the sign-in again.');
+      return answer(
+        response,
+        400,
+        l10n.t('Not this sign-in'),
+        l10n.t('This answer belongs to another sign-in: use the browser tab VS Code opened last, or start the sign-in again.'),
+      );
     }
     this.waiting = undefined;
     let finished = false;
@@ -90,7 +97,7 @@ export class LoopbackRedirect {
       finish: ({ ok, message }) => {
         if (finished) return;
         finished = true;
-        answer(response, ok ? 200 : 400, ok ? 'Signed in' : 'Sign-in failed', message);
+        answer(response, ok ? 200 : 400, ok ? l10n.t('Signed in') : l10n.t('Sign-in failed'), message);
         this.close();
       },
     });
@@ -108,7 +115,7 @@ function answer(response: ServerResponse, status: number, title: string, message
     'Referrer-Policy': 'no-referrer',
   });
   response.end(
-    `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escape(title)} · Deep Search</title>` +
+    `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escape(l10n.t('{0} · Deep Search', title))}</title>` +
       '<style>body{font:16px system-ui,sans-serif;max-width:36em;margin:15vh auto;padding:0 1em;color:#222}h1{font-size:1.4em}</style></head>' +
       `<body><h1>${escape(title)}</h1><p>${escape(message)}</p></body></html>`,
   );

@@ -6,6 +6,7 @@
  * it is read before refreshing, and again when a refresh is refused, so that a window that lost the
  * race uses the tokens the winner stored. No `vscode` import.
  */
+import * as l10n from '@vscode/l10n';
 import { DeepSearchError } from '../errors';
 import { OAuthFailure, type OAuthTokens } from './authorizationServer';
 
@@ -58,7 +59,7 @@ export class TokenSession {
 
   private async stored(): Promise<OAuthTokens> {
     const tokens = await this.vault.read();
-    if (!tokens) throw signInAgain('You are not signed in: sign in to use Deep Search.');
+    if (!tokens) throw signInAgain(l10n.t('You are not signed in: sign in to use Deep Search.'));
     return tokens;
   }
 
@@ -91,7 +92,7 @@ export class TokenSession {
     // Another window may have refreshed since this one read the vault.
     const current = (await this.vault.read()) ?? stale;
     if (current.accessToken !== stale.accessToken && !this.expiresSoon(current)) return current;
-    if (!current.refreshToken) throw signInAgain('The sign-in expired and cannot be renewed by itself: sign in again.');
+    if (!current.refreshToken) throw signInAgain(l10n.t('The sign-in expired and cannot be renewed by itself: sign in again.'));
     try {
       const fresh = await this.refreshWith(current.refreshToken);
       // A server that does not rotate keeps the refresh token good: keep it.

@@ -14,8 +14,11 @@ import { networkSettings } from '../settings';
 export type NetworkBundle = typeof import('../../api/network');
 
 /** Loads dist/network.js (esbuild turns this `import()` into a lazy require of that file). */
-export function loadNetworkBundle(): Promise<NetworkBundle> {
-  return import('../../api/network');
+export async function loadNetworkBundle(): Promise<NetworkBundle> {
+  const network = await import('../../api/network');
+  // The bundle has its own copy of @vscode/l10n: its messages need VS Code's translations too.
+  network.useTranslations(vscode.l10n.bundle);
+  return network;
 }
 
 export interface NetworkOptions {

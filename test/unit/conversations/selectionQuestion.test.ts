@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import {
-  DEFAULT_SELECTION_PROMPT,
+  defaultSelectionPrompt,
   MAX_SELECTION_CHARACTERS,
   selectionQuestion,
   type SelectionContext,
@@ -45,7 +45,7 @@ describe('selectionQuestion', () => {
 
   it('uses the default prompt when the prompt is empty or blank', () => {
     for (const prompt of ['', '   \n\t']) {
-      assert.equal(selectionQuestion(context({ prompt })).split('\n')[0], DEFAULT_SELECTION_PROMPT);
+      assert.equal(selectionQuestion(context({ prompt })).split('\n')[0], defaultSelectionPrompt());
     }
   });
 
