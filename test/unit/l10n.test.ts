@@ -33,6 +33,7 @@ const NOT_YET_TRANSLATED = new Set(['src/api/http.ts', 'src/api/credential.ts', 
 const MESSAGE_ARGUMENT: Readonly<Record<string, number>> = {
   DeepSearchError: 1,
   OAuthFailure: 1,
+  McpError: 1,
   invalidResponseError: 0,
   showErrorMessage: 0,
   showWarningMessage: 0,
