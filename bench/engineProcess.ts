@@ -41,7 +41,8 @@ export async function startEngineProcess(context: BenchContext, args: readonly s
       for (const line of parts) {
         if (lines.length < MAX_KEPT_LINES) lines.push(line);
         if (stream === 'stderr' && /error|fail/i.test(line)) context.log(`engine: ${line.slice(0, 300)}`);
-        const match = url === undefined ? /listening on (http:\/\/\S+)/.exec(line) : null;
+        // The CLI's own line on stdout (the log line on stderr goes on with what it serves).
+        const match = url === undefined && stream === 'stdout' ? /^Deep Search engine listening on (http:\/\/\S+)/.exec(line) : null;
         if (match?.[1]) {
           url = match[1];
           listening?.();
