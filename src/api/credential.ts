@@ -3,6 +3,7 @@
  * that renews itself (before it expires, and once after the instance refuses it). Both HTTP clients
  * (conversations and the tool server) take one, so both renew the same way. No `vscode` import.
  */
+import * as l10n from '@vscode/l10n';
 import { DeepSearchError, isDeepSearchError } from './errors';
 
 export interface Credential {
@@ -43,7 +44,7 @@ export async function sendAuthorized<T>(credential: Credential, send: (authoriza
 /** An access token pasted by the user (`token` scheme) or any fixed bearer token: it never renews. */
 export function accessTokenCredential(token: string | undefined, scheme: 'token' | 'bearer' = 'token'): Credential {
   const trimmed = token?.trim();
-  if (!trimmed) throw new DeepSearchError('unauthorized', 'No access token is set for this instance — sign in first.');
+  if (!trimmed) throw new DeepSearchError('unauthorized', l10n.t('No access token is set for this instance — sign in first.'));
   const header = `${scheme === 'bearer' ? 'Bearer' : 'token'} ${trimmed}`;
   return { header: () => Promise.resolve(header), renewAfter: () => Promise.resolve(undefined) };
 }

@@ -3,6 +3,7 @@
  * and a request function with timeouts, cancellation and careful retries (GET only: a repeated
  * POST could ask a question twice and cost the user credits).
  */
+import * as l10n from '@vscode/l10n';
 import { rootCertificates } from 'node:tls';
 import { Agent, EnvHttpProxyAgent, request, type Dispatcher } from 'undici';
 import {
@@ -240,7 +241,7 @@ export class HttpTransport {
       size += buffer.length;
       if (size > this.maxBodyBytes) {
         body.destroy?.();
-        throw new DeepSearchError('invalidResponse', `The instance sent more than ${this.maxBodyBytes} bytes in one response.`);
+        throw new DeepSearchError('invalidResponse', l10n.t('The instance sent more than {0} bytes in one response.', this.maxBodyBytes));
       }
       chunks.push(buffer);
     }

@@ -8,7 +8,9 @@
  */
 import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
 import { createRequire } from 'node:module';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import ts from 'typescript';
@@ -19,12 +21,6 @@ const SRC = path.join(ROOT, 'src');
 
 /** The layers whose errors and messages reach a person (the engine is a server; the webview's words are all in strings.ts). */
 const TEXT_LAYERS = ['api', 'conversations', 'model', 'vscode'];
-
-/**
- * Files whose messages are still bare literals, to be wrapped next (issue #28 item 4): remove a file
- * from here once its messages go through `l10n.t`. Nothing else may join.
- */
-const NOT_YET_TRANSLATED = new Set(['src/api/http.ts', 'src/api/credential.ts', 'src/api/tools/', 'src/vscode/engine/engineProcess.ts']);
 
 /**
  * For each callee that carries a message to a person, the position of the message among its
@@ -155,9 +151,7 @@ describe('translations', function () {
 
   describe('the layers that show text', () => {
     it('write no message for a person as a bare literal', () => {
-      const found = textLayerSources()
-        .filter((file) => ![...NOT_YET_TRANSLATED].some((exempt) => file === exempt || (exempt.endsWith('/') && file.startsWith(exempt))))
-        .flatMap((file) => untranslatedMessages(file, readFileSync(path.join(ROOT, file), 'utf8')));
+      const found = textLayerSources().flatMap((file) => untranslatedMessages(file, readFileSync(path.join(ROOT, file), 'utf8')));
       assert.deepEqual(found, [], 'wrap these in l10n.t (vscode.l10n.t in src/vscode)');
     });
 
@@ -198,5 +192,35 @@ describe('translations', function () {
       network.useTranslations({});
     }
     assert.throws(connect, { message: /^The instance URL is a ftp: address/ });
+  });
+
+  it("hands the network bundle's translations on to the MCP client's bundle (dist/mcp.js), which has its own copy", async function () {
+    const file = path.join(ROOT, 'dist', 'network.js');
+    if (!existsSync(file)) throw new Error('dist/network.js is missing: run `npm run build` first');
+    const network = createRequire(__filename)(file) as typeof import('../../src/api/network');
+    // A tool server that answers every request in plain text: the MCP client (dist/mcp.js) refuses the
+    // reply in its own words, which the tool client (dist/network.js) wraps in its own.
+    const server = createServer((_request, response) => response.writeHead(200, { 'content-type': 'text/plain' }).end('hello'));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    const messages = {
+      'Unexpected content type: {0}': 'Unerwarteter Inhalt: {0}',
+      'Version negotiation probe failed: the server answered with an unusable reply ({0})': 'Versionsfrage gescheitert ({0})',
+      'The tool server answered in a way this extension does not understand ({0}).': 'Unverständlich ({0}).',
+    };
+    for (const english of Object.keys(messages)) assert.ok(english in (JSON.parse(readFileSync(BUNDLE_PATH, 'utf8')) as object), english);
+    try {
+      network.useTranslations(messages);
+      const connection = network.connectToInstance(`http://127.0.0.1:${port}`, 'token', { proxyUrl: '', strictSSL: true, caCertificates: [] });
+      try {
+        await assert.rejects(connection.tools.client.server(), { message: 'Unverständlich (Versionsfrage gescheitert (Unerwarteter Inhalt: text/plain)).' });
+      } finally {
+        await connection.dispatcher.close();
+      }
+    } finally {
+      network.useTranslations({});
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 });

@@ -5,6 +5,7 @@
  * `author` becomes `authors: [author]` where the tool takes a list; what a server cannot take is
  * an error that says so, never silently dropped).
  */
+import * as l10n from '@vscode/l10n';
 import { DeepSearchError, isDeepSearchError } from '../errors';
 import type { ToolClient } from './toolClient';
 import type { CommitQuery, DiffQuery } from '../../contract/toolWire';
@@ -141,7 +142,7 @@ function fileArgs(file: FileAt): Record<string, unknown> {
 }
 
 function symbolArgs(at: SymbolAt): Record<string, unknown> {
-  if (!at.symbol.trim()) throw new DeepSearchError('badRequest', 'Put the cursor on a name (a function, type or variable) first.');
+  if (!at.symbol.trim()) throw new DeepSearchError('badRequest', l10n.t('Put the cursor on a name (a function, type or variable) first.'));
   return withoutEmpty({ repo: at.repo, path: at.path, symbol: at.symbol, revision: at.revision });
 }
 

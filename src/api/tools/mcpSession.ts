@@ -13,7 +13,11 @@
  * pass through this module unchanged. It is a bundle of its own (dist/mcp.js), loaded by the first
  * tool call; so it imports nothing of the extension's other code.
  */
+import * as l10n from '@vscode/l10n';
 import { sseEvents, SseTooLargeError, type SseEvent } from './sseEvents';
+
+/** Its bundle (dist/mcp.js) has its own copy of @vscode/l10n: the tool client configures it through this. */
+export { useTranslations } from '../translations';
 
 export const MODERN_VERSION = '2026-07-28';
 /** The handshake's versions, newest first: the newest is offered, any is accepted. */
@@ -141,7 +145,7 @@ export class McpSession {
   async connect(options: { signal?: AbortSignal; prior?: KnownRevision } = {}): Promise<void> {
     const prior = options.prior;
     if (prior?.kind === 'modern') {
-      if (!prior.discover.supportedVersions.includes(MODERN_VERSION)) throw new McpError('protocol', `The server's known revisions hold none this client speaks (${MODERN_VERSION}).`);
+      if (!prior.discover.supportedVersions.includes(MODERN_VERSION)) throw new McpError('protocol', l10n.t("The server's known revisions hold none this client speaks ({0}).", MODERN_VERSION));
       this.adopt(prior.discover);
       return;
     }
@@ -159,9 +163,9 @@ export class McpSession {
   async listTools(cursor: string | undefined, signal?: AbortSignal): Promise<{ tools: McpTool[]; nextCursor?: string }> {
     if (!isObject(this.capabilities.tools)) return { tools: [] };
     const result = completeResult('tools/list', await this.request('tools/list', cursor === undefined ? undefined : { cursor }, { signal }));
-    if (!Array.isArray(result.tools)) throw new McpError('protocol', 'Invalid result for tools/list: no list of tools.');
+    if (!Array.isArray(result.tools)) throw new McpError('protocol', l10n.t('Invalid result for tools/list: no list of tools.'));
     const tools = result.tools.map((tool: unknown) => {
-      if (!isObject(tool) || typeof tool.name !== 'string' || !isObject(tool.inputSchema)) throw new McpError('protocol', 'Invalid result for tools/list: a tool without a name or an input schema.');
+      if (!isObject(tool) || typeof tool.name !== 'string' || !isObject(tool.inputSchema)) throw new McpError('protocol', l10n.t('Invalid result for tools/list: a tool without a name or an input schema.'));
       return { name: tool.name, inputSchema: tool.inputSchema };
     });
     for (const tool of tools) this.schemas.set(tool.name, tool.inputSchema);
@@ -173,9 +177,9 @@ export class McpSession {
     const result = completeResult('tools/call', await this.request('tools/call', { name, arguments: args }, { signal, headers }));
     const content = result.content ?? [];
     if (!Array.isArray(content) || !content.every((part) => isObject(part) && typeof part.type === 'string' && (part.type !== 'text' || typeof part.text === 'string'))) {
-      throw new McpError('protocol', 'Invalid result for tools/call: its content is not a list of parts.');
+      throw new McpError('protocol', l10n.t('Invalid result for tools/call: its content is not a list of parts.'));
     }
-    if (result.isError !== undefined && typeof result.isError !== 'boolean') throw new McpError('protocol', 'Invalid result for tools/call: isError is not a boolean.');
+    if (result.isError !== undefined && typeof result.isError !== 'boolean') throw new McpError('protocol', l10n.t('Invalid result for tools/call: isError is not a boolean.'));
     return { content: content as McpToolResult['content'], structuredContent: result.structuredContent, ...(result.isError === undefined ? {} : { isError: result.isError }) };
   }
 
@@ -183,7 +187,7 @@ export class McpSession {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    for (const stop of this.underWay) stop.abort(new McpError('protocol', 'The connection to the tool server was closed.'));
+    for (const stop of this.underWay) stop.abort(new McpError('protocol', l10n.t('The connection to the tool server was closed.')));
     const sessionId = this.sessionId;
     if (sessionId === undefined) return;
     this.sessionId = undefined;
@@ -204,7 +208,7 @@ export class McpSession {
         reply = await this.send('server/discover', {}, { signal, modern: true, probe: true });
       } catch (error) {
         if (error instanceof McpError && error.kind === 'protocol') {
-          throw new McpError('protocol', `Version negotiation probe failed: the server answered with an unusable reply (${error.message})`);
+          throw new McpError('protocol', l10n.t('Version negotiation probe failed: the server answered with an unusable reply ({0})', error.message));
         }
         throw error;
       }
@@ -215,7 +219,7 @@ export class McpSession {
       // the 2026 family is a refusal; only versions of the handshake mean falling back to it.
       const supported = isObject(data) && Array.isArray(data.supported) && data.supported.length > 0 && data.supported.every((version) => typeof version === 'string') ? data.supported : undefined;
       if (!supported) return undefined;
-      const refusal = new McpError('rpc', message || `Unsupported protocol version: ${MODERN_VERSION}`, code, data);
+      const refusal = new McpError('rpc', message || l10n.t('Unsupported protocol version: {0}', MODERN_VERSION), code, data);
       if (supported.includes(MODERN_VERSION)) {
         if (corrected) throw refusal;
         continue;
@@ -232,9 +236,9 @@ export class McpSession {
 
   private async handshake(signal: AbortSignal | undefined): Promise<void> {
     const result = await this.request('initialize', { protocolVersion: HANDSHAKE_VERSIONS[0], capabilities: {}, clientInfo: this.options.clientInfo }, { signal });
-    if (!isObject(result)) throw new McpError('protocol', `Server sent invalid initialize result: ${String(result)}`);
+    if (!isObject(result)) throw new McpError('protocol', l10n.t('Server sent invalid initialize result: {0}', String(result)));
     const version = result.protocolVersion;
-    if (typeof version !== 'string' || !HANDSHAKE_VERSIONS.includes(version)) throw new McpError('protocol', `Server's protocol version is not supported: ${String(version).slice(0, 40)}`);
+    if (typeof version !== 'string' || !HANDSHAKE_VERSIONS.includes(version)) throw new McpError('protocol', l10n.t("Server's protocol version is not supported: {0}", String(version).slice(0, 40)));
     this.era = { kind: 'legacy', version };
     this.capabilities = isObject(result.capabilities) ? result.capabilities : {};
     await this.notify('notifications/initialized', undefined, signal);
@@ -243,7 +247,7 @@ export class McpSession {
   /** A request's result; a JSON-RPC error becomes an McpError of kind `rpc`. */
   private async request(method: string, params: Record<string, unknown> | undefined, options: SendOptions): Promise<unknown> {
     const reply = await this.send(method, params, options);
-    if ('error' in reply) throw new McpError('rpc', reply.error.message || `The server refused ${method} (JSON-RPC error ${reply.error.code}).`, reply.error.code, reply.error.data);
+    if ('error' in reply) throw new McpError('rpc', reply.error.message || l10n.t('The server refused {0} (JSON-RPC error {1}).', method, reply.error.code), reply.error.code, reply.error.data);
     return reply.result;
   }
 
@@ -253,13 +257,13 @@ export class McpSession {
    * connection close).
    */
   private async send(method: string, params: Record<string, unknown> | undefined, options: SendOptions): Promise<Reply> {
-    if (this.closed) throw new McpError('protocol', 'The connection to the tool server was closed.');
+    if (this.closed) throw new McpError('protocol', l10n.t('The connection to the tool server was closed.'));
     // Cancelled before it left: nothing to send, nothing for the server to forget.
     if (options.signal?.aborted) throw options.signal.reason;
     const id = this.nextId++;
     const modern = options.modern === true || this.era?.kind === 'modern';
     const stop = new AbortController();
-    const timer = setTimeout(() => stop.abort(new McpError('timeout', `${method} timed out after ${this.options.timeoutMs} ms`)), this.options.timeoutMs);
+    const timer = setTimeout(() => stop.abort(new McpError('timeout', l10n.t('{0} timed out after {1} ms', method, this.options.timeoutMs))), this.options.timeoutMs);
     const onAbort = () => stop.abort(options.signal?.reason);
     options.signal?.addEventListener('abort', onAbort, { once: true });
     this.underWay.add(stop);
@@ -290,7 +294,7 @@ export class McpSession {
     const type = mediaType(response.headers['content-type']);
     if (response.status === 202) {
       await drain(response.body);
-      throw new McpError('protocol', `The server took ${method} without answering it.`);
+      throw new McpError('protocol', l10n.t('The server took {0} without answering it.', method));
     }
     if (type === 'application/json') {
       const text = await readText(response.body, this.maxReplyBytes, true);
@@ -298,30 +302,30 @@ export class McpSession {
       try {
         parsed = JSON.parse(text);
       } catch {
-        throw new McpError('protocol', `The reply to ${method} is not JSON.`);
+        throw new McpError('protocol', l10n.t('The reply to {0} is not JSON.', method));
       }
       for (const message of Array.isArray(parsed) ? parsed : [parsed]) {
         const reply = replyOf(message, id);
         if (reply) return reply;
       }
-      throw new McpError('protocol', `The reply to ${method} holds no answer to it.`);
+      throw new McpError('protocol', l10n.t('The reply to {0} holds no answer to it.', method));
     }
     if (type !== 'text/event-stream') {
       await drain(response.body);
-      throw new McpError('protocol', `Unexpected content type: ${response.headers['content-type'] ?? 'none'}`);
+      throw new McpError('protocol', l10n.t('Unexpected content type: {0}', response.headers['content-type'] ?? 'none'));
     }
     let stream = response.body;
     for (let resumed = 0; ; resumed++) {
       const { reply, lastEventId, retryMs } = await this.readEvents(stream, id);
       if (reply) return reply;
       // A server may end the stream early and keep the answer for a GET that resumes it.
-      if (lastEventId === undefined || resumed === MAX_RESUMPTIONS) throw new McpError('protocol', `The server ended its event stream without answering ${method}.`);
+      if (lastEventId === undefined || resumed === MAX_RESUMPTIONS) throw new McpError('protocol', l10n.t('The server ended its event stream without answering {0}.', method));
       await delay(retryMs ?? Math.min(30_000, 1_000 * 1.5 ** resumed), signal);
       const headers = { accept: 'text/event-stream', 'last-event-id': lastEventId, ...this.sessionHeaders() };
       const again = await this.options.http({ method: 'GET', headers, signal });
       if (mediaType(again.headers['content-type']) !== 'text/event-stream') {
         await drain(again.body);
-        throw new McpError('protocol', `The server did not resume its event stream for ${method}.`);
+        throw new McpError('protocol', l10n.t('The server did not resume its event stream for {0}.', method));
       }
       stream = again.body;
     }
@@ -404,9 +408,9 @@ function isDiscoverResult(value: unknown): value is DiscoverResult {
 
 /** A result of the 2026 revision says it is complete; one that asks for more input is not for this client. */
 function completeResult(method: string, result: unknown): Record<string, unknown> {
-  if (!isObject(result)) throw new McpError('protocol', `Invalid result for ${method}: not an object.`);
+  if (!isObject(result)) throw new McpError('protocol', l10n.t('Invalid result for {0}: not an object.', method));
   const type = result.resultType;
-  if (type !== undefined && type !== 'complete') throw new McpError('protocol', `Invalid result for ${method}: the server asked for more (${typeof type === 'string' ? type.slice(0, 40) : typeof type}), which this client does not give.`);
+  if (type !== undefined && type !== 'complete') throw new McpError('protocol', l10n.t('Invalid result for {0}: the server asked for more ({1}), which this client does not give.', method, typeof type === 'string' ? type.slice(0, 40) : typeof type));
   return result;
 }
 
@@ -479,7 +483,7 @@ async function readText(body: AsyncIterable<Uint8Array | string>, maxBytes: numb
   for await (const chunk of body) {
     const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
     if (size + bytes.length > maxBytes) {
-      if (strict) throw new McpError('protocol', `The server sent more than ${maxBytes} bytes in one reply.`);
+      if (strict) throw new McpError('protocol', l10n.t('The server sent more than {0} bytes in one reply.', maxBytes));
       chunks.push(bytes.subarray(0, maxBytes - size));
       break;
     }

@@ -4,6 +4,7 @@
  * `id` (the last one seen, for resuming) and `retry`; comments and unknown fields are skipped. The
  * body is read up to a bound, past which reading stops with an error, whatever the server sends.
  */
+import * as l10n from '@vscode/l10n';
 
 export interface SseEvent {
   /** The event type; `message` when the server named none. */
@@ -17,7 +18,7 @@ export interface SseEvent {
 
 export class SseTooLargeError extends Error {
   constructor(readonly maxBytes: number) {
-    super(`The server sent more than ${maxBytes} bytes in one event stream.`);
+    super(l10n.t('The server sent more than {0} bytes in one event stream.', maxBytes));
     this.name = 'SseTooLargeError';
   }
 }

@@ -9,11 +9,13 @@
  * arguments are then spoken as that server declares them. An instance that has none (older
  * than 6.8) is remembered as such, so features can say so once and stay out of the way.
  */
+import * as l10n from '@vscode/l10n';
 import { request, type Dispatcher } from 'undici';
 import { name as packageName, version as packageVersion } from '../../../package.json';
 import { canceledError, DeepSearchError, errorFromStatus, errorMessage, isDeepSearchError, networkError, redact, timeoutError } from '../errors';
 import { flattenHeaders } from '../http';
 import { normalizeInstanceUrl } from '../instance';
+import { translationsInUse } from '../translations';
 import { accessTokenCredential, sendAuthorized, tokenOf, type Credential } from '../credential';
 import { MCP_ACCESS_PERMISSION, MCP_TOKEN_SCOPE } from '../../contract/toolServers';
 import { argumentsFor, isToolServerMissing, TOOL_FEATURES, TOOL_NAMES, TOOL_SERVER_PATHS, type ToolName, type ToolServer } from './toolServer';
@@ -113,7 +115,7 @@ export class ToolClient {
     if (!name) {
       throw new DeepSearchError(
         'unsupported',
-        `${new URL(this.instanceUrl).host} does not offer ${TOOL_FEATURES[tool]}: its tool server is older, or an administrator turned that tool off. The other features work as before.`,
+        l10n.t('{0} does not offer {1}: its tool server is older, or an administrator turned that tool off. The other features work as before.', new URL(this.instanceUrl).host, TOOL_FEATURES[tool]),
       );
     }
     const result = await this.guard(signal, () => session.callTool(name, argumentsFor(args, server.parameters.get(tool), TOOL_FEATURES[tool]), signal), mcp);
@@ -136,7 +138,7 @@ export class ToolClient {
   }
 
   private connect(signal?: AbortSignal): Promise<Connected> {
-    if (this.closed) return Promise.reject(new DeepSearchError('canceled', 'The connection to the instance was replaced.'));
+    if (this.closed) return Promise.reject(new DeepSearchError('canceled', l10n.t('The connection to the instance was replaced.')));
     const connecting = (this.connecting ??= this.discover(signal));
     // A network failure or a cancelled first call must not stick: the next call tries again.
     connecting.catch((error: unknown) => {
@@ -147,7 +149,7 @@ export class ToolClient {
 
   private async discover(signal?: AbortSignal): Promise<Connected> {
     // Its own bundle (dist/mcp.js): loaded by the first tool call.
-    const mcp = (this.mcp ??= await import('./mcpSession'));
+    const mcp = (this.mcp ??= await loadMcp());
     let best: Connected | undefined;
     for (const path of TOOL_SERVER_PATHS) {
       const url = `${this.instanceUrl}${path}`;
@@ -190,7 +192,11 @@ export class ToolClient {
     this.recordDiscovery('missing');
     throw new DeepSearchError(
       'unsupported',
-      `${new URL(this.instanceUrl).host} has no tool server (${TOOL_SERVER_PATHS.join(', ')} all answered 404; it needs Sourcegraph 6.8 or later). Remote files, navigation across repositories and code search are not available there; conversations work as before.`,
+      l10n.t(
+        '{0} has no tool server ({1} all answered 404; it needs Sourcegraph 6.8 or later). Remote files, navigation across repositories and code search are not available there; conversations work as before.',
+        new URL(this.instanceUrl).host,
+        TOOL_SERVER_PATHS.join(', '),
+      ),
       { status: 404 },
     );
   }
@@ -201,13 +207,13 @@ export class ToolClient {
    */
   private noAccess(error: unknown): unknown {
     if (!isDeepSearchError(error) || error.status !== 403) return error;
-    return new DeepSearchError(
-      'forbidden',
-      `${new URL(this.instanceUrl).host} refused its tool server (MCP) to this account or token (HTTP 403): the account lacks the ${MCP_ACCESS_PERMISSION} permission, ` +
-        `or the token lacks the "${MCP_TOKEN_SCOPE}" scope. Ask a site administrator for MCP access, or sign in with a token that has the scope. ` +
-        `Remote files, code search and navigation need it.${error.detail ? ` The server said: ${error.detail}` : ''}`,
-      { status: 403, detail: error.detail },
+    const refused = l10n.t(
+      '{0} refused its tool server (MCP) to this account or token (HTTP 403): the account lacks the {1} permission, or the token lacks the "{2}" scope. Ask a site administrator for MCP access, or sign in with a token that has the scope. Remote files, code search and navigation need it.',
+      new URL(this.instanceUrl).host,
+      MCP_ACCESS_PERMISSION,
+      MCP_TOKEN_SCOPE,
     );
+    return new DeepSearchError('forbidden', error.detail ? l10n.t('{0} The server said: {1}', refused, error.detail) : refused, { status: 403, detail: error.detail });
   }
 
   private recordDiscovery(found: ToolServer | 'missing'): void {
@@ -258,7 +264,7 @@ export class ToolClient {
       const keepsMethod = sent.method === 'GET' || response.statusCode === 307 || response.statusCode === 308;
       if (next && next.origin !== url.origin) {
         response.body.destroy();
-        throw new DeepSearchError('invalidResponse', `The tool server pointed at another address (${next.origin}); the request was not sent.`);
+        throw new DeepSearchError('invalidResponse', l10n.t('The tool server pointed at another address ({0}); the request was not sent.', next.origin));
       }
       if (next && keepsMethod && followed < MAX_REDIRECTS) {
         response.body.destroy();
@@ -296,9 +302,16 @@ export class ToolClient {
       if (isDeepSearchError(error)) throw error;
       if (error instanceof mcp.McpError && error.kind === 'timeout') throw timeoutError(new URL(this.instanceUrl).origin, this.timeoutMs);
       const message = redact(errorMessage(error), this.secrets);
-      throw new DeepSearchError('invalidResponse', `The tool server answered in a way this extension does not understand (${message}).`, { detail: message });
+      throw new DeepSearchError('invalidResponse', l10n.t('The tool server answered in a way this extension does not understand ({0}).', message), { detail: message });
     }
   }
+}
+
+/** The MCP client's bundle (dist/mcp.js), loaded by the first tool call and given this bundle's translations. */
+async function loadMcp(): Promise<McpModule> {
+  const mcp = await import('./mcpSession');
+  mcp.useTranslations(translationsInUse());
+  return mcp;
 }
 
 interface ListedTool {

@@ -3,6 +3,7 @@
  * the endpoints to try, and how a missing server shows. Kept apart from the client so that views
  * can use these facts without loading the MCP client.
  */
+import * as l10n from '@vscode/l10n';
 import { TOOL_SERVER_ENDPOINTS, type ToolServerTool } from '../../contract/toolServers';
 import { DeepSearchError, isDeepSearchError } from '../errors';
 
@@ -14,20 +15,20 @@ export const TOOL_NAMES: readonly ToolName[] = [
   'find_references', 'commit_search', 'diff_search', 'compare_revisions', 'get_contributor_repos', 'deepsearch',
 ];
 
-/** What a user misses without each tool, in the words of the editor's features. */
+/** What a user misses without each tool, in the words of the editor's features (read when said, so translated). */
 export const TOOL_FEATURES: Readonly<Record<ToolName, string>> = {
-  read_file: 'reading remote files',
-  list_files: 'listing remote folders',
-  list_repos: 'listing repositories',
-  keyword_search: 'keyword code search',
-  nls_search: 'natural-language code search',
-  go_to_definition: 'Go to Definition across repositories',
-  find_references: 'Find References across repositories',
-  commit_search: 'commit search',
-  diff_search: 'searching changes (diffs)',
-  compare_revisions: 'comparing revisions',
-  get_contributor_repos: "finding a contributor's repositories",
-  deepsearch: 'Deep Search as a tool',
+  get read_file() { return l10n.t('reading remote files'); },
+  get list_files() { return l10n.t('listing remote folders'); },
+  get list_repos() { return l10n.t('listing repositories'); },
+  get keyword_search() { return l10n.t('keyword code search'); },
+  get nls_search() { return l10n.t('natural-language code search'); },
+  get go_to_definition() { return l10n.t('Go to Definition across repositories'); },
+  get find_references() { return l10n.t('Find References across repositories'); },
+  get commit_search() { return l10n.t('commit search'); },
+  get diff_search() { return l10n.t('searching changes (diffs)'); },
+  get compare_revisions() { return l10n.t('comparing revisions'); },
+  get get_contributor_repos() { return l10n.t("finding a contributor's repositories"); },
+  get deepsearch() { return l10n.t('Deep Search as a tool'); },
 };
 
 /**
@@ -71,9 +72,9 @@ export function argumentsFor(args: Record<string, unknown>, declared: ReadonlySe
     else if (singular && declared.has(singular) && Array.isArray(value) && value.length <= 1) {
       if (value.length === 1) adapted[singular] = value[0];
     } else if (singular && declared.has(singular) && Array.isArray(value)) {
-      throw new DeepSearchError('unsupported', `This instance's ${feature} takes one ${singular}, not ${value.length}: search for one at a time.`);
+      throw new DeepSearchError('unsupported', l10n.t("This instance's {0} takes one {1}, not {2}: search for one at a time.", feature, singular, value.length));
     } else if (!SIZE_ARGUMENTS.has(name)) {
-      throw new DeepSearchError('unsupported', `This instance's ${feature} does not take "${name}" (its tool server is of another version), so it cannot answer this as asked.`);
+      throw new DeepSearchError('unsupported', l10n.t('This instance\'s {0} does not take "{1}" (its tool server is of another version), so it cannot answer this as asked.', feature, name));
     }
   }
   return adapted;

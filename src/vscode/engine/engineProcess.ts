@@ -5,6 +5,7 @@
  * No `vscode` import: the launcher (localEngine.ts) says things to the user.
  */
 import { fork, type ChildProcess } from 'node:child_process';
+import * as l10n from '@vscode/l10n';
 import { ENGINE_ENVIRONMENT, isFromEngineMessage, type HostedEngineOptions, type ToEngineMessage } from '../../contract/engineProcess';
 import type { InvestigationLimits, ModelDescription, ModelTurn, ModelTurnRequest } from '../../contract/modelWire';
 
@@ -106,7 +107,7 @@ export class EngineProcess {
       const timer = setTimeout(() => {
         finish();
         child.kill('SIGKILL');
-        reject(new EngineProcessError(`The local engine did not start within ${Math.round((options.startTimeoutMs ?? START_TIMEOUT_MS) / 1000)} s.`));
+        reject(new EngineProcessError(l10n.t('The local engine did not start within {0} s.', Math.round((options.startTimeoutMs ?? START_TIMEOUT_MS) / 1000))));
       }, options.startTimeoutMs ?? START_TIMEOUT_MS);
       const onMessage = (message: unknown): void => {
         if (!isFromEngineMessage(message)) return;
@@ -120,11 +121,11 @@ export class EngineProcess {
       };
       const onExit = (code: number | null, signal: NodeJS.Signals | null): void => {
         finish();
-        reject(new EngineProcessError(`The local engine ${exitReason(code, signal, stderrTail)} before it started.`));
+        reject(new EngineProcessError(l10n.t('The local engine {0} before it started.', exitReason(code, signal, stderrTail))));
       };
       const onError = (error: Error): void => {
         finish();
-        reject(new EngineProcessError(`The local engine could not be started: ${error.message}`));
+        reject(new EngineProcessError(l10n.t('The local engine could not be started: {0}', error.message)));
       };
       const finish = (): void => {
         clearTimeout(timer);
@@ -195,7 +196,7 @@ export class EngineProcess {
 }
 
 function exitReason(code: number | null, signal: NodeJS.Signals | null, stderrTail: readonly string[]): string {
-  const how = signal ? `was stopped by ${signal}` : `exited with code ${code ?? 'unknown'}`;
+  const how = signal ? l10n.t('was stopped by {0}', signal) : l10n.t('exited with code {0}', code ?? l10n.t('unknown'));
   const last = stderrTail.filter((line) => line.trim() !== '').slice(-3).join(' ');
-  return last ? `${how} (${last.slice(0, 300)})` : how;
+  return last ? l10n.t('{0} ({1})', how, last.slice(0, 300)) : how;
 }
