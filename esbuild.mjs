@@ -172,9 +172,7 @@ const bundles = {
   },
 };
 
-const selected = Object.entries(bundles).filter(
-  ([name, options]) => (!only || only === name) && existsSync(options.entryPoints[0]),
-);
+const selected = Object.entries(bundles).filter(([name, options]) => (!only || only === name) && existsSync(options.entryPoints[0]));
 if (only && selected.length === 0) {
   console.error(`esbuild.mjs: no bundle named "${only}" (or its entry point is missing)`);
   process.exit(2);

@@ -96,7 +96,14 @@ export function layerLintConfig() {
       rules: {
         'no-restricted-imports': [
           'error',
-          { patterns: [{ regex: '^\\./(engine|webview)(/|$)', message: 'The extension starts the engine as a process of its own (dist/engineHosted.js), and talks to the webview through protocol.ts only.' }] },
+          {
+            patterns: [
+              {
+                regex: '^\\./(engine|webview)(/|$)',
+                message: 'The extension starts the engine as a process of its own (dist/engineHosted.js), and talks to the webview through protocol.ts only.',
+              },
+            ],
+          },
         ],
       },
     },

@@ -19,5 +19,6 @@ export function benchGit(dir: string): (...args: string[]) => Promise<{ stdout: 
     GIT_COMMITTER_EMAIL: 'bench@example.com',
     GIT_COMMITTER_DATE: '2024-01-01T00:00:00Z',
   };
-  return (...args) => run('git', ['-c', 'gc.auto=0', '-c', 'commit.gpgsign=false', '-c', 'core.autocrlf=false', ...args], { cwd: dir, env, maxBuffer: 64 * 2 ** 20 });
+  return (...args) =>
+    run('git', ['-c', 'gc.auto=0', '-c', 'commit.gpgsign=false', '-c', 'core.autocrlf=false', ...args], { cwd: dir, env, maxBuffer: 64 * 2 ** 20 });
 }

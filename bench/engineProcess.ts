@@ -28,7 +28,10 @@ export interface EngineProcess {
 
 /** `args`: the engine CLI's arguments (after `dist/engine.js`). Error lines of its log go to the bench log. */
 export async function startEngineProcess(context: BenchContext, args: readonly string[]): Promise<EngineProcess> {
-  const child = spawn(process.execPath, [path.join(context.root, 'dist', 'engine.js'), ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...ENGINE_ENVIRONMENT } });
+  const child = spawn(process.execPath, [path.join(context.root, 'dist', 'engine.js'), ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, ...ENGINE_ENVIRONMENT },
+  });
   const lines: string[] = [];
   let url: string | undefined;
   let listening: (() => void) | undefined;
@@ -55,7 +58,12 @@ export async function startEngineProcess(context: BenchContext, args: readonly s
   const state = (): string => {
     const { exitCode, signalCode } = child;
     const running = exitCode === null && signalCode === null ? 'the engine still runs' : `the engine exited (code ${exitCode}, signal ${signalCode})`;
-    return `${running}; its last lines: ${lines.slice(-8).map((line) => line.slice(0, 300)).join(' | ') || 'none'}`;
+    return `${running}; its last lines: ${
+      lines
+        .slice(-8)
+        .map((line) => line.slice(0, 300))
+        .join(' | ') || 'none'
+    }`;
   };
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`the engine did not say where it listens within 60 s: ${state()}`)), START_TIMEOUT_MS);

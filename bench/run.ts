@@ -56,7 +56,11 @@ async function main(): Promise<number> {
   const out = path.join(root, '.bench', 'results');
   mkdirSync(out, { recursive: true });
   const stamp = new Date().toISOString().replace(/[:.]/g, '-');
-  const json = JSON.stringify({ date: new Date().toISOString(), quick, seconds, machine: { cores: cpus().length, memory: totalmem(), node: process.version }, figures: results }, null, 2);
+  const json = JSON.stringify(
+    { date: new Date().toISOString(), quick, seconds, machine: { cores: cpus().length, memory: totalmem(), node: process.version }, figures: results },
+    null,
+    2,
+  );
   writeFileSync(path.join(out, `${stamp}.json`), json);
   writeFileSync(path.join(out, 'latest.json'), json);
   console.log(`Results: .bench/results/${stamp}.json`);

@@ -12,7 +12,7 @@ export function median(samples: readonly number[]): number {
   if (samples.length === 0) return Number.NaN;
   const sorted = [...samples].sort((a, b) => a - b);
   const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? (sorted[middle]) : ((sorted[middle - 1]) + (sorted[middle])) / 2;
+  return sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
 }
 
 export interface Summary {

@@ -35,7 +35,8 @@ function isTranslationCall(node) {
 
 /**
  * The messages of the given files, each with where it is said, and the calls whose message is not a
- * string literal (or a backtick string without `${}`), as `file:line`.
+ * string literal (a backtick string without `${}`, or literals joined with `+` to keep lines short),
+ * as `file:line`.
  */
 export function extractMessages(files, root = ROOT) {
   const messages = new Map();
@@ -45,11 +46,11 @@ export function extractMessages(files, root = ROOT) {
     const where = (node) => `${path.relative(root, file).split(path.sep).join('/')}:${source.getLineAndCharacterOfPosition(node.getStart(source)).line + 1}`;
     const visit = (node) => {
       if (isTranslationCall(node)) {
-        const first = node.arguments[0];
-        if (first && (ts.isStringLiteral(first) || ts.isNoSubstitutionTemplateLiteral(first))) {
-          const places = messages.get(first.text) ?? [];
+        const text = node.arguments[0] && literalText(node.arguments[0]);
+        if (text !== undefined) {
+          const places = messages.get(text) ?? [];
           places.push(where(node));
-          messages.set(first.text, places);
+          messages.set(text, places);
         } else {
           nonLiteral.push(where(node));
         }
@@ -59,6 +60,16 @@ export function extractMessages(files, root = ROOT) {
     visit(source);
   }
   return { messages, nonLiteral };
+}
+
+/** The text of a string literal, or of literals joined with `+`; undefined for anything else. */
+function literalText(node) {
+  if (ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node)) return node.text;
+  if (ts.isParenthesizedExpression(node)) return literalText(node.expression);
+  if (!ts.isBinaryExpression(node) || node.operatorToken.kind !== ts.SyntaxKind.PlusToken) return undefined;
+  const left = literalText(node.left);
+  const right = left === undefined ? undefined : literalText(node.right);
+  return right === undefined ? undefined : left + right;
 }
 
 /** The bundle's text: every message its own translation, sorted, as the file is written. */

@@ -29,7 +29,10 @@ const { startEngine, ENGINE_ENVIRONMENT, parseEngineArgs, configuredModel } = cr
 // The engine runs in this process: run it again with the environment the extension starts its
 // engine with (set before the process starts, or the C library never reads it).
 if (Object.entries(ENGINE_ENVIRONMENT).some(([name, value]) => process.env[name] !== value)) {
-  const again = spawnSync(process.execPath, process.argv.slice(1), { stdio: 'inherit', env: { ...process.env, ...ENGINE_ENVIRONMENT, DEEP_SEARCH_START_PREPARED: '1' } });
+  const again = spawnSync(process.execPath, process.argv.slice(1), {
+    stdio: 'inherit',
+    env: { ...process.env, ...ENGINE_ENVIRONMENT, DEEP_SEARCH_START_PREPARED: '1' },
+  });
   process.exit(again.status ?? 1);
 }
 // The model options, read and checked as the engine CLI reads them.
@@ -48,7 +51,11 @@ const model = configured?.model;
 const token = `dse_${randomBytes(16).toString('hex')}`;
 const OAUTH_CLIENT_ID = 'deep-search-vscode';
 /** Loopback (any port: VS Code in a browser, like this one) and VS Code's own links (desktop). */
-const OAUTH_REDIRECT_URIS = ['http://127.0.0.1/callback', 'vscode://deepsearch-team.deep-search-vscode/oauth-callback', 'vscode-insiders://deepsearch-team.deep-search-vscode/oauth-callback'];
+const OAUTH_REDIRECT_URIS = [
+  'http://127.0.0.1/callback',
+  'vscode://deepsearch-team.deep-search-vscode/oauth-callback',
+  'vscode-insiders://deepsearch-team.deep-search-vscode/oauth-callback',
+];
 const ripgrepPath = codeServerRipgrep();
 const engine = await startEngine({
   repos,

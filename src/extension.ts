@@ -120,7 +120,21 @@ export function activate(context: vscode.ExtensionContext): DeepSearchExtensionA
 
   const chat = new DeepSearchChat({ session, store, links, repositories, openPanel: (id) => panels.open(id) });
   const treeView = vscode.window.createTreeView(VIEW_ID, { treeDataProvider: tree, showCollapseAll: false });
-  const commandDependencies: CommandDependencies = { context, log, session, store, panels, tree, links, repositories, toolAccess, locations, navigation, history, engineModels: localEngine.models };
+  const commandDependencies: CommandDependencies = {
+    context,
+    log,
+    session,
+    store,
+    panels,
+    tree,
+    links,
+    repositories,
+    toolAccess,
+    locations,
+    navigation,
+    history,
+    engineModels: localEngine.models,
+  };
   context.subscriptions.push(
     log,
     localEngine,
@@ -138,7 +152,11 @@ export function activate(context: vscode.ExtensionContext): DeepSearchExtensionA
     new DeepSearchAuthProvider(session),
     chat,
     ...registerAgentTools(session, store),
-    new RunningIndicator(store, (id) => panels.isVisible(id), (id) => panels.open(id)),
+    new RunningIndicator(
+      store,
+      (id) => panels.isVisible(id),
+      (id) => panels.open(id),
+    ),
     treeView,
     // Conversations asked elsewhere (another window, the web) appear when the view is shown again.
     treeView.onDidChangeVisibility(({ visible }) => {

@@ -31,9 +31,7 @@ export interface PanelViewState {
  * repository, else from the instance's tool server. At most `MAX_PREVIEW_LINES` lines, each cut at
  * `MAX_PREVIEW_LINE_LENGTH` characters; `more` says how many cited lines are not shown.
  */
-export type CitationPreview =
-  | { ok: true; from: 'workspace' | 'instance'; startLine: number; lines: string[]; more: number }
-  | { ok: false; message: string };
+export type CitationPreview = { ok: true; from: 'workspace' | 'instance'; startLine: number; lines: string[]; more: number } | { ok: false; message: string };
 
 export const MAX_PREVIEW_LINES = 40;
 export const MAX_PREVIEW_LINE_LENGTH = 400;

@@ -86,7 +86,10 @@ async function fetchTree(context: BenchContext, source: ProjectSource, scratch: 
   const unpacked = path.join(scratch, 'unpacked');
   await mkdir(unpacked, { recursive: true });
   if (source.registry === 'npm') {
-    const packed = await run('npm', ['pack', `${source.name}@${source.version}`, '--pack-destination', scratch, '--silent', '--no-audit', '--no-fund'], { cwd: scratch, maxBuffer: 16 * 2 ** 20 });
+    const packed = await run('npm', ['pack', `${source.name}@${source.version}`, '--pack-destination', scratch, '--silent', '--no-audit', '--no-fund'], {
+      cwd: scratch,
+      maxBuffer: 16 * 2 ** 20,
+    });
     const tarball = packed.stdout.trim().split('\n').pop() ?? '';
     if (!tarball.endsWith('.tgz')) throw new Error(`npm pack ${source.name}@${source.version} named no tarball: ${packed.stdout.slice(0, 200)}`);
     await run('tar', ['-xzf', path.join(scratch, tarball), '-C', unpacked]);

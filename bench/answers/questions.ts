@@ -379,7 +379,9 @@ export const QUESTIONS: readonly BenchQuestion[] = [
     project: 'cobra',
     question: 'What happens when a root command with subcommands is given an unknown argument?',
     names: false,
-    answers: [{ path: 'args.go', lines: [28, 39], text: 'return fmt.Errorf("unknown command %q for %q%s", args[0], cmd.CommandPath(), cmd.findSuggestions(args[0]))' }],
+    answers: [
+      { path: 'args.go', lines: [28, 39], text: 'return fmt.Errorf("unknown command %q for %q%s", args[0], cmd.CommandPath(), cmd.findSuggestions(args[0]))' },
+    ],
   },
   {
     project: 'cobra',

@@ -95,7 +95,9 @@ async function measure(context: BenchContext): Promise<Row[]> {
   const outcomes: Outcome[] = [];
   for (const { repo, files, asked, sites } of prepared) {
     const sources = files.filter((file) => isSourceFile(file.path));
-    context.log(`${repo.project.title} (${repo.project.language}): ${repo.files} files, ${(repo.bytes / 1024).toFixed(0)} KB, ${sources.length} source files for BM25; ${asked.length} questions`);
+    context.log(
+      `${repo.project.title} (${repo.project.language}): ${repo.files} files, ${(repo.bytes / 1024).toFixed(0)} KB, ${sources.length} source files for BM25; ${asked.length} questions`,
+    );
     outcomes.push(...(await askProject(context, repo, asked, sites, new Bm25(sources), ripgrepPath)));
   }
   const code = await measuredCode(context.root).catch(() => undefined);
@@ -125,7 +127,8 @@ async function askProject(
   try {
     const deadline = Date.now() + START_UP_WAIT_MS;
     while (!logged.some((line) => START_UP_DONE.test(line)) && Date.now() < deadline) await sleep(50);
-    if (!logged.some((line) => START_UP_DONE.test(line))) context.log(`${repo.project.id}: the engine logged no start-up filter within ${START_UP_WAIT_MS / 1000} s; asking anyway`);
+    if (!logged.some((line) => START_UP_DONE.test(line)))
+      context.log(`${repo.project.id}: the engine logged no start-up filter within ${START_UP_WAIT_MS / 1000} s; asking anyway`);
     for (const question of questions) {
       const checked = sites.get(question) ?? [];
       const answering = new Set(checked.map((site) => site.path));
@@ -135,7 +138,10 @@ async function askProject(
         checked.some((site) => site.path === file && lines !== undefined && lines[0] <= site.lines[1] && site.lines[0] <= lines[1]),
       );
       const firstThree = cited.slice(0, 3);
-      const quoted = quotedLine(reply.answer, checked.flatMap((site) => site.quotable));
+      const quoted = quotedLine(
+        reply.answer,
+        checked.flatMap((site) => site.quotable),
+      );
       const ranked = bm25.rank(question.question).slice(0, 3);
       const outcome: Outcome = {
         project: repo.project.id,
@@ -169,7 +175,10 @@ function describe(outcome: Outcome): string {
   const files = outcome.cited.slice(0, 3).join(', ') || 'no file';
   const expected = [...new Set(outcome.expected.map((site) => site.replace(/:[\d-]+$/, '')))].join(' or ');
   const failed = outcome.status === 'completed' && !outcome.error ? '' : ` [${outcome.status}${outcome.error ? `: ${outcome.error}` : ''}]`;
-  return `[${outcome.project}] ${verdict} ${outcome.quoted ? 'quoted' : 'no quote'} ${ms(outcome.ms).padStart(7)}  "${outcome.question}" → ${files}; expected ${expected} (BM25: ${outcome.bm25.top3[0] ?? 'none'})${failed}`;
+  return (
+    `[${outcome.project}] ${verdict} ${outcome.quoted ? 'quoted' : 'no quote'} ${ms(outcome.ms).padStart(7)}  ` +
+    `"${outcome.question}" → ${files}; expected ${expected} (BM25: ${outcome.bm25.top3[0] ?? 'none'})${failed}`
+  );
 }
 
 interface Reply {
@@ -181,14 +190,20 @@ interface Reply {
 
 /** Asks `question` in a new conversation and waits for it to be completed (or to fail). */
 async function ask(instanceUrl: string, question: string): Promise<Reply> {
-  const headers = { authorization: `token ${TOKEN}`, 'x-requested-with': 'deep-search-bench answer-quality', accept: 'application/json', 'content-type': 'application/json' };
+  const headers = {
+    authorization: `token ${TOKEN}`,
+    'x-requested-with': 'deep-search-bench answer-quality',
+    accept: 'application/json',
+    'content-type': 'application/json',
+  };
   const started = performance.now();
   const created = await fetch(`${instanceUrl}${API_PATH}`, { method: 'POST', headers, body: JSON.stringify({ question }) });
   if (!created.ok) throw new Error(`create answered ${created.status}: ${(await created.text()).slice(0, 300)}`);
   const conversation = (await created.json()) as WireConversation;
   let latest: WireQuestion | undefined = conversation.questions.at(-1);
   while (latest === undefined || latest.status === 'pending' || latest.status === 'processing') {
-    if (performance.now() - started > ANSWER_TIMEOUT_MS) return { answer: latest?.answer ?? '', ms: performance.now() - started, status: 'timed out', error: `no answer within ${ANSWER_TIMEOUT_MS / 1000} s` };
+    if (performance.now() - started > ANSWER_TIMEOUT_MS)
+      return { answer: latest?.answer ?? '', ms: performance.now() - started, status: 'timed out', error: `no answer within ${ANSWER_TIMEOUT_MS / 1000} s` };
     await sleep(POLL_MS);
     const polled = await fetch(`${instanceUrl}${API_PATH}/${conversation.id}`, { headers });
     if (!polled.ok) throw new Error(`poll answered ${polled.status}: ${(await polled.text()).slice(0, 300)}`);
@@ -203,7 +218,10 @@ function rows(context: BenchContext, repos: readonly ProjectRepo[], outcomes: re
   const languages = [...new Set(repos.map((repo) => repo.project.language))];
   const scopes = [
     { label: `all ${repos.length} projects (${languages.join(', ')})`, outcomes },
-    ...repos.map((repo) => ({ label: `${repo.project.title} (${repo.project.language})`, outcomes: outcomes.filter((outcome) => outcome.project === repo.project.id) })),
+    ...repos.map((repo) => ({
+      label: `${repo.project.title} (${repo.project.language})`,
+      outcomes: outcomes.filter((outcome) => outcome.project === repo.project.id),
+    })),
   ];
   const result: Row[] = [];
   for (const [index, scope] of scopes.entries()) {
@@ -231,7 +249,14 @@ function rows(context: BenchContext, repos: readonly ProjectRepo[], outcomes: re
         ...(index === 0
           ? {
               engine: code ?? null,
-              projects: repos.map((repo) => ({ id: repo.project.id, title: repo.project.title, language: repo.project.language, source: repo.project.source, files: repo.files, bytes: repo.bytes })),
+              projects: repos.map((repo) => ({
+                id: repo.project.id,
+                title: repo.project.title,
+                language: repo.project.language,
+                source: repo.project.source,
+                files: repo.files,
+                bytes: repo.bytes,
+              })),
               questions: outcomes.map((outcome) => ({ ...outcome, firstThree: outcome.cited.slice(0, 3) })),
             }
           : {}),
@@ -298,7 +323,10 @@ export function isSourceFile(filePath: string): boolean {
 }
 
 const STOP_WORDS = new Set(
-  'a an the and or of to in on for with by at from into as is are was were be been it its this that these those there how what when where which who why does do did can could should would will i my me we you your our if not no so than then'.split(' '),
+  (
+    'a an the and or of to in on for with by at from into as is are was were be been it its this that these those there how ' +
+    'what when where which who why does do did can could should would will i my me we you your our if not no so than then'
+  ).split(' '),
 );
 const K1 = 1.2;
 const B = 0.75;

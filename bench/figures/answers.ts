@@ -83,7 +83,10 @@ async function run(context: BenchContext): Promise<Row[]> {
     await ui.setWorkspaceSettings({});
     // The baseline is only one if VS Code applied its settings: check at the engine.
     const baselineGap = median(baseline.pollGaps);
-    if (!(baselineGap >= 900)) throw new Error(`the fixed 1 s poller polled every ${ms(baselineGap)} through the 7.x API: its settings were not applied, or the extension polled another way`);
+    if (!(baselineGap >= 900))
+      throw new Error(
+        `the fixed 1 s poller polled every ${ms(baselineGap)} through the 7.x API: its settings were not applied, or the extension polled another way`,
+      );
     const adaptive = summarize(shipped.latencies);
     const fixed = summarize(baseline.latencies);
     const gaps = `polls every ${ms(median(shipped.pollGaps))}`;

@@ -73,9 +73,7 @@ async function run(context: BenchContext): Promise<Row[]> {
     const restarted = await bounded(findLosses({ ...target, apiUrl: engine.url + API_PATH }), VERIFY_MS, 'checking after the restart');
     return rows(durationMs, load, live, restarted, { unfinished, drainMs, ...facts });
   } finally {
-    await bounded(engine?.close() ?? Promise.resolve(), START_STOP_MS, 'stopping the engine').catch((error: unknown) =>
-      context.log(String(error)),
-    );
+    await bounded(engine?.close() ?? Promise.resolve(), START_STOP_MS, 'stopping the engine').catch((error: unknown) => context.log(String(error)));
     await dispatcher.close();
     await repo.remove();
   }

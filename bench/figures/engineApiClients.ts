@@ -117,11 +117,7 @@ export async function runClients(options: ClientsOptions): Promise<ClientsResult
   const started = performance.now();
   const stopAt = started + options.durationMs;
   try {
-    await Promise.all(
-      Array.from({ length: options.clients }, (_, index) =>
-        new SimulatedClient(options, dispatcher, index, stopAt, samples, created).run(),
-      ),
-    );
+    await Promise.all(Array.from({ length: options.clients }, (_, index) => new SimulatedClient(options, dispatcher, index, stopAt, samples, created).run()));
   } finally {
     await dispatcher.close();
   }

@@ -46,7 +46,13 @@ async function run(context: BenchContext): Promise<Row[]> {
   const repo = await createTempDir('dse-bench-burst-');
   try {
     const generatedMb =
-      (await generateRepository(repo, files, (index) => ({ path: `src/${WORDS[index % WORDS.length]}/${Math.floor(index / 1000)}/module${index}.ts`, content: sourceFile(index) }), { checkout: true })) / 2 ** 20;
+      (await generateRepository(
+        repo,
+        files,
+        (index) => ({ path: `src/${WORDS[index % WORDS.length]}/${Math.floor(index / 1000)}/module${index}.ts`, content: sourceFile(index) }),
+        { checkout: true },
+      )) /
+      2 ** 20;
     context.log(`generated a repository of ${files} files (${generatedMb.toFixed(0)} MB of text)`);
     const scratch = path.join(context.scratch, 'engine-burst');
     const bounded = await burst(context, { repo, dataDir: path.join(scratch, 'bounded'), extraArgs: [] });
@@ -115,9 +121,7 @@ async function burst(context: BenchContext, options: { repo: string; dataDir: st
   await rm(options.dataDir, { recursive: true, force: true });
   await mkdir(options.dataDir, { recursive: true });
   const token = `bench_burst_${randomBytes(12).toString('hex')}`;
-  const engine = await startEngineProcess(context, [
-    '--repo', options.repo, '--data', options.dataDir, '--port', '0', '--token', token, ...options.extraArgs,
-  ]);
+  const engine = await startEngineProcess(context, ['--repo', options.repo, '--data', options.dataDir, '--port', '0', '--token', token, ...options.extraArgs]);
   const headers = { Authorization: `token ${token}`, 'Content-Type': 'application/json', 'X-Requested-With': 'deep-search-bench 0.1.0' };
   const samples: number[] = [];
   let probeErrors = 0;
@@ -204,4 +208,3 @@ function describeFailure(error: unknown): string {
   if (!(error instanceof Error)) return String(error);
   return error.cause instanceof Error ? `${error.message}: ${error.cause.message}` : error.message;
 }
-

@@ -50,8 +50,18 @@ const SHAPES: readonly Shape[] = [
   { name: 'rare literal `mergeMap`', query: 'mergeMap', grep: ['-F', '-i', '-e', 'mergeMap'], rg: ['-F', '-i', '-e', 'mergeMap'] },
   { name: 'common literal `function`', query: 'function', grep: ['-F', '-i', '-e', 'function'], rg: ['-F', '-i', '-e', 'function'] },
   { name: 'case-sensitive `Observable`', query: 'case:yes Observable', grep: ['-F', '-e', 'Observable'], rg: ['-F', '-s', '-e', 'Observable'] },
-  { name: 'regex `/function\\s+\\w+Sync\\(/`', query: '/function\\s+\\w+Sync\\(/', grep: ['-P', '-i', '-e', 'function\\s+\\w+Sync\\('], rg: ['-i', '-e', 'function\\s+\\w+Sync\\('] },
-  { name: 'alternation `/(mergeMap|switchMap)\\(/`', query: '/(mergeMap|switchMap)\\(/', grep: ['-P', '-i', '-e', '(mergeMap|switchMap)\\('], rg: ['-i', '-e', '(mergeMap|switchMap)\\('] },
+  {
+    name: 'regex `/function\\s+\\w+Sync\\(/`',
+    query: '/function\\s+\\w+Sync\\(/',
+    grep: ['-P', '-i', '-e', 'function\\s+\\w+Sync\\('],
+    rg: ['-i', '-e', 'function\\s+\\w+Sync\\('],
+  },
+  {
+    name: 'alternation `/(mergeMap|switchMap)\\(/`',
+    query: '/(mergeMap|switchMap)\\(/',
+    grep: ['-P', '-i', '-e', '(mergeMap|switchMap)\\('],
+    rg: ['-i', '-e', '(mergeMap|switchMap)\\('],
+  },
   {
     name: 'AND `mergeMap subscribe`',
     query: 'mergeMap subscribe',
@@ -59,7 +69,12 @@ const SHAPES: readonly Shape[] = [
     rg: ['-F', '-i', '-e', 'mergeMap'],
     and: { grep: ['-F', '-i', '-e', 'subscribe'], rg: ['-F', '-i', '-e', 'subscribe'] },
   },
-  { name: '`file:` filter `mergeMap file:\\.ts$`', query: 'mergeMap file:\\.ts$', grep: ['-F', '-i', '-e', 'mergeMap', '--', '*.ts'], rg: ['-F', '-i', '-g', '*.ts', '-e', 'mergeMap'] },
+  {
+    name: '`file:` filter `mergeMap file:\\.ts$`',
+    query: 'mergeMap file:\\.ts$',
+    grep: ['-F', '-i', '-e', 'mergeMap', '--', '*.ts'],
+    rg: ['-F', '-i', '-g', '*.ts', '-e', 'mergeMap'],
+  },
 ];
 
 export const engineScalingFigure: Figure = { id: 'scaling', title: 'Engine search as it grows', run: measure };
@@ -80,7 +95,15 @@ async function measure(context: BenchContext): Promise<Row[]> {
   return rows;
 }
 
-async function measureScale(context: BenchContext, repos: readonly string[], ripgrepPath: string, runs: number, label: string, textBytes: number, budgetBytes: number | undefined): Promise<Row[]> {
+async function measureScale(
+  context: BenchContext,
+  repos: readonly string[],
+  ripgrepPath: string,
+  runs: number,
+  label: string,
+  textBytes: number,
+  budgetBytes: number | undefined,
+): Promise<Row[]> {
   const commits = await Promise.all(repos.map(async (dir) => (await runGit(['rev-parse', 'HEAD'], { cwd: dir })).stdout.trim()));
   const dataDir = await mkdtemp(path.join(context.scratch, 'scaling-'));
   const engine = await startScalingEngine(context, repos, dataDir, ripgrepPath, budgetBytes);
@@ -99,7 +122,14 @@ async function measureScale(context: BenchContext, repos: readonly string[], rip
     // The first search of each repository starts its index; all of them are waited for, the most
     // memory held meanwhile sampled.
     let peak = rssBefore;
-    const sampler = setInterval(() => void engine.rss().then((rss) => (peak = Math.max(peak, rss)), () => undefined), 200).unref();
+    const sampler = setInterval(
+      () =>
+        void engine.rss().then(
+          (rss) => (peak = Math.max(peak, rss)),
+          () => undefined,
+        ),
+      200,
+    ).unref();
     await client.call('keyword_search', { query: 'mergeMap' });
     await waitFor(() => lines.filter((line) => /^(search index of|no search index for|search index failed for)/.test(line)).length >= repos.length, 600_000);
     context.log(`${label}: ${lines.filter((line) => /^(no )?search (index|filter)/.test(line)).join('; ')}`);
@@ -121,7 +151,11 @@ async function measureScale(context: BenchContext, repos: readonly string[], rip
       const gitFiles = await gitCall();
       const samples = { engine: [] as number[], rg: [] as number[], git: [] as number[] };
       for (let index = 0; index < runs; index++) {
-        for (const [key, call] of [['engine', engineCall], ['rg', rgCall], ['git', gitCall]] as const) {
+        for (const [key, call] of [
+          ['engine', engineCall],
+          ['rg', rgCall],
+          ['git', gitCall],
+        ] as const) {
           const started = performance.now();
           await call();
           samples[key].push(performance.now() - started);
@@ -130,7 +164,11 @@ async function measureScale(context: BenchContext, repos: readonly string[], rip
       const engineCount = Number(/^(\d+) files? match/.exec(engineText)?.[1] ?? -1);
       const shown = [...engineText.matchAll(/^## (\S+) — (.+)$/gm)].map((match) => `${repoIndex(repos, match[1] ?? '')}\0${match[2] ?? ''}`);
       const sameFiles = engineCount === rgFiles.size && engineCount === gitFiles.size && shown.every((file) => rgFiles.has(file));
-      if (!sameFiles) context.log(`warning: ${label}, ${shape.name}: the engine found ${engineCount} files, ripgrep ${rgFiles.size}, git grep ${gitFiles.size}; shown outside ripgrep's: ${shown.filter((file) => !rgFiles.has(file)).length}`);
+      if (!sameFiles)
+        context.log(
+          `warning: ${label}, ${shape.name}: the engine found ${engineCount} files, ripgrep ${rgFiles.size}, git grep ` +
+            `${gitFiles.size}; shown outside ripgrep's: ${shown.filter((file) => !rgFiles.has(file)).length}`,
+        );
       const toRipgrep = median(samples.engine) / median(samples.rg);
       const toGit = median(samples.engine) / median(samples.git);
       const goal = budgetBytes !== undefined || label.startsWith('4') ? 1.0 : label.startsWith('1') ? 0.5 : undefined;
@@ -140,7 +178,18 @@ async function measureScale(context: BenchContext, repos: readonly string[], rip
         baseline: `rg ${spread(summarize(samples.rg))}; git grep ${spread(summarize(samples.git))}`,
         goal: goal === undefined ? 'the same files (and, between 1× and 4×, ≤ 1.0 × rg)' : `≤ ${goal.toFixed(1)} × rg, the same files`,
         met: sameFiles && toRipgrep <= (goal ?? 1.0),
-        data: { engineMs: samples.engine, ripgrepMs: samples.rg, gitGrepMs: samples.git, ratioToRipgrep: toRipgrep, ratioToGitGrep: toGit, engineFiles: engineCount, ripgrepFiles: rgFiles.size, gitGrepFiles: gitFiles.size, repositories: repos.length, budgetBytes },
+        data: {
+          engineMs: samples.engine,
+          ripgrepMs: samples.rg,
+          gitGrepMs: samples.git,
+          ratioToRipgrep: toRipgrep,
+          ratioToGitGrep: toGit,
+          engineFiles: engineCount,
+          ripgrepFiles: rgFiles.size,
+          gitGrepFiles: gitFiles.size,
+          repositories: repos.length,
+          budgetBytes,
+        },
       });
     }
     const memoryRatio = rssMb / indexedMb;
@@ -148,11 +197,20 @@ async function measureScale(context: BenchContext, repos: readonly string[], rip
     const partial = budgetBytes !== undefined;
     rows.push({
       figure: `engine search, ${label}: memory with every index built, at steady state${partial ? ' (and ripgrep’s listings of the rest)' : ''}`,
-      measured: `engine process RSS +${rssMb.toFixed(0)} MB for ${indexedMb.toFixed(1)} MB of text indexed = ${ratio(memoryRatio)} (${(steady.afterMs / 1000).toFixed(0)} s after the builds; peak +${peakMb.toFixed(0)} MB = ${ratio(peakMb / indexedMb)})`,
+      measured:
+        `engine process RSS +${rssMb.toFixed(0)} MB for ${indexedMb.toFixed(1)} MB of text indexed = ${ratio(memoryRatio)} ` +
+        `(${(steady.afterMs / 1000).toFixed(0)} s after the builds; peak +${peakMb.toFixed(0)} MB = ${ratio(peakMb / indexedMb)})`,
       baseline: '—',
       goal: partial ? '—' : '≤ 1.5 × the text indexed',
       ...(partial ? {} : { met: memoryRatio <= 1.5 }),
-      data: { rssDeltaMb: rssMb, indexedMb, memoryRatio, steadyAfterMs: steady.afterMs, peakDeltaMb: peakMb, logLines: lines.filter((line) => line.includes('search index')) },
+      data: {
+        rssDeltaMb: rssMb,
+        indexedMb,
+        memoryRatio,
+        steadyAfterMs: steady.afterMs,
+        peakDeltaMb: peakMb,
+        logLines: lines.filter((line) => line.includes('search index')),
+      },
     });
   } finally {
     await client.close();
@@ -180,7 +238,13 @@ async function steadyRss(engine: EngineProcess): Promise<{ rss: number; afterMs:
 }
 
 /** The engine over `repos`, with its index budget (MiB of the CLI's `--index-budget`) where one is given. */
-function startScalingEngine(context: BenchContext, repos: readonly string[], dataDir: string, ripgrepPath: string, budgetBytes: number | undefined): Promise<EngineProcess> {
+function startScalingEngine(
+  context: BenchContext,
+  repos: readonly string[],
+  dataDir: string,
+  ripgrepPath: string,
+  budgetBytes: number | undefined,
+): Promise<EngineProcess> {
   const args = ['--port', '0', '--token', TOKEN, '--data', dataDir, '--pace', '0', '--ripgrep', ripgrepPath, ...repos.flatMap((dir) => ['--repo', dir])];
   if (budgetBytes !== undefined) args.push('--index-budget', String(Math.floor(budgetBytes / 2 ** 20)));
   return startEngineProcess(context, args);
@@ -212,7 +276,14 @@ async function ripgrepFiles(executable: string, repos: readonly string[], shape:
   const first = await rg(executable, repos, [...common, ...shape.rg]);
   if (!shape.and) return filesOf(first, repos);
   // AND: the files of the first term, then the second term in those files.
-  const files = [...new Set(first.split('\n').filter(Boolean).map((record) => record.slice(0, record.indexOf('\0'))))];
+  const files = [
+    ...new Set(
+      first
+        .split('\n')
+        .filter(Boolean)
+        .map((record) => record.slice(0, record.indexOf('\0'))),
+    ),
+  ];
   if (files.length === 0) return new Set();
   const second = await rg(executable, repos, [...common, ...shape.and.rg], files);
   return filesOf(second, repos);
@@ -237,7 +308,13 @@ function filesOf(output: string, repos: readonly string[]): Set<string> {
     if (!name) continue;
     const absolute = path.resolve(cwd, name);
     const repo = repos.findIndex((dir) => absolute.startsWith(`${dir}${path.sep}`));
-    if (repo >= 0) found.add(`${repo}\0${path.relative(repos[repo] ?? '', absolute).split(path.sep).join('/')}`);
+    if (repo >= 0)
+      found.add(
+        `${repo}\0${path
+          .relative(repos[repo] ?? '', absolute)
+          .split(path.sep)
+          .join('/')}`,
+      );
   }
   return found;
 }
@@ -257,7 +334,12 @@ async function gitGrepFiles(repos: readonly string[], commits: readonly string[]
         timeoutMs: 300_000,
       });
       const prefix = `${commits[index]}:`;
-      return new Set(result.stdout.split('\0').filter(Boolean).map((name) => (name.startsWith(prefix) ? name.slice(prefix.length) : name)));
+      return new Set(
+        result.stdout
+          .split('\0')
+          .filter(Boolean)
+          .map((name) => (name.startsWith(prefix) ? name.slice(prefix.length) : name)),
+      );
     };
     let files = await grep(shape.grep);
     if (shape.and) {

@@ -37,10 +37,14 @@ async function measure(context: BenchContext): Promise<Row[]> {
   /** ripgrep itself, run as a user would, over the files git has: its own walk of the working tree, output read in full. */
   const rgCall = async (): Promise<string> =>
     (
-      await run(ripgrepPath, ['--no-config', '--hidden', '--no-ignore', '-g', '!.git', '--line-number', '--null', '--no-heading', '--color', 'never', ...FIRST.rg, '--', '.'], {
-        cwd: corpus.dir,
-        maxBuffer: 256 * 2 ** 20,
-      })
+      await run(
+        ripgrepPath,
+        ['--no-config', '--hidden', '--no-ignore', '-g', '!.git', '--line-number', '--null', '--no-heading', '--color', 'never', ...FIRST.rg, '--', '.'],
+        {
+          cwd: corpus.dir,
+          maxBuffer: 256 * 2 ** 20,
+        },
+      )
     ).stdout;
   const rows: Row[] = [];
   // Each engine freshly started on a data folder of its own, in turn: asked as soon as ripgrep's
@@ -48,7 +52,10 @@ async function measure(context: BenchContext): Promise<Row[]> {
   // done (the filter built), and without ripgrep once the filter is built.
   const modes = ['asStarting', 'afterStartUp', 'withoutRipgrep'] as const;
   // Each mode's ripgrep runs are its own baseline: ripgrep beside a filter build is slower too.
-  const firstQuery = Object.fromEntries(modes.map((mode) => [mode, { engine: [] as number[], ripgrep: [] as number[] }])) as Record<(typeof modes)[number], { engine: number[]; ripgrep: number[] }>;
+  const firstQuery = Object.fromEntries(modes.map((mode) => [mode, { engine: [] as number[], ripgrep: [] as number[] }])) as Record<
+    (typeof modes)[number],
+    { engine: number[]; ripgrep: number[] }
+  >;
   let answeredByRipgrep = 0;
   const filterSeconds: number[] = [];
   let build: { line: string; waited: boolean; firstMs: number } | undefined;
@@ -118,7 +125,10 @@ async function measure(context: BenchContext): Promise<Row[]> {
   const afterFactor = factor(afterStartUp);
   const filterBuild = `${median(filterSeconds).toFixed(1)} s`;
   rows.push({
-    figure: `engine search: first query of a repository new to the engine (${FIRST.name}, ${corpus.files} files), once its start-up work is done (ripgrep's read-ahead; the commit's trigram filter, built at start in ${filterBuild}), engine given VS Code's ripgrep (baseline \`rg --hidden --no-ignore ${FIRST.rg.join(' ')}\`, run just before)`,
+    figure:
+      `engine search: first query of a repository new to the engine (${FIRST.name}, ${corpus.files} files), once its start-up ` +
+      `work is done (ripgrep's read-ahead; the commit's trigram filter, built at start in ${filterBuild}), engine given VS ` +
+      `Code's ripgrep (baseline \`rg --hidden --no-ignore ${FIRST.rg.join(' ')}\`, run just before)`,
     measured: `${spread(summarize(afterStartUp.engine))}: ${ratio(afterFactor)} rg`,
     baseline: baseline(afterStartUp),
     goal: '≤ 1.0 × rg',
@@ -126,14 +136,17 @@ async function measure(context: BenchContext): Promise<Row[]> {
     data: { engineMs: afterStartUp.engine, ripgrepMs: afterStartUp.ripgrep, ratio: afterFactor, filterSeconds },
   });
   rows.push({
-    figure: `engine search: first query of a repository new to the engine, asked as it starts (ripgrep's read-ahead done, the filter still being built, and ripgrep's baseline run beside that build), engine given VS Code's ripgrep`,
+    figure:
+      `engine search: first query of a repository new to the engine, asked as it starts (ripgrep's read-ahead done, the filter ` +
+      `still being built, and ripgrep's baseline run beside that build), engine given VS Code's ripgrep`,
     measured: `${spread(summarize(asStarting.engine))}: ${ratio(factor(asStarting))} rg; ripgrep answered ${answeredByRipgrep} of ${asStarting.engine.length}`,
     baseline: baseline(asStarting),
     goal: '— (the filter takes the start-up time above)',
     data: { engineMs: asStarting.engine, ripgrepMs: asStarting.ripgrep, ratio: factor(asStarting), answeredByRipgrep },
   });
   rows.push({
-    figure: 'engine search: first query of a repository new to the engine once its filter is built, engine without ripgrep (git grep answers; the index build starts beside it)',
+    figure:
+      'engine search: first query of a repository new to the engine once its filter is built, engine without ripgrep (git grep answers; the index build starts beside it)',
     measured: `${spread(summarize(withoutRipgrep.engine))}: ${ratio(factor(withoutRipgrep))} rg`,
     baseline: baseline(withoutRipgrep),
     goal: '—',
@@ -176,7 +189,15 @@ async function firstQueryAfterRipgrep(engine: SearchEngine, rgCall: () => Promis
 async function startSearchEngine(context: BenchContext, repo: string, ripgrepPath: string | undefined, keptDir?: string): Promise<SearchEngine> {
   const dataDir = keptDir ?? (await mkdtemp(path.join(context.scratch, 'search-engine-')));
   const lines: string[] = [];
-  const engine = await startEngine({ repos: [repo], users: [{ token: TOKEN }], dataDir, port: 0, paceMs: 0, log: (line) => lines.push(line), ...(ripgrepPath ? { ripgrepPath } : {}) });
+  const engine = await startEngine({
+    repos: [repo],
+    users: [{ token: TOKEN }],
+    dataDir,
+    port: 0,
+    paceMs: 0,
+    log: (line) => lines.push(line),
+    ...(ripgrepPath ? { ripgrepPath } : {}),
+  });
   const client = new ToolClient({ instanceUrl: engine.url, token: TOKEN, timeoutMs: 120_000 });
   // Given a moment to start, as an engine is before its first question: its read-ahead for
   // ripgrep (listings, the working tree checked) done, so that it does not run beside the baseline.
@@ -201,4 +222,3 @@ export async function waitForLine(lines: readonly string[], pattern: RegExp, tim
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
-

@@ -18,11 +18,15 @@ async function run(context: BenchContext): Promise<Row[]> {
     const results = path.join(context.scratch, `host-${index}.json`);
     rmSync(results, { force: true });
     context.log(`VS Code run ${index + 1} of ${count} (10,000 conversations on the engine)…`);
-    const child = spawnSync(process.execPath, ['scripts/test-host.mjs', '--suite', 'bench/host', '--results', results, '--no-build', ...(context.quick ? ['--quick'] : [])], {
-      cwd: context.root,
-      encoding: 'utf8',
-      timeout: 10 * 60_000,
-    });
+    const child = spawnSync(
+      process.execPath,
+      ['scripts/test-host.mjs', '--suite', 'bench/host', '--results', results, '--no-build', ...(context.quick ? ['--quick'] : [])],
+      {
+        cwd: context.root,
+        encoding: 'utf8',
+        timeout: 10 * 60_000,
+      },
+    );
     if (child.status !== 0) throw new Error(`the host benchmark failed (exit ${child.status}):\n${(child.stdout + child.stderr).slice(-3000)}`);
     runs.push(JSON.parse(readFileSync(results, 'utf8')) as HostBenchResults);
   }
@@ -47,7 +51,9 @@ async function run(context: BenchContext): Promise<Row[]> {
   const loadLabel = 'local engine answering 6 questions and 24 searches over 20,000 files (index built meanwhile)';
   const allAnswered = [...own, ...inHost].every((load) => load.answered === 6);
   const describeLoad = (loads: EngineLoad[]) =>
-    `+${median(loads.map((load) => load.peakRssGrowthMb)).toFixed(0)} MB RSS, event-loop delay p99 ${ms(median(loads.map((load) => load.eventLoopDelayP99Ms)))} (max ${ms(median(loads.map((load) => load.eventLoopDelayMaxMs)))})`;
+    `+${median(loads.map((load) => load.peakRssGrowthMb)).toFixed(0)} MB RSS, event-loop delay p99 ` +
+    `${ms(median(loads.map((load) => load.eventLoopDelayP99Ms)))} (max ` +
+    `${ms(median(loads.map((load) => load.eventLoopDelayMaxMs)))})`;
 
   return [
     {
@@ -76,7 +82,10 @@ async function run(context: BenchContext): Promise<Row[]> {
     },
     {
       figure: 'activation: HTTP, MCP and Markdown loaded when first needed',
-      measured: `activate: ${onlyActivation ? 'extension.js only' : loadedNames.join(', ')}; sign-in (both interfaces checked): ${networkOnSignIn && mcpOnSignIn ? '+ network.js, mcp.js' : first.activation.afterSignIn.join(', ')}; Markdown: webview only`,
+      measured:
+        `activate: ${onlyActivation ? 'extension.js only' : loadedNames.join(', ')}; sign-in (both interfaces checked): ` +
+        `${networkOnSignIn && mcpOnSignIn ? '+ network.js, mcp.js' : first.activation.afterSignIn.join(', ')}; Markdown: webview ` +
+        `only`,
       baseline: '—',
       goal: 'none at activation; each when connecting',
       met: onlyActivation && networkOnSignIn && mcpOnSignIn,

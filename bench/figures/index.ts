@@ -12,4 +12,16 @@ import { packageFigure } from './package';
 import { pollingFigure } from './polling';
 import { renderingFigure } from './rendering';
 
-export const figures: Figure[] = [answerQualityFigure, modelInvestigationFigure, answersFigure, pollingFigure, hostFigure, packageFigure, renderingFigure, engineSearchFigure, engineScalingFigure, engineApiFigure, engineBurstFigure];
+export const figures: Figure[] = [
+  answerQualityFigure,
+  modelInvestigationFigure,
+  answersFigure,
+  pollingFigure,
+  hostFigure,
+  packageFigure,
+  renderingFigure,
+  engineSearchFigure,
+  engineScalingFigure,
+  engineApiFigure,
+  engineBurstFigure,
+];

@@ -191,7 +191,12 @@ async function checkLinks(dir: string, url: string, answer: string): Promise<{ v
     if (!href.startsWith(`${url}/`)) continue;
     const parsed = /\/-\/blob\/([^?#]+)\?L(\d+)-(\d+)$/.exec(href);
     const file = parsed?.[1] ? decodeURIComponent(parsed[1]) : undefined;
-    const lines = file ? await run('git', ['show', `HEAD:${file}`], { cwd: dir, maxBuffer: 64 * 2 ** 20 }).then((result) => result.stdout.split('\n'), () => undefined) : undefined;
+    const lines = file
+      ? await run('git', ['show', `HEAD:${file}`], { cwd: dir, maxBuffer: 64 * 2 ** 20 }).then(
+          (result) => result.stdout.split('\n'),
+          () => undefined,
+        )
+      : undefined;
     const start = Number(parsed?.[2]);
     const end = Number(parsed?.[3]);
     const inside = lines !== undefined && start >= 1 && end <= lines.length && start <= end;
@@ -202,4 +207,3 @@ async function checkLinks(dir: string, url: string, answer: string): Promise<{ v
   }
   return { valid, broken };
 }
-

@@ -18,14 +18,21 @@ async function run(context: BenchContext): Promise<Row[]> {
   for (const entry of PACKAGED) cpSync(path.join(context.root, entry), path.join(staging, entry), { recursive: true });
   const vsix = path.join(context.scratch, 'deep-search.vsix');
   // The README's relative links (its picture) stay relative: VS Code shows them from the installed extension.
-  execFileSync(process.execPath, [path.join(context.root, 'node_modules', '@vscode', 'vsce', 'vsce'), 'package', '--no-dependencies', '--no-rewrite-relative-links', '--out', vsix], {
-    cwd: staging,
-    stdio: 'pipe',
-  });
+  execFileSync(
+    process.execPath,
+    [path.join(context.root, 'node_modules', '@vscode', 'vsce', 'vsce'), 'package', '--no-dependencies', '--no-rewrite-relative-links', '--out', vsix],
+    {
+      cwd: staging,
+      stdio: 'pipe',
+    },
+  );
   const dist = path.join(context.root, 'dist');
   // The bundles the VSIX holds (as `vsce ls` lists them), and those it leaves out (the engine CLI's own).
   const packaged = new Set(
-    execFileSync(process.execPath, [path.join(context.root, 'node_modules', '@vscode', 'vsce', 'vsce'), 'ls', '--no-dependencies'], { cwd: staging, encoding: 'utf8' })
+    execFileSync(process.execPath, [path.join(context.root, 'node_modules', '@vscode', 'vsce', 'vsce'), 'ls', '--no-dependencies'], {
+      cwd: staging,
+      encoding: 'utf8',
+    })
       .split('\n')
       .map((line) => line.trim().replace(/\\/g, '/')),
   );
@@ -43,7 +50,13 @@ async function run(context: BenchContext): Promise<Row[]> {
   const leftOut = all.filter((bundle) => !packaged.has(`dist/${bundle.file}`));
   const total = bundles.reduce((sum, bundle) => sum + bundle.bytes, 0);
   // Chunks are many and small: listed by their bundle, the webview's summed.
-  const shown = [...bundles.filter((bundle) => !bundle.file.startsWith('webview/chunks/')), { file: 'webview/chunks/* (syntax colours, shared)', bytes: bundles.filter((bundle) => bundle.file.startsWith('webview/chunks/')).reduce((sum, bundle) => sum + bundle.bytes, 0) }];
+  const shown = [
+    ...bundles.filter((bundle) => !bundle.file.startsWith('webview/chunks/')),
+    {
+      file: 'webview/chunks/* (syntax colours, shared)',
+      bytes: bundles.filter((bundle) => bundle.file.startsWith('webview/chunks/')).reduce((sum, bundle) => sum + bundle.bytes, 0),
+    },
+  ];
   const vsixBytes = statSync(vsix).size;
   const grammarsDir = path.join(dist, 'grammars');
   const grammars = readdirSync(grammarsDir)
@@ -80,7 +93,7 @@ async function run(context: BenchContext): Promise<Row[]> {
       data: { bytes: diagramBytes, packed: diagramPacked, chunks: diagramBundles.length },
     },
     {
-      figure: 'package: VSIX without the grammars, the diagram library and the README\'s pictures (vsce package)',
+      figure: "package: VSIX without the grammars, the diagram library and the README's pictures (vsce package)",
       measured: `${kb(vsixBytes - grammarsPacked - diagramPacked - pictures)} (the pictures ${kb(pictures)})`,
       baseline: '—',
       goal: '≤ 600 KB',
@@ -88,10 +101,10 @@ async function run(context: BenchContext): Promise<Row[]> {
       data: { bytes: vsixBytes - grammarsPacked - diagramPacked - pictures, pictures },
     },
     {
-      figure: 'package: what the engine\'s grammars add to the VSIX (11 languages and the parser, deflated)',
+      figure: "package: what the engine's grammars add to the VSIX (11 languages and the parser, deflated)",
       measured: `${kb(grammarsPacked)} (${kb(grammarsBytes)} on disk); VSIX ${kb(vsixBytes)} in all`,
       baseline: '—',
-      goal: '≤ 8 MB, and the extension\'s bundle loads none',
+      goal: "≤ 8 MB, and the extension's bundle loads none",
       met: grammarsPacked <= 8 * 1024 * 1024 && !extensionLoadsGrammars,
       data: { grammars, vsixBytes, extensionLoadsGrammars },
     },

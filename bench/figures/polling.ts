@@ -86,7 +86,13 @@ async function run(context: BenchContext): Promise<Row[]> {
       const [visible, hidden, nothing, fixed] = counts.slice(index * scenarios.length, (index + 1) * scenarios.length) as [number, number, number, number];
       const on = `(${generation.label})`;
       return [
-        { figure: `requests for one running question, panel visible ${on}`, measured: perMinute(visible), baseline: `fixed 1 s poller: ${perMinute(fixed)}`, goal: '— (answers show fast)', data: { basis } },
+        {
+          figure: `requests for one running question, panel visible ${on}`,
+          measured: perMinute(visible),
+          baseline: `fixed 1 s poller: ${perMinute(fixed)}`,
+          goal: '— (answers show fast)',
+          data: { basis },
+        },
         {
           figure: `requests for one running question, panel hidden ${on}`,
           measured: `${perMinute(hidden)} (${(hidden / fixed).toFixed(2)} of baseline)`,

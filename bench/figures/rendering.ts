@@ -180,9 +180,7 @@ function finishedQuestion(id: number, answer: string): Question {
 
 /** Lets the page render a frame or two, as it would between two host messages. */
 async function settle(panel: PanelPage): Promise<void> {
-  await panel.page.evaluate(
-    () => new Promise<void>((resolve) => requestAnimationFrame(() => requestAnimationFrame(() => resolve()))),
-  );
+  await panel.page.evaluate(() => new Promise<void>((resolve) => requestAnimationFrame(() => requestAnimationFrame(() => resolve()))));
 }
 
 async function collectGarbage(panel: PanelPage): Promise<void> {
@@ -212,4 +210,3 @@ async function assertRendered(panel: PanelPage, markdown: string): Promise<void>
   }
   if (panel.pageErrors.length > 0) throw new Error(`page errors: ${panel.pageErrors.map(String).join('; ')}`);
 }
-

@@ -53,12 +53,20 @@ export async function ensureCorpus(context: BenchContext): Promise<Corpus> {
   const base = path.join(context.root, '.bench', 'corpus');
   const dir = path.join(base, 'repo');
   const manifest = path.join(base, 'corpus.json');
-  const cached = await readFile(manifest, 'utf8').then((text) => JSON.parse(text) as Corpus, () => undefined);
+  const cached = await readFile(manifest, 'utf8').then(
+    (text) => JSON.parse(text) as Corpus,
+    () => undefined,
+  );
   if (cached && cached.packages.join(' ') === PACKAGES.join(' ') && existsSync(path.join(dir, '.git'))) return { ...cached, dir };
 
-  context.log(`building the search corpus once (npm install of ${PACKAGES.length} pinned packages, a git repository of up to ${MAX_FILES} files): a minute or two; later runs reuse .bench/corpus/`);
+  context.log(
+    `building the search corpus once (npm install of ${PACKAGES.length} pinned packages, a git repository of up to ${MAX_FILES} files): a minute or two; later runs reuse .bench/corpus/`,
+  );
   const source = path.join(context.root, '.bench', 'corpus-src');
-  await run('npm', ['install', '--prefix', source, '--no-save', '--no-audit', '--no-fund', '--ignore-scripts', ...PACKAGES], { cwd: context.root, maxBuffer: 16 * 2 ** 20 });
+  await run('npm', ['install', '--prefix', source, '--no-save', '--no-audit', '--no-fund', '--ignore-scripts', ...PACKAGES], {
+    cwd: context.root,
+    maxBuffer: 16 * 2 ** 20,
+  });
   const modules = path.join(source, 'node_modules');
   const files = (await sourceFiles(modules, '')).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)).slice(0, MAX_FILES);
 

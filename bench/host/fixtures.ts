@@ -49,7 +49,9 @@ export async function startHostTestEngines(runDir: string, workspace: string): P
 /** Finished one-question conversations of user 1, one minute apart, with answers of about 1 KB. */
 async function seedConversations(dataDir: string, count: number): Promise<void> {
   const start = Date.parse('2026-01-01T00:00:00Z');
-  const answer = `The configuration is parsed in \`src/config.ts\` by \`parseConfig\`, which checks every field. ${'It validates ports, hosts and retry limits, and reports the first problem it finds. '.repeat(12)}`;
+  const answer =
+    `The configuration is parsed in \`src/config.ts\` by \`parseConfig\`, which checks every field. ` +
+    `${'It validates ports, hosts and retry limits, and reports the first problem it finds. '.repeat(12)}`;
   const records = Array.from({ length: count }, (_, index) =>
     answeredConversation({
       id: index + 1,

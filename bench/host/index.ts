@@ -55,7 +55,10 @@ function options(): HostBenchOptions {
 /** The extension's own bundles that this extension host has loaded so far. */
 function loadedBundles(extensionPath: string): string[] {
   const dist = path.join(extensionPath, 'dist') + path.sep;
-  return Object.keys(require.cache).filter((file) => file.startsWith(dist)).map((file) => path.relative(extensionPath, file)).sort();
+  return Object.keys(require.cache)
+    .filter((file) => file.startsWith(dist))
+    .map((file) => path.relative(extensionPath, file))
+    .sort();
 }
 
 const collectGarbage = (() => {
@@ -160,7 +163,8 @@ async function measureEngineLoad(api: DeepSearchExtensionApi, extensionPath: str
   const storage = path.join(path.dirname(options().results ?? workspace), 'in-host-engine');
   const engine = await startEngine({ repos: [workspace], users: [{ token }], dataDir: storage });
   try {
-    if (!(await vscode.commands.executeCommand<boolean>('deepSearch.signIn', { instanceUrl: engine.url, token }))) throw new Error('sign-in to the in-host engine failed');
+    if (!(await vscode.commands.executeCommand<boolean>('deepSearch.signIn', { instanceUrl: engine.url, token })))
+      throw new Error('sign-in to the in-host engine failed');
     const inExtensionHost = await underLoad(api);
     await api.session.signOut();
     return { ownProcess, inExtensionHost };
@@ -183,7 +187,9 @@ async function underLoad(api: DeepSearchExtensionApi): Promise<EngineLoad> {
   delay.enable();
   const started = performance.now();
   const asked = await Promise.all(
-    Array.from({ length: LOAD_QUESTIONS }, (_, index) => api.store.ask(`How does the ${['config', 'retry', 'cache'][index % 3]} module handle failures (${index})?`)),
+    Array.from({ length: LOAD_QUESTIONS }, (_, index) =>
+      api.store.ask(`How does the ${['config', 'retry', 'cache'][index % 3]} module handle failures (${index})?`),
+    ),
   );
   const words = ['config', 'retry', 'poller', 'session', 'invoice', 'render', 'parse', 'token'];
   for (let index = 0; index < LOAD_SEARCHES; index += 4) {

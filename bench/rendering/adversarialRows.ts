@@ -63,11 +63,17 @@ export async function adversarialRows(browser: Browser, server: PanelServer, con
     for (const input of ADVERSARIAL_INPUTS) {
       const result = await measure(page, input, runs);
       measured[input.shown.as].push(result);
-      context.log(`${input.name} (${kb(input.markdown.length)}, ${input.shown.as}): ${ms(result.mainThread)} main thread, render ${ms(result.render)}, CPU ${ms(result.cpu)}`);
+      context.log(
+        `${input.name} (${kb(input.markdown.length)}, ${input.shown.as}): ${ms(result.mainThread)} main thread, render ${ms(result.render)}, CPU ${ms(result.cpu)}`,
+      );
     }
     context.log(`realistic answer (${kb(normal.length)}): ${ms(baseline.mainThread)} main thread, render ${ms(baseline.render)}, CPU ${ms(baseline.cpu)}`);
     const rows = [
-      worstRow(`adversarial answers shown as Markdown (${measured.markdown.length}, just inside the limits, ~250 KB): main thread`, measured.markdown, baseline),
+      worstRow(
+        `adversarial answers shown as Markdown (${measured.markdown.length}, just inside the limits, ~250 KB): main thread`,
+        measured.markdown,
+        baseline,
+      ),
       worstRow(`adversarial answers shown as plain text with a note (${measured.plain.length}, ~250 KB, one of 2.2 MB): main thread`, measured.plain, baseline),
     ];
     rows.push(await turnRow(page, runs, context));

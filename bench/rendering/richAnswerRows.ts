@@ -65,7 +65,12 @@ export async function richAnswerRows(browser: Browser, server: PanelServer, cont
   ];
 }
 
-async function renderTimes(browser: Browser, server: PanelServer, markdown: string, runs: number): Promise<{ times: number[]; diagramMs: number; citations: number }> {
+async function renderTimes(
+  browser: Browser,
+  server: PanelServer,
+  markdown: string,
+  runs: number,
+): Promise<{ times: number[]; diagramMs: number; citations: number }> {
   const panel = await PanelPage.open(browser, server);
   try {
     const times: number[] = [];

@@ -274,7 +274,6 @@ export class DeepSearchClient {
     return conversation;
   }
 
-
   /** One API call: JSON in, parsed JSON out (or undefined when `expectBody` is false). */
   private async call(
     method: HttpMethod,

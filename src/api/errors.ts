@@ -125,11 +125,12 @@ export function describeErrorBody(body: string, contentType = '', secrets: reado
   if (!trimmed) {
     return undefined;
   }
-  const detail = /json/i.test(contentType) || /^[{[]/.test(trimmed)
-    ? detailFromJson(trimmed) ?? detailFromText(trimmed)
-    : /html/i.test(contentType) || /^<(!doctype|html|head|body)\b/i.test(trimmed)
-      ? detailFromHtml(trimmed)
-      : detailFromText(trimmed);
+  const detail =
+    /json/i.test(contentType) || /^[{[]/.test(trimmed)
+      ? (detailFromJson(trimmed) ?? detailFromText(trimmed))
+      : /html/i.test(contentType) || /^<(!doctype|html|head|body)\b/i.test(trimmed)
+        ? detailFromHtml(trimmed)
+        : detailFromText(trimmed);
   return detail ? cap(redact(detail, secrets)) : undefined;
 }
 
@@ -166,9 +167,7 @@ function messageOf(value: unknown): string | undefined {
 function detailFromHtml(html: string): string | undefined {
   const title = collapse(decodeEntities(html.match(/<title[^>]*>([\s\S]*?)<\/title>/i)?.[1] ?? ''));
   const bodyHtml = html.match(/<body[^>]*>([\s\S]*)<\/body>/i)?.[1] ?? html.replace(/<head[\s\S]*?<\/head>/i, '');
-  const text = collapse(
-    decodeEntities(bodyHtml.replace(/<(script|style)[\s\S]*?<\/\1>/gi, ' ').replace(/<[^>]*>/g, ' ')),
-  );
+  const text = collapse(decodeEntities(bodyHtml.replace(/<(script|style)[\s\S]*?<\/\1>/gi, ' ').replace(/<[^>]*>/g, ' ')));
   if (title && text && !text.startsWith(title)) {
     return `${title}: ${text}`;
   }
@@ -248,9 +247,10 @@ export function errorFromStatus(input: HttpErrorInput): DeepSearchError {
   const details = { status, detail, retryAfterMs };
   if (status >= 300 && status < 400) {
     const target = input.location ? safeOrigin(input.location, origin) : undefined;
-    const message = target && target !== origin
-      ? l10n.t('The instance redirected the request (HTTP {0}) to {1} — use that address as the instance URL.', status, target)
-      : l10n.t('The instance redirected the request (HTTP {0}) — check the instance URL.', status);
+    const message =
+      target && target !== origin
+        ? l10n.t('The instance redirected the request (HTTP {0}) to {1} — use that address as the instance URL.', status, target)
+        : l10n.t('The instance redirected the request (HTTP {0}) — check the instance URL.', status);
     return new DeepSearchError('invalidResponse', message, details);
   }
   // A 507 says for sure that nothing was saved, whatever code a Connect body adds.
@@ -289,17 +289,19 @@ export function errorFromStatus(input: HttpErrorInput): DeepSearchError {
     case 409:
       return new DeepSearchError('conflict', said(l10n.t("The instance could not do this in the conversation's current state (HTTP 409).")), details);
     case 429: {
-      const message = retryAfterMs !== undefined
-        ? l10n.t('The instance is rate limiting requests (HTTP 429) — try again in {0}.', formatWait(retryAfterMs))
-        : l10n.t('The instance is rate limiting requests (HTTP 429) — wait a moment and try again.');
+      const message =
+        retryAfterMs !== undefined
+          ? l10n.t('The instance is rate limiting requests (HTTP 429) — try again in {0}.', formatWait(retryAfterMs))
+          : l10n.t('The instance is rate limiting requests (HTTP 429) — wait a moment and try again.');
       return new DeepSearchError('rateLimited', said(message), details);
     }
   }
   if (status === 507) {
     // Nothing was saved, for sure: not an internal error of unknown outcome, and not healed by retrying at once.
-    const message = detail && !isBare507(detail)
-      ? detail
-      : l10n.t('The instance has no storage space left: nothing was saved (HTTP 507). Free space on it (or ask its administrator to), then try again.');
+    const message =
+      detail && !isBare507(detail)
+        ? detail
+        : l10n.t('The instance has no storage space left: nothing was saved (HTTP 507). Free space on it (or ask its administrator to), then try again.');
     return new DeepSearchError('insufficientStorage', message, details);
   }
   if (status >= 500) {
@@ -374,7 +376,10 @@ function connectError(code: string, status: number, detail: string | undefined, 
 
 /** Whether a 507 body says no more than its status line ("507 Insufficient Storage", maybe naming the proxy). */
 function isBare507(detail: string): boolean {
-  const rest = detail.replace(/\bHTTP\b|\b507\b|\binsufficient storage\b/gi, ' ').replace(/[^\p{L}\p{N}]+/gu, ' ').trim();
+  const rest = detail
+    .replace(/\bHTTP\b|\b507\b|\binsufficient storage\b/gi, ' ')
+    .replace(/[^\p{L}\p{N}]+/gu, ' ')
+    .trim();
   return rest.split(' ').filter(Boolean).length <= 1;
 }
 
@@ -425,7 +430,8 @@ export function networkError(cause: unknown, origin: string, secrets: readonly s
 
 /** Failures before any byte of the request could reach the instance (no connection was made). */
 const PROXY_REFUSED = /Proxy response \(\d+\)/;
-const NEVER_CONNECTED_CODE = /^(?:ECONNREFUSED|ENOTFOUND|EAI_AGAIN|EAI_NONAME|EHOSTUNREACH|ENETUNREACH|EHOSTDOWN|EADDRNOTAVAIL|UND_ERR_CONNECT_TIMEOUT|ERR_INVALID_URL)$/;
+const NEVER_CONNECTED_CODE =
+  /^(?:ECONNREFUSED|ENOTFOUND|EAI_AGAIN|EAI_NONAME|EHOSTUNREACH|ENETUNREACH|EHOSTDOWN|EADDRNOTAVAIL|UND_ERR_CONNECT_TIMEOUT|ERR_INVALID_URL)$/;
 
 export function timeoutError(origin: string, timeoutMs: number): DeepSearchError {
   return new DeepSearchError(

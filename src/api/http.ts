@@ -6,16 +6,7 @@
 import * as l10n from '@vscode/l10n';
 import { rootCertificates } from 'node:tls';
 import { Agent, EnvHttpProxyAgent, request, type Dispatcher } from 'undici';
-import {
-  canceledError,
-  DeepSearchError,
-  errorFromStatus,
-  isDeepSearchError,
-  isRetryable,
-  networkError,
-  parseRetryAfter,
-  timeoutError,
-} from './errors';
+import { canceledError, DeepSearchError, errorFromStatus, isDeepSearchError, isRetryable, networkError, parseRetryAfter, timeoutError } from './errors';
 import { sendAuthorized, tokenOf, type Credential } from './credential';
 import { sleep } from './sleep';
 

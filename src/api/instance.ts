@@ -30,18 +30,15 @@ export function normalizeInstanceUrl(input: string): string {
 function invalidInstanceUrl(input: string): DeepSearchError {
   // Only the scheme is echoed: the input may hold credentials.
   const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(input.trim())?.[1];
-  const message = scheme && !/^https?$/i.test(scheme)
-    ? l10n.t('The instance URL is a {0}: address — use an http:// or https:// address such as https://sourcegraph.example.com.', scheme)
-    : l10n.t('The instance URL is not a valid web address — use an http:// or https:// address such as https://sourcegraph.example.com.');
+  const message =
+    scheme && !/^https?$/i.test(scheme)
+      ? l10n.t('The instance URL is a {0}: address — use an http:// or https:// address such as https://sourcegraph.example.com.', scheme)
+      : l10n.t('The instance URL is not a valid web address — use an http:// or https:// address such as https://sourcegraph.example.com.');
   return new DeepSearchError('configuration', message);
 }
 
 /** `<instance>/.api/deepsearch/v1[/segments…][?query]`; segments are percent-encoded. */
-export function apiUrl(
-  instanceUrl: string,
-  segments: ReadonlyArray<string | number> = [],
-  query?: Record<string, string | number | boolean | undefined>,
-): URL {
+export function apiUrl(instanceUrl: string, segments: ReadonlyArray<string | number> = [], query?: Record<string, string | number | boolean | undefined>): URL {
   const path = segments.map((segment) => `/${encodeURIComponent(String(segment))}`).join('');
   const url = new URL(`${instanceUrl}${API_PATH}${path}`);
   for (const [key, value] of Object.entries(query ?? {})) {

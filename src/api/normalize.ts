@@ -20,16 +20,13 @@ import {
   type Turn,
 } from '../model/conversation';
 
-
 export function normalizeConversation(value: unknown): Conversation {
   const wire = record(value, l10n.t('a conversation'));
   const id = identifier(wire.id, 'conversation');
   if (wire.questions !== undefined && wire.questions !== null && !Array.isArray(wire.questions)) {
     throw invalidResponseError(l10n.t('the questions of a conversation are not a list'));
   }
-  const questions = ((wire.questions as unknown[] | null | undefined) ?? []).map((question) =>
-    normalizeQuestion(question, id),
-  );
+  const questions = ((wire.questions as unknown[] | null | undefined) ?? []).map((question) => normalizeQuestion(question, id));
   const conversation: Conversation = {
     id,
     questions,
@@ -66,12 +63,14 @@ export function normalizeQuestion(value: unknown, conversationId?: number): Ques
     createdAt: text(wire.created_at) ?? '',
     updatedAt: text(wire.updated_at) ?? text(wire.created_at) ?? '',
     state: questionState(wire.status, error),
-    sources: list(wire.sources).map(normalizeSource).filter((source): source is Source => !!source),
-    turns: list(wire.turns).map(normalizeTurn).filter((turn): turn is Turn => !!turn),
+    sources: list(wire.sources)
+      .map(normalizeSource)
+      .filter((source): source is Source => !!source),
+    turns: list(wire.turns)
+      .map(normalizeTurn)
+      .filter((turn): turn is Turn => !!turn),
     stats: normalizeStats(wire.stats),
-    suggestedFollowups: list(wire.suggested_followups).filter(
-      (followup): followup is string => typeof followup === 'string' && followup.trim() !== '',
-    ),
+    suggestedFollowups: list(wire.suggested_followups).filter((followup): followup is string => typeof followup === 'string' && followup.trim() !== ''),
   };
   const title = text(wire.title);
   if (title) question.title = title;
@@ -202,7 +201,8 @@ function normalizeQuestionError(value: unknown): QuestionError | undefined {
   }
   const error: QuestionError = {
     kind: kind ?? '',
-    title: title ?? (Object.hasOwn(DEFAULT_ERROR_TITLES, kind ?? '') ? DEFAULT_ERROR_TITLES[kind ?? '']() : undefined) ?? message ?? l10n.t('The question failed'),
+    title:
+      title ?? (Object.hasOwn(DEFAULT_ERROR_TITLES, kind ?? '') ? DEFAULT_ERROR_TITLES[kind ?? '']() : undefined) ?? message ?? l10n.t('The question failed'),
     message: message ?? '',
   };
   if (details) error.details = details;

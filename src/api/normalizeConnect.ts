@@ -8,7 +8,17 @@ import { conversationIdOfName, type ConnectStateErrorCode } from '../contract/co
 import * as l10n from '@vscode/l10n';
 import { invalidResponseError } from './errors';
 import { isRecord, list, record, text } from './jsonValues';
-import { emptyStats, type Conversation, type ConversationPage, type Question, type QuestionError, type QuestionState, type Source, type Stats, type Turn } from '../model/conversation';
+import {
+  emptyStats,
+  type Conversation,
+  type ConversationPage,
+  type Question,
+  type QuestionError,
+  type QuestionState,
+  type Source,
+  type Stats,
+  type Turn,
+} from '../model/conversation';
 
 /** The most questions, blocks or sources read from one answer: a bound on what a server can make us hold. */
 const MAX_ITEMS = 1000;
@@ -18,9 +28,13 @@ export function normalizeConnectConversation(value: unknown): Conversation {
   const id = idOfName(wire.name);
   const questionsWire = list(wire.questions);
   const latestState = connectState(wire.state);
-  const questions = questionsWire.slice(0, MAX_ITEMS).map((question, index) =>
-    index === questionsWire.length - 1 ? normalizeConnectQuestion(question, id, index + 1, latestState) : normalizeConnectQuestion(question, id, index + 1, undefined, true),
-  );
+  const questions = questionsWire
+    .slice(0, MAX_ITEMS)
+    .map((question, index) =>
+      index === questionsWire.length - 1
+        ? normalizeConnectQuestion(question, id, index + 1, latestState)
+        : normalizeConnectQuestion(question, id, index + 1, undefined, true),
+    );
   const conversation: Conversation = {
     id,
     questions,
@@ -40,7 +54,13 @@ export function normalizeConnectConversation(value: unknown): Conversation {
  * A question at `position` (1-based). `conversationState` is the conversation's state, which is
  * the latest question's when the question does not carry its own.
  */
-export function normalizeConnectQuestion(value: unknown, conversationId: number, position: number, conversationState?: ConnectStateReading, isEarlier = false): Question {
+export function normalizeConnectQuestion(
+  value: unknown,
+  conversationId: number,
+  position: number,
+  conversationState?: ConnectStateReading,
+  isEarlier = false,
+): Question {
   const wire = record(value, l10n.t('a question'));
   const own = wire.state === undefined ? undefined : connectState(wire.state);
   const reading = own ?? conversationState ?? (isEarlier ? earlierReading(wire.answer) : { state: answerText(wire.answer) ? 'completed' : 'processing' });
@@ -52,8 +72,14 @@ export function normalizeConnectQuestion(value: unknown, conversationId: number,
     createdAt,
     updatedAt: text(wire.updateTime) ?? text(wire.update_time) ?? createdAt,
     state: reading.state,
-    sources: list(wire.sources).slice(0, MAX_ITEMS).map(normalizeSource).filter((source): source is Source => source !== undefined),
-    turns: list(wire.turns).slice(0, MAX_ITEMS).map(normalizeTurn).filter((turn): turn is Turn => turn !== undefined),
+    sources: list(wire.sources)
+      .slice(0, MAX_ITEMS)
+      .map(normalizeSource)
+      .filter((source): source is Source => source !== undefined),
+    turns: list(wire.turns)
+      .slice(0, MAX_ITEMS)
+      .map(normalizeTurn)
+      .filter((turn): turn is Turn => turn !== undefined),
     stats: normalizeStats(wire.stats),
     suggestedFollowups: list(wire.suggestedFollowups ?? wire.suggested_followups)
       .slice(0, MAX_ITEMS)

@@ -86,10 +86,17 @@ export function isToEngineMessage(value: unknown): value is ToEngineMessage {
   const message = value as Record<string, unknown>;
   if (message.type === 'stop') return true;
   if (message.type === 'model') {
-    return (message.model === null || isModelDescription(message.model)) && (message.investigationLimits === undefined || isInvestigationLimits(message.investigationLimits));
+    return (
+      (message.model === null || isModelDescription(message.model)) &&
+      (message.investigationLimits === undefined || isInvestigationLimits(message.investigationLimits))
+    );
   }
   if (message.type === 'modelReply') {
-    return Number.isSafeInteger(message.id) && (message.turn === undefined || isModelTurn(message.turn)) && (message.error === undefined || (typeof message.error === 'string' && message.error.length <= 2000));
+    return (
+      Number.isSafeInteger(message.id) &&
+      (message.turn === undefined || isModelTurn(message.turn)) &&
+      (message.error === undefined || (typeof message.error === 'string' && message.error.length <= 2000))
+    );
   }
   if (message.type !== 'start' || typeof message.options !== 'object' || message.options === null) return false;
   const options = message.options as Record<string, unknown>;

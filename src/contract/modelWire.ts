@@ -121,7 +121,9 @@ export function isModelTurnRequest(value: unknown): value is ModelTurnRequest {
     Array.isArray(request.messages) &&
     request.messages.every(isMessage) &&
     Array.isArray(request.tools) &&
-    request.tools.every((tool: unknown) => typeof tool === 'object' && tool !== null && isString((tool as ModelTool).name, 256) && isString((tool as ModelTool).description)) &&
+    request.tools.every(
+      (tool: unknown) => typeof tool === 'object' && tool !== null && isString((tool as ModelTool).name, 256) && isString((tool as ModelTool).description),
+    ) &&
     typeof request.maxOutputTokens === 'number'
   );
 }

@@ -28,7 +28,10 @@ export function repoNameFromRemote(remote: string): string | undefined {
     host = scp[1] ?? '';
     repoPath = scp[2] ?? '';
   }
-  host = host.slice(host.lastIndexOf('@') + 1).replace(/:\d*$/, '').toLowerCase();
+  host = host
+    .slice(host.lastIndexOf('@') + 1)
+    .replace(/:\d*$/, '')
+    .toLowerCase();
   // A one-letter "host" is a Windows drive (`C:\src\repo`), not a server.
   if (!/^[a-z0-9.-]{2,}$/.test(host)) return undefined;
   const segments = repoPath

@@ -12,4 +12,3 @@ export const TOKEN_SCOPES = {
   /** The tool server endpoints. */
   mcp: 'mcp',
 } as const;
-

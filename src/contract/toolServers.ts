@@ -36,8 +36,19 @@ export type ToolServerTool =
   | 'deepsearch_read';
 
 export const TOOL_SERVER_TOOLS: readonly ToolServerTool[] = [
-  'read_file', 'list_files', 'list_repos', 'keyword_search', 'nls_search', 'go_to_definition', 'find_references',
-  'commit_search', 'diff_search', 'compare_revisions', 'get_contributor_repos', 'deepsearch', 'deepsearch_read',
+  'read_file',
+  'list_files',
+  'list_repos',
+  'keyword_search',
+  'nls_search',
+  'go_to_definition',
+  'find_references',
+  'commit_search',
+  'diff_search',
+  'compare_revisions',
+  'get_contributor_repos',
+  'deepsearch',
+  'deepsearch_read',
 ];
 
 /**

@@ -42,7 +42,13 @@ export function citedLines(href: string, instanceUrl: string | undefined): Omit<
     const path = safeDecode(fast[3]);
     const startLine = Number(fast[4]);
     if (repoName && path && !repoName.startsWith('.')) {
-      return { repoName, revision: fast[2] ? safeDecode(fast[2]) : undefined, path, startLine, endLine: Math.max(startLine, fast[5] ? Number(fast[5]) : startLine) };
+      return {
+        repoName,
+        revision: fast[2] ? safeDecode(fast[2]) : undefined,
+        path,
+        startLine,
+        endLine: Math.max(startLine, fast[5] ? Number(fast[5]) : startLine),
+      };
     }
   }
   if (!relative && !instanceUrl) return undefined;

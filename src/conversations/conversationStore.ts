@@ -424,7 +424,12 @@ export class ConversationStore {
     // A summary (7.x lists) has no questions: keep those a fetch brought, and the fetch's standing.
     const merged: Conversation = before
       ? conversation.summaryOnly
-        ? { ...before, title: conversation.title ?? before.title, updatedAt: conversation.updatedAt || before.updatedAt, webUrl: conversation.webUrl ?? before.webUrl }
+        ? {
+            ...before,
+            title: conversation.title ?? before.title,
+            updatedAt: conversation.updatedAt || before.updatedAt,
+            webUrl: conversation.webUrl ?? before.webUrl,
+          }
         : { ...conversation, isOwner: conversation.isOwner ?? before.isOwner, quota: conversation.quota ?? before.quota }
       : conversation;
     if (before && JSON.stringify(before) === JSON.stringify(merged)) return false;

@@ -29,6 +29,9 @@ export function generatedFileName(href: string): string {
   } catch {
     // Kept as written.
   }
-  const safe = last.replace(/[^\w.-]/g, '_').replace(/^\.+/, '').slice(0, 128);
+  const safe = last
+    .replace(/[^\w.-]/g, '_')
+    .replace(/^\.+/, '')
+    .slice(0, 128);
   return safe || 'generated-file';
 }

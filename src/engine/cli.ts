@@ -38,7 +38,13 @@ async function main(argv: readonly string[]): Promise<void> {
     return;
   }
   const ripgrepPath = config.ripgrepPath === undefined ? undefined : path.resolve(config.ripgrepPath);
-  if (ripgrepPath !== undefined && !(await stat(ripgrepPath).then((info) => info.isFile(), () => false))) {
+  if (
+    ripgrepPath !== undefined &&
+    !(await stat(ripgrepPath).then(
+      (info) => info.isFile(),
+      () => false,
+    ))
+  ) {
     process.stderr.write(`--ripgrep ${ripgrepPath} is not a file: give the path of a ripgrep executable (rg), or leave the option out.\n\n${USAGE}\n`);
     process.exitCode = EXIT_USAGE;
     return;

@@ -205,7 +205,8 @@ function applyModel(model: ModelFlags, flag: string, value: string): string | un
   switch (flag) {
     case '--model-url': {
       const url = URL.canParse(value) ? new URL(value) : undefined;
-      if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) return `--model-url must be an http or https URL such as http://127.0.0.1:11434/v1, not "${value.slice(0, 60)}".`;
+      if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:'))
+        return `--model-url must be an http or https URL such as http://127.0.0.1:11434/v1, not "${value.slice(0, 60)}".`;
       if (url.username || url.password) return '--model-url must not hold a user name or password: give the key with --model-key-env or --model-key-file.';
       model.url = value;
       return undefined;
@@ -215,7 +216,8 @@ function applyModel(model: ModelFlags, flag: string, value: string): string | un
       model.name = value;
       return undefined;
     case '--model-key-env':
-      if (!/^[A-Za-z_][A-Za-z0-9_]{0,127}$/.test(value)) return `--model-key-env takes the name of an environment variable (such as OPENAI_API_KEY), not "${value.slice(0, 40)}": the key itself never goes on the command line.`;
+      if (!/^[A-Za-z_][A-Za-z0-9_]{0,127}$/.test(value))
+        return `--model-key-env takes the name of an environment variable (such as OPENAI_API_KEY), not "${value.slice(0, 40)}": the key itself never goes on the command line.`;
       model.keyEnv = value;
       return undefined;
     case '--model-key-file':
@@ -228,7 +230,8 @@ function applyModel(model: ModelFlags, flag: string, value: string): string | un
       const scale = key === 'timeoutMs' ? 1000 : 1;
       const { min, max } = INVESTIGATION_LIMIT_RANGES[key];
       const number = wholeNumber(value);
-      if (number === undefined || number * scale < min || number * scale > max) return `${flag} must be a whole number from ${min / scale} to ${max / scale}, not "${value.slice(0, 40)}".`;
+      if (number === undefined || number * scale < min || number * scale > max)
+        return `${flag} must be a whole number from ${min / scale} to ${max / scale}, not "${value.slice(0, 40)}".`;
       model.limits[key] = number * scale;
       return undefined;
     }
@@ -275,7 +278,10 @@ function apply(config: CliConfig, flag: string, value: string): string | undefin
       return undefined;
     }
     case '--scopes': {
-      const scopes = value.split(',').map((scope) => scope.trim()).filter(Boolean);
+      const scopes = value
+        .split(',')
+        .map((scope) => scope.trim())
+        .filter(Boolean);
       const unknown = scopes.find((scope) => !(KNOWN_SCOPES as readonly string[]).includes(scope));
       if (unknown !== undefined) return `--scopes takes ${KNOWN_SCOPES.join(', ')}, not "${unknown.slice(0, 40)}".`;
       config.scopes = [...new Set([...(config.scopes ?? []), ...scopes])];
@@ -283,13 +289,17 @@ function apply(config: CliConfig, flag: string, value: string): string | undefin
     }
     case '--oauth-client': {
       const [id = '', uris = ''] = value.split(/=(.*)/s);
-      const redirectUris = uris.split(',').map((uri) => uri.trim()).filter(Boolean);
+      const redirectUris = uris
+        .split(',')
+        .map((uri) => uri.trim())
+        .filter(Boolean);
       if (!/^[A-Za-z0-9._-]{1,100}$/.test(id) || redirectUris.length === 0) {
         return `--oauth-client takes <client id>=<redirect URI>[,<redirect URI>…], such as deep-search-vscode=http://127.0.0.1/callback, not "${value.slice(0, 60)}".`;
       }
       const invalid = redirectUris.find((uri) => !URL.canParse(uri));
       if (invalid !== undefined) return `--oauth-client: "${invalid.slice(0, 60)}" is not an absolute URI.`;
-      if (config.oauthClients.some((client) => client.id === id)) return `--oauth-client ${id} was given twice: give each client once, with all its redirect URIs.`;
+      if (config.oauthClients.some((client) => client.id === id))
+        return `--oauth-client ${id} was given twice: give each client once, with all its redirect URIs.`;
       config.oauthClients.push({ id, redirectUris });
       return undefined;
     }
@@ -312,7 +322,8 @@ function apply(config: CliConfig, flag: string, value: string): string | undefin
     }
     case '--index-budget': {
       const mebibytes = wholeNumber(value);
-      if (mebibytes === undefined || mebibytes > 1024 * 1024) return `--index-budget must be a whole number of MiB from 0 to 1048576, not "${value.slice(0, 40)}".`;
+      if (mebibytes === undefined || mebibytes > 1024 * 1024)
+        return `--index-budget must be a whole number of MiB from 0 to 1048576, not "${value.slice(0, 40)}".`;
       config.indexBudgetBytes = mebibytes * 1024 * 1024;
       return undefined;
     }

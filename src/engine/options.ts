@@ -83,10 +83,7 @@ export type InjectedQuestionError = WireQuestionError & { retry_time?: string };
 
 /** What a fault hook may do to one request, to prove that clients recover. */
 export type EngineFault =
-  | { kind: 'status'; status: number; body?: string; contentType?: string }
-  | { kind: 'reset' }
-  | { kind: 'delay'; ms: number }
-  | { kind: 'malformed' };
+  { kind: 'status'; status: number; body?: string; contentType?: string } | { kind: 'reset' } | { kind: 'delay'; ms: number } | { kind: 'malformed' };
 
 export interface EngineFaults {
   /** Called for every request before it is handled; return a fault to apply or undefined to serve it. */

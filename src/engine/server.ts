@@ -10,7 +10,14 @@ import * as path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { API_PATH } from '../contract/legacyWire';
 import { CONNECT_SERVICE_PATH } from '../contract/connectWire';
-import { isToolServerTool, MCP_ACCESS_PERMISSION, MCP_TOKEN_SCOPE, TOOL_SERVER_ENDPOINTS, TOOL_SERVER_TOOLS, type ToolServerEndpoint } from '../contract/toolServers';
+import {
+  isToolServerTool,
+  MCP_ACCESS_PERMISSION,
+  MCP_TOKEN_SCOPE,
+  TOOL_SERVER_ENDPOINTS,
+  TOOL_SERVER_TOOLS,
+  type ToolServerEndpoint,
+} from '../contract/toolServers';
 import { Answerer } from './answers/answerer';
 import { boundedLimits } from './models/chatModel';
 import { searchIndexesFor } from './search/searchIndex';
@@ -81,7 +88,9 @@ export async function startEngine(options: EngineOptions): Promise<RunningEngine
   if (!Number.isFinite(paceMs) || paceMs < 0) throw new Error(`paceMs must be a number of milliseconds ≥ 0, not ${paceMs}.`);
   const unknownTool = options.variant?.disabledTools?.find((name) => !isToolServerTool(name));
   if (unknownTool !== undefined) {
-    throw new Error(`disabledTools: ${JSON.stringify(unknownTool.slice(0, 60))} is not a tool; name tools as 2026 servers do: ${TOOL_SERVER_TOOLS.join(', ')}.`);
+    throw new Error(
+      `disabledTools: ${JSON.stringify(unknownTool.slice(0, 60))} is not a tool; name tools as 2026 servers do: ${TOOL_SERVER_TOOLS.join(', ')}.`,
+    );
   }
   const users = new UserDirectory(options.users);
   // The process launcher starts while the engine is small (processLauncher.ts).
@@ -162,7 +171,9 @@ export async function startEngine(options: EngineOptions): Promise<RunningEngine
   );
 
   const authorizationServer =
-    options.oauth === false ? undefined : await AuthorizationServer.open(url, users.accounts(), options.oauth, { file: path.join(options.dataDir, 'oauth-tokens.json'), log });
+    options.oauth === false
+      ? undefined
+      : await AuthorizationServer.open(url, users.accounts(), options.oauth, { file: path.join(options.dataDir, 'oauth-tokens.json'), log });
   if (authorizationServer) users.trustIssuer(authorizationServer);
 
   const route = async (request: IncomingMessage, path: string, query: URLSearchParams): Promise<Reply> => {
@@ -172,7 +183,12 @@ export async function startEngine(options: EngineOptions): Promise<RunningEngine
     const resource = protectedResource(path);
     if (authorizationServer && resource !== undefined && toolServers.has(resource)) {
       if (method !== 'GET') throw new HttpError(405, `${method} is not supported here: use GET.`, { Allow: 'GET' });
-      return jsonReply(200, { resource: `${url}${resource}`, authorization_servers: [url], scopes_supported: [MCP_TOKEN_SCOPE], bearer_methods_supported: ['header'] });
+      return jsonReply(200, {
+        resource: `${url}${resource}`,
+        authorization_servers: [url],
+        scopes_supported: [MCP_TOKEN_SCOPE],
+        bearer_methods_supported: ['header'],
+      });
     }
     // The 7.x API; a 6.x server (`legacy`) has none, and answers its paths with a plain 404 below.
     if (variant.conversationApis !== 'legacy' && isConnectPath(path)) {
@@ -208,7 +224,11 @@ export async function startEngine(options: EngineOptions): Promise<RunningEngine
         body: file.text,
         contentType: GENERATED_TYPES.has(file.content_type) ? `${file.content_type}; charset=utf-8` : 'application/octet-stream',
         // Never shown as a page of the engine: downloaded, its type as said, nothing in it run.
-        headers: { 'Content-Disposition': `attachment; filename="${file.name}"`, 'X-Content-Type-Options': 'nosniff', 'Content-Security-Policy': "default-src 'none'; sandbox" },
+        headers: {
+          'Content-Disposition': `attachment; filename="${file.name}"`,
+          'X-Content-Type-Options': 'nosniff',
+          'Content-Security-Policy': "default-src 'none'; sandbox",
+        },
       };
     }
     if (path === NEW_QUESTION_PATH) {
@@ -235,7 +255,12 @@ export async function startEngine(options: EngineOptions): Promise<RunningEngine
         headers: { 'Content-Security-Policy': SHARE_PAGE_CSP, 'Referrer-Policy': 'no-referrer' },
       };
     }
-    const apis = variant.conversationApis === 'connect' ? CONNECT_SERVICE_PATH : variant.conversationApis === 'legacy' ? API_PATH : `${API_PATH} and ${CONNECT_SERVICE_PATH}`;
+    const apis =
+      variant.conversationApis === 'connect'
+        ? CONNECT_SERVICE_PATH
+        : variant.conversationApis === 'legacy'
+          ? API_PATH
+          : `${API_PATH} and ${CONNECT_SERVICE_PATH}`;
     throw new HttpError(404, `Nothing is served at ${path}: the conversation API is at ${apis}.`);
   };
 
@@ -329,7 +354,13 @@ async function listenOnRememberedPort(server: ReturnType<typeof createServer>, d
   const file = path.join(dataDir, 'last-port');
   if (port === undefined) {
     const remembered = Number.parseInt(await readFile(file, 'utf8').catch(() => ''), 10);
-    const tried = remembered > 0 && remembered < 65536 ? await listen(server, remembered).then(() => true, () => false) : false;
+    const tried =
+      remembered > 0 && remembered < 65536
+        ? await listen(server, remembered).then(
+            () => true,
+            () => false,
+          )
+        : false;
     if (!tried) await listen(server, 0);
   } else {
     await listen(server, port);

@@ -75,9 +75,8 @@ export function registerCommands(deps: CommandDependencies): vscode.Disposable[]
     'deepSearch.signIn': (given) => signIn(session, textFields(given, ['instanceUrl', 'token'])),
     'deepSearch.signOut': () => signOut(session),
     'deepSearch.useLocalEngine': () =>
-      vscode.window.withProgress(
-        { location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Starting the local Deep Search engine…') },
-        () => session.useLocalEngine(),
+      vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Starting the local Deep Search engine…') }, () =>
+        session.useLocalEngine(),
       ),
     'deepSearch.chooseEngineModel': () => deps.engineModels.choose(),
     'deepSearch.openConversation': async (arg) => {
@@ -274,8 +273,7 @@ async function openShared(deps: CommandDependencies, given?: string): Promise<nu
       prompt: vscode.l10n.t('Paste a share link or a read token'),
       placeHolder: 'https://sourcegraph.example.com/deepsearch/1c9f…',
       ignoreFocusOut: true,
-      validateInput: (value) =>
-        readTokenFromInput(value) ? undefined : vscode.l10n.t('That is neither a share link nor a read token (a UUID).'),
+      validateInput: (value) => (readTokenFromInput(value) ? undefined : vscode.l10n.t('That is neither a share link nor a read token (a UUID).')),
     }));
   if (input === undefined) return undefined;
   const readToken = readTokenFromInput(input);
@@ -389,7 +387,9 @@ async function searchConversations(deps: CommandDependencies, given?: string): P
       validateInput: (input) => (input.trim().length > MAX_SEARCH_LENGTH ? vscode.l10n.t('At most {0} characters.', MAX_SEARCH_LENGTH) : undefined),
     }));
   if (!query?.trim()) return undefined;
-  const found = await vscode.window.withProgress({ location: { viewId: 'deepSearch.conversations' } }, () => deps.store.search(query.trim().slice(0, MAX_SEARCH_LENGTH)));
+  const found = await vscode.window.withProgress({ location: { viewId: 'deepSearch.conversations' } }, () =>
+    deps.store.search(query.trim().slice(0, MAX_SEARCH_LENGTH)),
+  );
   if (found.length === 0) {
     void vscode.window.showInformationMessage(vscode.l10n.t('No conversation mentions "{0}".', query.trim()));
     return undefined;

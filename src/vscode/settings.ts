@@ -60,7 +60,5 @@ export function pollSettings(): PollSettings {
 
 /** Whether a configuration change touches anything the HTTP client is built from. */
 export function affectsConnection(event: vscode.ConfigurationChangeEvent): boolean {
-  return ['http.proxy', 'http.proxyStrictSSL', `${SECTION}.caCertificatesPath`, `${SECTION}.instanceUrl`].some((key) =>
-    event.affectsConfiguration(key),
-  );
+  return ['http.proxy', 'http.proxyStrictSSL', `${SECTION}.caCertificatesPath`, `${SECTION}.instanceUrl`].some((key) => event.affectsConfiguration(key));
 }

@@ -15,7 +15,11 @@ import { strings } from './strings';
  * citations are returned in number order), and its links to files the answer generated (CSV, JSON,
  * SVG) get an Open and a Save As button beside them, which read nothing before they are pressed.
  */
-export function markLinks(answer: HTMLElement, instanceUrl: string | undefined, onGeneratedFile: (href: string, action: GeneratedFileAction) => void): Citation[] {
+export function markLinks(
+  answer: HTMLElement,
+  instanceUrl: string | undefined,
+  onGeneratedFile: (href: string, action: GeneratedFileAction) => void,
+): Citation[] {
   const numbers = new CitationNumbers(instanceUrl);
   const generated: HTMLAnchorElement[] = [];
   for (const anchor of Array.from(answer.getElementsByTagName('a'))) {

@@ -101,7 +101,11 @@ export class CitationPreviewer {
     anchor.setAttribute('aria-describedby', PREVIEW_ID);
     const generation = ++this.generation;
     const header = element('div', 'preview-header');
-    header.append(element('span', 'citation-badge', anchor.dataset.citation ?? ''), element('span', 'preview-path', cited.path), element('span', 'preview-repo', cited.repoName));
+    header.append(
+      element('span', 'citation-badge', anchor.dataset.citation ?? ''),
+      element('span', 'preview-path', cited.path),
+      element('span', 'preview-repo', cited.repoName),
+    );
     this.tooltip.replaceChildren(header, element('p', 'preview-note', strings.previewLoading));
     this.tooltip.hidden = false;
     this.place(anchor);
@@ -124,7 +128,11 @@ export class CitationPreviewer {
     const code = element('code', 'preview-code');
     const pre = element('pre', 'preview-lines');
     pre.append(code);
-    fillLines(code, result.startLine, result.lines.map((line) => [{ text: line }]));
+    fillLines(
+      code,
+      result.startLine,
+      result.lines.map((line) => [{ text: line }]),
+    );
     this.tooltip.replaceChildren(header, pre);
     if (result.more > 0) this.tooltip.append(element('p', 'preview-note', strings.previewMore(result.more)));
     this.place(anchor);

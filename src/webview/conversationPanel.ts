@@ -77,7 +77,11 @@ export class ConversationPanel {
       onAskNarrower: (text) => this.host.postMessage({ type: 'askNarrower', text }),
       onGeneratedFile: (href, action) => this.host.postMessage({ type: 'generatedFile', href, action }),
     };
-    this.previewer = new CitationPreviewer(root, (href) => this.askPreview(href), () => this.instanceUrl);
+    this.previewer = new CitationPreviewer(
+      root,
+      (href) => this.askPreview(href),
+      () => this.instanceUrl,
+    );
     this.header = new ConversationHeader((action: PanelAction) => this.host.postMessage({ type: 'action', action }));
     this.notice = element('div', 'notice');
     this.notice.setAttribute('role', 'alert');

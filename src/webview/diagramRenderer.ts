@@ -7,7 +7,21 @@
 import mermaid from 'mermaid';
 
 /** Settings a diagram's own `%%{init: …}%%` directive may not change. */
-const SECURE_KEYS = ['secure', 'securityLevel', 'startOnLoad', 'maxTextSize', 'maxEdges', 'htmlLabels', 'flowchart', 'themeCSS', 'fontFamily', 'dompurifyConfig', 'suppressErrorRendering', 'arrowMarkerAbsolute', 'legacyMathML'];
+const SECURE_KEYS = [
+  'secure',
+  'securityLevel',
+  'startOnLoad',
+  'maxTextSize',
+  'maxEdges',
+  'htmlLabels',
+  'flowchart',
+  'themeCSS',
+  'fontFamily',
+  'dompurifyConfig',
+  'suppressErrorRendering',
+  'arrowMarkerAbsolute',
+  'legacyMathML',
+];
 
 /** Diagram text longer than this is not drawn (Mermaid's own bound, tightened). */
 export const MAX_DIAGRAM_CHARACTERS = 20_000;

@@ -76,7 +76,11 @@ export class QuestionView {
   private renderedAnswer?: { markdown: string; element: HTMLElement; citations: Citation[] };
   private controls: ControlState;
 
-  constructor(question: Question, private readonly context: QuestionContext, controls: ControlState) {
+  constructor(
+    question: Question,
+    private readonly context: QuestionContext,
+    controls: ControlState,
+  ) {
     this.question = question;
     this.signature = JSON.stringify(question);
     this.controls = controls;

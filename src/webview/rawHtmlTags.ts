@@ -13,8 +13,27 @@
 const VOID = new Set(['area', 'base', 'br', 'col', 'embed', 'hr', 'img', 'input', 'keygen', 'link', 'meta', 'param', 'source', 'track', 'wbr']);
 /** Elements the parser ends by itself at the next sibling or the parent's end: not counted as nesting. */
 const OPTIONAL_END = new Set([
-  'p', 'li', 'dt', 'dd', 'option', 'optgroup', 'tr', 'td', 'th', 'thead', 'tbody', 'tfoot', 'colgroup', 'caption',
-  'rb', 'rt', 'rtc', 'rp', 'html', 'head', 'body',
+  'p',
+  'li',
+  'dt',
+  'dd',
+  'option',
+  'optgroup',
+  'tr',
+  'td',
+  'th',
+  'thead',
+  'tbody',
+  'tfoot',
+  'colgroup',
+  'caption',
+  'rb',
+  'rt',
+  'rtc',
+  'rp',
+  'html',
+  'head',
+  'body',
 ]);
 /** Formatting elements: the HTML parser reopens those left open in each later paragraph. */
 const FORMATTING = new Set(['a', 'b', 'big', 'code', 'em', 'font', 'i', 'nobr', 's', 'small', 'strike', 'strong', 'tt', 'u']);

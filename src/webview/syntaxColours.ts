@@ -28,11 +28,46 @@ import typescript from 'highlight.js/lib/languages/typescript';
 import xml from 'highlight.js/lib/languages/xml';
 import yaml from 'highlight.js/lib/languages/yaml';
 
-const LANGUAGES = { bash, c, cpp, csharp, css, go, java, javascript, json, kotlin, markdown, php, python, ruby, rust, scala, sql, swift, typescript, xml, yaml };
+const LANGUAGES = {
+  bash,
+  c,
+  cpp,
+  csharp,
+  css,
+  go,
+  java,
+  javascript,
+  json,
+  kotlin,
+  markdown,
+  php,
+  python,
+  ruby,
+  rust,
+  scala,
+  sql,
+  swift,
+  typescript,
+  xml,
+  yaml,
+};
 for (const [name, language] of Object.entries(LANGUAGES)) hljs.registerLanguage(name, language);
 
 /** File endings highlight.js does not know as aliases. */
-const EXTRA_ALIASES: Record<string, string> = { tsx: 'typescript', mts: 'typescript', cts: 'typescript', jsx: 'javascript', mjs: 'javascript', cjs: 'javascript', h: 'c', hpp: 'cpp', hh: 'cpp', cc: 'cpp', kt: 'kotlin', kts: 'kotlin' };
+const EXTRA_ALIASES: Record<string, string> = {
+  tsx: 'typescript',
+  mts: 'typescript',
+  cts: 'typescript',
+  jsx: 'javascript',
+  mjs: 'javascript',
+  cjs: 'javascript',
+  h: 'c',
+  hpp: 'cpp',
+  hh: 'cpp',
+  cc: 'cpp',
+  kt: 'kotlin',
+  kts: 'kotlin',
+};
 
 /** More text than this is shown without colours. */
 const MAX_COLOURED_CHARACTERS = 40_000;
@@ -78,7 +113,8 @@ function readHighlighted(html: string): ColouredPiece[] {
   while (at < html.length && (match = pattern.exec(html)) !== null) {
     at = pattern.lastIndex;
     if (match[1] !== undefined) scopes.push(scopeName(match[1]));
-    else if (match[2] !== undefined) pieces.push({ text: match[2].replace(/&(?:amp|lt|gt|quot|#x27|#39);/g, (entity) => ENTITIES[entity]), scope: scopes[scopes.length - 1] || undefined });
+    else if (match[2] !== undefined)
+      pieces.push({ text: match[2].replace(/&(?:amp|lt|gt|quot|#x27|#39);/g, (entity) => ENTITIES[entity]), scope: scopes[scopes.length - 1] || undefined });
     else scopes.pop();
   }
   if (at !== html.length) throw new Error('unexpected markup from the highlighter');

@@ -35,7 +35,12 @@ export function asViewState(value: unknown): PanelViewState | undefined {
   if (typeof state.conversationId !== 'number') return undefined;
   const pending = state.pendingFollowup as Record<string, unknown> | null | undefined;
   const pendingFollowup =
-    typeof pending === 'object' && pending !== null && typeof pending.requestId === 'number' && Number.isSafeInteger(pending.requestId) && pending.requestId > 0 && typeof pending.text === 'string'
+    typeof pending === 'object' &&
+    pending !== null &&
+    typeof pending.requestId === 'number' &&
+    Number.isSafeInteger(pending.requestId) &&
+    pending.requestId > 0 &&
+    typeof pending.text === 'string'
       ? { requestId: pending.requestId, text: pending.text }
       : undefined;
   return {

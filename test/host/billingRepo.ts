@@ -15,8 +15,22 @@ export const CHECKOUT_TS = [
 
 export const BILLING_NAME = 'github.com/acme/billing';
 export const BILLING_FILES: Readonly<Record<string, string>> = {
-  'src/price.ts': ['/** Prices are kept in cents. */', '', 'export function formatPrice(cents: number): string {', '  return `$${(cents / 100).toFixed(2)}`;', '}', ''].join('\n'),
-  'src/invoice.ts': ["import { formatPrice } from './price';", '', 'export function invoiceLine(label: string, cents: number): string {', '  return `${label}: ${formatPrice(cents)}`;', '}', ''].join('\n'),
+  'src/price.ts': [
+    '/** Prices are kept in cents. */',
+    '',
+    'export function formatPrice(cents: number): string {',
+    '  return `$${(cents / 100).toFixed(2)}`;',
+    '}',
+    '',
+  ].join('\n'),
+  'src/invoice.ts': [
+    "import { formatPrice } from './price';",
+    '',
+    'export function invoiceLine(label: string, cents: number): string {',
+    '  return `${label}: ${formatPrice(cents)}`;',
+    '}',
+    '',
+  ].join('\n'),
   'README.md': '# Billing\n\nformatPrice turns cents into a price.\n',
 };
 

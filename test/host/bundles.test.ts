@@ -7,7 +7,10 @@ import { EXTENSION_ID, extensionApi, signInTo } from './extensionApi';
 function loadedBundles(): string[] {
   const root = vscode.extensions.getExtension(EXTENSION_ID)!.extensionPath;
   const dist = path.join(root, 'dist') + path.sep;
-  return Object.keys(require.cache).filter((file) => file.startsWith(dist)).map((file) => path.relative(root, file).split(path.sep).join('/')).sort();
+  return Object.keys(require.cache)
+    .filter((file) => file.startsWith(dist))
+    .map((file) => path.relative(root, file).split(path.sep).join('/'))
+    .sort();
 }
 
 // First of the suites: nothing has signed in yet in this window.

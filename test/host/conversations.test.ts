@@ -26,16 +26,23 @@ describe('conversations', () => {
     const processing = api.tree.getTreeItem(api.tree.nodeFor(id));
     assert.match(String(processing.contextValue), /\bprocessing\b/);
     assert.equal((processing.iconPath as vscode.ThemeIcon).id, 'loading~spin');
-    assert.ok(api.tree.getChildren().some((node) => node.kind === 'conversation' && node.id === id), 'listed in the tree');
+    assert.ok(
+      api.tree.getChildren().some((node) => node.kind === 'conversation' && node.id === id),
+      'listed in the tree',
+    );
     assert.ok(api.panels.isVisible(id), 'the panel opened at once');
     // From here the list stays as it is: each poll that changes the question repaints its row only.
     const repaints: unknown[] = [];
     const watching = api.tree.onDidChangeTreeData((nodes) => repaints.push(nodes));
 
-    const answered = await eventually(() => {
-      const conversation = api.store.get(id);
-      return conversation && latestQuestion(conversation)?.state === 'completed' ? conversation : undefined;
-    }, 'the answer', 60_000);
+    const answered = await eventually(
+      () => {
+        const conversation = api.store.get(id);
+        return conversation && latestQuestion(conversation)?.state === 'completed' ? conversation : undefined;
+      },
+      'the answer',
+      60_000,
+    );
     assert.match(latestQuestion(answered)!.answer ?? '', /src\/config\.ts/);
     const shown = await eventually(() => {
       const sent = api.panels.shownConversation(id);
@@ -46,7 +53,11 @@ describe('conversations', () => {
     assert.match(String(done.contextValue), /\bcompleted\b/);
     watching.dispose();
     assert.ok(repaints.length > 0, 'the row was repainted as the question progressed');
-    assert.deepEqual(repaints.filter((nodes) => !(Array.isArray(nodes) && nodes.every((node) => node === api.tree.nodeFor(id)))), [], 'only its row');
+    assert.deepEqual(
+      repaints.filter((nodes) => !(Array.isArray(nodes) && nodes.every((node) => node === api.tree.nodeFor(id)))),
+      [],
+      'only its row',
+    );
   });
 
   it('asks about a selection with its code, path, line range and repository', async () => {
@@ -148,14 +159,16 @@ describe('conversations', () => {
     // The engine plays a 7.x server: the extension speaks its new API, which has no read tokens, and
     // asks the legacy API for this one — read here the same way, as the owner.
     const { slowEngineUrl, token } = hostTestOptions();
-    const legacy = await fetch(`${slowEngineUrl}/.api/deepsearch/v1/${id}`, { headers: { Authorization: `token ${token}`, 'X-Requested-With': 'host-tests 1.0.0' } });
+    const legacy = await fetch(`${slowEngineUrl}/.api/deepsearch/v1/${id}`, {
+      headers: { Authorization: `token ${token}`, 'X-Requested-With': 'host-tests 1.0.0' },
+    });
     const { read_token: readToken } = (await legacy.json()) as { read_token: string };
     assert.match(readToken, /^[0-9a-f-]{36}$/);
     assert.equal(await vscode.env.clipboard.readText(), `${slowEngineUrl}/deepsearch/${readToken}`);
     await api.store.cancel(id, api.store.get(id)!.questions[0].id);
   });
 
-  it('opens another user\'s conversation from its share link, read-only', async () => {
+  it("opens another user's conversation from its share link, read-only", async () => {
     const api = await signInTo();
     const { slowEngineUrl, otherToken } = hostTestOptions();
     const response = await fetch(`${slowEngineUrl}/.api/deepsearch/v1/`, {
@@ -170,7 +183,7 @@ describe('conversations', () => {
     assert.equal(api.store.isReadOnly(id), true);
     const shown = await eventually(() => api.panels.shownConversation(id), 'the panel to show it');
     assert.equal(shown.questions[0]?.text, 'Where is ConfigError thrown?');
-    assert.ok(!api.store.listed.some((conversation) => conversation.id === id), 'not listed as the user\'s own');
+    assert.ok(!api.store.listed.some((conversation) => conversation.id === id), "not listed as the user's own");
   });
 
   it('opens a source link on the workspace copy of the repository at the right lines', async () => {

@@ -77,16 +77,43 @@ export async function startHostTestEngines(runDir: string, workspace: string): P
       dataDir: path.join(runDir, name),
       paceMs,
       // A question that names QUOTA_QUESTION_MARK fails as a used-up quota does, with when to ask again.
-      faults: { question: (text) => (text.includes(QUOTA_QUESTION_MARK) ? { kind: 'RateLimitExceeded', title: 'Quota reached', message: 'You have used your Deep Search quota for today.', retry_time: new Date(Date.now() + 30 * 60_000).toISOString() } : undefined) },
+      faults: {
+        question: (text) =>
+          text.includes(QUOTA_QUESTION_MARK)
+            ? {
+                kind: 'RateLimitExceeded',
+                title: 'Quota reached',
+                message: 'You have used your Deep Search quota for today.',
+                retry_time: new Date(Date.now() + 30 * 60_000).toISOString(),
+              }
+            : undefined,
+      },
       ...(oauth ? { oauth } : {}),
     });
   // OAuth access tokens that live seconds, so that renewal happens while the tests look.
-  const fast = await start('engine-data', 100, { clients: [{ id: HOST_OAUTH_CLIENT_ID, redirectUris: ['http://127.0.0.1/callback'] }], accessTokenSeconds: OAUTH_TOKEN_SECONDS });
+  const fast = await start('engine-data', 100, {
+    clients: [{ id: HOST_OAUTH_CLIENT_ID, redirectUris: ['http://127.0.0.1/callback'] }],
+    accessTokenSeconds: OAUTH_TOKEN_SECONDS,
+  });
   const slow = await start('slow-engine-data', 2500);
   const slower = await start('slower-engine-data', 6000);
   const slowest = await start('slowest-engine-data', 16_000);
   return {
     engines: [fast, slow, slower, slowest],
-    options: { runDir, workspace, repoName: SAMPLE_APP_NAME, token: HOST_TEST_TOKEN, otherToken: OTHER_USER_TOKEN, engineUrl: fast.url, slowEngineUrl: slow.url, slowerEngineUrl: slower.url, slowestEngineUrl: slowest.url, billingRepoName: BILLING_NAME, oauthClientId: HOST_OAUTH_CLIENT_ID, oauthTokenSeconds: OAUTH_TOKEN_SECONDS, quotaQuestionMark: QUOTA_QUESTION_MARK },
+    options: {
+      runDir,
+      workspace,
+      repoName: SAMPLE_APP_NAME,
+      token: HOST_TEST_TOKEN,
+      otherToken: OTHER_USER_TOKEN,
+      engineUrl: fast.url,
+      slowEngineUrl: slow.url,
+      slowerEngineUrl: slower.url,
+      slowestEngineUrl: slowest.url,
+      billingRepoName: BILLING_NAME,
+      oauthClientId: HOST_OAUTH_CLIENT_ID,
+      oauthTokenSeconds: OAUTH_TOKEN_SECONDS,
+      quotaQuestionMark: QUOTA_QUESTION_MARK,
+    },
   };
 }

@@ -33,7 +33,11 @@ describe('OAuth sign-in in the extension host', function () {
   /** Tokens for the engine's first user, the consent page approved over HTTP. */
   async function approvedTokens(): Promise<OAuthTokens> {
     const { engineUrl, oauthClientId } = hostTestOptions();
-    const started = server.startBrowserSignIn({ clientId: oauthClientId, redirectUri: 'http://127.0.0.1:45678/callback', scopes: ['externalapi:read', 'externalapi:write', 'mcp', 'offline_access'] });
+    const started = server.startBrowserSignIn({
+      clientId: oauthClientId,
+      redirectUri: 'http://127.0.0.1:45678/callback',
+      scopes: ['externalapi:read', 'externalapi:write', 'mcp', 'offline_access'],
+    });
     const page = await (await fetch(started.url)).text();
     const requestId = /name="request" value="([^"]+)"/.exec(page)?.[1] ?? '';
     const approved = await fetch(new URL(OAUTH_PATHS.authorize, engineUrl), {
@@ -68,10 +72,14 @@ describe('OAuth sign-in in the extension host', function () {
     const definitionsChanged = new Promise<void>((resolve) => api.mcpServers.onDidChangeMcpServerDefinitions(resolve));
     try {
       // Renewed a quarter of its lifetime early, by the session's own timer.
-      const renewed = await eventually(async () => {
-        const now = await api.session.currentToken();
-        return now && now !== tokens.accessToken ? now : undefined;
-      }, 'the access token to be renewed', oauthTokenSeconds * 1000 + 10_000);
+      const renewed = await eventually(
+        async () => {
+          const now = await api.session.currentToken();
+          return now && now !== tokens.accessToken ? now : undefined;
+        },
+        'the access token to be renewed',
+        oauthTokenSeconds * 1000 + 10_000,
+      );
       await definitionsChanged;
       const [again] = await Promise.resolve(api.mcpServers.provideMcpServerDefinitions());
       assert.notEqual(again?.version, listed.version, 'a new version: VS Code resolves the server again');
@@ -81,7 +89,10 @@ describe('OAuth sign-in in the extension host', function () {
       const agent = new Client({ name: 'host-test-agent', version: '1.0.0' });
       await agent.connect(new StreamableHTTPClientTransport(new URL(reresolved?.uri.toString(true) ?? ''), { requestInit: { headers: reresolved?.headers } }));
       try {
-        assert.ok((await agent.listTools()).tools.some((tool) => tool.name === 'keyword_search'), 'the agent reaches the tools with the renewed token');
+        assert.ok(
+          (await agent.listTools()).tools.some((tool) => tool.name === 'keyword_search'),
+          'the agent reaches the tools with the renewed token',
+        );
       } finally {
         await agent.close();
       }
@@ -100,7 +111,8 @@ describe('OAuth sign-in in the extension host', function () {
     const api = await extensionApi();
     const abort = new AbortController();
     const mine = api.session.redirects.wait('state-of-this-sign-in', abort.signal);
-    const link = (state: string) => vscode.Uri.parse(`${vscode.env.uriScheme}://deepsearch-team.deep-search-vscode/oauth-callback?code=the-code&state=${state}`);
+    const link = (state: string) =>
+      vscode.Uri.parse(`${vscode.env.uriScheme}://deepsearch-team.deep-search-vscode/oauth-callback?code=the-code&state=${state}`);
     // Driven directly, as desktop VS Code calls the handler when the browser opens a vscode:// link.
     // The only VS Code here runs in a browser, which does not route its own scheme's links to
     // extensions (tried: openExternal of such a link shows "All done. You can close this tab now.");
@@ -125,8 +137,13 @@ describe('OAuth sign-in in the extension host', function () {
     // Sign Out as the command palette runs it.
     await vscode.commands.executeCommand('deepSearch.signOut');
     assert.equal(api.session.current, undefined);
-    await assert.rejects(server.refresh(tokens.refreshToken ?? '', oauthClientId), (error: unknown) => error instanceof OAuthFailure && error.code === 'invalid_grant');
-    const status = (await fetch(`${engineUrl}/.api/deepsearch/v1`, { headers: { Authorization: `Bearer ${tokens.accessToken}`, 'X-Requested-With': 'host-tests 1' } })).status;
+    await assert.rejects(
+      server.refresh(tokens.refreshToken ?? '', oauthClientId),
+      (error: unknown) => error instanceof OAuthFailure && error.code === 'invalid_grant',
+    );
+    const status = (
+      await fetch(`${engineUrl}/.api/deepsearch/v1`, { headers: { Authorization: `Bearer ${tokens.accessToken}`, 'X-Requested-With': 'host-tests 1' } })
+    ).status;
     assert.equal(status, 401, 'the access token no longer works either');
   });
 });

@@ -62,10 +62,14 @@ export function defineReloadSuite(): void {
 
     it('resumes polling the running question until it completes, with nobody asking', async () => {
       const api = await signInTo(hostTestOptions().slowerEngineUrl);
-      const finished = await eventually(() => {
-        const conversation = api.store.get(conversationId);
-        return conversation && latestQuestion(conversation)?.state === 'completed' ? conversation : undefined;
-      }, 'the restored question to complete', 90_000);
+      const finished = await eventually(
+        () => {
+          const conversation = api.store.get(conversationId);
+          return conversation && latestQuestion(conversation)?.state === 'completed' ? conversation : undefined;
+        },
+        'the restored question to complete',
+        90_000,
+      );
       assert.ok(latestQuestion(finished)?.answer);
       const shown = await eventually(() => {
         const sent = api.panels.shownConversation(conversationId);
@@ -77,10 +81,14 @@ export function defineReloadSuite(): void {
     it('resumes polling a running question that has no panel, from the persisted running ids', async () => {
       const api = await signInTo(hostTestOptions().slowerEngineUrl);
       assert.ok(!api.panels.openIds.includes(unwatchedId), 'no panel loads it');
-      const finished = await eventually(() => {
-        const conversation = api.store.get(unwatchedId);
-        return conversation && latestQuestion(conversation)?.state === 'completed' ? conversation : undefined;
-      }, 'the unwatched question to complete', 90_000);
+      const finished = await eventually(
+        () => {
+          const conversation = api.store.get(unwatchedId);
+          return conversation && latestQuestion(conversation)?.state === 'completed' ? conversation : undefined;
+        },
+        'the unwatched question to complete',
+        90_000,
+      );
       assert.ok(latestQuestion(finished)?.answer);
     });
   });

@@ -55,7 +55,10 @@ describe('tools in the editor', () => {
       (error: unknown) => error instanceof vscode.FileSystemError,
     );
     const listing = await vscode.workspace.fs.readDirectory(vscode.Uri.from({ scheme: REMOTE, path: `/${billingRepoName}@HEAD/src` }));
-    assert.deepEqual(listing.sort(), [['invoice.ts', vscode.FileType.File], ['price.ts', vscode.FileType.File]]);
+    assert.deepEqual(listing.sort(), [
+      ['invoice.ts', vscode.FileType.File],
+      ['price.ts', vscode.FileType.File],
+    ]);
   });
 
   it('goes from a local file to the definition in the other repository, and finds references in both', async () => {
@@ -87,7 +90,10 @@ describe('tools in the editor', () => {
     // TypeScript's own provider may add the import in the same file; ours adds the other file.
     assert.ok(targets.includes(`/${billingRepoName}@HEAD/src/price.ts`), targets.join(', '));
     const references = await vscode.commands.executeCommand<vscode.Location[]>('vscode.executeReferenceProvider', uri, at);
-    assert.ok(references.some((location) => location.uri.scheme === 'file' && location.uri.path.endsWith('/src/checkout.ts')), JSON.stringify(references));
+    assert.ok(
+      references.some((location) => location.uri.scheme === 'file' && location.uri.path.endsWith('/src/checkout.ts')),
+      JSON.stringify(references),
+    );
   });
 
   it('compares two revisions in the diff editor, on remote documents of both', async () => {
@@ -118,7 +124,10 @@ describe('tools in the editor', () => {
     const pickFirst = <T>(command: string, argument: string): Promise<T> => acceptingFirstItems(vscode.commands.executeCommand<T>(command, argument));
 
     const commits = await pickFirst<{ title: string; author: string }[]>('deepSearch.searchCommits', `rounding OR round repo:${billingRepoName} author:test`);
-    assert.deepEqual(commits.map((commit) => commit.title), ['Round prices to whole cents']);
+    assert.deepEqual(
+      commits.map((commit) => commit.title),
+      ['Round prices to whole cents'],
+    );
     const commitTab = await diffTab();
     assert.match(commitTab.original.path, new RegExp(`^/${billingRepoName}@[0-9a-f]{40}~1/src/price\\.ts$`));
     assert.equal((await vscode.workspace.openTextDocument(commitTab.modified)).getText(), PRICE_ROUNDED);

@@ -135,11 +135,7 @@ export async function startTestEngine(overrides: TestEngineOptions = {}): Promis
 }
 
 /** One HTTP call with the engine's required headers; `users[init.user]` supplies the token. */
-export async function callApi<T = unknown>(
-  url: string,
-  users: readonly EngineUser[],
-  init: ApiCallInit = {},
-): Promise<ApiResponse<T>> {
+export async function callApi<T = unknown>(url: string, users: readonly EngineUser[], init: ApiCallInit = {}): Promise<ApiResponse<T>> {
   const headers: Record<string, string> = { Accept: 'application/json', 'X-Requested-With': CLIENT_HEADER };
   const user = init.user === undefined ? 0 : init.user;
   if (user !== null) {

@@ -76,7 +76,12 @@ export function git(cwd: string, args: readonly string[], env: NodeJS.ProcessEnv
  * `git fast-import`: a hundred thousand files take seconds. The working tree is checked out only
  * when asked (`checkout`). Resolves with the bytes of text written.
  */
-export async function generateRepository(dir: string, count: number, fileAt: (index: number) => { path: string; content: string }, options: { checkout: boolean }): Promise<number> {
+export async function generateRepository(
+  dir: string,
+  count: number,
+  fileAt: (index: number) => { path: string; content: string },
+  options: { checkout: boolean },
+): Promise<number> {
   await mkdir(dir, { recursive: true });
   await git(dir, ['init', '--quiet', '--initial-branch', 'main']);
   const importer = spawn('git', ['fast-import', '--quiet'], { cwd: dir, stdio: ['pipe', 'ignore', 'inherit'] });

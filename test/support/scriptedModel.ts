@@ -32,7 +32,12 @@ export interface SeenRequest {
   body: {
     model: string;
     stream?: boolean;
-    messages: Array<{ role: string; content?: string | null; tool_calls?: Array<{ id: string; function: { name: string; arguments: string } }>; tool_call_id?: string }>;
+    messages: Array<{
+      role: string;
+      content?: string | null;
+      tool_calls?: Array<{ id: string; function: { name: string; arguments: string } }>;
+      tool_call_id?: string;
+    }>;
     tools?: Array<{ function: { name: string; description: string } }>;
     max_tokens?: number;
   };
@@ -83,7 +88,9 @@ export async function startScriptedModel(next: ScriptedReply[] | ((request: Seen
       }
     }
     if (reply.status) {
-      response.writeHead(reply.status, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: reply.error ?? 'scripted error', type: 'scripted' } }));
+      response
+        .writeHead(reply.status, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ error: { message: reply.error ?? 'scripted error', type: 'scripted' } }));
       return;
     }
     response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
@@ -97,10 +104,20 @@ export async function startScriptedModel(next: ScriptedReply[] | ((request: Seen
     for (let at = 0; at < text.length; at += 40) send({ ...base, choices: [{ index: 0, delta: { content: text.slice(at, at + 40) }, finish_reason: null }] });
     for (const [index, call] of (reply.toolCalls ?? []).entries()) {
       const args = typeof call.arguments === 'string' ? call.arguments : JSON.stringify(call.arguments);
-      send({ ...base, choices: [{ index: 0, delta: { tool_calls: [{ index, id: `call_${requests.length}_${index}`, type: 'function', function: { name: call.name, arguments: '' } }] }, finish_reason: null }] });
+      send({
+        ...base,
+        choices: [
+          {
+            index: 0,
+            delta: { tool_calls: [{ index, id: `call_${requests.length}_${index}`, type: 'function', function: { name: call.name, arguments: '' } }] },
+            finish_reason: null,
+          },
+        ],
+      });
       // The arguments in two pieces: the client must put them together.
       const half = Math.floor(args.length / 2);
-      for (const piece of [args.slice(0, half), args.slice(half)]) send({ ...base, choices: [{ index: 0, delta: { tool_calls: [{ index, function: { arguments: piece } }] }, finish_reason: null }] });
+      for (const piece of [args.slice(0, half), args.slice(half)])
+        send({ ...base, choices: [{ index: 0, delta: { tool_calls: [{ index, function: { arguments: piece } }] }, finish_reason: null }] });
     }
     send({ ...base, choices: [{ index: 0, delta: {}, finish_reason: reply.toolCalls?.length ? 'tool_calls' : 'stop' }] });
     if (reply.usage !== null) {

@@ -37,13 +37,19 @@ describe('@deepsearch in the Chat view (UI)', function () {
     await ui.page.keyboard.type('@deepsearch Where is parseConfig defined?');
     await ui.page.keyboard.press('Enter');
     const response = ui.page.locator('.interactive-response').last();
-    await response.locator('a', { hasText: /src\/config\.ts/ }).first().waitFor({ timeout: 90_000 });
+    await response
+      .locator('a', { hasText: /src\/config\.ts/ })
+      .first()
+      .waitFor({ timeout: 90_000 });
     await ui.screenshot('chat-answer');
     const text = await response.innerText();
     assert.match(text, /parseConfig/);
     assert.match(text, /Sources/);
     // A link of the answer opens the workspace's own file in an editor.
-    await response.locator('a', { hasText: /^src\/config\.ts:18$/ }).first().click();
+    await response
+      .locator('a', { hasText: /^src\/config\.ts:18$/ })
+      .first()
+      .click();
     await ui.page.locator('.tabs-container .tab.active', { hasText: 'config.ts' }).waitFor();
     await ui.screenshot('chat-link-opened');
   });

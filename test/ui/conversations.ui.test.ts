@@ -34,7 +34,7 @@ describe('Deep Search in a real VS Code (UI)', function () {
     await ui.screenshot('palette-source-opened');
   });
 
-  it('sends a follow-up from the panel box, clears the draft once the host replies, and cancels it with the panel\'s button', async () => {
+  it("sends a follow-up from the panel box, clears the draft once the host replies, and cancels it with the panel's button", async () => {
     // Back to the conversation's tab (the source link opened an editor over it).
     await ui.page.locator('.tabs-container .tab', { hasText: 'Where is parseConfig defined' }).click();
     const webview = await ui.webview();
@@ -62,7 +62,10 @@ describe('Deep Search in a real VS Code (UI)', function () {
 
     await ui.contextMenuItem(row, 'Cancel Question');
     await ui.page.waitForFunction(
-      (label) => [...document.querySelectorAll('.monaco-list-row[role="treeitem"]')].some((node) => (node.getAttribute('aria-label') ?? '').startsWith(label) && /cancelled/.test(node.getAttribute('aria-label') ?? '')),
+      (label) =>
+        [...document.querySelectorAll('.monaco-list-row[role="treeitem"]')].some(
+          (node) => (node.getAttribute('aria-label') ?? '').startsWith(label) && /cancelled/.test(node.getAttribute('aria-label') ?? ''),
+        ),
       question,
     );
     await ui.screenshot('tree-cancelled');

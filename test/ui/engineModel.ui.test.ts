@@ -12,7 +12,7 @@ import { VSCodeUi } from './vscodeUi';
 
 const PROVIDER = path.join(__dirname, '..', 'fixtures', 'scripted-model-provider');
 
-describe("the local engine with a VS Code model (UI)", function () {
+describe('the local engine with a VS Code model (UI)', function () {
   this.timeout(180_000);
   let ui: VSCodeUi;
 
@@ -31,7 +31,9 @@ describe("the local engine with a VS Code model (UI)", function () {
 
   it('says once that the chosen model is not available, and the engine answers on its own', async () => {
     await ui.runCommand('Deep Search: Use Local Engine');
-    const warning = ui.page.locator('.notification-list-item', { hasText: 'The model "scripted/retired-model" chosen for the local engine is not available in VS Code, so the engine answers on its own.' });
+    const warning = ui.page.locator('.notification-list-item', {
+      hasText: 'The model "scripted/retired-model" chosen for the local engine is not available in VS Code, so the engine answers on its own.',
+    });
     await warning.waitFor({ timeout: 60_000 });
     await ui.screenshot('model-unavailable');
     await ui.runCommand('Deep Search: Ask Deep Search');
@@ -69,7 +71,10 @@ describe("the local engine with a VS Code model (UI)", function () {
     await ui.screenshot('model-answer');
     const text = await answer.innerText();
     assert.match(text, /retry_with_backoff is defined in lib\/retry_policy\.py/);
-    assert.match(text, /Citations checked: one link pointed at lines that do not hold what was cited and now points where the code is; one link named a file or lines that do not exist and was removed\./);
+    assert.match(
+      text,
+      /Citations checked: one link pointed at lines that do not hold what was cited and now points where the code is; one link named a file or lines that do not exist and was removed\./,
+    );
     // The model linked lines 40–41; the engine moved the link to the line that holds the quote.
     const repaired = answer.locator('a', { hasText: 'lib/retry_policy.py' });
     assert.match((await repaired.getAttribute('href')) ?? '', /lib\/retry_policy\.py\?L4-4$/);

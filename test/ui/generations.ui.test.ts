@@ -30,7 +30,8 @@ describe('Against a server with only the 7.x interfaces (UI)', function () {
   });
 
   it('says once which features the instance lacks when it connects, and not again at the next start', async () => {
-    const lacking = /does not offer natural-language code search, Go to Definition across repositories, comparing revisions \(an older server, or an administrator turned them off\): Deep Search leaves them out/;
+    const lacking =
+      /does not offer natural-language code search, Go to Definition across repositories, comparing revisions \(an older server, or an administrator turned them off\): Deep Search leaves them out/;
     // The extension starts when it is first used: here, when its view opens.
     await ui.runCommand('Deep Search: Focus on Conversations View');
     // The welcome view renders links only: no Markdown markers may show as text.
@@ -43,7 +44,10 @@ describe('Against a server with only the 7.x interfaces (UI)', function () {
     await ui.page.waitForFunction(() => performance.getEntriesByName('code/didLoadExtensions').length > 0, null, { timeout: 90_000 });
     await ui.runCommand('Deep Search: Focus on Conversations View');
     // The tool server was found again once the command has left the palette.
-    await ui.eventually(async () => !(await ui.paletteOffers('Deep Search: Compare Revisions…')), 'the command whose tool is missing to leave the palette after the reload');
+    await ui.eventually(
+      async () => !(await ui.paletteOffers('Deep Search: Compare Revisions…')),
+      'the command whose tool is missing to leave the palette after the reload',
+    );
     assert.equal(await ui.notified(lacking), false, 'said again at the next start');
   });
 
@@ -54,7 +58,9 @@ describe('Against a server with only the 7.x interfaces (UI)', function () {
     const ways = ui.page.locator('.quick-input-widget', { has: ui.page.locator('.quick-input-title', { hasText: 'Deep Search: Sign In (2/2)' }) });
     await ways.locator('.monaco-list-row', { hasText: 'Paste an access token' }).click();
     await ui.answerInputBox('Deep Search: Access Token', HOST_TEST_TOKEN);
-    const report = ui.toast(/Signed in to http:\/\/127\.0\.0\.1:\d+\. Conversations work\. Its tool server does not offer natural-language code search, Go to Definition across repositories, comparing revisions/);
+    const report = ui.toast(
+      /Signed in to http:\/\/127\.0\.0\.1:\d+\. Conversations work\. Its tool server does not offer natural-language code search, Go to Definition across repositories, comparing revisions/,
+    );
     await report.waitFor({ timeout: 30_000 });
     await ui.screenshot('generations-sign-in-report');
   });
@@ -68,8 +74,15 @@ describe('Against a server with only the 7.x interfaces (UI)', function () {
     await ui.screenshot('generations-answer');
     await link.click();
     await ui.page.locator('.tabs-container .tab.active', { hasText: 'config.ts' }).waitFor();
-    assert.ok(requests.some((line) => line.startsWith('POST /api/deepsearch.v1.Service/CreateConversation 200')), requests.join('\n'));
-    assert.deepEqual(requests.filter((line) => line.includes('/.api/deepsearch/v1')), [], 'no call to the legacy API');
+    assert.ok(
+      requests.some((line) => line.startsWith('POST /api/deepsearch.v1.Service/CreateConversation 200')),
+      requests.join('\n'),
+    );
+    assert.deepEqual(
+      requests.filter((line) => line.includes('/.api/deepsearch/v1')),
+      [],
+      'no call to the legacy API',
+    );
   });
 
   it('leaves out of the palette a command whose tool the instance lacks, and keeps the others', async () => {

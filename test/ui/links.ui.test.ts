@@ -108,7 +108,11 @@ describe('Links in an answer, clicked in the real VS Code (UI)', function () {
     assert.equal(await refused.getAttribute('href'), null, 'no address to follow');
     assert.match((await refused.getAttribute('title')) ?? '', /^Not a link: /);
     // In VS Code's own webview, whose default styles colour every <a>: the colour of the text around it.
-    const colours = await refused.evaluate((node) => [getComputedStyle(node).color, getComputedStyle(node.parentElement!).color, getComputedStyle(node).cursor]);
+    const colours = await refused.evaluate((node) => [
+      getComputedStyle(node).color,
+      getComputedStyle(node.parentElement!).color,
+      getComputedStyle(node).cursor,
+    ]);
     assert.equal(colours[0], colours[1], 'the colour of the text around it');
     assert.equal(colours[2], 'auto');
     assert.deepEqual(await click('refused'), []);

@@ -33,8 +33,18 @@ describe("VS Code's own MCP client and the engine's tools (UI)", function () {
     // list shows what was defined when it opened, so it is opened again until the server is there.
     const servers = ui.page.locator('.quick-input-list .monaco-list-row', { hasText: 'Deep Search' }).first();
     for (let attempt = 1; ; attempt++) {
-      const opened = await ui.runCommand('MCP: List Servers').then(() => true, () => false);
-      if (opened && (await servers.waitFor({ timeout: 5000 }).then(() => true, () => false))) break;
+      const opened = await ui.runCommand('MCP: List Servers').then(
+        () => true,
+        () => false,
+      );
+      if (
+        opened &&
+        (await servers.waitFor({ timeout: 5000 }).then(
+          () => true,
+          () => false,
+        ))
+      )
+        break;
       if (attempt === 8) throw new Error('MCP: List Servers never listed Deep Search');
       await ui.page.keyboard.press('Escape');
       await ui.page.waitForTimeout(1000);
@@ -60,7 +70,10 @@ describe("VS Code's own MCP client and the engine's tools (UI)", function () {
     const text = await note.innerText();
     assert.match(text, /read_file/);
     assert.match(text, /11: export function parseConfig/);
-    assert.ok(served.slice(before).some((line) => line.startsWith('POST /.api/mcp/all 200')), served.slice(before).join('\n'));
+    assert.ok(
+      served.slice(before).some((line) => line.startsWith('POST /.api/mcp/all 200')),
+      served.slice(before).join('\n'),
+    );
     await ui.screenshot('mcp-client-called');
   });
 });

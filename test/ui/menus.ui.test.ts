@@ -126,12 +126,15 @@ describe('Contributed menus and keybindings in a real VS Code (UI)', function ()
     await row.hover();
     await row.locator('.action-label[aria-label="Cancel Question"]').click();
     await ui.page.waitForFunction(
-      (label) => [...document.querySelectorAll('.monaco-list-row[role="treeitem"]')].some((node) => (node.getAttribute('aria-label') ?? '').startsWith(label) && /cancelled/.test(node.getAttribute('aria-label') ?? '')),
+      (label) =>
+        [...document.querySelectorAll('.monaco-list-row[role="treeitem"]')].some(
+          (node) => (node.getAttribute('aria-label') ?? '').startsWith(label) && /cancelled/.test(node.getAttribute('aria-label') ?? ''),
+        ),
       question,
     );
   });
 
-  it('opens, exports, shares and opens in the browser from a conversation\'s context menu', async () => {
+  it("opens, exports, shares and opens in the browser from a conversation's context menu", async () => {
     const row = ui.treeRow(STORED_TITLE);
     await ui.contextMenuItem(row, 'Open Conversation');
     await panelShows(STORED.questions[0].question);
@@ -164,7 +167,7 @@ describe('Contributed menus and keybindings in a real VS Code (UI)', function ()
     await ui.treeRow(STORED_TITLE).waitFor();
   });
 
-  it('searches the conversations\' text from the title bar and opens the one picked', async () => {
+  it("searches the conversations' text from the title bar and opens the one picked", async () => {
     await viewAction('Search Conversations').click();
     await ui.answerInputBox('Search Conversations', 'SETTINGS');
     const widget = ui.page.locator('.quick-input-widget', { has: ui.page.locator('.quick-input-title', { hasText: 'Conversations that mention' }) });

@@ -28,7 +28,8 @@ describe('Sign in with OAuth (UI)', function () {
       settings: { 'deepSearch.oauth.clientId': CLIENT_ID },
       engineLog: (line) => requests.push(line),
       faults: {
-        request: ({ path }) => (refuseTokens && API_PREFIXES.some((prefix) => path.startsWith(prefix)) ? { kind: 'status', status: 401, body: 'invalid token' } : undefined),
+        request: ({ path }) =>
+          refuseTokens && API_PREFIXES.some((prefix) => path.startsWith(prefix)) ? { kind: 'status', status: 401, body: 'invalid token' } : undefined,
       },
     });
   });
@@ -122,7 +123,10 @@ describe('Sign in with OAuth (UI)', function () {
     // Back in VS Code (the report came while the browser tab was in front: it is in the notification center).
     await ui.page.bringToFront();
     await ui.eventually(
-      () => ui.notified(/Signed in to http:\/\/127\.0\.0\.1:\d+ as user1: conversations and every code tool work\. Granted: externalapi:read, externalapi:write, mcp, offline_access\./),
+      () =>
+        ui.notified(
+          /Signed in to http:\/\/127\.0\.0\.1:\d+ as user1: conversations and every code tool work\. Granted: externalapi:read, externalapi:write, mcp, offline_access\./,
+        ),
       'the sign-in report',
     );
     await ui.screenshot('oauth-browser-signed-in');

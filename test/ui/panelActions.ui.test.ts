@@ -19,7 +19,7 @@ const STORED = answeredConversation({
 /** What the engine says while it refuses to delete. */
 const REFUSAL = 'Deleting conversations is turned off on this instance.';
 
-describe('The conversation panel\'s header buttons in a real VS Code (UI)', function () {
+describe("The conversation panel's header buttons in a real VS Code (UI)", function () {
   this.timeout(180_000);
   let ui: VSCodeUi;
   /** While true, the engine refuses to delete a conversation (either API). */
@@ -64,7 +64,7 @@ describe('The conversation panel\'s header buttons in a real VS Code (UI)', func
     await dialog.locator('.monaco-button', { hasText: /^Delete$/ }).click();
   }
 
-  it('exports, copies the share link and opens the browser from the panel\'s buttons', async () => {
+  it("exports, copies the share link and opens the browser from the panel's buttons", async () => {
     let webview = await openConversation();
     await webview.locator('.conversation-actions .action-export').click();
     await ui.page.locator('.tabs-container .tab.active', { hasText: /Untitled/ }).waitFor();

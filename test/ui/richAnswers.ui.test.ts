@@ -11,7 +11,11 @@ const TITLE = 'How prices and settings are read';
 const DIAGRAM_TITLE = 'The flow of a question';
 const HOSTILE_TITLE = 'A diagram that tries to run';
 const TOO_BIG = 'Explain every module of the monorepo';
-const SUMMARY = ['So far: settings are parsed in [parseConfig](/github.com/acme/app/-/blob/src/config.ts?L11-15).', '', 'Next: ask about the server alone.'].join('\n');
+const SUMMARY = [
+  'So far: settings are parsed in [parseConfig](/github.com/acme/app/-/blob/src/config.ts?L11-15).',
+  '',
+  'Next: ask about the server alone.',
+].join('\n');
 
 /** An answer as an instance writes one: citations of the workspace's repository and of one it lacks. */
 const CITED = answeredConversation({
@@ -99,7 +103,12 @@ describe('Rich answers in the real VS Code (UI)', function () {
       faults: {
         request: ({ method, path }) =>
           refuseQuestions && method === 'POST' && /CreateConversation$|^\/\.api\/deepsearch\/v1\/?$/.test(path)
-            ? { kind: 'status', status: 429, body: JSON.stringify({ error: 'Too many questions: your quota allows the next one in an hour.' }), contentType: 'application/json' }
+            ? {
+                kind: 'status',
+                status: 429,
+                body: JSON.stringify({ error: 'Too many questions: your quota allows the next one in an hour.' }),
+                contentType: 'application/json',
+              }
             : undefined,
       },
     });
@@ -249,7 +258,10 @@ describe('Rich answers in the real VS Code (UI)', function () {
     await ui.eventually(async () => (await input.inputValue()) === `Where is \`formatPrice\` defined? @${BILLING} `, 'the mention written whole');
     assert.equal(await box.isVisible(), true);
     await input.pressSequentially('@ap', { delay: 30 });
-    await box.locator('.monaco-list-row', { hasText: `@${APP}` }).filter({ hasText: 'repository in the workspace' }).waitFor();
+    await box
+      .locator('.monaco-list-row', { hasText: `@${APP}` })
+      .filter({ hasText: 'repository in the workspace' })
+      .waitFor();
     // Go on typing: a space ends the mention, and Enter asks.
     await input.press('Backspace');
     await input.press('Backspace');
@@ -274,7 +286,10 @@ describe('Rich answers in the real VS Code (UI)', function () {
     assert.equal(reads(), 0, 'nothing read before a click');
     await webview.getByRole('button', { name: 'Open prices.csv' }).click();
     await ui.page.locator('.tabs-container .tab.active', { hasText: 'prices.csv' }).waitFor();
-    await ui.page.locator('.monaco-editor .view-lines', { hasText: /cents,price/ }).first().waitFor();
+    await ui.page
+      .locator('.monaco-editor .view-lines', { hasText: /cents,price/ })
+      .first()
+      .waitFor();
     assert.equal(reads(), 1);
 
     await ui.runCommand('View: Close All Editors');

@@ -37,10 +37,16 @@ for (const toolProtocol of ['2025', '2026'] as const) {
       await ui.page.locator('.view-line', { hasText: 'export function invoiceLine' }).waitFor();
       await ui.screenshot(`mcp-${toolProtocol}-remote-file`);
       const mcp = methods.filter((line) => line.startsWith('POST /.api/mcp'));
-      assert.ok(mcp.some((line) => line.startsWith('POST /.api/mcp/all 200')), mcp.join('\n'));
+      assert.ok(
+        mcp.some((line) => line.startsWith('POST /.api/mcp/all 200')),
+        mcp.join('\n'),
+      );
       if (toolProtocol === '2025') {
         // The client asked for the revision first, was refused, and spoke the handshake.
-        assert.ok(mcp.some((line) => line.startsWith('POST /.api/mcp/all 400')), mcp.join('\n'));
+        assert.ok(
+          mcp.some((line) => line.startsWith('POST /.api/mcp/all 400')),
+          mcp.join('\n'),
+        );
       } else {
         assert.ok(!mcp.some((line) => / 4\d\d /.test(line)), `nothing refused: ${mcp.join('\n')}`);
       }

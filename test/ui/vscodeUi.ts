@@ -159,9 +159,7 @@ export class VSCodeUi {
       }
     }
     // Exact match: "Ask Deep Search" must not pick "Ask Deep Search About Selection".
-    const row = this.page
-      .locator('.quick-input-list .monaco-list-row')
-      .filter({ has: this.page.locator('.label-name', { hasText: exactly(title) }) });
+    const row = this.page.locator('.quick-input-list .monaco-list-row').filter({ has: this.page.locator('.label-name', { hasText: exactly(title) }) });
     await row.waitFor();
     await row.click();
   }
@@ -175,7 +173,13 @@ export class VSCodeUi {
     // VS Code ignores Enter while the box is still validating the new value: press until it closes.
     for (let attempt = 0; attempt < 20; attempt++) {
       await input.press('Enter');
-      if (await widget.waitFor({ state: 'hidden', timeout: 500 }).then(() => true, () => false)) return;
+      if (
+        await widget.waitFor({ state: 'hidden', timeout: 500 }).then(
+          () => true,
+          () => false,
+        )
+      )
+        return;
     }
     throw new Error(`the input box "${title}" did not accept the text`);
   }
@@ -230,7 +234,13 @@ export class VSCodeUi {
       await input.waitFor();
       await input.fill(name);
       await this.page.locator('.quick-input-list .monaco-list-row', { hasText: name }).first().click();
-      if (await active.waitFor({ timeout: 5000 }).then(() => true, () => false)) break;
+      if (
+        await active.waitFor({ timeout: 5000 }).then(
+          () => true,
+          () => false,
+        )
+      )
+        break;
       if (attempt === 3) throw new Error(`${name} did not open`);
     }
     await this.page.locator('.monaco-editor .view-lines').first().waitFor();
@@ -243,7 +253,9 @@ export class VSCodeUi {
 
   /** A name in the active editor where it is called (`name(`), as the editor renders it. */
   editorWord(text: string): Locator {
-    return this.editorLine(`${text}(`).locator('span span', { hasText: new RegExp(`^${text}$`) }).first();
+    return this.editorLine(`${text}(`)
+      .locator('span span', { hasText: new RegExp(`^${text}$`) })
+      .first();
   }
 
   /** Puts the cursor on a name (no selection), then opens the editor's context menu there. */

@@ -25,10 +25,20 @@ function bundle(name: string): { inputs: string[]; externals: string[] } {
   const meta = metas[name];
   assert.ok(meta, `no metafile for ${name}`);
   // A bundle split into chunks (the webview's) is all of its scripts together.
-  const outputs = Object.entries(meta.outputs).filter(([file]) => file.endsWith('.js')).map(([, output]) => output);
+  const outputs = Object.entries(meta.outputs)
+    .filter(([file]) => file.endsWith('.js'))
+    .map(([, output]) => output);
   assert.ok(outputs.length > 0, `no output in ${name}'s metafile`);
   return {
-    inputs: [...new Set(outputs.flatMap((output) => Object.entries(output.inputs).filter(([, input]) => input.bytesInOutput > 0).map(([file]) => file)))],
+    inputs: [
+      ...new Set(
+        outputs.flatMap((output) =>
+          Object.entries(output.inputs)
+            .filter(([, input]) => input.bytesInOutput > 0)
+            .map(([file]) => file),
+        ),
+      ),
+    ],
     externals: [...new Set(outputs.flatMap((output) => output.imports.filter((entry) => entry.external).map((entry) => entry.path)))],
   };
 }
@@ -67,17 +77,34 @@ describe('bundles', function () {
       assert.deepEqual(from(bundle(name).inputs, 'zod'), [], `zod in ${name}`);
     }
     // ajv is a package of its own, or inlined in the SDK's ajvProvider chunk: neither is read.
-    assert.deepEqual(inputs.filter((input) => input.startsWith('node_modules/') && /ajv/i.test(input)), []);
+    assert.deepEqual(
+      inputs.filter((input) => input.startsWith('node_modules/') && /ajv/i.test(input)),
+      [],
+    );
     assert.deepEqual(from(inputs, 'undici'), []);
     assert.ok(!inputs.includes('src/api/errors.ts') && !inputs.includes('src/api/http.ts'), 'the network code is copied into the MCP bundle');
   });
 
   it('takes of undici only what the client calls: its dispatchers and request, not fetch, WebSocket, caches or mock agents', () => {
     const undici = from(bundle('network').inputs, 'undici');
-    for (const part of ['lib/dispatcher/agent.js', 'lib/dispatcher/env-http-proxy-agent.js', 'lib/api/api-request.js']) assert.ok(undici.includes(`node_modules/undici/${part}`), part);
+    for (const part of ['lib/dispatcher/agent.js', 'lib/dispatcher/env-http-proxy-agent.js', 'lib/api/api-request.js'])
+      assert.ok(undici.includes(`node_modules/undici/${part}`), part);
     assert.ok(!undici.includes('node_modules/undici/index.js'), "undici's entry, which loads all of it");
-    for (const left of ['lib/web/fetch/index.js', 'lib/web/websocket/', 'lib/web/eventsource/', 'lib/web/cache/', 'lib/web/cookies/', 'lib/mock/', 'lib/cache/', 'lib/interceptor/']) {
-      assert.deepEqual(undici.filter((input) => input.startsWith(`node_modules/undici/${left}`)), [], left);
+    for (const left of [
+      'lib/web/fetch/index.js',
+      'lib/web/websocket/',
+      'lib/web/eventsource/',
+      'lib/web/cache/',
+      'lib/web/cookies/',
+      'lib/mock/',
+      'lib/cache/',
+      'lib/interceptor/',
+    ]) {
+      assert.deepEqual(
+        undici.filter((input) => input.startsWith(`node_modules/undici/${left}`)),
+        [],
+        left,
+      );
     }
   });
 
@@ -111,7 +138,10 @@ describe('bundles', function () {
   });
 
   it('keeps the engine out of the extension host: the extension bundle holds none of its code', () => {
-    assert.deepEqual(bundle('extension').inputs.filter((input) => input.startsWith('src/engine/')), []);
+    assert.deepEqual(
+      bundle('extension').inputs.filter((input) => input.startsWith('src/engine/')),
+      [],
+    );
   });
 
   it('keeps Markdown in the webview bundle only', () => {
@@ -129,9 +159,16 @@ describe('bundles', function () {
       for (const entry of outputs[file]?.imports ?? []) if (entry.kind === 'import-statement') visit(entry.path);
     };
     visit('dist/webview/webview.js');
-    const loadedAtOnce = [...eager].flatMap((file) => Object.entries(outputs[file]?.inputs ?? {}).filter(([, input]) => input.bytesInOutput > 0).map(([input]) => input));
-    assert.ok(from(loadedAtOnce, 'marked').length > 0 && loadedAtOnce.includes('src/webview/main.ts'), 'the page\'s own script is found, with Markdown');
+    const loadedAtOnce = [...eager].flatMap((file) =>
+      Object.entries(outputs[file]?.inputs ?? {})
+        .filter(([, input]) => input.bytesInOutput > 0)
+        .map(([input]) => input),
+    );
+    assert.ok(from(loadedAtOnce, 'marked').length > 0 && loadedAtOnce.includes('src/webview/main.ts'), "the page's own script is found, with Markdown");
     for (const pkg of ['mermaid', 'highlight.js', 'd3', 'katex', 'cytoscape']) assert.deepEqual(from(loadedAtOnce, pkg), [], pkg);
-    assert.ok(from(bundle('webview').inputs, 'mermaid').length > 0 && from(bundle('webview').inputs, 'highlight.js').length > 0, 'both are chunks of the webview');
+    assert.ok(
+      from(bundle('webview').inputs, 'mermaid').length > 0 && from(bundle('webview').inputs, 'highlight.js').length > 0,
+      'both are chunks of the webview',
+    );
   });
 });

@@ -43,14 +43,18 @@ const PROGRAMMER_ASSERTION = /^[A-Za-z_$][\w$.]*: /;
 
 /** The words written as literals in a message expression (through `+`, `?:`, `??`, `||` and parentheses, not into calls). */
 function literalWords(node: ts.Expression): string[] {
-  if (ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node)) return WORDS.test(node.text) && !PROGRAMMER_ASSERTION.test(node.text) ? [node.text] : [];
+  if (ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node))
+    return WORDS.test(node.text) && !PROGRAMMER_ASSERTION.test(node.text) ? [node.text] : [];
   if (ts.isTemplateExpression(node)) {
     const text = [node.head.text, ...node.templateSpans.map((span) => span.literal.text)].join(' … ');
     return WORDS.test(text) && !PROGRAMMER_ASSERTION.test(node.head.text) ? [text] : [];
   }
   if (ts.isParenthesizedExpression(node)) return literalWords(node.expression);
   if (ts.isConditionalExpression(node)) return [...literalWords(node.whenTrue), ...literalWords(node.whenFalse)];
-  if (ts.isBinaryExpression(node) && [ts.SyntaxKind.PlusToken, ts.SyntaxKind.QuestionQuestionToken, ts.SyntaxKind.BarBarToken].includes(node.operatorToken.kind)) {
+  if (
+    ts.isBinaryExpression(node) &&
+    [ts.SyntaxKind.PlusToken, ts.SyntaxKind.QuestionQuestionToken, ts.SyntaxKind.BarBarToken].includes(node.operatorToken.kind)
+  ) {
     return [...literalWords(node.left), ...literalWords(node.right)];
   }
   return [];
@@ -65,7 +69,13 @@ function untranslatedMessages(file: string, text: string): string[] {
       const callee = node.expression;
       const name = ts.isIdentifier(callee) ? callee.text : ts.isPropertyAccessExpression(callee) ? callee.name.text : undefined;
       const at =
-        name === undefined ? undefined : Object.hasOwn(MESSAGE_ARGUMENT, name) ? MESSAGE_ARGUMENT[name] : ts.isNewExpression(node) && name.endsWith('Error') ? 0 : undefined;
+        name === undefined
+          ? undefined
+          : Object.hasOwn(MESSAGE_ARGUMENT, name)
+            ? MESSAGE_ARGUMENT[name]
+            : ts.isNewExpression(node) && name.endsWith('Error')
+              ? 0
+              : undefined;
       const message = at === undefined ? undefined : node.arguments[at];
       if (message) {
         const line = source.getLineAndCharacterOfPosition(message.getStart(source)).line + 1;
@@ -130,11 +140,14 @@ describe('translations', function () {
             ');',
             "const c = other.t('Not a message');",
             'const d = l10n.t(a + b);',
+            "const e = l10n.t('Three, ' +",
+            "  'on two lines');",
+            "const f = l10n.t('Four ' + a);",
           ].join('\n'),
         );
         const seeded = extractMessages([file], folder);
-        assert.deepEqual([...seeded.messages.keys()], ['One {0}', 'Two']);
-        assert.deepEqual(seeded.nonLiteral, ['seeded.ts:8']);
+        assert.deepEqual([...seeded.messages.keys()], ['One {0}', 'Two', 'Three, on two lines']);
+        assert.deepEqual(seeded.nonLiteral, ['seeded.ts:8', 'seeded.ts:11']);
       } finally {
         rmSync(folder, { recursive: true, force: true });
       }
@@ -146,7 +159,10 @@ describe('translations', function () {
     const nls = JSON.parse(readFileSync(path.join(ROOT, 'package.nls.json'), 'utf8')) as Record<string, string>;
     const keys = [...manifest.matchAll(/"%([^%"\s]+)%"/g)].map((match) => match[1]);
     assert.ok(keys.length > 20, `only ${keys.length} keys found`);
-    assert.deepEqual([...new Set(keys)].filter((key) => !Object.hasOwn(nls, key)), []);
+    assert.deepEqual(
+      [...new Set(keys)].filter((key) => !Object.hasOwn(nls, key)),
+      [],
+    );
   });
 
   describe('the layers that show text', () => {

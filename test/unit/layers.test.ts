@@ -110,10 +110,14 @@ const isBrowserUnsafe = (target: string) => isNodeBuiltin(target) || target === 
 describe('layers', () => {
   for (const rule of LAYER_RULES) {
     it(`keeps src/${rule.layer} to its floor: ${rule.says}`, () => {
-      assert.deepEqual(violations(rule.layer, (target) => forbids(rule, target)), []);
+      assert.deepEqual(
+        violations(rule.layer, (target) => forbids(rule, target)),
+        [],
+      );
       const seededFile = path.join(SRC, rule.layer, 'seeded.ts');
       assert.ok(SEEDED[rule.layer]?.length, `seeded imports for src/${rule.layer}`);
-      for (const specifier of SEEDED[rule.layer]) assert.ok(forbids(rule, targetOf(seededFile, specifier)), `src/${rule.layer} importing ${specifier} is refused`);
+      for (const specifier of SEEDED[rule.layer])
+        assert.ok(forbids(rule, targetOf(seededFile, specifier)), `src/${rule.layer} importing ${specifier} is refused`);
     });
   }
 
@@ -141,15 +145,29 @@ describe('layers', () => {
     const a = path.join(SRC, 'a.ts');
     const b = path.join(SRC, 'b.ts');
     const c = path.join(SRC, 'c.ts');
-    const graph = new Map([[a, [b]], [b, [c]], [c, [a]]]);
-    assert.deepEqual(cyclesIn(graph).map((cycle) => cycle.map((file) => path.basename(file))), [['a.ts', 'b.ts', 'c.ts', 'a.ts']]);
+    const graph = new Map([
+      [a, [b]],
+      [b, [c]],
+      [c, [a]],
+    ]);
+    assert.deepEqual(
+      cyclesIn(graph).map((cycle) => cycle.map((file) => path.basename(file))),
+      [['a.ts', 'b.ts', 'c.ts', 'a.ts']],
+    );
   });
 
   it('finds imports at all (so the checks above cannot pass on an empty reading)', () => {
     assert.ok(importsOf(path.join(SRC, 'extension.ts')).includes('vscode'));
     for (const rule of LAYER_RULES) assert.ok(sourcesOf(rule.layer).length >= 3, `src/${rule.layer} has sources`);
-    assert.ok(sourcesOf('engine').some((file) => importsOf(file).some((specifier) => targetOf(file, specifier) === 'src/contract')), 'the engine reads its shapes from src/contract');
-    assert.equal(targetOf(path.join(SRC, 'engine', 'answers', 'answerer.ts'), '../conversations/records'), 'src/engine', 'the engine\'s own conversations folder is the engine');
+    assert.ok(
+      sourcesOf('engine').some((file) => importsOf(file).some((specifier) => targetOf(file, specifier) === 'src/contract')),
+      'the engine reads its shapes from src/contract',
+    );
+    assert.equal(
+      targetOf(path.join(SRC, 'engine', 'answers', 'answerer.ts'), '../conversations/records'),
+      'src/engine',
+      "the engine's own conversations folder is the engine",
+    );
     assert.equal(targetOf(path.join(SRC, 'webview', 'main.ts'), '../protocol'), 'src/protocol');
   });
 });
@@ -170,7 +188,8 @@ describe('layers in the lint', () => {
     it(`refuses each seeded import of src/${rule.layer}, at any depth of the folder`, async () => {
       for (const specifier of SEEDED[rule.layer]) {
         assert.ok(await refused(`${rule.layer}/seeded.ts`, specifier), `src/${rule.layer}/seeded.ts importing ${specifier}`);
-        if (specifier.startsWith('../')) assert.ok(await refused(`${rule.layer}/deeper/seeded.ts`, `../${specifier}`), `src/${rule.layer}/deeper/seeded.ts importing ../${specifier}`);
+        if (specifier.startsWith('../'))
+          assert.ok(await refused(`${rule.layer}/deeper/seeded.ts`, `../${specifier}`), `src/${rule.layer}/deeper/seeded.ts importing ../${specifier}`);
       }
     });
   }

@@ -24,10 +24,15 @@ function programsInStrings(fileName: string, text: string): string[] {
       report(node, 'a worker started from source text (eval: true)');
     }
     if (ts.isCallExpression(node) && ts.isIdentifier(node.expression) && node.expression.text === 'eval') report(node, 'eval()');
-    if ((ts.isNewExpression(node) || ts.isCallExpression(node)) && ts.isIdentifier(node.expression) && node.expression.text === 'Function') report(node, 'Function()');
+    if ((ts.isNewExpression(node) || ts.isCallExpression(node)) && ts.isIdentifier(node.expression) && node.expression.text === 'Function')
+      report(node, 'Function()');
     // `spawn(process.execPath, ['-e', source])` and the like: Node handed a program as an argument.
     if (ts.isCallExpression(node) && node.arguments.some((argument) => argument.getText(source) === 'process.execPath')) {
-      const evalFlag = node.arguments.some((argument) => ts.isArrayLiteralExpression(argument) && argument.elements.some((element) => ts.isStringLiteralLike(element) && ['-e', '--eval', '-p', '--print'].includes(element.text)));
+      const evalFlag = node.arguments.some(
+        (argument) =>
+          ts.isArrayLiteralExpression(argument) &&
+          argument.elements.some((element) => ts.isStringLiteralLike(element) && ['-e', '--eval', '-p', '--print'].includes(element.text)),
+      );
       if (evalFlag) report(node, 'node -e (a program as an argument)');
     }
     // `${helper.toString()}` in a template: a function's own source spliced into program text (a
@@ -76,11 +81,14 @@ describe('no program in a string', () => {
     // Code that only looks alike passes.
     const alike = [
       'const key = `${location.uri.toString()}#${location.range.start.line}`;',
-      "new Worker(entry.file, { execArgv: [], workerData: { eval: false } });",
+      'new Worker(entry.file, { execArgv: [], workerData: { eval: false } });',
       "spawn(process.execPath, [entry.file], { env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' } });",
       "runGit(['grep', '-e', pattern]);",
       'const retrieval = evaluate(answer);',
     ];
-    assert.deepEqual(alike.flatMap((line) => programsInStrings('alike.ts', line)), []);
+    assert.deepEqual(
+      alike.flatMap((line) => programsInStrings('alike.ts', line)),
+      [],
+    );
   });
 });

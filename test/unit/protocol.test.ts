@@ -56,7 +56,18 @@ describe('isWebviewMessage', () => {
   });
 
   it('rejects objects without a string type, and unknown types', () => {
-    for (const value of [{}, [], { type: 1 }, { type: null }, { type: ['ready'] }, { type: 'READY' }, { type: 'navigate', href: 'x' }, { type: '' }, { type: 'toString' }, { type: '__proto__' }]) {
+    for (const value of [
+      {},
+      [],
+      { type: 1 },
+      { type: null },
+      { type: ['ready'] },
+      { type: 'READY' },
+      { type: 'navigate', href: 'x' },
+      { type: '' },
+      { type: 'toString' },
+      { type: '__proto__' },
+    ]) {
       assert.equal(isWebviewMessage(value), false, JSON.stringify(value));
     }
   });
@@ -94,7 +105,10 @@ describe('isWebviewMessage', () => {
 describe('changedQuestions', () => {
   it('returns every question when there was nothing before', () => {
     const next = conversation([question(1), question(2)]);
-    assert.deepEqual(changedQuestions(undefined, next).map((q) => q.id), [1, 2]);
+    assert.deepEqual(
+      changedQuestions(undefined, next).map((q) => q.id),
+      [1, 2],
+    );
   });
 
   it('returns nothing when nothing changed', () => {
@@ -109,14 +123,20 @@ describe('changedQuestions', () => {
       question(2, { turns: [{ role: 'assistant', reasoning: 'Searching…', time: 1 }] }),
     ]);
     const changed = changedQuestions(previous, next);
-    assert.deepEqual(changed.map((q) => q.id), [2]);
+    assert.deepEqual(
+      changed.map((q) => q.id),
+      [2],
+    );
     assert.equal(changed[0], next.questions[1], 'the new version is returned');
   });
 
   it('returns an added follow-up', () => {
     const previous = conversation([question(1, { state: 'completed' })]);
     const next = conversation([question(1, { state: 'completed' }), question(2)]);
-    assert.deepEqual(changedQuestions(previous, next).map((q) => q.id), [2]);
+    assert.deepEqual(
+      changedQuestions(previous, next).map((q) => q.id),
+      [2],
+    );
   });
 
   it('notices a change in any field, including nested ones', () => {
@@ -128,7 +148,11 @@ describe('changedQuestions', () => {
       { stats: { ...emptyStats(), toolCalls: 1 } },
       { suggestedFollowups: ['What next?'] },
     ]) {
-      assert.deepEqual(changedQuestions(previous, conversation([question(1, change)])).map((q) => q.id), [1], JSON.stringify(change));
+      assert.deepEqual(
+        changedQuestions(previous, conversation([question(1, change)])).map((q) => q.id),
+        [1],
+        JSON.stringify(change),
+      );
     }
   });
 });

@@ -24,8 +24,12 @@ describe('the VSIX', function () {
     if (!existsSync(path.join(webview, 'webview.js'))) throw new Error('dist/webview/webview.js is missing: run `npm run build` first');
     // vsce walks every file of its folder: it is given a copy of what it may take (as the bench does).
     const staging = mkdtempSync(path.join(tmpdir(), 'vsix-'));
-    for (const entry of ['package.json', 'package.nls.json', 'README.md', 'CHANGELOG.md', '.vscodeignore', 'dist', 'media', 'l10n']) cpSync(path.join(ROOT, entry), path.join(staging, entry), { recursive: true });
-    const listing = execFileSync(process.execPath, [path.join(ROOT, 'node_modules', '@vscode', 'vsce', 'vsce'), 'ls', '--no-dependencies'], { cwd: staging, encoding: 'utf8' });
+    for (const entry of ['package.json', 'package.nls.json', 'README.md', 'CHANGELOG.md', '.vscodeignore', 'dist', 'media', 'l10n'])
+      cpSync(path.join(ROOT, entry), path.join(staging, entry), { recursive: true });
+    const listing = execFileSync(process.execPath, [path.join(ROOT, 'node_modules', '@vscode', 'vsce', 'vsce'), 'ls', '--no-dependencies'], {
+      cwd: staging,
+      encoding: 'utf8',
+    });
     rmSync(staging, { recursive: true, force: true });
     listed = new Set(
       listing
@@ -39,22 +43,39 @@ describe('the VSIX', function () {
     const scripts = readdirSync(webview, { recursive: true, encoding: 'utf8' })
       .filter((file) => file.endsWith('.js'))
       .map((file) => `dist/webview/${file.replace(/\\/g, '/')}`);
-    assert.ok(scripts.some((file) => file.includes('/chunks/')), 'the webview script has chunks');
-    assert.deepEqual(scripts.filter((file) => !listed.has(file)), [], 'scripts of the webview left out of the VSIX');
+    assert.ok(
+      scripts.some((file) => file.includes('/chunks/')),
+      'the webview script has chunks',
+    );
+    assert.deepEqual(
+      scripts.filter((file) => !listed.has(file)),
+      [],
+      'scripts of the webview left out of the VSIX',
+    );
     const imported = scripts.flatMap((file) => {
       const text = readFileSync(path.join(ROOT, file), 'utf8');
       // esbuild writes the imports of its chunks as relative paths ending in .js.
-      return [...text.matchAll(/(?:from\s*|import\s*\(\s*|import\s+)["'](\.{1,2}\/[^"']+\.js)["']/g)].map((match) => path.posix.normalize(path.posix.join(path.posix.dirname(file), match[1])));
+      return [...text.matchAll(/(?:from\s*|import\s*\(\s*|import\s+)["'](\.{1,2}\/[^"']+\.js)["']/g)].map((match) =>
+        path.posix.normalize(path.posix.join(path.posix.dirname(file), match[1])),
+      );
     });
     assert.ok(imported.length > 0, 'the webview script imports chunks');
-    assert.deepEqual([...new Set(imported)].filter((file) => !listed.has(file)), [], 'chunks imported but not in the VSIX');
+    assert.deepEqual(
+      [...new Set(imported)].filter((file) => !listed.has(file)),
+      [],
+      'chunks imported but not in the VSIX',
+    );
     assert.ok(!listed.has('dist/webview/webview.js.map'), 'no source maps');
   });
 
   it("holds the engine's bundles, its threads' and its helper process's among them", function () {
     const engine = ['engineServer', 'engineHosted', ...ENTRY_MODULES.map((module) => path.posix.basename(module))].map((name) => `dist/${name}.js`);
     for (const file of engine) assert.ok(existsSync(path.join(ROOT, file)), `${file} is built`);
-    assert.deepEqual(engine.filter((file) => !listed.has(file)), [], 'engine bundles left out of the VSIX');
+    assert.deepEqual(
+      engine.filter((file) => !listed.has(file)),
+      [],
+      'engine bundles left out of the VSIX',
+    );
   });
 
   it('holds the bundle of messages that package.json names', function () {
@@ -62,6 +83,10 @@ describe('the VSIX', function () {
     assert.equal(manifest.l10n, './l10n');
     const bundles = readdirSync(path.join(ROOT, 'l10n')).filter((file) => /^bundle\.l10n(\.[\w-]+)?\.json$/.test(file));
     assert.ok(bundles.includes('bundle.l10n.json'), 'the English bundle exists');
-    assert.deepEqual(bundles.map((file) => `l10n/${file}`).filter((file) => !listed.has(file)), [], 'bundles of messages left out of the VSIX');
+    assert.deepEqual(
+      bundles.map((file) => `l10n/${file}`).filter((file) => !listed.has(file)),
+      [],
+      'bundles of messages left out of the VSIX',
+    );
   });
 });

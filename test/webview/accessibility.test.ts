@@ -38,9 +38,23 @@ interface Finding {
 async function axeFindings(page: Page): Promise<Finding[]> {
   await page.evaluate(AXE_SOURCE);
   return page.evaluate(async () => {
-    const axe = (window as unknown as { axe: { run(context: Document, options: object): Promise<{ violations: Array<{ id: string; impact: string | null; help: string; nodes: Array<{ target: unknown[] }> }> }> } }).axe;
+    const axe = (
+      window as unknown as {
+        axe: {
+          run(
+            context: Document,
+            options: object,
+          ): Promise<{ violations: Array<{ id: string; impact: string | null; help: string; nodes: Array<{ target: unknown[] }> }> }>;
+        };
+      }
+    ).axe;
     const result = await axe.run(document, { resultTypes: ['violations'] });
-    return result.violations.map((violation) => ({ id: violation.id, impact: violation.impact, help: violation.help, nodes: violation.nodes.map((node) => JSON.stringify(node.target)) }));
+    return result.violations.map((violation) => ({
+      id: violation.id,
+      impact: violation.impact,
+      help: violation.help,
+      nodes: violation.nodes.map((node) => JSON.stringify(node.target)),
+    }));
   });
 }
 
@@ -62,7 +76,11 @@ describe('conversation panel: accessibility (axe-core)', function () {
       await panel.page.locator('.answer a.citation').first().focus();
       await panel.page.waitForFunction(() => window.__posted.some((message) => message.type === 'preview'));
       const ask = (await panel.postedOfType('preview'))[0];
-      await panel.send({ type: 'preview', previewId: ask.previewId, preview: { ok: true, from: 'workspace', startLine: 10, lines: ['export function nextInterval() {', '  return 2_000;', '}'], more: 0 } });
+      await panel.send({
+        type: 'preview',
+        previewId: ask.previewId,
+        preview: { ok: true, from: 'workspace', startLine: 10, lines: ['export function nextInterval() {', '  return 2_000;', '}'], more: 0 },
+      });
       await panel.page.getByRole('tooltip').locator('.preview-line').first().waitFor();
 
       const findings = await axeFindings(panel.page);
@@ -75,7 +93,7 @@ describe('conversation panel: accessibility (axe-core)', function () {
     await panel.send(snapshot(conversation([completedQuestion(1, { answer: RICH_ANSWER }), processingQuestion(2)])));
     const page = panel.page;
     assert.equal(await page.getByRole('main').count(), 1, 'one main landmark');
-    assert.equal(await page.getByRole('contentinfo').count() + (await page.locator('footer').count()) > 0, true, 'the follow-up box sits in a footer');
+    assert.equal((await page.getByRole('contentinfo').count()) + (await page.locator('footer').count()) > 0, true, 'the follow-up box sits in a footer');
     assert.equal(await page.locator('[role="status"][aria-live="polite"]').count(), 1, 'one polite live region announces the steps and outcomes');
     const levels = await page
       .locator('h1, h2, h3, h4, h5, h6')
@@ -98,7 +116,9 @@ describe('conversation panel: accessibility (axe-core)', function () {
     }
     assert.ok(steps > 10, `the panel has its controls in the tab order (${steps})`);
     const inOrder = await page.evaluate(() => {
-      const visited = Array.from(document.querySelectorAll<HTMLElement>('[data-focus-step]')).sort((a, b) => Number(a.dataset.focusStep) - Number(b.dataset.focusStep));
+      const visited = Array.from(document.querySelectorAll<HTMLElement>('[data-focus-step]')).sort(
+        (a, b) => Number(a.dataset.focusStep) - Number(b.dataset.focusStep),
+      );
       return visited.every((element, index) => index === 0 || Boolean(visited[index - 1].compareDocumentPosition(element) & Node.DOCUMENT_POSITION_FOLLOWING));
     });
     assert.ok(inOrder, 'each Tab moves focus to a control further down the page');

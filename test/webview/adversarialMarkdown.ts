@@ -137,7 +137,11 @@ export const ADVERSARIAL_INPUTS: readonly AdversarialInput[] = [
   ]),
   // Tables and other blocks by the thousand.
   ...group('blocks', [
-    { name: 'wide table', markdown: `${half('|a').slice(0, TARGET / 3)}|\n${half('|-').slice(0, TARGET / 3)}|\n${half('|b').slice(0, TARGET / 3)}|`, shown: plain('markup') },
+    {
+      name: 'wide table',
+      markdown: `${half('|a').slice(0, TARGET / 3)}|\n${half('|-').slice(0, TARGET / 3)}|\n${half('|b').slice(0, TARGET / 3)}|`,
+      shown: plain('markup'),
+    },
     { name: 'long table', markdown: `| a | b | c | d |\n|---|---|---|---|\n${series((index) => `| ${index} | x | y | z |`, '\n')}`, shown: plain('markup') },
     {
       name: 'table just inside the limits',

@@ -18,8 +18,18 @@ const FILES = [
   'services/billing/invoice_test.py',
 ];
 const IDENTIFIERS = [
-  'nextInterval', 'PollScheduler', 'refreshToken', 'ConversationStore', 'applyQuestions', 'retryAfter',
-  'MAX_BACKOFF_MS', 'parseWireQuestion', 'ledgerEntry', 'withTimeout', 'isWatched', 'InvoiceBatch',
+  'nextInterval',
+  'PollScheduler',
+  'refreshToken',
+  'ConversationStore',
+  'applyQuestions',
+  'retryAfter',
+  'MAX_BACKOFF_MS',
+  'parseWireQuestion',
+  'ledgerEntry',
+  'withTimeout',
+  'isWatched',
+  'InvoiceBatch',
 ];
 const WORDS = (
   'the poller backs off when the panel is hidden and resumes at the short interval once a reader ' +
@@ -60,8 +70,7 @@ export function answerMarkdown(targetBytes: number, seed = 1): string {
     return `${text[0].toUpperCase()}${text.slice(1)}.`;
   };
   const paragraph = (): string => Array.from({ length: count(2, 5) }, sentence).join(' ');
-  const list = (ordered: boolean): string =>
-    Array.from({ length: count(3, 7) }, (_, index) => `${ordered ? `${index + 1}.` : '-'} ${sentence()}`).join('\n');
+  const list = (ordered: boolean): string => Array.from({ length: count(3, 7) }, (_, index) => `${ordered ? `${index + 1}.` : '-'} ${sentence()}`).join('\n');
   const codeBlock = (): string => {
     const name = pick(IDENTIFIERS);
     const lines = [`export function ${name}(attempt: number, options: RetryOptions = {}): number {`];

@@ -38,9 +38,9 @@ describe('conversation panel: citations', function () {
 
   it('numbers the links to a file and lines in order, one number per cited range, and lists them under the answer', async () => {
     const panel = await openCited();
-    const badges = await panel.page.locator('.answer .markdown a.citation').evaluateAll((links) =>
-      links.map((link) => [link.textContent, link.querySelector('.citation-badge')?.textContent]),
-    );
+    const badges = await panel.page
+      .locator('.answer .markdown a.citation')
+      .evaluateAll((links) => links.map((link) => [link.textContent, link.querySelector('.citation-badge')?.textContent]));
     assert.deepEqual(badges, [
       ['nextInterval1', '1'],
       ['the Go helper2', '2'],
@@ -50,8 +50,16 @@ describe('conversation panel: citations', function () {
     assert.equal(await panel.page.locator('.answer .markdown a:not(.citation)').count(), 4, 'the other links stay plain links');
     const list = panel.page.getByRole('region', { name: 'Citations' });
     const entries = await list.locator('li').evaluateAll((items) => items.map((item) => item.textContent));
-    assert.deepEqual(entries, ['1src/poller.ts:10–12github.com/org/repo', '2cmd/wait.go:5github.com/org/repo@abc123def', '3test/poller.test.ts:1–3github.com/org/repo']);
-    assert.equal(await list.locator('a').first().getAttribute('href'), '/github.com/org/repo/-/blob/src/poller.ts?L10-12', 'an entry opens what the link opens');
+    assert.deepEqual(entries, [
+      '1src/poller.ts:10–12github.com/org/repo',
+      '2cmd/wait.go:5github.com/org/repo@abc123def',
+      '3test/poller.test.ts:1–3github.com/org/repo',
+    ]);
+    assert.equal(
+      await list.locator('a').first().getAttribute('href'),
+      '/github.com/org/repo/-/blob/src/poller.ts?L10-12',
+      'an entry opens what the link opens',
+    );
     assert.deepEqual(await previews(panel), [], 'nothing is read before the user hovers or focuses a citation');
   });
 
@@ -61,7 +69,13 @@ describe('conversation panel: citations', function () {
     await panel.page.waitForFunction(() => window.__posted.some((message) => message.type === 'preview'));
     assert.deepEqual(await previews(panel), ['/github.com/org/repo/-/blob/src/poller.ts?L10-12']);
     const tooltip = panel.page.getByRole('tooltip');
-    await answerPreview(panel, { ok: true, from: 'workspace', startLine: 10, lines: ['export function nextInterval(visible: boolean): number {', "  return visible ? 2_000 : 30_000; // '<b>'", '}'], more: 0 });
+    await answerPreview(panel, {
+      ok: true,
+      from: 'workspace',
+      startLine: 10,
+      lines: ['export function nextInterval(visible: boolean): number {', "  return visible ? 2_000 : 30_000; // '<b>'", '}'],
+      more: 0,
+    });
     await tooltip.locator('.preview-line').nth(2).waitFor();
     assert.deepEqual(await tooltip.locator('.preview-line-number').allTextContents(), ['10', '11', '12']);
     assert.match((await tooltip.locator('.preview-lines').textContent()) ?? '', /return visible \? 2_000 : 30_000; \/\/ '<b>'/);
@@ -121,7 +135,9 @@ describe('conversation panel: citations', function () {
       'Not generated: [package.json](/github.com/org/repo/-/blob/package.json), [elsewhere](https://example.org/x.csv).',
     ].join('\n');
     await panel.send({ ...snapshot(conversation([completedQuestion(1, { answer })])), instanceUrl: INSTANCE });
-    const offered = await panel.page.locator('.generated-file-actions button').evaluateAll((buttons) => buttons.map((button) => button.getAttribute('aria-label')));
+    const offered = await panel.page
+      .locator('.generated-file-actions button')
+      .evaluateAll((buttons) => buttons.map((button) => button.getAttribute('aria-label')));
     assert.deepEqual(offered, ['Open prices.csv', 'Save prices.csv As…', 'Open data.json', 'Save data.json As…', 'Open flow.svg', 'Save flow.svg As…']);
     assert.deepEqual(await panel.postedOfType('generatedFile'), []);
     await panel.page.getByRole('button', { name: 'Save data.json As…' }).click();

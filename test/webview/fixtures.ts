@@ -127,18 +127,11 @@ export function conversation(questions: Question[], overrides: Partial<Conversat
   };
 }
 
-export function snapshot(
-  value: Conversation,
-  options: { canEdit?: boolean; now?: number } = {},
-): Extract<HostMessage, { type: 'snapshot' }> {
+export function snapshot(value: Conversation, options: { canEdit?: boolean; now?: number } = {}): Extract<HostMessage, { type: 'snapshot' }> {
   return { type: 'snapshot', conversation: value, canEdit: options.canEdit ?? true, now: options.now ?? T0 + 65_000 };
 }
 
-export function questionsUpdate(
-  value: Conversation,
-  questions: Question[],
-  now = T0 + 70_000,
-): Extract<HostMessage, { type: 'questions' }> {
+export function questionsUpdate(value: Conversation, questions: Question[], now = T0 + 70_000): Extract<HostMessage, { type: 'questions' }> {
   const { questions: _all, ...summary } = value;
   void _all;
   return { type: 'questions', summary, questions, now };
@@ -155,13 +148,13 @@ export const HOSTILE_MARKDOWN = [
   "<javascript:window.__hostile.push('autolink')> [data](data:text/html;base64,PHNjcmlwdD5hbGVydCgxKTwvc2NyaXB0Pg==)",
   '[safe title](https://example.com/ok "\\" onmouseover=\\"window.__hostile.push(\'title\')")',
   '![remote](https://evil.example/pixel.png) ![svg](data:image/svg+xml;base64,PHN2ZyBvbmxvYWQ9YWxlcnQoMSk+)',
-  "![quote](x\"onerror=\"window.__hostile.push('img')) ![inline png](data:image/png;base64,iVBORw0KGgo=)",
+  '![quote](x"onerror="window.__hostile.push(\'img\')) ![inline png](data:image/png;base64,iVBORw0KGgo=)',
   '',
   '&lt;img src=x onerror="window.__hostile.push(\'entity-text\')"&gt; \\<script>window.__hostile.push("escaped")\\</script>',
   '',
   "`</code><img src=x onerror=window.__hostile.push('codespan')>`",
   '',
-  "```x\"onmouseover=\"window.__hostile.push('lang')",
+  '```x"onmouseover="window.__hostile.push(\'lang\')',
   '</code></pre><img src=x onerror=window.__hostile.push("fence")>',
   '```',
   '',

@@ -1,12 +1,6 @@
 import assert from 'node:assert/strict';
 import { emptyStats } from '../../src/model/conversation';
-import {
-  elapsedSince,
-  formatCount,
-  formatCredits,
-  formatDuration,
-  statsParts,
-} from '../../src/format';
+import { elapsedSince, formatCount, formatCredits, formatDuration, statsParts } from '../../src/format';
 
 describe('shared format', () => {
   it('formats durations compactly', () => {

@@ -37,10 +37,7 @@ describe('conversation panel: translations', function () {
     const answered = page.locator('[data-question-id="1"]');
     assert.equal(await answered.locator('.turns-finished summary').textContent(), 'Überlegungen (2 Schritte)');
     assert.equal(await answered.locator('.stat-toolCalls .stat-value').textContent(), '7 Werkzeugaufrufe');
-    assert.equal(
-      await answered.locator('.followup-suggestion').first().getAttribute('aria-label'),
-      'Fragen: How is the interval configured?',
-    );
+    assert.equal(await answered.locator('.followup-suggestion').first().getAttribute('aria-label'), 'Fragen: How is the interval configured?');
 
     // Messages the bundle does not translate stay English.
     assert.equal(await answered.locator('.status-label').textContent(), 'Answered');

@@ -126,9 +126,7 @@ describe('answer Markdown: the DOM builder and the sanitiser agree', function ()
       let built = 0;
       for (const input of inputs) {
         const rendering = window.__markdownProbe.render(input);
-        const sanitised = rendering.built
-          ? window.__markdownProbe.sanitisedWithoutBlockNewlines(input)
-          : window.__markdownProbe.sanitised(input);
+        const sanitised = rendering.built ? window.__markdownProbe.sanitisedWithoutBlockNewlines(input) : window.__markdownProbe.sanitised(input);
         if (rendering.built) built++;
         if (rendering.html !== sanitised.html || rendering.textNodes !== sanitised.textNodes) mismatches.push(input);
       }

@@ -25,7 +25,13 @@ interface Look {
 async function look(link: Locator): Promise<Look> {
   return link.evaluate((node) => {
     const style = getComputedStyle(node);
-    return { href: node.getAttribute('href'), title: node.getAttribute('title'), color: style.color, decoration: style.textDecorationLine, cursor: style.cursor };
+    return {
+      href: node.getAttribute('href'),
+      title: node.getAttribute('title'),
+      color: style.color,
+      decoration: style.textDecorationLine,
+      cursor: style.cursor,
+    };
   });
 }
 

@@ -61,7 +61,7 @@ describe('panelHtml', () => {
     const input = options({
       l10nBundle: {
         Cancel: '</script><script>window.__hostile = 1</script>',
-        'Send': '<!-- <script>',
+        Send: '<!-- <script>',
         '</SCRIPT >': 'a & b > c \u2028 \u2029 "quoted" \\ back',
       },
     });

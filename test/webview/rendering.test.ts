@@ -1,15 +1,5 @@
 import assert from 'node:assert/strict';
-import {
-  canceledQuestion,
-  completedQuestion,
-  conversation,
-  failedQuestion,
-  processingQuestion,
-  question,
-  snapshot,
-  T0,
-  turn,
-} from './fixtures';
+import { canceledQuestion, completedQuestion, conversation, failedQuestion, processingQuestion, question, snapshot, T0, turn } from './fixtures';
 import { usePanelEnvironment } from './panelHarness';
 import { normalizeConnectConversation } from '../../src/api/normalizeConnect';
 
@@ -113,7 +103,9 @@ describe('conversation panel: rendering each question state', function () {
       name: 'users/~self/conversations/140',
       state: { completed: {} },
       createTime: '2026-08-01T10:00:00Z',
-      questions: [{ input: [{ question: { text: 'Where is the poller?' } }], answer: [{ markdown: { text: 'In `poller.ts`.' } }], createTime: '2026-08-01T10:00:00Z' }],
+      questions: [
+        { input: [{ question: { text: 'Where is the poller?' } }], answer: [{ markdown: { text: 'In `poller.ts`.' } }], createTime: '2026-08-01T10:00:00Z' },
+      ],
     });
     const panel = await env.open();
     await panel.send(snapshot(minimal));
@@ -153,10 +145,7 @@ describe('conversation panel: rendering each question state', function () {
     assert.equal(await article.locator('.status-label').textContent(), 'Failed');
     const callout = article.locator('.callout-error');
     assert.equal(await callout.locator('.callout-title').textContent(), 'Token limit exceeded');
-    assert.equal(
-      await callout.locator('.callout-message').textContent(),
-      'The question needed more context than the model allows. Try a narrower question.',
-    );
+    assert.equal(await callout.locator('.callout-message').textContent(), 'The question needed more context than the model allows. Try a narrower question.');
     assert.equal(await callout.locator('.callout-kind').textContent(), 'Error kind: TokenLimitExceeded');
     assert.equal(await article.locator('.answer, .followups, .answer-actions:not(.narrower-actions)').count(), 0, 'no answer, follow-ups or answer actions');
     // Over its token limit, what the instance wrote is its progress summary, and shown as that only.
@@ -164,7 +153,16 @@ describe('conversation panel: rendering each question state', function () {
     assert.equal(await summary.textContent(), 'What Deep Search found before it stoppedSHOULD NOT APPEAR');
 
     // Any other failure shows nothing of what the instance wrote as an answer.
-    await panel.send(snapshot(conversation([failedQuestion(3, { answer: 'SHOULD NOT APPEAR', error: { title: 'Internal error', kind: 'InternalError', message: 'Something broke.', details: '' } })])));
+    await panel.send(
+      snapshot(
+        conversation([
+          failedQuestion(3, {
+            answer: 'SHOULD NOT APPEAR',
+            error: { title: 'Internal error', kind: 'InternalError', message: 'Something broke.', details: '' },
+          }),
+        ]),
+      ),
+    );
     await article.getByText('Something broke.').waitFor();
     assert.equal(await article.locator('.answer, .markdown, .followups, .progress-summary').count(), 0);
     assert.ok(!(await article.textContent())!.includes('SHOULD NOT APPEAR'));

@@ -40,9 +40,7 @@ const HOSTILE_ANSWER = [
 
 async function settle(page: Page): Promise<void> {
   // Let image loads fail and any surviving handler run before looking.
-  await page.evaluate(() =>
-    Promise.all(Array.from(document.images).map((image) => image.decode().catch(() => undefined))).then(() => undefined),
-  );
+  await page.evaluate(() => Promise.all(Array.from(document.images).map((image) => image.decode().catch(() => undefined))).then(() => undefined));
   await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 100))));
 }
 
@@ -92,13 +90,26 @@ describe('conversation panel: security', function () {
     assert.equal(await markdown.locator('a', { hasText: 'safe link' }).getAttribute('href'), 'https://example.com/ok');
     assert.ok((await markdown.textContent())!.includes('styled paragraph'), 'content survives, its style does not');
     const images = await markdown.locator('img').evaluateAll((nodes) => nodes.map((image) => [image.getAttribute('src'), image.getAttribute('usemap')]));
-    assert.ok(images.every(([src]) => src === null || src.startsWith('data:image/png;')), `only inline images: ${JSON.stringify(images)}`);
-    assert.ok(images.some(([src]) => src?.startsWith('data:image/png;')), 'an inline image is kept');
-    assert.ok(images.every(([, usemap]) => usemap === null), 'no image maps');
+    assert.ok(
+      images.every(([src]) => src === null || src.startsWith('data:image/png;')),
+      `only inline images: ${JSON.stringify(images)}`,
+    );
+    assert.ok(
+      images.some(([src]) => src?.startsWith('data:image/png;')),
+      'an inline image is kept',
+    );
+    assert.ok(
+      images.every(([, usemap]) => usemap === null),
+      'no image maps',
+    );
     assert.equal(await markdown.locator('map, area').count(), 0);
     assert.match((await markdown.locator('pre code').textContent())!, /<script>shown as code, not run<\/script>/);
     assert.ok(await page.locator('.question').isVisible(), 'no stylesheet hid the page');
-    assert.deepEqual(requested.filter((url) => url.includes('evil.example')), [], 'nothing hostile was fetched');
+    assert.deepEqual(
+      requested.filter((url) => url.includes('evil.example')),
+      [],
+      'nothing hostile was fetched',
+    );
     // DOMPurify parses in an inert document that shares the page's CSP, so Chromium reports the
     // hostile inline handlers and styles it met there: all blocked, none from the rendered DOM.
     for (const violation of await panel.cspViolations()) assert.equal(violation.blockedURI, 'inline');
@@ -139,7 +150,11 @@ describe('conversation panel: security', function () {
     ]) {
       assert.ok(text.includes(shown), `shown as text: ${shown}`);
     }
-    assert.deepEqual(requested.filter((url) => url.includes('evil.example')), [], 'nothing hostile was fetched');
+    assert.deepEqual(
+      requested.filter((url) => url.includes('evil.example')),
+      [],
+      'nothing hostile was fetched',
+    );
     assert.deepEqual(await panel.cspViolations(), [], 'nothing even tried to run');
     assert.deepEqual(
       (await panel.postedOfType('openLink')).map((message) => message.href),
@@ -202,7 +217,11 @@ describe('conversation panel: security', function () {
     assert.deepEqual(await panel.page.locator('.source-label').allTextContents(), ['script source', 'data source']);
   });
 
-  for (const answer of ['<frameset><frame src="https://evil.example/"></frameset>', '  \n<!-- first a comment -->\n<frameset cols="50%">', '<FRAMESET>\n\nThe rest.']) {
+  for (const answer of [
+    '<frameset><frame src="https://evil.example/"></frameset>',
+    '  \n<!-- first a comment -->\n<frameset cols="50%">',
+    '<FRAMESET>\n\nThe rest.',
+  ]) {
     it(`shows an answer the sanitiser gives no DOM for as text, and the rest of the conversation (${JSON.stringify(answer.slice(0, 24))})`, async () => {
       const panel = await env.open();
       const page = panel.page;
@@ -240,7 +259,11 @@ describe('conversation panel: security', function () {
       'Shown as plain text: this answer nests lists or quotes too deeply to render as Markdown.',
     ]);
     const shown = await page.locator('.question .markdown pre').evaluateAll((nodes) => nodes.map((node) => node.textContent?.length ?? 0));
-    assert.deepEqual(shown, costly.map((answer) => answer.length), 'the whole text of each is there');
+    assert.deepEqual(
+      shown,
+      costly.map((answer) => answer.length),
+      'the whole text of each is there',
+    );
     assert.deepEqual(panel.pageErrors, []);
   });
 

@@ -20,7 +20,10 @@ describe('conversation panel: a question stopped at its token limit', function (
 
   for (const [where, overrides] of [
     ['its answer (7.x)', { answer: SUMMARY }],
-    ['its error details (6.x)', { error: { title: 'Token limit reached', kind: 'TokenLimitExceeded', message: 'The question needed more tokens than allowed.', details: SUMMARY } }],
+    [
+      'its error details (6.x)',
+      { error: { title: 'Token limit reached', kind: 'TokenLimitExceeded', message: 'The question needed more tokens than allowed.', details: SUMMARY } },
+    ],
   ] as const) {
     it(`shows the progress summary from ${where} as Markdown, once, and offers a narrower question`, async () => {
       const panel = await env.open();
@@ -40,7 +43,9 @@ describe('conversation panel: a question stopped at its token limit', function (
     await panel.page.getByRole('region', { name: 'What Deep Search found before it stopped' }).waitFor();
     assert.equal(await panel.page.getByRole('button', { name: 'Ask a Narrower Question' }).isVisible(), false);
 
-    await panel.send(snapshot(conversation([stopped({ answer: SUMMARY, error: { title: 'Failed', kind: 'InternalError', message: 'Something broke.', details: '' } })])));
+    await panel.send(
+      snapshot(conversation([stopped({ answer: SUMMARY, error: { title: 'Failed', kind: 'InternalError', message: 'Something broke.', details: '' } })])),
+    );
     await panel.page.getByText('Something broke.').waitFor();
     assert.equal(await panel.page.getByRole('region', { name: 'What Deep Search found before it stopped' }).count(), 0);
     assert.equal(await panel.page.getByRole('button', { name: 'Ask a Narrower Question' }).count(), 0);

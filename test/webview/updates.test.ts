@@ -118,10 +118,7 @@ describe('conversation panel: incremental updates and view state', function () {
       first: true,
       firstAnswer: true,
     });
-    assert.deepEqual(await panel.page.locator('.question').evaluateAll((nodes) => nodes.map((node) => node.getAttribute('data-question-id'))), [
-      '1',
-      '2',
-    ]);
+    assert.deepEqual(await panel.page.locator('.question').evaluateAll((nodes) => nodes.map((node) => node.getAttribute('data-question-id'))), ['1', '2']);
     assert.ok(await panel.page.locator('textarea').isDisabled(), 'the new question makes the box wait');
   });
 

@@ -59,12 +59,24 @@ export class AuthorizationServerClient {
   static async discover(transport: HttpTransport, instanceUrl: string, signal?: AbortSignal): Promise<AuthorizationServerClient | undefined> {
     const origin = new URL(instanceUrl).origin;
     for (const path of OAUTH_DISCOVERY_PATHS) {
-      const response = await transport.send({ method: 'GET', url: new URL(path, origin), headers: { Accept: 'application/json' }, signal, acceptStatuses: [404] });
+      const response = await transport.send({
+        method: 'GET',
+        url: new URL(path, origin),
+        headers: { Accept: 'application/json' },
+        signal,
+        acceptStatuses: [404],
+      });
       if (response.status === 404) continue;
       const metadata = parseJson(response.body, () => l10n.t('The instance’s OAuth discovery document is not JSON.'));
       if (!isMetadata(metadata)) throw invalidResponseError(l10n.t('The instance’s OAuth discovery document lacks its endpoints.'));
       // Endpoints elsewhere would receive the user's codes and tokens: only the instance's own.
-      for (const endpoint of [metadata.authorization_endpoint, metadata.token_endpoint, metadata.device_authorization_endpoint, metadata.revocation_endpoint, metadata.userinfo_endpoint]) {
+      for (const endpoint of [
+        metadata.authorization_endpoint,
+        metadata.token_endpoint,
+        metadata.device_authorization_endpoint,
+        metadata.revocation_endpoint,
+        metadata.userinfo_endpoint,
+      ]) {
         if (endpoint !== undefined && new URL(endpoint).origin !== origin) {
           throw invalidResponseError(
             l10n.t('The instance’s OAuth endpoints are on another origin ({0}); the extension signs in with {1} only.', new URL(endpoint).origin, origin),
@@ -115,18 +127,29 @@ export class AuthorizationServerClient {
     if (error !== null) throw new OAuthFailure(error, describeAuthorizationError(error, parameters.get('error_description')));
     const code = parameters.get('code');
     if (!code) throw new OAuthFailure('invalid_request', l10n.t('The sign-in answer carries no code: start the sign-in again.'));
-    return this.tokenRequest({ grant_type: GRANT_TYPES.authorizationCode, client_id: signIn.clientId, code, redirect_uri: signIn.redirectUri, code_verifier: signIn.verifier }, signal);
+    return this.tokenRequest(
+      { grant_type: GRANT_TYPES.authorizationCode, client_id: signIn.clientId, code, redirect_uri: signIn.redirectUri, code_verifier: signIn.verifier },
+      signal,
+    );
   }
 
   /** Starts a device sign-in: the code to show and the page where the user enters it. */
   async startDeviceSignIn(options: { clientId: string; scopes: readonly string[] }, signal?: AbortSignal): Promise<WireDeviceAuthorization> {
     const endpoint = this.metadata.device_authorization_endpoint;
     if (!endpoint) {
-      throw new OAuthFailure('unsupported_grant_type', l10n.t('The instance does not offer sign-in with a device code: sign in with your browser, or paste an access token.'));
+      throw new OAuthFailure(
+        'unsupported_grant_type',
+        l10n.t('The instance does not offer sign-in with a device code: sign in with your browser, or paste an access token.'),
+      );
     }
     const response = await this.postForm(endpoint, { client_id: options.clientId, scope: options.scopes.join(' ') }, signal);
     const body = parseJson(response.body, () => l10n.t('The device sign-in answer is not JSON.')) as Partial<WireDeviceAuthorization>;
-    if (typeof body.device_code !== 'string' || typeof body.user_code !== 'string' || typeof body.verification_uri !== 'string' || typeof body.expires_in !== 'number') {
+    if (
+      typeof body.device_code !== 'string' ||
+      typeof body.user_code !== 'string' ||
+      typeof body.verification_uri !== 'string' ||
+      typeof body.expires_in !== 'number'
+    ) {
       throw invalidResponseError(l10n.t('The device sign-in answer lacks its codes or its verification page.'));
     }
     return body as WireDeviceAuthorization;
@@ -178,7 +201,9 @@ export class AuthorizationServerClient {
     if (!endpoint) {
       throw new OAuthFailure(
         'registration_not_supported',
-        l10n.t('The instance does not let applications register themselves: ask an administrator for an OAuth client id (setting deepSearch.oauth.clientId), or paste an access token.'),
+        l10n.t(
+          'The instance does not let applications register themselves: ask an administrator for an OAuth client id (setting deepSearch.oauth.clientId), or paste an access token.',
+        ),
       );
     }
     const request: WireClientRegistration = {
@@ -218,7 +243,12 @@ export class AuthorizationServerClient {
   async userInfo(accessToken: string, signal?: AbortSignal): Promise<WireUserInfo | undefined> {
     const endpoint = this.metadata.userinfo_endpoint;
     if (!endpoint) return undefined;
-    const response = await this.transport.send({ method: 'GET', url: new URL(endpoint), headers: { Authorization: `Bearer ${accessToken}`, Accept: 'application/json' }, signal });
+    const response = await this.transport.send({
+      method: 'GET',
+      url: new URL(endpoint),
+      headers: { Authorization: `Bearer ${accessToken}`, Accept: 'application/json' },
+      signal,
+    });
     const info = parseJson(response.body, () => l10n.t('The userinfo answer is not JSON.')) as Partial<WireUserInfo>;
     return typeof info.sub === 'string' ? (info as WireUserInfo) : undefined;
   }
@@ -269,7 +299,8 @@ function withInstanceWords(message: string, description: string | undefined): st
 function describeAuthorizationError(code: string, description: string | null): string {
   const said = (message: string) => withInstanceWords(message, description ? description.slice(0, 300) : undefined);
   if (code === 'access_denied') return said(l10n.t('The sign-in was denied in the browser.'));
-  if (code === 'invalid_scope') return said(l10n.t('The instance would not grant the access the extension asks for (an administrator sets the OAuth client’s scopes).'));
+  if (code === 'invalid_scope')
+    return said(l10n.t('The instance would not grant the access the extension asks for (an administrator sets the OAuth client’s scopes).'));
   return said(l10n.t('The instance refused the sign-in ({0}).', code.slice(0, 64)));
 }
 

@@ -81,7 +81,8 @@ export class LoopbackRedirect {
     const url = new URL(request.url ?? '/', this.redirectUri);
     if (url.pathname !== LOOPBACK_CALLBACK_PATH) return notHere();
     const waiting = this.waiting;
-    if (!waiting) return answer(response, 410, l10n.t('Sign-in over'), l10n.t('No sign-in waits for this answer any more: start the sign-in again in VS Code.'));
+    if (!waiting)
+      return answer(response, 410, l10n.t('Sign-in over'), l10n.t('No sign-in waits for this answer any more: start the sign-in again in VS Code.'));
     if (url.searchParams.get('state') !== waiting.state) {
       return answer(
         response,

@@ -13,6 +13,10 @@ import { TOKEN_SCOPES } from '../../contract/tokenScopes';
 export function scopesToAsk(supported: readonly string[] | undefined): string[] {
   const offered = (scope: string) => supported === undefined || supported.includes(scope);
   const granular = supported?.includes(TOKEN_SCOPES.read) === true;
-  const conversations = granular ? [TOKEN_SCOPES.read, ...(offered(TOKEN_SCOPES.write) ? [TOKEN_SCOPES.write] : [])] : offered(TOKEN_SCOPES.all) ? [TOKEN_SCOPES.all] : [];
+  const conversations = granular
+    ? [TOKEN_SCOPES.read, ...(offered(TOKEN_SCOPES.write) ? [TOKEN_SCOPES.write] : [])]
+    : offered(TOKEN_SCOPES.all)
+      ? [TOKEN_SCOPES.all]
+      : [];
   return [...conversations, ...[TOKEN_SCOPES.mcp, OAUTH_SCOPES.offlineAccess].filter(offered)];
 }

@@ -102,7 +102,13 @@ export class CodeTools {
     return diffMatches((await this.client.call('diff_search', withoutEmpty({ ...query }), signal)).structured);
   }
 
-  async compareRevisions(repo: string, base: string, head: string, page: { first?: number; after?: string } = {}, signal?: AbortSignal): Promise<RevisionComparison> {
+  async compareRevisions(
+    repo: string,
+    base: string,
+    head: string,
+    page: { first?: number; after?: string } = {},
+    signal?: AbortSignal,
+  ): Promise<RevisionComparison> {
     const result = await this.client.call('compare_revisions', withoutEmpty({ repo, base, head, first: page.first, after: page.after }), signal);
     return revisionComparison(result.structured);
   }
@@ -148,9 +154,7 @@ function symbolArgs(at: SymbolAt): Record<string, unknown> {
 
 /** Drops undefined, empty strings and empty lists, which servers may take as "match nothing". */
 function withoutEmpty(args: Record<string, unknown>): Record<string, unknown> {
-  return Object.fromEntries(
-    Object.entries(args).filter(([, value]) => value !== undefined && value !== '' && !(Array.isArray(value) && value.length === 0)),
-  );
+  return Object.fromEntries(Object.entries(args).filter(([, value]) => value !== undefined && value !== '' && !(Array.isArray(value) && value.length === 0)));
 }
 
 function joinLines(lines: readonly NumberedLine[]): string {

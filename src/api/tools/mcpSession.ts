@@ -145,7 +145,8 @@ export class McpSession {
   async connect(options: { signal?: AbortSignal; prior?: KnownRevision } = {}): Promise<void> {
     const prior = options.prior;
     if (prior?.kind === 'modern') {
-      if (!prior.discover.supportedVersions.includes(MODERN_VERSION)) throw new McpError('protocol', l10n.t("The server's known revisions hold none this client speaks ({0}).", MODERN_VERSION));
+      if (!prior.discover.supportedVersions.includes(MODERN_VERSION))
+        throw new McpError('protocol', l10n.t("The server's known revisions hold none this client speaks ({0}).", MODERN_VERSION));
       this.adopt(prior.discover);
       return;
     }
@@ -165,7 +166,8 @@ export class McpSession {
     const result = completeResult('tools/list', await this.request('tools/list', cursor === undefined ? undefined : { cursor }, { signal }));
     if (!Array.isArray(result.tools)) throw new McpError('protocol', l10n.t('Invalid result for tools/list: no list of tools.'));
     const tools = result.tools.map((tool: unknown) => {
-      if (!isObject(tool) || typeof tool.name !== 'string' || !isObject(tool.inputSchema)) throw new McpError('protocol', l10n.t('Invalid result for tools/list: a tool without a name or an input schema.'));
+      if (!isObject(tool) || typeof tool.name !== 'string' || !isObject(tool.inputSchema))
+        throw new McpError('protocol', l10n.t('Invalid result for tools/list: a tool without a name or an input schema.'));
       return { name: tool.name, inputSchema: tool.inputSchema };
     });
     for (const tool of tools) this.schemas.set(tool.name, tool.inputSchema);
@@ -176,11 +178,19 @@ export class McpSession {
     const headers = this.era?.kind === 'modern' ? { 'mcp-name': headerValue(name), ...mirroredHeaders(this.schemas.get(name), args) } : {};
     const result = completeResult('tools/call', await this.request('tools/call', { name, arguments: args }, { signal, headers }));
     const content = result.content ?? [];
-    if (!Array.isArray(content) || !content.every((part) => isObject(part) && typeof part.type === 'string' && (part.type !== 'text' || typeof part.text === 'string'))) {
+    if (
+      !Array.isArray(content) ||
+      !content.every((part) => isObject(part) && typeof part.type === 'string' && (part.type !== 'text' || typeof part.text === 'string'))
+    ) {
       throw new McpError('protocol', l10n.t('Invalid result for tools/call: its content is not a list of parts.'));
     }
-    if (result.isError !== undefined && typeof result.isError !== 'boolean') throw new McpError('protocol', l10n.t('Invalid result for tools/call: isError is not a boolean.'));
-    return { content: content as McpToolResult['content'], structuredContent: result.structuredContent, ...(result.isError === undefined ? {} : { isError: result.isError }) };
+    if (result.isError !== undefined && typeof result.isError !== 'boolean')
+      throw new McpError('protocol', l10n.t('Invalid result for tools/call: isError is not a boolean.'));
+    return {
+      content: content as McpToolResult['content'],
+      structuredContent: result.structuredContent,
+      ...(result.isError === undefined ? {} : { isError: result.isError }),
+    };
   }
 
   /** Stops every request under way and ends the server's session, if it opened one. Never throws. */
@@ -217,7 +227,10 @@ export class McpSession {
       if (code !== UNSUPPORTED_PROTOCOL_VERSION) return undefined;
       // The server names the versions it speaks: ours among them is worth one more try; another of
       // the 2026 family is a refusal; only versions of the handshake mean falling back to it.
-      const supported = isObject(data) && Array.isArray(data.supported) && data.supported.length > 0 && data.supported.every((version) => typeof version === 'string') ? data.supported : undefined;
+      const supported =
+        isObject(data) && Array.isArray(data.supported) && data.supported.length > 0 && data.supported.every((version) => typeof version === 'string')
+          ? data.supported
+          : undefined;
       if (!supported) return undefined;
       const refusal = new McpError('rpc', message || l10n.t('Unsupported protocol version: {0}', MODERN_VERSION), code, data);
       if (supported.includes(MODERN_VERSION)) {
@@ -235,10 +248,15 @@ export class McpSession {
   }
 
   private async handshake(signal: AbortSignal | undefined): Promise<void> {
-    const result = await this.request('initialize', { protocolVersion: HANDSHAKE_VERSIONS[0], capabilities: {}, clientInfo: this.options.clientInfo }, { signal });
+    const result = await this.request(
+      'initialize',
+      { protocolVersion: HANDSHAKE_VERSIONS[0], capabilities: {}, clientInfo: this.options.clientInfo },
+      { signal },
+    );
     if (!isObject(result)) throw new McpError('protocol', l10n.t('Server sent invalid initialize result: {0}', String(result)));
     const version = result.protocolVersion;
-    if (typeof version !== 'string' || !HANDSHAKE_VERSIONS.includes(version)) throw new McpError('protocol', l10n.t("Server's protocol version is not supported: {0}", String(version).slice(0, 40)));
+    if (typeof version !== 'string' || !HANDSHAKE_VERSIONS.includes(version))
+      throw new McpError('protocol', l10n.t("Server's protocol version is not supported: {0}", String(version).slice(0, 40)));
     this.era = { kind: 'legacy', version };
     this.capabilities = isObject(result.capabilities) ? result.capabilities : {};
     await this.notify('notifications/initialized', undefined, signal);
@@ -247,7 +265,13 @@ export class McpSession {
   /** A request's result; a JSON-RPC error becomes an McpError of kind `rpc`. */
   private async request(method: string, params: Record<string, unknown> | undefined, options: SendOptions): Promise<unknown> {
     const reply = await this.send(method, params, options);
-    if ('error' in reply) throw new McpError('rpc', reply.error.message || l10n.t('The server refused {0} (JSON-RPC error {1}).', method, reply.error.code), reply.error.code, reply.error.data);
+    if ('error' in reply)
+      throw new McpError(
+        'rpc',
+        reply.error.message || l10n.t('The server refused {0} (JSON-RPC error {1}).', method, reply.error.code),
+        reply.error.code,
+        reply.error.data,
+      );
     return reply.result;
   }
 
@@ -263,7 +287,10 @@ export class McpSession {
     const id = this.nextId++;
     const modern = options.modern === true || this.era?.kind === 'modern';
     const stop = new AbortController();
-    const timer = setTimeout(() => stop.abort(new McpError('timeout', l10n.t('{0} timed out after {1} ms', method, this.options.timeoutMs))), this.options.timeoutMs);
+    const timer = setTimeout(
+      () => stop.abort(new McpError('timeout', l10n.t('{0} timed out after {1} ms', method, this.options.timeoutMs))),
+      this.options.timeoutMs,
+    );
     const onAbort = () => stop.abort(options.signal?.reason);
     options.signal?.addEventListener('abort', onAbort, { once: true });
     this.underWay.add(stop);
@@ -278,7 +305,9 @@ export class McpSession {
       if (!stop.signal.aborted) throw error;
       const reason: unknown = stop.signal.reason;
       if (!this.closed && this.era?.kind === 'legacy' && method !== 'initialize') {
-        void this.notify('notifications/cancelled', { requestId: id, reason: reason instanceof Error ? reason.message : String(reason) }).catch(() => undefined);
+        void this.notify('notifications/cancelled', { requestId: id, reason: reason instanceof Error ? reason.message : String(reason) }).catch(
+          () => undefined,
+        );
       }
       if (reason instanceof McpError) throw reason;
       throw error;
@@ -319,7 +348,8 @@ export class McpSession {
       const { reply, lastEventId, retryMs } = await this.readEvents(stream, id);
       if (reply) return reply;
       // A server may end the stream early and keep the answer for a GET that resumes it.
-      if (lastEventId === undefined || resumed === MAX_RESUMPTIONS) throw new McpError('protocol', l10n.t('The server ended its event stream without answering {0}.', method));
+      if (lastEventId === undefined || resumed === MAX_RESUMPTIONS)
+        throw new McpError('protocol', l10n.t('The server ended its event stream without answering {0}.', method));
       await delay(retryMs ?? Math.min(30_000, 1_000 * 1.5 ** resumed), signal);
       const headers = { accept: 'text/event-stream', 'last-event-id': lastEventId, ...this.sessionHeaders() };
       const again = await this.options.http({ method: 'GET', headers, signal });
@@ -346,7 +376,8 @@ export class McpSession {
         }
         const reply = replyOf(message, id);
         if (reply) return { reply };
-        if (isObject(message) && typeof message.method === 'string' && (typeof message.id === 'string' || typeof message.id === 'number')) this.answer(message.id, message.method);
+        if (isObject(message) && typeof message.method === 'string' && (typeof message.id === 'string' || typeof message.id === 'number'))
+          this.answer(message.id, message.method);
       }
     } catch (error) {
       if (error instanceof SseTooLargeError) throw new McpError('protocol', error.message);
@@ -357,7 +388,8 @@ export class McpSession {
 
   /** A server's request on an event stream: `ping` answered, anything else refused as unknown. */
   private answer(id: string | number, method: string): void {
-    const message = method === 'ping' ? { jsonrpc: '2.0', id, result: {} } : { jsonrpc: '2.0', id, error: { code: METHOD_NOT_FOUND, message: 'Method not found' } };
+    const message =
+      method === 'ping' ? { jsonrpc: '2.0', id, result: {} } : { jsonrpc: '2.0', id, error: { code: METHOD_NOT_FOUND, message: 'Method not found' } };
     const stop = new AbortController();
     this.underWay.add(stop);
     void this.post(message, AbortSignal.any([stop.signal, AbortSignal.timeout(this.options.timeoutMs)]))
@@ -403,14 +435,27 @@ function isObject(value: unknown): value is Record<string, unknown> {
 }
 
 function isDiscoverResult(value: unknown): value is DiscoverResult {
-  return isObject(value) && Array.isArray(value.supportedVersions) && value.supportedVersions.every((version) => typeof version === 'string') && isObject(value.capabilities);
+  return (
+    isObject(value) &&
+    Array.isArray(value.supportedVersions) &&
+    value.supportedVersions.every((version) => typeof version === 'string') &&
+    isObject(value.capabilities)
+  );
 }
 
 /** A result of the 2026 revision says it is complete; one that asks for more input is not for this client. */
 function completeResult(method: string, result: unknown): Record<string, unknown> {
   if (!isObject(result)) throw new McpError('protocol', l10n.t('Invalid result for {0}: not an object.', method));
   const type = result.resultType;
-  if (type !== undefined && type !== 'complete') throw new McpError('protocol', l10n.t('Invalid result for {0}: the server asked for more ({1}), which this client does not give.', method, typeof type === 'string' ? type.slice(0, 40) : typeof type));
+  if (type !== undefined && type !== 'complete')
+    throw new McpError(
+      'protocol',
+      l10n.t(
+        'Invalid result for {0}: the server asked for more ({1}), which this client does not give.',
+        method,
+        typeof type === 'string' ? type.slice(0, 40) : typeof type,
+      ),
+    );
   return result;
 }
 
@@ -466,7 +511,12 @@ function mirroredHeaders(schema: Record<string, unknown> | undefined, args: Reco
       const name = child['x-mcp-header'];
       const argument = value[key];
       if (typeof name === 'string' && /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,64}$/.test(name)) {
-        const text = typeof argument === 'string' ? argument : typeof argument === 'boolean' || (typeof argument === 'number' && Number.isSafeInteger(argument)) ? String(argument) : undefined;
+        const text =
+          typeof argument === 'string'
+            ? argument
+            : typeof argument === 'boolean' || (typeof argument === 'number' && Number.isSafeInteger(argument))
+              ? String(argument)
+              : undefined;
         if (text !== undefined) headers[`mcp-param-${name.toLowerCase()}`] = headerValue(text);
       }
       visit(child, argument, depth + 1);

@@ -7,8 +7,27 @@
 
 /** Declaration keywords that come right before the declared name. */
 const DECLARING = [
-  'function', 'class', 'interface', 'type', 'enum', 'struct', 'trait', 'impl', 'def', 'func', 'fn',
-  'const', 'let', 'var', 'val', 'module', 'namespace', 'record', 'object', 'protocol', 'typealias',
+  'function',
+  'class',
+  'interface',
+  'type',
+  'enum',
+  'struct',
+  'trait',
+  'impl',
+  'def',
+  'func',
+  'fn',
+  'const',
+  'let',
+  'var',
+  'val',
+  'module',
+  'namespace',
+  'record',
+  'object',
+  'protocol',
+  'typealias',
 ];
 
 /** At most this many matches are asked for references. */

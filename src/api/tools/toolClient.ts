@@ -115,7 +115,11 @@ export class ToolClient {
     if (!name) {
       throw new DeepSearchError(
         'unsupported',
-        l10n.t('{0} does not offer {1}: its tool server is older, or an administrator turned that tool off. The other features work as before.', new URL(this.instanceUrl).host, TOOL_FEATURES[tool]),
+        l10n.t(
+          '{0} does not offer {1}: its tool server is older, or an administrator turned that tool off. The other features work as before.',
+          new URL(this.instanceUrl).host,
+          TOOL_FEATURES[tool],
+        ),
       );
     }
     const result = await this.guard(signal, () => session.callTool(name, argumentsFor(args, server.parameters.get(tool), TOOL_FEATURES[tool]), signal), mcp);
@@ -193,7 +197,8 @@ export class ToolClient {
     throw new DeepSearchError(
       'unsupported',
       l10n.t(
-        '{0} has no tool server ({1} all answered 404; it needs Sourcegraph 6.8 or later). Remote files, navigation across repositories and code search are not available there; conversations work as before.',
+        '{0} has no tool server ({1} all answered 404; it needs Sourcegraph 6.8 or later). Remote files, navigation across ' +
+          'repositories and code search are not available there; conversations work as before.',
         new URL(this.instanceUrl).host,
         TOOL_SERVER_PATHS.join(', '),
       ),
@@ -208,12 +213,17 @@ export class ToolClient {
   private noAccess(error: unknown): unknown {
     if (!isDeepSearchError(error) || error.status !== 403) return error;
     const refused = l10n.t(
-      '{0} refused its tool server (MCP) to this account or token (HTTP 403): the account lacks the {1} permission, or the token lacks the "{2}" scope. Ask a site administrator for MCP access, or sign in with a token that has the scope. Remote files, code search and navigation need it.',
+      '{0} refused its tool server (MCP) to this account or token (HTTP 403): the account lacks the {1} permission, or the ' +
+        'token lacks the "{2}" scope. Ask a site administrator for MCP access, or sign in with a token that has the scope. Remote ' +
+        'files, code search and navigation need it.',
       new URL(this.instanceUrl).host,
       MCP_ACCESS_PERMISSION,
       MCP_TOKEN_SCOPE,
     );
-    return new DeepSearchError('forbidden', error.detail ? l10n.t('{0} The server said: {1}', refused, error.detail) : refused, { status: 403, detail: error.detail });
+    return new DeepSearchError('forbidden', error.detail ? l10n.t('{0} The server said: {1}', refused, error.detail) : refused, {
+      status: 403,
+      detail: error.detail,
+    });
   }
 
   private recordDiscovery(found: ToolServer | 'missing'): void {
@@ -235,7 +245,8 @@ export class ToolClient {
         const response = await this.exchange(url, { ...sent, headers });
         if (response.status >= 200 && response.status < 300) return response;
         const body = await readRefusal(response.body);
-        const refusal = () => errorFromStatus({ status: response.status, origin: url.origin, body, contentType: response.headers['content-type'] ?? '', secrets: this.secrets });
+        const refusal = () =>
+          errorFromStatus({ status: response.status, origin: url.origin, body, contentType: response.headers['content-type'] ?? '', secrets: this.secrets });
         // A refused token is ours to report, probe or not; a 404 or 405 that is no JSON-RPC answer is
         // no endpoint at all: said as any other, and the next is tried.
         const readable = sent.probe === true && response.status >= 400 && response.status < 500 && response.status !== 401 && response.status !== 403;
@@ -253,7 +264,13 @@ export class ToolClient {
     for (let followed = 0; ; followed++) {
       let response: Dispatcher.ResponseData;
       try {
-        response = await request(target, { method: sent.method, headers: sent.headers, body: sent.body, signal: sent.signal, dispatcher: this.options.dispatcher });
+        response = await request(target, {
+          method: sent.method,
+          headers: sent.headers,
+          body: sent.body,
+          signal: sent.signal,
+          dispatcher: this.options.dispatcher,
+        });
       } catch (error) {
         if (sent.signal.aborted) throw canceledError();
         throw networkError(error, url.origin, this.secrets);
@@ -302,7 +319,9 @@ export class ToolClient {
       if (isDeepSearchError(error)) throw error;
       if (error instanceof mcp.McpError && error.kind === 'timeout') throw timeoutError(new URL(this.instanceUrl).origin, this.timeoutMs);
       const message = redact(errorMessage(error), this.secrets);
-      throw new DeepSearchError('invalidResponse', l10n.t('The tool server answered in a way this extension does not understand ({0}).', message), { detail: message });
+      throw new DeepSearchError('invalidResponse', l10n.t('The tool server answered in a way this extension does not understand ({0}).', message), {
+        detail: message,
+      });
     }
   }
 }

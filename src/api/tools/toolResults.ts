@@ -126,14 +126,16 @@ export function repositoryPage(structured: unknown): RepositoryPage {
     repositories: list(field(structured, 'repositories')).flatMap((entry): RepositoryEntry[] => {
       const name = text(field(entry, 'name'));
       return name
-        ? [{
-            name,
-            description: text(field(entry, 'description')) ?? '',
-            private: field(entry, 'private') === true,
-            archived: field(entry, 'archived') === true,
-            fork: field(entry, 'fork') === true,
-            stars: count(field(entry, 'stars')),
-          }]
+        ? [
+            {
+              name,
+              description: text(field(entry, 'description')) ?? '',
+              private: field(entry, 'private') === true,
+              archived: field(entry, 'archived') === true,
+              fork: field(entry, 'fork') === true,
+              stars: count(field(entry, 'stars')),
+            },
+          ]
         : [];
     }),
     // 2026 servers also say hasMoreResults.
@@ -156,14 +158,16 @@ export function commitMatches(structured: unknown): { commits: CommitMatch[]; li
     const commit = text(field(entry, 'commit'));
     if (!repository || !commit) return [];
     const message = text(field(entry, 'message')) ?? '';
-    return [{
-      repository,
-      commit,
-      author: text(field(entry, 'author')) ?? '',
-      date: text(field(entry, 'date')) ?? '',
-      title: text(field(entry, 'title')) || message.split('\n')[0] || commit.slice(0, 10),
-      message,
-    }];
+    return [
+      {
+        repository,
+        commit,
+        author: text(field(entry, 'author')) ?? '',
+        date: text(field(entry, 'date')) ?? '',
+        title: text(field(entry, 'title')) || message.split('\n')[0] || commit.slice(0, 10),
+        message,
+      },
+    ];
   });
   return { commits, limitHit: field(structured, 'limitHit') === true };
 }
@@ -175,15 +179,17 @@ export function diffMatches(structured: unknown): { diffs: DiffMatch[]; limitHit
     const hunk = text(field(entry, 'diffHunk'));
     if (!repository || !commit || hunk === undefined) return [];
     const firstRange = list(field(entry, 'matchRanges'))[0];
-    return [{
-      repository,
-      commit,
-      hunk,
-      url: text(field(entry, 'url')),
-      author: text(field(entry, 'authorName')),
-      message: text(field(entry, 'message')),
-      firstMatchLine: firstRange ? count(field(firstRange, 'startLine')) || undefined : undefined,
-    }];
+    return [
+      {
+        repository,
+        commit,
+        hunk,
+        url: text(field(entry, 'url')),
+        author: text(field(entry, 'authorName')),
+        message: text(field(entry, 'message')),
+        firstMatchLine: firstRange ? count(field(firstRange, 'startLine')) || undefined : undefined,
+      },
+    ];
   });
   return { diffs, limitHit: field(structured, 'limitHit') === true };
 }

@@ -11,24 +11,58 @@ import { DeepSearchError, isDeepSearchError } from '../errors';
 export type ToolName = Exclude<ToolServerTool, 'deepsearch_read'>;
 
 export const TOOL_NAMES: readonly ToolName[] = [
-  'read_file', 'list_files', 'list_repos', 'keyword_search', 'nls_search', 'go_to_definition',
-  'find_references', 'commit_search', 'diff_search', 'compare_revisions', 'get_contributor_repos', 'deepsearch',
+  'read_file',
+  'list_files',
+  'list_repos',
+  'keyword_search',
+  'nls_search',
+  'go_to_definition',
+  'find_references',
+  'commit_search',
+  'diff_search',
+  'compare_revisions',
+  'get_contributor_repos',
+  'deepsearch',
 ];
 
 /** What a user misses without each tool, in the words of the editor's features (read when said, so translated). */
 export const TOOL_FEATURES: Readonly<Record<ToolName, string>> = {
-  get read_file() { return l10n.t('reading remote files'); },
-  get list_files() { return l10n.t('listing remote folders'); },
-  get list_repos() { return l10n.t('listing repositories'); },
-  get keyword_search() { return l10n.t('keyword code search'); },
-  get nls_search() { return l10n.t('natural-language code search'); },
-  get go_to_definition() { return l10n.t('Go to Definition across repositories'); },
-  get find_references() { return l10n.t('Find References across repositories'); },
-  get commit_search() { return l10n.t('commit search'); },
-  get diff_search() { return l10n.t('searching changes (diffs)'); },
-  get compare_revisions() { return l10n.t('comparing revisions'); },
-  get get_contributor_repos() { return l10n.t("finding a contributor's repositories"); },
-  get deepsearch() { return l10n.t('Deep Search as a tool'); },
+  get read_file() {
+    return l10n.t('reading remote files');
+  },
+  get list_files() {
+    return l10n.t('listing remote folders');
+  },
+  get list_repos() {
+    return l10n.t('listing repositories');
+  },
+  get keyword_search() {
+    return l10n.t('keyword code search');
+  },
+  get nls_search() {
+    return l10n.t('natural-language code search');
+  },
+  get go_to_definition() {
+    return l10n.t('Go to Definition across repositories');
+  },
+  get find_references() {
+    return l10n.t('Find References across repositories');
+  },
+  get commit_search() {
+    return l10n.t('commit search');
+  },
+  get diff_search() {
+    return l10n.t('searching changes (diffs)');
+  },
+  get compare_revisions() {
+    return l10n.t('comparing revisions');
+  },
+  get get_contributor_repos() {
+    return l10n.t("finding a contributor's repositories");
+  },
+  get deepsearch() {
+    return l10n.t('Deep Search as a tool');
+  },
 };
 
 /**
@@ -72,9 +106,15 @@ export function argumentsFor(args: Record<string, unknown>, declared: ReadonlySe
     else if (singular && declared.has(singular) && Array.isArray(value) && value.length <= 1) {
       if (value.length === 1) adapted[singular] = value[0];
     } else if (singular && declared.has(singular) && Array.isArray(value)) {
-      throw new DeepSearchError('unsupported', l10n.t("This instance's {0} takes one {1}, not {2}: search for one at a time.", feature, singular, value.length));
+      throw new DeepSearchError(
+        'unsupported',
+        l10n.t("This instance's {0} takes one {1}, not {2}: search for one at a time.", feature, singular, value.length),
+      );
     } else if (!SIZE_ARGUMENTS.has(name)) {
-      throw new DeepSearchError('unsupported', l10n.t('This instance\'s {0} does not take "{1}" (its tool server is of another version), so it cannot answer this as asked.', feature, name));
+      throw new DeepSearchError(
+        'unsupported',
+        l10n.t('This instance\'s {0} does not take "{1}" (its tool server is of another version), so it cannot answer this as asked.', feature, name),
+      );
     }
   }
   return adapted;

@@ -52,13 +52,57 @@ const MAX_QUOTED_LINE_LENGTH = 240;
 const MAX_INLINE_LINE = 120;
 
 const LANGUAGES: Record<string, string> = {
-  ts: 'typescript', tsx: 'tsx', mts: 'typescript', cts: 'typescript', js: 'javascript', jsx: 'jsx', mjs: 'javascript',
-  cjs: 'javascript', py: 'python', go: 'go', rs: 'rust', java: 'java', kt: 'kotlin', swift: 'swift', rb: 'ruby',
-  php: 'php', cs: 'csharp', c: 'c', h: 'c', cc: 'cpp', cpp: 'cpp', hpp: 'cpp', m: 'objectivec', scala: 'scala',
-  sh: 'bash', bash: 'bash', zsh: 'bash', ps1: 'powershell', sql: 'sql', md: 'markdown', json: 'json', yml: 'yaml',
-  yaml: 'yaml', toml: 'toml', xml: 'xml', html: 'html', css: 'css', scss: 'scss', vue: 'vue', svelte: 'svelte',
-  dart: 'dart', lua: 'lua', r: 'r', ex: 'elixir', exs: 'elixir', erl: 'erlang', hs: 'haskell', graphql: 'graphql',
-  proto: 'protobuf', dockerfile: 'dockerfile', makefile: 'makefile',
+  ts: 'typescript',
+  tsx: 'tsx',
+  mts: 'typescript',
+  cts: 'typescript',
+  js: 'javascript',
+  jsx: 'jsx',
+  mjs: 'javascript',
+  cjs: 'javascript',
+  py: 'python',
+  go: 'go',
+  rs: 'rust',
+  java: 'java',
+  kt: 'kotlin',
+  swift: 'swift',
+  rb: 'ruby',
+  php: 'php',
+  cs: 'csharp',
+  c: 'c',
+  h: 'c',
+  cc: 'cpp',
+  cpp: 'cpp',
+  hpp: 'cpp',
+  m: 'objectivec',
+  scala: 'scala',
+  sh: 'bash',
+  bash: 'bash',
+  zsh: 'bash',
+  ps1: 'powershell',
+  sql: 'sql',
+  md: 'markdown',
+  json: 'json',
+  yml: 'yaml',
+  yaml: 'yaml',
+  toml: 'toml',
+  xml: 'xml',
+  html: 'html',
+  css: 'css',
+  scss: 'scss',
+  vue: 'vue',
+  svelte: 'svelte',
+  dart: 'dart',
+  lua: 'lua',
+  r: 'r',
+  ex: 'elixir',
+  exs: 'elixir',
+  erl: 'erlang',
+  hs: 'haskell',
+  graphql: 'graphql',
+  proto: 'protobuf',
+  dockerfile: 'dockerfile',
+  makefile: 'makefile',
 };
 
 /** Fence language for a path, from its extension (or its name for `Dockerfile`, `Makefile`). */
@@ -131,7 +175,11 @@ export function writeAnswer(findings: Findings): string {
     findings.also.forEach((span, index) => {
       parts.push(`${spanHeading(span, findings.instanceUrl)}${describeTerms(span, findings.question)}`);
       // The first is quoted as fully as the lead (a wrapper's delegate is where its work is).
-      parts.push(index === 0 ? quoteSpan(span, findings.instanceUrl, WINDOW_BEFORE, WINDOW_AFTER, true) : quoteSpan(span, findings.instanceUrl, ALSO_WINDOW_BEFORE, ALSO_WINDOW_AFTER));
+      parts.push(
+        index === 0
+          ? quoteSpan(span, findings.instanceUrl, WINDOW_BEFORE, WINDOW_AFTER, true)
+          : quoteSpan(span, findings.instanceUrl, ALSO_WINDOW_BEFORE, ALSO_WINDOW_AFTER),
+      );
     });
   }
   const seeAlso = describeSeeAlso(lead, findings);
@@ -199,7 +247,8 @@ function quoteSpan(span: AnswerSpan, instanceUrl: string, before: number, after:
     windows.push({ start: from, end: span.end });
   } else {
     // A definition's signature (up to its name's line); a span without a definition has none.
-    if (span.definition) windows.push({ start: span.start, end: Math.min(span.end, span.start + SIGNATURE_LINES - 1, Math.max(span.start, span.definition.nameLine)) });
+    if (span.definition)
+      windows.push({ start: span.start, end: Math.min(span.end, span.start + SIGNATURE_LINES - 1, Math.max(span.start, span.definition.nameLine)) });
     for (const line of [span.bestLine, ...(secondPlace && span.nextLine !== undefined ? [span.nextLine] : [])]) {
       windows.push({ start: Math.max(span.start, line - before), end: Math.min(span.end, line + after) });
     }
@@ -208,7 +257,10 @@ function quoteSpan(span: AnswerSpan, instanceUrl: string, before: number, after:
   return windows
     .map((window) => {
       const link = blobUrl(instanceUrl, file.target.repo.name, file.path, window);
-      const code = file.lines.slice(window.start - 1, window.end).map((line) => clip(line, MAX_QUOTED_LINE_LENGTH)).join('\n');
+      const code = file.lines
+        .slice(window.start - 1, window.end)
+        .map((line) => clip(line, MAX_QUOTED_LINE_LENGTH))
+        .join('\n');
       const fence = markdownFence(code);
       return `[${escapeLinkText(file.path)}, lines ${window.start}–${window.end}](${link}):\n\n${fence}${languageOf(file.path)}\n${code}\n${fence}`;
     })
@@ -235,7 +287,10 @@ function describeReach(lead: AnswerSpan, findings: Findings): string | undefined
   if (reach.callers.length === 0) {
     return `#### How it is reached\n\nNo other implementation file of ${repo} names ${name}: it is reached from outside (it is part of what the code offers its users) or through a reference.`;
   }
-  const items = reach.callers.map((use) => `- ${useLink(use, repo, findings.instanceUrl)}${use.within ? ` in ${inlineCode(qualifiedName(use.within))}` : ''}: ${inlineCode(clip(use.text, MAX_INLINE_LINE))}`);
+  const items = reach.callers.map(
+    (use) =>
+      `- ${useLink(use, repo, findings.instanceUrl)}${use.within ? ` in ${inlineCode(qualifiedName(use.within))}` : ''}: ${inlineCode(clip(use.text, MAX_INLINE_LINE))}`,
+  );
   return `#### How it is reached\n\n${name} is used by:\n\n${items.join('\n')}`;
 }
 
@@ -289,7 +344,10 @@ export function suggestFollowups(findings: Findings): string[] {
 const MAX_CALLEE_LINE = 2_000;
 
 const NOT_CALLEES = new Set(
-  'if for while switch catch return function func typeof new super this self print len str int float list dict set tuple isinstance require import assert sizeof make append panic string bool cap'.split(' '),
+  (
+    'if for while switch catch return function func typeof new super this self print len str int float list dict set tuple ' +
+    'isinstance require import assert sizeof make append panic string bool cap'
+  ).split(' '),
 );
 
 /**

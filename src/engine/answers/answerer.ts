@@ -86,7 +86,9 @@ export class Answerer {
   async answer(request: AnswerRequest): Promise<Answer> {
     const queued = (ahead: number): void => {
       const place = ahead === 0 ? 'next to start' : `behind ${plural(ahead, 'other question')}`;
-      request.report(`Queued ${place}: at most ${plural(this.slots.limit, 'answer')} ${this.slots.limit === 1 ? 'is' : 'are'} worked on at once`).catch(() => undefined);
+      request
+        .report(`Queued ${place}: at most ${plural(this.slots.limit, 'answer')} ${this.slots.limit === 1 ? 'is' : 'are'} worked on at once`)
+        .catch(() => undefined);
     };
     return this.slots.run(() => this.work(request), request.signal, queued);
   }
@@ -114,15 +116,26 @@ export class Answerer {
     if (model) {
       try {
         return await investigate(
-          { model, limits: this.options.investigationLimits?.() ?? DEFAULT_INVESTIGATION_LIMITS, disabledTools: this.options.disabledTools ?? [], log: this.options.log },
+          {
+            model,
+            limits: this.options.investigationLimits?.() ?? DEFAULT_INVESTIGATION_LIMITS,
+            disabledTools: this.options.disabledTools ?? [],
+            log: this.options.log,
+          },
           context,
           { question: request.question, earlier: request.earlier ?? [], signal: request.signal, report: (reasoning) => request.report(reasoning) },
         );
       } catch (error) {
         request.signal.throwIfAborted();
-        if (!(error instanceof InvestigationFailure)) this.options.log?.(`answer: the investigation with ${model.label} failed: ${error instanceof Error && error.stack ? error.stack : errorMessage(error)}`);
+        if (!(error instanceof InvestigationFailure))
+          this.options.log?.(
+            `answer: the investigation with ${model.label} failed: ${error instanceof Error && error.stack ? error.stack : errorMessage(error)}`,
+          );
         const why = error instanceof InvestigationFailure ? error.message : `the investigation hit an unexpected error (${errorMessage(error)})`;
-        fallback = { note: `${model.label} could not finish this answer: ${why}. This is the engine's own answer, from its search.`, spent: error instanceof InvestigationFailure ? error.spent : { inputTokens: 0, outputTokens: 0, toolCalls: 0 } };
+        fallback = {
+          note: `${model.label} could not finish this answer: ${why}. This is the engine's own answer, from its search.`,
+          spent: error instanceof InvestigationFailure ? error.spent : { inputTokens: 0, outputTokens: 0, toolCalls: 0 },
+        };
         await request.report(`The model could not finish (${why}): answering from the engine's own search`);
       }
     }
@@ -188,7 +201,16 @@ class AnswerRun {
     const scope = mentionScope(this.request.question, this.options.repositories);
     const repositories = scope.repositories;
     const question = this.questionToSearch(scope.text);
-    const findings: Findings = { question, searched: repositories, also: [], related: [], knownNames: new Set(), totalFiles: 0, notes: [], instanceUrl: this.options.instanceUrl };
+    const findings: Findings = {
+      question,
+      searched: repositories,
+      also: [],
+      related: [],
+      knownNames: new Set(),
+      totalFiles: 0,
+      notes: [],
+      instanceUrl: this.options.instanceUrl,
+    };
     if (question.terms.length === 0) {
       await this.step('The question names nothing to search for');
       return findings;
@@ -208,7 +230,10 @@ class AnswerRun {
         },
         reading: async (files) => {
           this.toolCalls += files.length;
-          const named = files.slice(0, 3).map(({ path }) => oneLine(path)).join(', ');
+          const named = files
+            .slice(0, 3)
+            .map(({ path }) => oneLine(path))
+            .join(', ');
           await this.step(`Reading ${plural(files.length, 'candidate file')} and their definitions: ${named}${files.length > 3 ? ', …' : ''}`);
         },
       });
@@ -232,10 +257,14 @@ class AnswerRun {
     const lead = leading[0] ?? retrieved.spans[0];
     if (!lead) return findings;
     findings.lead = lead;
-    await this.step(lead.definition ? `Found \`${lead.definition.name}\` in ${oneLine(lead.file.path)}` : `Found the closest lines in ${oneLine(lead.file.path)}`);
+    await this.step(
+      lead.definition ? `Found \`${lead.definition.name}\` in ${oneLine(lead.file.path)}` : `Found the closest lines in ${oneLine(lead.file.path)}`,
+    );
     // A short wrapper's work is in what it calls: that comes first after it.
     const delegate = delegateOf(lead, retrieved.spans);
-    findings.also = delegate ? [delegate, ...nearLead(leading, lead).filter((span) => !overlaps(span, delegate))].slice(0, ALSO_QUOTED) : nearLead(leading, lead);
+    findings.also = delegate
+      ? [delegate, ...nearLead(leading, lead).filter((span) => !overlaps(span, delegate))].slice(0, ALSO_QUOTED)
+      : nearLead(leading, lead);
     findings.related = retrieved.files.filter((file) => !LEADING_KINDS.has(file.kind));
     findings.knownNames = new Set(retrieved.files.flatMap((file) => (file.definitions ?? []).map((definition) => definition.name)));
     if (lead.definition) {
@@ -274,9 +303,16 @@ function delegateOf(lead: AnswerSpan, spans: readonly AnswerSpan[]): AnswerSpan 
   if (!definition || lead.end - lead.start + 1 > WRAPPER_LINES || !file.definitions) return undefined;
   const called = new Set<string>();
   for (let line = lead.start; line <= lead.end; line++) {
-    for (const match of codeOf(file.lines[line - 1] ?? '').matchAll(/(?<![\w$])([A-Za-z_$][\w$]*)\s*\(/g)) if (match[1] && match[1] !== definition.name) called.add(match[1]);
+    for (const match of codeOf(file.lines[line - 1] ?? '').matchAll(/(?<![\w$])([A-Za-z_$][\w$]*)\s*\(/g))
+      if (match[1] && match[1] !== definition.name) called.add(match[1]);
   }
-  const target = file.definitions.find((candidate) => candidate !== definition && called.has(candidate.name) && (candidate.kind === 'function' || candidate.kind === 'method') && candidate.line <= file.lines.length);
+  const target = file.definitions.find(
+    (candidate) =>
+      candidate !== definition &&
+      called.has(candidate.name) &&
+      (candidate.kind === 'function' || candidate.kind === 'method') &&
+      candidate.line <= file.lines.length,
+  );
   if (!target) return undefined;
   const ranked = spans.find((span) => span.file === file && span.definition === target);
   if (ranked) return ranked;

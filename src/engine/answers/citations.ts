@@ -67,8 +67,12 @@ export async function checkCitations(markdown: string, instanceUrl: string, read
   }
   result += text.slice(at);
   const notes: string[] = [];
-  if (repaired > 0) notes.push(`${repaired === 1 ? 'one link' : `${repaired} links`} pointed at lines that do not hold what was cited and now ${repaired === 1 ? 'points' : 'point'} where the code is`);
-  if (removed > 0) notes.push(`${removed === 1 ? 'one link' : `${removed} links`} named a file or lines that do not exist and ${removed === 1 ? 'was' : 'were'} removed`);
+  if (repaired > 0)
+    notes.push(
+      `${repaired === 1 ? 'one link' : `${repaired} links`} pointed at lines that do not hold what was cited and now ${repaired === 1 ? 'points' : 'point'} where the code is`,
+    );
+  if (removed > 0)
+    notes.push(`${removed === 1 ? 'one link' : `${removed} links`} named a file or lines that do not exist and ${removed === 1 ? 'was' : 'were'} removed`);
   if (notes.length > 0) result += `\n\n_Citations checked: ${notes.join('; ')}._`;
   return { markdown: result, checked: links.length, repaired, removed };
 }
@@ -79,7 +83,8 @@ async function checkLink(link: Link, reader: CitationReader): Promise<Verdict> {
   const lines = await reader.lines(link.repo, link.path);
   const quote = link.quote?.slice(0, MAX_QUOTE_LINES).map((line) => line.trim()) ?? [];
   const key = quote.find((line) => line.length >= MIN_DISTINCTIVE) ?? quote.find((line) => line !== '');
-  if (lines && link.range === undefined) return key === undefined || lines.some((line) => line.trim() === key) ? 'ok' : relocate(link, lines, quote, key, reader);
+  if (lines && link.range === undefined)
+    return key === undefined || lines.some((line) => line.trim() === key) ? 'ok' : relocate(link, lines, quote, key, reader);
   if (lines && link.range && link.range.start >= 1 && link.range.end <= lines.length && link.range.start <= link.range.end) {
     if (key === undefined) return 'ok';
     const cited = lines.slice(link.range.start - 1, link.range.end).map((line) => line.trim());
@@ -89,7 +94,13 @@ async function checkLink(link: Link, reader: CitationReader): Promise<Verdict> {
 }
 
 /** Where the quoted code is: in the same file, else anywhere in the repository; else the link goes. */
-async function relocate(link: Link, lines: readonly string[] | undefined, quote: readonly string[], key: string | undefined, reader: CitationReader): Promise<Verdict> {
+async function relocate(
+  link: Link,
+  lines: readonly string[] | undefined,
+  quote: readonly string[],
+  key: string | undefined,
+  reader: CitationReader,
+): Promise<Verdict> {
   if (key === undefined) {
     // Nothing quoted to find: a file that exists keeps its link, to its first lines when the range was outside it.
     if (!lines || lines.length === 0) return 'removed';

@@ -117,7 +117,11 @@ class Investigation {
     private readonly request: InvestigationRequest,
   ) {
     this.tools = toolTable('all', new Set([...LEFT_OUT, ...(options.disabledTools ?? [])]), options.log ?? ((): void => undefined));
-    this.offered = [...this.tools.values()].map(({ listed }) => ({ name: listed.name, description: listed.description, inputSchema: listed.inputSchema as unknown as Record<string, unknown> }));
+    this.offered = [...this.tools.values()].map(({ listed }) => ({
+      name: listed.name,
+      description: listed.description,
+      inputSchema: listed.inputSchema as unknown as Record<string, unknown>,
+    }));
     for (const exchange of request.earlier.slice(-EARLIER_EXCHANGES)) {
       this.messages.push({ role: 'user', text: exchange.question });
       this.messages.push({ role: 'assistant', text: cut(exchange.answer, EARLIER_ANSWER_CHARS, 'the rest of this earlier answer is left out'), toolCalls: [] });
@@ -158,7 +162,10 @@ class Investigation {
         const result =
           index < MAX_CALLS_PER_TURN
             ? await this.call(call, step)
-            : { text: `Not run: at most ${MAX_CALLS_PER_TURN} tool calls are made per turn. Make it again in the next turn if you still need it.`, fresh: false };
+            : {
+                text: `Not run: at most ${MAX_CALLS_PER_TURN} tool calls are made per turn. Make it again in the next turn if you still need it.`,
+                fresh: false,
+              };
         if (result.fresh) fresh++;
         this.messages.push({ role: 'tool', callId: call.id, name: call.name, text: result.text });
       }
@@ -175,14 +182,19 @@ class Investigation {
       if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error('not a JSON object');
       args = parsed as Params;
     } catch (error) {
-      return { text: `The arguments of ${call.name} are not a JSON object (${error instanceof Error ? error.message : String(error)}): call it again with valid JSON arguments.`, fresh: true };
+      return {
+        text: `The arguments of ${call.name} are not a JSON object (${error instanceof Error ? error.message : String(error)}): call it again with valid JSON arguments.`,
+        fresh: true,
+      };
     }
     const key = `${call.name}\0${stableJson(args)}`;
     const before = this.made.get(key);
-    if (before !== undefined) return { text: `This exact call was already made (step ${before}); its result is above. Make a different call, or write the answer.`, fresh: false };
+    if (before !== undefined)
+      return { text: `This exact call was already made (step ${before}); its result is above. Make a different call, or write the answer.`, fresh: false };
     this.made.set(key, step);
     const tool = this.tools.get(call.name);
-    if (!tool) return { text: `There is no tool named ${JSON.stringify(call.name.slice(0, 80))}: use one of ${[...this.tools.keys()].join(', ')}.`, fresh: true };
+    if (!tool)
+      return { text: `There is no tool named ${JSON.stringify(call.name.slice(0, 80))}: use one of ${[...this.tools.keys()].join(', ')}.`, fresh: true };
     await this.request.report(describeCall(call.name, args));
     this.toolCalls++;
     const called = performance.now();
@@ -191,7 +203,10 @@ class Investigation {
     this.context.searchIndexes?.buildWanted();
     if (!result.isError) this.noteRead(call.name, args, result.structuredContent);
     const text = result.content.map((part) => part.text).join('\n\n');
-    return { text: cut(result.isError ? `Error: ${text}` : text, MAX_RESULT_CHARS, 'narrow the request (a line range, a filter) to see the rest'), fresh: true };
+    return {
+      text: cut(result.isError ? `Error: ${text}` : text, MAX_RESULT_CHARS, 'narrow the request (a line range, a filter) to see the rest'),
+      fresh: true,
+    };
   }
 
   /** The files a call showed whole or in part: what it read, and definitions with their bodies. */

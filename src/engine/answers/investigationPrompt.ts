@@ -13,7 +13,8 @@ export function instructionsFor(repositories: readonly string[], instanceUrl: st
     ...(repositories.length > 50 ? [`- and ${repositories.length - 50} more (list_repos finds them)`] : []),
     '',
     'How to investigate:',
-    '- Search first: keyword_search for exact names and strings, nls_search for a behaviour described in words. Then read the files that matter with read_file, in line ranges around what the search found.',
+    '- Search first: keyword_search for exact names and strings, nls_search for a behaviour described in words. Then read the ' +
+      'files that matter with read_file, in line ranges around what the search found.',
     '- Follow the code: go_to_definition for what a line calls, find_references for who calls it; commit_search and diff_search when the question is about history.',
     '- Make each call count: do not repeat a call you made; stop searching once you have read the code that answers.',
     '',

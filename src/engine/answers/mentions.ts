@@ -42,7 +42,10 @@ export function mentionScope(question: string, served: readonly ServedRepository
   const filters: string[] = [];
   if (repositories.size > 0) filters.push(`repo:^(${[...repositories].map((repository) => escapeRegExp(repository.name)).join('|')})$`);
   if (files.size > 0) filters.push(`file:(^|/)(${[...files].map(escapeRegExp).join('|')})$`);
-  const text = question.replace(MENTION, (whole) => (taken.has(whole) ? ' ' : whole)).replace(/\s+/g, ' ').trim();
+  const text = question
+    .replace(MENTION, (whole) => (taken.has(whole) ? ' ' : whole))
+    .replace(/\s+/g, ' ')
+    .trim();
   return {
     text,
     repositories: repositories.size > 0 ? [...repositories] : [...served],

@@ -108,11 +108,17 @@ export function analyseQuestion(question: string): QuestionAnalysis {
   const searched = [...bounded.split(/\s+/).filter(Boolean), ...members.flatMap(({ owner, member }) => [owner, member]), ...phrasalVerbs(bounded)];
   const terms = queryTerms(searched);
   const synonyms = synonymsOf(terms);
-  const shown = [...members.map(({ owner, member }) => `${owner}.${member}`), ...extracted.filter((term) => !members.some(({ member, owner }) => term === member || term === owner))].slice(0, MAX_NAMES);
+  const shown = [
+    ...members.map(({ owner, member }) => `${owner}.${member}`),
+    ...extracted.filter((term) => !members.some(({ member, owner }) => term === member || term === owner)),
+  ].slice(0, MAX_NAMES);
   const tokens = bounded.match(/[A-Za-z_$][\w$]*/g) ?? [];
   const labels = new Map<string, string>();
   for (const term of terms) {
-    const word = tokens.find((token) => token.toLowerCase() === term.text) ?? tokens.find((token) => squashName(token) === squashName(term.text)) ?? tokens.find((token) => token.toLowerCase().startsWith(term.text));
+    const word =
+      tokens.find((token) => token.toLowerCase() === term.text) ??
+      tokens.find((token) => squashName(token) === squashName(term.text)) ??
+      tokens.find((token) => token.toLowerCase().startsWith(term.text));
     if (word) labels.set(term.text, word);
   }
   for (const synonym of synonyms) {

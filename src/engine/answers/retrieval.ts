@@ -85,10 +85,20 @@ export async function retrieve(context: ToolContext, question: QuestionAnalysis,
   const files: ReadFile[] = [];
   let charsRead = 0;
   const weightsTotal = [...weights.values()].reduce((sum, weight) => sum + weight, 0) || 1;
-  const toRead: Array<{ target: SearchTarget; path: string; score: number }> = prior.slice(0, options.filesRead ?? FILES_READ).map(({ file }) => ({ target: file.target, path: file.document.path, score: file.score }));
+  const toRead: Array<{ target: SearchTarget; path: string; score: number }> = prior
+    .slice(0, options.filesRead ?? FILES_READ)
+    .map(({ file }) => ({ target: file.target, path: file.document.path, score: file.score }));
   // Definitions named for the question, wherever they are: their files are read too.
   const scores = new Map(ranked.files.map((file) => [`${file.target.repo.dir}\0${file.document.path}`, file.score]));
-  const named = await namedElsewhere(context, question, weights, weightsTotal, ranked.files.map((file) => file.target), toRead, options.waitForSymbols === true);
+  const named = await namedElsewhere(
+    context,
+    question,
+    weights,
+    weightsTotal,
+    ranked.files.map((file) => file.target),
+    toRead,
+    options.waitForSymbols === true,
+  );
   for (const found of await withinFilters(options.query, named)) {
     toRead.push({ ...found, score: scores.get(`${found.target.repo.dir}\0${found.path}`) ?? 0 });
   }
@@ -141,7 +151,9 @@ async function namedElsewhere(
   const tables = context.symbolTables;
   if (!tables) return [];
   // Tables are kept for HEADs: a search of another revision (`rev:`) uses none and builds none.
-  const targets = [...new Map(searched.filter((target) => target.revision === 'HEAD').map((target) => [`${target.repo.dir}\0${target.commit}`, target])).values()];
+  const targets = [
+    ...new Map(searched.filter((target) => target.revision === 'HEAD').map((target) => [`${target.repo.dir}\0${target.commit}`, target])).values(),
+  ];
   const best = new Map<string, { target: SearchTarget; path: string; score: number }>();
   // Every repository's table at once, under one deadline.
   const tablesOf = await Promise.all(
@@ -214,7 +226,9 @@ export async function kindOf(context: ToolContext, target: SearchTarget, path: s
 /** A file's definitions, kept for the next question that reads it. */
 export function definitionsOf(target: SearchTarget, path: string, text: string): Promise<Definition[] | undefined> {
   // A file the parser cannot take (a grammar that failed to load) is read as text, not a failure.
-  return keptPromise(definitionsKept, `${target.repo.dir}\0${target.commit}\0${path}`, DEFINITIONS_KEPT, () => findDefinitions(path, text).catch(() => undefined));
+  return keptPromise(definitionsKept, `${target.repo.dir}\0${target.commit}\0${path}`, DEFINITIONS_KEPT, () =>
+    findDefinitions(path, text).catch(() => undefined),
+  );
 }
 
 /** The commit's `.gitattributes` files that speak of linguist attributes (read once per commit). */

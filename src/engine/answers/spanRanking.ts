@@ -146,21 +146,33 @@ export async function rankSpans<F extends CandidateFile>(files: readonly F[], qu
       const start = Math.max(1, definition.line);
       const end = Math.min(file.lines.length, Math.max(start, headEnd(definition, definitions)));
       const docStart = documentationStart(file.lines, start);
-      const ownName = new Set([...weights.keys()].filter((term) => squashName(`${definition.container ?? ''}${definition.name}`).includes(term.replaceAll('_', ''))));
+      const ownName = new Set(
+        [...weights.keys()].filter((term) => squashName(`${definition.container ?? ''}${definition.name}`).includes(term.replaceAll('_', ''))),
+      );
       const body = spanTerms(termLines, start, end, weights, definition.nameLine, ownName);
       // Its documentation says what it is for, at a share (as the file's opening comment does).
-      const documented = docStart < start ? spanTerms(termLines, docStart, start - 1, weights, 0, ownName).held.filter((term) => !body.held.includes(term) && !ownName.has(term)) : [];
+      const documented =
+        docStart < start
+          ? spanTerms(termLines, docStart, start - 1, weights, 0, ownName).held.filter((term) => !body.held.includes(term) && !ownName.has(term))
+          : [];
       // A name over a body of a few lines that holds nothing else of the question is a setter or a field: only a name.
       const nameScore = scoreName(definition, question, weights, totalWeight, body.weight > 0 || end - start >= SUBSTANTIAL_BODY);
       if (nameScore.score === 0 && body.held.length === 0) continue;
       const lengthFactor = 1 / (1 + Math.max(0, end - start + 1 - COMPACT_LINES) / (2 * COMPACT_LINES));
-      const fromHeader = HEADER_SHARE * sumWeights(headerTerms.filter((term) => !body.held.includes(term) && !documented.includes(term)), weights) + DOC_SHARE * sumWeights(documented, weights);
+      const fromHeader =
+        HEADER_SHARE *
+          sumWeights(
+            headerTerms.filter((term) => !body.held.includes(term) && !documented.includes(term)),
+            weights,
+          ) +
+        DOC_SHARE * sumWeights(documented, weights);
       const bodyScore = DENSE_SHARE * body.dense + (1 - DENSE_SHARE) * body.weight * lengthFactor + fromHeader * lengthFactor;
       const isTest = (definition.container !== undefined && TEST_CONTAINER.test(definition.container)) || TEST_NAME.test(definition.name);
       const spanKindWeight = isTest ? Math.min(kindWeight, KIND_WEIGHT.test) : kindWeight;
       // A "how" question is answered by what does it; "where is X defined" as well by a constant or a type.
       const definitionWeight = (question.asksHow ? DEFINITION_WEIGHT : WHERE_WEIGHT)[definition.kind];
-      const score = spanKindWeight * definitionWeight * (nameScore.score + (BODY * bodyScore) / totalWeight + (PROXIMITY * body.proximity) / totalWeight + prior);
+      const score =
+        spanKindWeight * definitionWeight * (nameScore.score + (BODY * bodyScore) / totalWeight + (PROXIMITY * body.proximity) / totalWeight + prior);
       const span: ScoredSpan<F> = {
         file,
         definition,
@@ -193,7 +205,8 @@ export async function rankSpans<F extends CandidateFile>(files: readonly F[], qu
       const end = Math.min(file.lines.length, window.line + WINDOW_RADIUS);
       const body = spanTerms(outside, start, end, weights);
       const score = kindWeight * ((BODY * body.weight) / totalWeight + (PROXIMITY * body.proximity) / totalWeight + prior);
-      if (!fileBest || score > fileBest.score * OUTSIDE_SHARE) spans.push({ file, start, end, bestLine: window.line, score, termsHeld: body.held, named: false });
+      if (!fileBest || score > fileBest.score * OUTSIDE_SHARE)
+        spans.push({ file, start, end, bestLine: window.line, score, termsHeld: body.held, named: false });
     }
   }
   return spans.sort((a, b) => b.score - a.score || a.file.path.localeCompare(b.file.path) || a.start - b.start);
@@ -280,13 +293,27 @@ function headEnd(definition: Definition, definitions: readonly Definition[]): nu
   if (!CONTAINER_KINDS.has(definition.kind)) return definition.endLine;
   let end = definition.endLine;
   for (const inner of definitions) {
-    if (inner !== definition && inner.line > definition.nameLine && inner.line <= end && inner.kind !== 'field' && inner.kind !== 'constant' && inner.kind !== 'variable') end = inner.line - 1;
+    if (
+      inner !== definition &&
+      inner.line > definition.nameLine &&
+      inner.line <= end &&
+      inner.kind !== 'field' &&
+      inner.kind !== 'constant' &&
+      inner.kind !== 'variable'
+    )
+      end = inner.line - 1;
   }
   return Math.max(definition.nameLine, end);
 }
 
 /** How much a definition's name says it is what the question asks about. */
-export function scoreName(definition: Definition, question: QuestionAnalysis, weights: TermWeights, totalWeight: number, bodySupports: boolean): { score: number; named: boolean } {
+export function scoreName(
+  definition: Definition,
+  question: QuestionAnalysis,
+  weights: TermWeights,
+  totalWeight: number,
+  bodySupports: boolean,
+): { score: number; named: boolean } {
   const squashed = squashName(definition.name);
   const container = definition.container ? squashName(definition.container) : undefined;
   // One of several names asked about is less the answer than the only one.
@@ -337,14 +364,52 @@ export function scoreName(definition: Definition, question: QuestionAnalysis, we
 
 /** Short forms names use for the words questions write (`InitDefaultHelpCmd`: a help command). */
 const ABBREVIATIONS: ReadonlyMap<string, string> = new Map([
-  ['cmd', 'command'], ['cmds', 'commands'], ['cfg', 'config'], ['conf', 'config'], ['conn', 'connection'], ['conns', 'connections'],
-  ['req', 'request'], ['resp', 'response'], ['msg', 'message'], ['err', 'error'], ['errs', 'errors'], ['arg', 'argument'],
-  ['args', 'arguments'], ['param', 'parameter'], ['params', 'parameters'], ['dir', 'directory'], ['auth', 'authentication'],
-  ['init', 'initialize'], ['ctx', 'context'], ['env', 'environment'], ['str', 'string'], ['num', 'number'], ['len', 'length'],
-  ['buf', 'buffer'], ['addr', 'address'], ['prev', 'previous'], ['max', 'maximum'], ['min', 'minimum'], ['idx', 'index'],
-  ['attr', 'attribute'], ['attrs', 'attributes'], ['val', 'value'], ['vals', 'values'], ['sep', 'separator'], ['tmp', 'temporary'],
-  ['src', 'source'], ['dst', 'destination'], ['dest', 'destination'], ['pkg', 'package'], ['repo', 'repository'], ['doc', 'document'],
-  ['db', 'database'], ['fn', 'function'], ['func', 'function'], ['impl', 'implementation'], ['spec', 'specification'],
+  ['cmd', 'command'],
+  ['cmds', 'commands'],
+  ['cfg', 'config'],
+  ['conf', 'config'],
+  ['conn', 'connection'],
+  ['conns', 'connections'],
+  ['req', 'request'],
+  ['resp', 'response'],
+  ['msg', 'message'],
+  ['err', 'error'],
+  ['errs', 'errors'],
+  ['arg', 'argument'],
+  ['args', 'arguments'],
+  ['param', 'parameter'],
+  ['params', 'parameters'],
+  ['dir', 'directory'],
+  ['auth', 'authentication'],
+  ['init', 'initialize'],
+  ['ctx', 'context'],
+  ['env', 'environment'],
+  ['str', 'string'],
+  ['num', 'number'],
+  ['len', 'length'],
+  ['buf', 'buffer'],
+  ['addr', 'address'],
+  ['prev', 'previous'],
+  ['max', 'maximum'],
+  ['min', 'minimum'],
+  ['idx', 'index'],
+  ['attr', 'attribute'],
+  ['attrs', 'attributes'],
+  ['val', 'value'],
+  ['vals', 'values'],
+  ['sep', 'separator'],
+  ['tmp', 'temporary'],
+  ['src', 'source'],
+  ['dst', 'destination'],
+  ['dest', 'destination'],
+  ['pkg', 'package'],
+  ['repo', 'repository'],
+  ['doc', 'document'],
+  ['db', 'database'],
+  ['fn', 'function'],
+  ['func', 'function'],
+  ['impl', 'implementation'],
+  ['spec', 'specification'],
 ]);
 
 interface Hit {
@@ -492,7 +557,14 @@ function spanTerms(
   const scored = ownName.size === 0 ? weights : new Map([...weights].filter(([term]) => !ownName.has(term)));
   const proximity = densest(hits, from, to, PROXIMITY_WINDOW, scored);
   const dense = densest(hits, from, to, DENSE_LINES, scored);
-  return { held: [...held], weight: sumWeights(held, scored), proximity, dense, ...(bestLine !== undefined ? { bestLine } : {}), ...(nextLine !== undefined ? { nextLine } : {}) };
+  return {
+    held: [...held],
+    weight: sumWeights(held, scored),
+    proximity,
+    dense,
+    ...(bestLine !== undefined ? { bestLine } : {}),
+    ...(nextLine !== undefined ? { nextLine } : {}),
+  };
 }
 
 /** The most weight of distinct terms any `size` consecutive lines of the hits `from`…`to` hold. */

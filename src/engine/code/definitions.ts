@@ -8,18 +8,7 @@ import type { Node, QueryMatch } from '@vscode/tree-sitter-wasm';
 import { grammarFor, loadGrammar, type Grammar, type GrammarId } from './grammars';
 
 export type DefinitionKind =
-  | 'function'
-  | 'method'
-  | 'class'
-  | 'interface'
-  | 'type'
-  | 'enum'
-  | 'struct'
-  | 'trait'
-  | 'module'
-  | 'constant'
-  | 'variable'
-  | 'field';
+  'function' | 'method' | 'class' | 'interface' | 'type' | 'enum' | 'struct' | 'trait' | 'module' | 'constant' | 'variable' | 'field';
 
 export interface Definition {
   /** The defined name: `cookie`, `SuggestionsFor`, `request`. */
@@ -229,7 +218,20 @@ const SPECS: Readonly<Record<GrammarId, LanguageSpec>> = {
   },
 };
 
-const KINDS: ReadonlySet<string> = new Set<DefinitionKind>(['function', 'method', 'class', 'interface', 'type', 'enum', 'struct', 'trait', 'module', 'constant', 'variable', 'field']);
+const KINDS: ReadonlySet<string> = new Set<DefinitionKind>([
+  'function',
+  'method',
+  'class',
+  'interface',
+  'type',
+  'enum',
+  'struct',
+  'trait',
+  'module',
+  'constant',
+  'variable',
+  'field',
+]);
 const METHOD_OWNERS: readonly DefinitionKind[] = ['class', 'interface', 'struct', 'trait', 'enum'];
 
 /**
@@ -359,7 +361,8 @@ function withOwners(found: Found[], scopes: Owner[], methodOwners: readonly Defi
   for (const item of items) {
     const { start, end } = range(item);
     // An open owner that ends first does not enclose this; nor does one of the same extent (`int a, b;`).
-    while (open.length > 0 && (open[open.length - 1].end < end || (item.found && open[open.length - 1].start === start && open[open.length - 1].end === end))) open.pop();
+    while (open.length > 0 && (open[open.length - 1].end < end || (item.found && open[open.length - 1].start === start && open[open.length - 1].end === end)))
+      open.pop();
     if (item.owner) {
       open.push(item.owner);
       continue;
@@ -384,7 +387,10 @@ function lastLine(node: Node): number {
 /** The text of a name node as the name it defines: quotes of a string key dropped, spaces of `operator ==` made one. */
 function definedName(node: Node): string | undefined {
   if (node.endIndex - node.startIndex > MAX_NAME_LENGTH * 4) return undefined;
-  const name = node.text.replace(/^(['"`])(.*)\1$/s, '$2').replace(/\s+/g, ' ').trim();
+  const name = node.text
+    .replace(/^(['"`])(.*)\1$/s, '$2')
+    .replace(/\s+/g, ' ')
+    .trim();
   return name && name.length <= MAX_NAME_LENGTH ? name : undefined;
 }
 

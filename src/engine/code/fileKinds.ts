@@ -34,21 +34,67 @@ export const KIND_WEIGHT: Readonly<Record<FileKind, number>> = {
   vendored: 0.03,
 };
 
-const VENDORED_DIRS = new Set(['vendor', 'vendors', 'third_party', 'third-party', 'thirdparty', 'node_modules', 'bower_components', 'external', 'extern', 'deps']);
+const VENDORED_DIRS = new Set([
+  'vendor',
+  'vendors',
+  'third_party',
+  'third-party',
+  'thirdparty',
+  'node_modules',
+  'bower_components',
+  'external',
+  'extern',
+  'deps',
+]);
 const BUNDLED_DIRS = new Set(['dist', 'build', 'out', 'bundle', 'bundles', 'umd', 'min', 'target', '.next']);
-const TEST_DIRS = new Set(['test', 'tests', '__tests__', '__test__', 'spec', 'specs', 'testing', 'testdata', 'test_data', 'fixtures', '__fixtures__', '__mocks__', 'e2e', 'integration-tests', 'testutil', 'testutils']);
-const EXAMPLE_DIRS = new Set(['example', 'examples', 'sample', 'samples', 'demo', 'demos', 'benchmark', 'benchmarks', 'bench', 'playground', 'tutorial', 'tutorials']);
+const TEST_DIRS = new Set([
+  'test',
+  'tests',
+  '__tests__',
+  '__test__',
+  'spec',
+  'specs',
+  'testing',
+  'testdata',
+  'test_data',
+  'fixtures',
+  '__fixtures__',
+  '__mocks__',
+  'e2e',
+  'integration-tests',
+  'testutil',
+  'testutils',
+]);
+const EXAMPLE_DIRS = new Set([
+  'example',
+  'examples',
+  'sample',
+  'samples',
+  'demo',
+  'demos',
+  'benchmark',
+  'benchmarks',
+  'bench',
+  'playground',
+  'tutorial',
+  'tutorials',
+]);
 const DOC_DIRS = new Set(['doc', 'docs', 'documentation', 'man', 'website', 'site']);
 
 const CHANGELOG = /^(change[-_]?log|changes|history|news|releases?|release[-_]notes|whatsnew)(\.[a-z0-9]+)?$/i;
-const DOC_NAME = /^(readme|contributing|authors|contributors|code_of_conduct|security|support|governance|maintainers|license|licence|copying|notice|patents)(\.[a-z0-9]+)?$/i;
+const DOC_NAME =
+  /^(readme|contributing|authors|contributors|code_of_conduct|security|support|governance|maintainers|license|licence|copying|notice|patents)(\.[a-z0-9]+)?$/i;
 const DOC_EXTENSION = /\.(md|markdown|mdx|rst|adoc|asciidoc|txt|textile|rdoc|pod|org|[1-9])$/i;
 const TEST_NAME =
   /(^test_.*\.py$|_test\.(py|go|rb|exs?|dart|c|cc|cpp)$|\.(test|spec|e2e-spec|cy)\.[cm]?[jt]sx?$|_spec\.rb$|^conftest\.py$|(Test|Tests|IT|Spec)\.(java|kt|scala|cs|swift|php)$|^tests?\.(rs|py|js|ts)$)/;
-const GENERATED_NAME =
-  /(\.pb\.go$|\.pb\.(cc|h)$|_pb2(_grpc)?\.pyi?$|\.generated\.[a-z]+$|\.g\.(dart|cs)$|\.designer\.cs$|^zz_generated|_generated\.go$|\.gen\.go$|^(package-lock\.json|yarn\.lock|pnpm-lock\.yaml|Cargo\.lock|go\.sum|poetry\.lock|Gemfile\.lock|composer\.lock|npm-shrinkwrap\.json)$|\.snap$)/i;
+/** Code a generator writes (protobuf, designers, gen tools), by its name. */
+const GENERATOR_OUTPUT =
+  /(\.pb\.go$|\.pb\.(cc|h)$|_pb2(_grpc)?\.pyi?$|\.generated\.[a-z]+$|\.g\.(dart|cs)$|\.designer\.cs$|^zz_generated|_generated\.go$|\.gen\.go$|\.snap$)/i;
+/** What package managers write. */
+const LOCK_FILE = /^(package-lock\.json|yarn\.lock|pnpm-lock\.yaml|Cargo\.lock|go\.sum|poetry\.lock|Gemfile\.lock|composer\.lock|npm-shrinkwrap\.json)$/i;
 const BUNDLED_NAME = /([.-]min\.(js|css|mjs)$|\.bundle\.[cm]?js$|\.(js|css)\.map$|-bundle\.[cm]?js$)/;
-const SOURCE_EXTENSION = /\.(c|h|cc|cpp|cxx|hpp|hh|cs|go|java|kt|scala|js|jsx|mjs|cjs|ts|tsx|mts|cts|py|pyi|rb|rs|php|swift|m|mm|lua|ex|exs|erl|hs|clj|dart|sh)$/i;
+const SOURCE_EXTENSION =
+  /\.(c|h|cc|cpp|cxx|hpp|hh|cs|go|java|kt|scala|js|jsx|mjs|cjs|ts|tsx|mts|cts|py|pyi|rb|rs|php|swift|m|mm|lua|ex|exs|erl|hs|clj|dart|sh)$/i;
 const CONFIGURATION_EXTENSION = /\.(json|jsonc|json5|ya?ml|toml|ini|cfg|conf|properties|env|xml|plist|gradle|cmake|mk|editorconfig|lock)$/i;
 const CONFIGURATION_NAME = /^(makefile|dockerfile|gemfile|rakefile|cmakelists\.txt|\.[a-z0-9_.-]+rc)$/i;
 
@@ -61,14 +107,15 @@ export function kindOfPath(path: string): FileKind {
   const name = parts[parts.length - 1] ?? '';
   const folders = parts.slice(0, -1).map((folder) => folder.toLowerCase());
   if (folders.some((folder) => VENDORED_DIRS.has(folder))) return 'vendored';
-  if (GENERATED_NAME.test(name)) return 'generated';
+  if (GENERATOR_OUTPUT.test(name) || LOCK_FILE.test(name)) return 'generated';
   if (BUNDLED_NAME.test(name) || folders.some((folder) => BUNDLED_DIRS.has(folder))) return 'bundled';
   if (CHANGELOG.test(name)) return 'changelog';
   if (TEST_NAME.test(name) || folders.some((folder) => TEST_DIRS.has(folder)) || isTestSourceSet(folders)) return 'test';
   if (folders.some((folder) => EXAMPLE_DIRS.has(folder))) return 'example';
   if (CONFIGURATION_NAME.test(name)) return 'configuration';
   // Code in a docs folder is code (cobra's `doc/` package writes man pages); its prose is documentation.
-  if (DOC_NAME.test(name) || DOC_EXTENSION.test(name) || (folders.some((folder) => DOC_DIRS.has(folder)) && !SOURCE_EXTENSION.test(name))) return 'documentation';
+  if (DOC_NAME.test(name) || DOC_EXTENSION.test(name) || (folders.some((folder) => DOC_DIRS.has(folder)) && !SOURCE_EXTENSION.test(name)))
+    return 'documentation';
   if (CONFIGURATION_EXTENSION.test(name)) return 'configuration';
   return 'implementation';
 }
@@ -96,7 +143,8 @@ export function looksMinified(lines: readonly string[]): boolean {
 }
 
 /** Markers a generator leaves in its output's first lines. */
-const GENERATED_MARKER = /(code generated .* do not edit|@generated|auto-?generated|this file (is|was) (automatically )?generated|do not (edit|modify) (this file|manually|by hand))/i;
+const GENERATED_MARKER =
+  /(code generated .* do not edit|@generated|auto-?generated|this file (is|was) (automatically )?generated|do not (edit|modify) (this file|manually|by hand))/i;
 const MARKER_LINES = 5;
 /** A marker is near a line's start: only so much of each line is read for it. */
 const MARKER_LINE_CHARS = 500;
@@ -111,7 +159,11 @@ export function fileKind(path: string, attributes: LinguistAttributes = {}, line
   if (attributes.documentation === true) return 'documentation';
   let kind = kindOfPath(path);
   // `linguist-vendored=false` on `deps/` or `-linguist-documentation` on `docs/`: the repository says it is code.
-  if ((kind === 'vendored' && attributes.vendored === false) || (kind === 'generated' && attributes.generated === false) || (kind === 'documentation' && attributes.documentation === false)) {
+  if (
+    (kind === 'vendored' && attributes.vendored === false) ||
+    (kind === 'generated' && attributes.generated === false) ||
+    (kind === 'documentation' && attributes.documentation === false)
+  ) {
     kind = 'implementation';
   }
   if (kind !== 'implementation' && kind !== 'configuration') return kind;

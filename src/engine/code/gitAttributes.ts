@@ -136,7 +136,8 @@ function nameMatches(glob: string, name: string): boolean {
   return g >= glob.length;
 }
 
-type GlobToken = { kind: 'star' | 'any'; end: number } | { kind: 'char'; char: string; end: number } | { kind: 'class'; test: (char: string) => boolean; end: number };
+type GlobToken =
+  { kind: 'star' | 'any'; end: number } | { kind: 'char'; char: string; end: number } | { kind: 'class'; test: (char: string) => boolean; end: number };
 
 /** The glob's token at `at` (a run of stars is one), or undefined at its end. */
 function tokenAt(glob: string, at: number): GlobToken | undefined {

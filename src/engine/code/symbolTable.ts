@@ -238,7 +238,10 @@ export class SymbolTables {
     const file = this.fileOf(key);
     if (!file) return undefined;
     // A table larger than any this engine writes is not read (a damaged or foreign file).
-    const size = await stat(file).then((stats) => stats.size, () => undefined);
+    const size = await stat(file).then(
+      (stats) => stats.size,
+      () => undefined,
+    );
     if (size === undefined || size > MAX_STORED_BYTES) return undefined;
     const text = await readFile(file, 'utf8').catch(() => undefined);
     if (text === undefined) return undefined;
@@ -281,7 +284,20 @@ function isLine(value: unknown): value is number {
   return typeof value === 'number' && Number.isInteger(value) && value >= 1;
 }
 
-const KINDS = new Set<DefinitionKind>(['function', 'method', 'class', 'interface', 'type', 'enum', 'struct', 'trait', 'module', 'constant', 'variable', 'field']);
+const KINDS = new Set<DefinitionKind>([
+  'function',
+  'method',
+  'class',
+  'interface',
+  'type',
+  'enum',
+  'struct',
+  'trait',
+  'module',
+  'constant',
+  'variable',
+  'field',
+]);
 
 /** A stored row as an entry, or nothing when it is not one (a table from another version, a damaged file). */
 function entryOf(row: unknown, paths: readonly unknown[]): SymbolEntry[] {

@@ -158,7 +158,9 @@ export async function handleConnectRequest(context: ConnectContext, request: Inc
   try {
     const method = procedureOf(path);
     if (request.method !== 'POST') {
-      throw new ConnectError('unimplemented', `${echo(request.method ?? '')} is not supported: call ${method} with POST and a JSON body.`, 405, { Allow: 'POST' });
+      throw new ConnectError('unimplemented', `${echo(request.method ?? '')} is not supported: call ${method} with POST and a JSON body.`, 405, {
+        Allow: 'POST',
+      });
     }
     checkContentType(headerValue(request, 'content-type'));
     const version = headerValue(request, 'connect-protocol-version');
@@ -225,11 +227,7 @@ function asConnectError(error: unknown, context: ConnectContext): ConnectError {
 function procedureOf(path: string): ConnectMethod {
   const method = path.startsWith(`${CONNECT_SERVICE_PATH}/`) ? path.slice(CONNECT_SERVICE_PATH.length + 1) : '';
   if ((CONNECT_METHODS as readonly string[]).includes(method)) return method as ConnectMethod;
-  throw new ConnectError(
-    'unimplemented',
-    `No method ${echo(method)} in deepsearch.v1.Service: the methods are ${CONNECT_METHODS.join(', ')}.`,
-    404,
-  );
+  throw new ConnectError('unimplemented', `No method ${echo(method)} in deepsearch.v1.Service: the methods are ${CONNECT_METHODS.join(', ')}.`, 404);
 }
 
 /** Connect unary JSON: `application/json`, optionally with a UTF-8 charset. */
@@ -350,7 +348,9 @@ function listRequest(request: Record<string, unknown>): ListRequest {
     const starred = field(filter, 'starred');
     const query = field(filter, 'contentQuery');
     if (keys.length !== 1 || (starred === undefined && query === undefined)) {
-      throw invalid(`"filters[${index}]" must hold exactly one of "starred" (a boolean) or "contentQuery" (text), not ${keys.length === 0 ? 'nothing' : keys.map((key) => echo(key)).join(', ')}.`);
+      throw invalid(
+        `"filters[${index}]" must hold exactly one of "starred" (a boolean) or "contentQuery" (text), not ${keys.length === 0 ? 'nothing' : keys.map((key) => echo(key)).join(', ')}.`,
+      );
     }
     if (starred !== undefined) {
       if (typeof starred !== 'boolean') throw invalid(`"filters[${index}].starred" must be true or false, not ${echo(starred)}.`);
@@ -403,13 +403,23 @@ function afterOfToken(token: unknown): number {
  * need not exist any more. Pages of the legacy listing are taken lazily, so a page of summaries
  * renders little more than itself.
  */
-function* conversationsAfter(service: ConversationService, user: AuthenticatedUser, starred: boolean | undefined, after: number | undefined): Generator<WireConversation> {
+function* conversationsAfter(
+  service: ConversationService,
+  user: AuthenticatedUser,
+  starred: boolean | undefined,
+  after: number | undefined,
+): Generator<WireConversation> {
   let cursor = after;
   let skipFrom = Number.POSITIVE_INFINITY;
   for (;;) {
     let page;
     try {
-      page = service.list(user, { first: MAX_PAGE_SIZE, sort: '-id', ...(starred === undefined ? {} : { starred }), ...(cursor === undefined ? {} : { after: cursor }) });
+      page = service.list(user, {
+        first: MAX_PAGE_SIZE,
+        sort: '-id',
+        ...(starred === undefined ? {} : { starred }),
+        ...(cursor === undefined ? {} : { after: cursor }),
+      });
     } catch (error) {
       // The token's conversation is gone (deleted, or no longer matching the filter): list from the
       // start and skip up to it.

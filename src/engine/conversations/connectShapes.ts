@@ -61,9 +61,11 @@ export function toConnectQuestion(question: WireQuestion, shape: ConnectQuestion
     result.sources = question.sources.map((source): ConnectSource => ({ type: source.type, link: source.link, label: source.label }));
   }
   if (question.turns) {
-    result.turns = question.turns.map(
-      (turn): ConnectTurn => ({ role: turn.role, reasoning: turn.reasoning, time: new Date(turn.timestamp * 1000).toISOString() }),
-    );
+    result.turns = question.turns.map((turn): ConnectTurn => ({
+      role: turn.role,
+      reasoning: turn.reasoning,
+      time: new Date(turn.timestamp * 1000).toISOString(),
+    }));
   }
   if (Array.isArray(question.suggested_followups)) result.suggestedFollowups = [...question.suggested_followups];
   if (question.stats) {

@@ -57,12 +57,7 @@ export function parseListQuery(params: URLSearchParams): ListQuery {
  * The page of conversations `requesterId` asked for. Only their own conversations are listed,
  * except that `filter_read_token` also finds another user's conversation when sharing is on.
  */
-export function selectPage(
-  records: Iterable<ConversationRecord>,
-  query: ListQuery,
-  requesterId: number,
-  sharing: boolean,
-): ListPage {
+export function selectPage(records: Iterable<ConversationRecord>, query: ListQuery, requesterId: number, sharing: boolean): ListPage {
   const visible = [...records].filter((record) => {
     if (query.readToken !== undefined) {
       if (record.read_token !== query.readToken) return false;
@@ -83,8 +78,7 @@ export function selectPage(
     if (index < 0) {
       throw new HttpError(
         400,
-        `page_after=${query.after} is not a conversation in this listing (it may have been deleted): ` +
-          'list again without page_after.',
+        `page_after=${query.after} is not a conversation in this listing (it may have been deleted): ` + 'list again without page_after.',
       );
     }
     start = index + 1;

@@ -81,6 +81,14 @@ export function isConversationRecord(value: unknown): value is ConversationRecor
     ) &&
     (record.files === undefined ||
       (Array.isArray(record.files) &&
-        record.files.every((file) => typeof file === 'object' && file !== null && typeof file.name === 'string' && GENERATED_FILE_NAME.test(file.name) && typeof file.content_type === 'string' && typeof file.text === 'string')))
+        record.files.every(
+          (file) =>
+            typeof file === 'object' &&
+            file !== null &&
+            typeof file.name === 'string' &&
+            GENERATED_FILE_NAME.test(file.name) &&
+            typeof file.content_type === 'string' &&
+            typeof file.text === 'string',
+        )))
   );
 }

@@ -72,10 +72,7 @@ const ROUTES: Route[] = [
         const example = `{"conversation_id": ${id}, "question": "Where is it used?"}`;
         const body = await request.readJson(example);
         if (body.conversation_id !== id) {
-          throw new HttpError(
-            400,
-            `The body's conversation_id (${echo(body.conversation_id ?? null)}) must equal the conversation id in the path (${id}).`,
-          );
+          throw new HttpError(400, `The body's conversation_id (${echo(body.conversation_id ?? null)}) must equal the conversation id in the path (${id}).`);
         }
         const question = requireQuestion(body);
         return jsonReply(200, await context.service.addFollowup(request.user, id, question));
@@ -85,15 +82,13 @@ const ROUTES: Route[] = [
   {
     pattern: [':id', 'questions', ':id'],
     handlers: {
-      GET: (context, request, [id, questionId]) =>
-        jsonReply(200, context.service.getQuestion(request.user, id, questionId)),
+      GET: (context, request, [id, questionId]) => jsonReply(200, context.service.getQuestion(request.user, id, questionId)),
     },
   },
   {
     pattern: [':id', 'questions', ':id', 'cancel'],
     handlers: {
-      POST: async (context, request, [id, questionId]) =>
-        jsonReply(200, await context.service.cancel(request.user, id, questionId)),
+      POST: async (context, request, [id, questionId]) => jsonReply(200, await context.service.cancel(request.user, id, questionId)),
     },
   },
   {
@@ -146,10 +141,7 @@ function requireQuestion(body: Record<string, unknown>): string {
     throw new HttpError(400, `The request needs a non-empty "question" string, as in ${QUESTION_EXAMPLE}.`);
   }
   if (question.length > MAX_QUESTION_LENGTH) {
-    throw new HttpError(
-      400,
-      `The question is ${question.length} characters long; the limit is ${MAX_QUESTION_LENGTH}. Shorten it or quote less code.`,
-    );
+    throw new HttpError(400, `The question is ${question.length} characters long; the limit is ${MAX_QUESTION_LENGTH}. Shorten it or quote less code.`);
   }
   return question;
 }

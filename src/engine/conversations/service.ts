@@ -128,10 +128,7 @@ export class ConversationService {
     const record = this.owned(user, id);
     const busy = record.questions.find((question) => !isFinished(this.shown(question)));
     if (busy) {
-      throw new HttpError(
-        409,
-        `Conversation ${id} is still answering question ${busy.id}: wait until it completes, or cancel it, before asking a follow-up.`,
-      );
+      throw new HttpError(409, `Conversation ${id} is still answering question ${busy.id}: wait until it completes, or cancel it, before asking a follow-up.`);
     }
     const previousUpdate = record.updated_at;
     const now = nextTimestamp(previousUpdate);
@@ -163,7 +160,12 @@ export class ConversationService {
       if (saved.status === 'rejected') {
         // The work is stopped, as asked, but the disk still says processing: do not show it cancelled.
         if (isDiskFull(saved.reason)) this.endUnsaved(record, question, 'cancel', saved.reason);
-        throw this.storageFailure(saved.reason, `question ${questionId}`, 'answering the question stopped but it could not be marked cancelled', 'ask it again if you still need an answer');
+        throw this.storageFailure(
+          saved.reason,
+          `question ${questionId}`,
+          'answering the question stopped but it could not be marked cancelled',
+          'ask it again if you still need an answer',
+        );
       }
     }
     return this.render(record, user.id);
@@ -298,8 +300,7 @@ export class ConversationService {
 
   private async answer(record: ConversationRecord, question: WireQuestion, signal: AbortSignal, resumed: boolean): Promise<void> {
     // Cancel, delete and shutdown abort the signal; whatever they decided stands, so stop quietly.
-    const isCurrent = (): boolean =>
-      !signal.aborted && this.records.get(record.id) === record && !isFinished(question);
+    const isCurrent = (): boolean => !signal.aborted && this.records.get(record.id) === record && !isFinished(question);
     try {
       if (resumed) await this.appendTurn(record, question, 'Resuming: the engine restarted while this question was being answered');
       const injected = this.options.faults.question?.(question.question);
@@ -312,7 +313,9 @@ export class ConversationService {
       const answer = await this.options.answer({
         question: question.question,
         earlierQuestions: before.map((earlier) => earlier.question),
-        earlier: before.flatMap((earlier) => (typeof earlier.answer === 'string' && earlier.answer !== '' ? [{ question: earlier.question, answer: earlier.answer }] : [])),
+        earlier: before.flatMap((earlier) =>
+          typeof earlier.answer === 'string' && earlier.answer !== '' ? [{ question: earlier.question, answer: earlier.answer }] : [],
+        ),
         signal,
         report: (reasoning) => (isCurrent() ? this.appendTurn(record, question, reasoning) : Promise.resolve()),
       });

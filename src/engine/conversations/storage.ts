@@ -112,7 +112,6 @@ export class ConversationStorage {
   }
 }
 
-
 async function readRecord(file: string): Promise<ConversationRecord | undefined> {
   try {
     const parsed = JSON.parse(await readFile(file, 'utf8')) as { conversation?: unknown };

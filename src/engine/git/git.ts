@@ -142,5 +142,10 @@ function describe(args: readonly string[]): string {
 }
 
 function firstLine(text: string): string {
-  return text.split('\n').find((line) => line.trim() !== '')?.trim() ?? '';
+  return (
+    text
+      .split('\n')
+      .find((line) => line.trim() !== '')
+      ?.trim() ?? ''
+  );
 }

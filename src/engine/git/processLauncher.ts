@@ -51,7 +51,6 @@ export type LauncherOutcome =
 
 export type LauncherReply = { id: number } & LauncherOutcome;
 
-
 let helper: ChildProcess | undefined;
 let nextId = 1;
 const pending = new Map<number, (reply: LauncherReply | undefined) => void>();
@@ -145,4 +144,3 @@ function holdOpen(launcher: ChildProcess, open: boolean): void {
 function send(launcher: ChildProcess, message: LauncherRequest): void {
   if (launcher.connected) launcher.send(message, (error) => void error);
 }
-

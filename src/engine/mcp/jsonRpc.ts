@@ -22,10 +22,7 @@ export interface JsonRpcRequest {
   params?: Params;
 }
 
-export type ClientMessage =
-  | { kind: 'request'; request: JsonRpcRequest }
-  | { kind: 'notification'; method: string }
-  | { kind: 'response' };
+export type ClientMessage = { kind: 'request'; request: JsonRpcRequest } | { kind: 'notification'; method: string } | { kind: 'response' };
 
 /** An error to answer a request with; anything else a method throws becomes an internal error. */
 export class RpcError extends Error {
@@ -53,7 +50,7 @@ export function readMessage(value: unknown): ClientMessage | undefined {
     return { kind: 'request', request: value as unknown as JsonRpcRequest };
   }
   // A client's answer to a server request. This server sends none, so it is taken and dropped.
-  const answersSomething = ('result' in value) !== ('error' in value);
+  const answersSomething = 'result' in value !== 'error' in value;
   return answersSomething && (isRequestId(value.id) || value.id === null) ? { kind: 'response' } : undefined;
 }
 

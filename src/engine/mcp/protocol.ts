@@ -83,7 +83,10 @@ export function mcpMethods(server: ServerInfo, catalogue: ToolCatalogue): McpMet
         const name = field(params, 'name', 'string');
         const args = params.arguments;
         if (args !== undefined && !isObject(args)) {
-          throw new RpcError(INVALID_PARAMS, `Invalid params: arguments must be an object of the tool's arguments, not ${args === null ? 'null' : typeof args}.`);
+          throw new RpcError(
+            INVALID_PARAMS,
+            `Invalid params: arguments must be an object of the tool's arguments, not ${args === null ? 'null' : typeof args}.`,
+          );
         }
         return catalogue.call(name, args ?? {}, signal);
       }

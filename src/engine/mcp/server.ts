@@ -118,4 +118,3 @@ export function createMcpHandler(options: McpHandlerOptions): McpHandler {
     }
   };
 }
-

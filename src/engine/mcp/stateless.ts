@@ -83,12 +83,20 @@ export function statelessMethods(server: ServerInfo, catalogue: ToolCatalogue, h
         if (typeof name !== 'string') throw new StatelessError(INVALID_PARAMS, 'Invalid params: name is required and must be a string.', 400);
         const args = params.arguments;
         if (args !== undefined && !isObject(args)) {
-          throw new StatelessError(INVALID_PARAMS, `Invalid params: arguments must be an object of the tool's arguments, not ${args === null ? 'null' : typeof args}.`, 400);
+          throw new StatelessError(
+            INVALID_PARAMS,
+            `Invalid params: arguments must be an object of the tool's arguments, not ${args === null ? 'null' : typeof args}.`,
+            400,
+          );
         }
         return { ...(await catalogue.call(name, args ?? {}, signal)), resultType: 'complete', _meta: resultMeta };
       }
       default:
-        throw new StatelessError(METHOD_NOT_FOUND, `Method not found: ${request.method} (in MCP ${version} this server answers server/discover, tools/list and tools/call).`, 404);
+        throw new StatelessError(
+          METHOD_NOT_FOUND,
+          `Method not found: ${request.method} (in MCP ${version} this server answers server/discover, tools/list and tools/call).`,
+          404,
+        );
     }
   };
 }
@@ -116,10 +124,15 @@ function checkEnvelope(params: Params): string {
 function checkVersion(version: string, handshake: readonly string[]): void {
   if (STATELESS_VERSIONS.includes(version)) return;
   const also = handshake.length > 0 ? `; the initialize handshake takes ${handshake.join(', ')}` : '';
-  throw new StatelessError(UNSUPPORTED_PROTOCOL_VERSION, `Unsupported protocol version: ${version.slice(0, 40)} (supported: ${STATELESS_VERSIONS.join(', ')}${also}).`, 400, {
-    supported: STATELESS_VERSIONS,
-    requested: version.slice(0, 100),
-  });
+  throw new StatelessError(
+    UNSUPPORTED_PROTOCOL_VERSION,
+    `Unsupported protocol version: ${version.slice(0, 40)} (supported: ${STATELESS_VERSIONS.join(', ')}${also}).`,
+    400,
+    {
+      supported: STATELESS_VERSIONS,
+      requested: version.slice(0, 100),
+    },
+  );
 }
 
 /** The headers must say what the body says: the version, the method and, for a tool call, the tool. */
@@ -127,7 +140,9 @@ function checkHeaders(request: JsonRpcRequest, headers: StatelessHeaders, versio
   const mismatch = (what: string, header: string | undefined, body: string): StatelessError =>
     new StatelessError(
       HEADER_MISMATCH,
-      header === undefined ? `Header mismatch: the ${what} header is required (${JSON.stringify(body.slice(0, 100))}).` : `Header mismatch: the ${what} header (${JSON.stringify(header.slice(0, 100))}) differs from the body (${JSON.stringify(body.slice(0, 100))}).`,
+      header === undefined
+        ? `Header mismatch: the ${what} header is required (${JSON.stringify(body.slice(0, 100))}).`
+        : `Header mismatch: the ${what} header (${JSON.stringify(header.slice(0, 100))}) differs from the body (${JSON.stringify(body.slice(0, 100))}).`,
       400,
     );
   if (headers.protocolVersion !== version) throw mismatch('MCP-Protocol-Version', headers.protocolVersion, version);

@@ -121,7 +121,12 @@ async function serveStateless(body: unknown, request: IncomingMessage, response:
   }
   const message = readMessage(body);
   if (!message) {
-    sendError(response, 400, INVALID_REQUEST, 'Invalid Request: not a JSON-RPC 2.0 message of MCP (a request is {"jsonrpc": "2.0", "id": <string or integer>, "method": <string>, "params": <object>}).');
+    sendError(
+      response,
+      400,
+      INVALID_REQUEST,
+      'Invalid Request: not a JSON-RPC 2.0 message of MCP (a request is {"jsonrpc": "2.0", "id": <string or integer>, "method": <string>, "params": <object>}).',
+    );
     return;
   }
   if (message.kind !== 'request') {
@@ -130,7 +135,11 @@ async function serveStateless(body: unknown, request: IncomingMessage, response:
     return;
   }
   const { id, method } = message.request;
-  const headers = { protocolVersion: headerValue(request, 'mcp-protocol-version'), method: headerValue(request, 'mcp-method'), name: headerValue(request, 'mcp-name') };
+  const headers = {
+    protocolVersion: headerValue(request, 'mcp-protocol-version'),
+    method: headerValue(request, 'mcp-method'),
+    name: headerValue(request, 'mcp-name'),
+  };
   try {
     sendJson(response, 200, resultMessage(id, await options.stateless(message.request, headers)));
   } catch (error) {
@@ -148,7 +157,11 @@ async function serveStateless(body: unknown, request: IncomingMessage, response:
  * The POST's messages, or why they cannot be taken: then the POST is answered 400 as a whole, with
  * no id, as the transport prescribes for input it cannot accept.
  */
-function takeMessages(elements: unknown[], batch: boolean, version: string | undefined): { messages: ClientMessage[] } | { problem: { code: number; message: string } } {
+function takeMessages(
+  elements: unknown[],
+  batch: boolean,
+  version: string | undefined,
+): { messages: ClientMessage[] } | { problem: { code: number; message: string } } {
   const problem = (code: number, message: string): { problem: { code: number; message: string } } => ({ problem: { code, message } });
   if (batch && elements.length === 0) return problem(INVALID_REQUEST, 'Invalid Request: the batch is empty.');
   if (elements.length > MAX_BATCH_MESSAGES) return problem(INVALID_REQUEST, `Invalid Request: a batch holds at most ${MAX_BATCH_MESSAGES} messages.`);
@@ -156,7 +169,10 @@ function takeMessages(elements: unknown[], batch: boolean, version: string | und
   for (const element of elements) {
     const message = readMessage(element);
     if (!message) {
-      return problem(INVALID_REQUEST, 'Invalid Request: not a JSON-RPC 2.0 message of MCP (a request is {"jsonrpc": "2.0", "id": <string or integer>, "method": <string>, "params": <object>}).');
+      return problem(
+        INVALID_REQUEST,
+        'Invalid Request: not a JSON-RPC 2.0 message of MCP (a request is {"jsonrpc": "2.0", "id": <string or integer>, "method": <string>, "params": <object>}).',
+      );
     }
     messages.push(message);
   }

@@ -64,10 +64,12 @@ export class ModelBroker {
         this.send({ type: 'modelCancel', id });
         reject(signal.reason);
       };
-      const settle = <T>(finish: (value: T) => void) => (value: T): void => {
-        signal.removeEventListener('abort', onAbort);
-        finish(value);
-      };
+      const settle =
+        <T>(finish: (value: T) => void) =>
+        (value: T): void => {
+          signal.removeEventListener('abort', onAbort);
+          finish(value);
+        };
       this.pending.set(id, { resolve: settle(resolve), reject: settle(reject) });
       signal.addEventListener('abort', onAbort, { once: true });
       if (!this.send({ type: 'modelTurn', id, request })) {

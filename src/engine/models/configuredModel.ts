@@ -25,13 +25,17 @@ export async function configuredModel(config: ModelConfig): Promise<{ model: Cha
       (content) => (content.length > MAX_KEY_FILE_BYTES ? undefined : content.trim()),
       () => undefined,
     );
-    if (!text) return { problem: `--model-key-file ${file}: the file cannot be read, is empty, or is larger than 16 KB; it should hold the key alone.`, usage: true };
+    if (!text)
+      return { problem: `--model-key-file ${file}: the file cannot be read, is empty, or is larger than 16 KB; it should hold the key alone.`, usage: true };
     key = { apiKey: text, keySource: `the file ${file}` };
   }
   try {
     const { createOpenAiModel } = await import('./openaiModel');
     return { model: createOpenAiModel({ baseUrl: config.baseUrl, model: config.name, ...key, turnTimeoutMs: config.limits.timeoutMs }) };
   } catch (error) {
-    return { problem: `This copy of the engine has no model client (${errorMessage(error)}): run the engine from its repository (npm start, or node dist/engine.js after npm run build).`, usage: false };
+    return {
+      problem: `This copy of the engine has no model client (${errorMessage(error)}): run the engine from its repository (npm start, or node dist/engine.js after npm run build).`,
+      usage: false,
+    };
   }
 }

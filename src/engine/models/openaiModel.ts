@@ -60,7 +60,10 @@ export function createOpenAiModel(options: OpenAiModelOptions): ChatModel {
           usage: usage
             ? { inputTokens: usage.prompt_tokens, outputTokens: usage.completion_tokens }
             : // A server that reports no usage: estimated from the text (about four characters a token).
-              { inputTokens: Math.ceil(JSON.stringify(request.messages).length / 4), outputTokens: Math.ceil((text.length + JSON.stringify(toolCalls).length) / 4) },
+              {
+                inputTokens: Math.ceil(JSON.stringify(request.messages).length / 4),
+                outputTokens: Math.ceil((text.length + JSON.stringify(toolCalls).length) / 4),
+              },
         };
       } catch (error) {
         if (signal.aborted) throw signal.reason ?? error;
@@ -83,7 +86,13 @@ function toMessage(message: ModelMessage): ChatCompletionMessageParam {
         role: 'assistant',
         content: message.text || null,
         ...(message.toolCalls.length > 0
-          ? { tool_calls: message.toolCalls.map((call) => ({ id: call.id, type: 'function' as const, function: { name: call.name, arguments: call.arguments } })) }
+          ? {
+              tool_calls: message.toolCalls.map((call) => ({
+                id: call.id,
+                type: 'function' as const,
+                function: { name: call.name, arguments: call.arguments },
+              })),
+            }
           : {}),
       };
     case 'tool':
@@ -97,15 +106,21 @@ function toTool(tool: ModelTool): ChatCompletionTool {
 
 /** The client's error as what happened and what to do, naming the server (never the key). */
 function explain(error: unknown, where: string, keySource: string | undefined): ModelError {
-  if (error instanceof APIConnectionTimeoutError) return new ModelError(`${where} did not answer in time: a smaller model, or a longer --model-timeout, may help.`);
+  if (error instanceof APIConnectionTimeoutError)
+    return new ModelError(`${where} did not answer in time: a smaller model, or a longer --model-timeout, may help.`);
   if (error instanceof APIUserAbortError) return new ModelError(`The request to ${where} was stopped.`);
-  if (error instanceof APIConnectionError) return new ModelError(`Could not reach ${where}: is the server running, and is --model-url its OpenAI-compatible base URL (such as http://127.0.0.1:11434/v1)?`);
+  if (error instanceof APIConnectionError)
+    return new ModelError(
+      `Could not reach ${where}: is the server running, and is --model-url its OpenAI-compatible base URL (such as http://127.0.0.1:11434/v1)?`,
+    );
   if (error instanceof APIError) {
     const detail = typeof error.message === 'string' ? ` (${error.message.replace(/\s+/g, ' ').slice(0, 300)})` : '';
     switch (error.status) {
       case 401:
       case 403:
-        return new ModelError(`${where} refused the key${detail}: check the key ${keySource ? `in ${keySource}` : '(none was given: set --model-key-env or --model-key-file)'}.`);
+        return new ModelError(
+          `${where} refused the key${detail}: check the key ${keySource ? `in ${keySource}` : '(none was given: set --model-key-env or --model-key-file)'}.`,
+        );
       case 404:
         return new ModelError(`${where} does not know this model${detail}: check --model (for Ollama, a name \`ollama list\` shows).`);
       case 429:

@@ -78,7 +78,11 @@ export class AuthorizationServer {
     private readonly now: () => number = Date.now,
   ) {
     this.clients = new OAuthClients((options.clients ?? []).map((client) => ({ ...client, scopes: client.scopes ?? ALL_CLIENT_SCOPES })));
-    this.tokens = new IssuedTokens({ accessSeconds: options.accessTokenSeconds ?? 3600, refreshSeconds: options.refreshTokenSeconds ?? 30 * 24 * 3600 }, now, () => this.save());
+    this.tokens = new IssuedTokens(
+      { accessSeconds: options.accessTokenSeconds ?? 3600, refreshSeconds: options.refreshTokenSeconds ?? 30 * 24 * 3600 },
+      now,
+      () => this.save(),
+    );
     this.devices = new DeviceCodes({ lifetimeSeconds: options.deviceCodeSeconds ?? 600, intervalSeconds: options.deviceIntervalSeconds ?? 5 }, now);
     this.dynamicRegistration = options.dynamicRegistration ?? true;
   }
@@ -87,7 +91,12 @@ export class AuthorizationServer {
    * The server, with the tokens it issued before a restart when `saveTo` names where they are kept
    * (digests only; a file that cannot be read is logged and the server starts empty).
    */
-  static async open(url: string, accounts: readonly Account[], options: OAuthOptions = {}, saveTo?: { file: string; log: (line: string) => void }): Promise<AuthorizationServer> {
+  static async open(
+    url: string,
+    accounts: readonly Account[],
+    options: OAuthOptions = {},
+    saveTo?: { file: string; log: (line: string) => void },
+  ): Promise<AuthorizationServer> {
     const server = new AuthorizationServer(url, accounts, options, saveTo);
     if (saveTo) {
       const saved = await readFile(saveTo.file, 'utf8').catch((error: NodeJS.ErrnoException) => {
@@ -178,7 +187,10 @@ export class AuthorizationServer {
         return this.decideDevice(await readPageForm(request));
       case OAUTH_PATHS.register:
         only('POST');
-        return oauthReply(async () => this.register(parseJsonObject(await readBody(request), '{"client_name": "My app", "redirect_uris": ["http://127.0.0.1/callback"]}')), 201);
+        return oauthReply(
+          async () => this.register(parseJsonObject(await readBody(request), '{"client_name": "My app", "redirect_uris": ["http://127.0.0.1/callback"]}')),
+          201,
+        );
       case OAUTH_PATHS.revoke: {
         only('POST');
         const form = await readPageForm(request);
@@ -196,10 +208,19 @@ export class AuthorizationServer {
   private askConsent(query: URLSearchParams): Reply {
     const clientId = single(query, 'client_id');
     const client = clientId ? this.clients.get(clientId) : undefined;
-    if (!client) return this.page(400, 'Unknown application', `No OAuth client ${echo(clientId ?? '')} is registered with this engine: check the client id the application uses.`);
+    if (!client)
+      return this.page(
+        400,
+        'Unknown application',
+        `No OAuth client ${echo(clientId ?? '')} is registered with this engine: check the client id the application uses.`,
+      );
     const redirectUri = single(query, 'redirect_uri');
     if (!redirectUri || !redirectAllowed(client, redirectUri)) {
-      return this.page(400, 'Unexpected redirect', `The redirect URI ${echo(redirectUri ?? '(none)')} is not one registered for ${client.name}: nothing was sent to it.`);
+      return this.page(
+        400,
+        'Unexpected redirect',
+        `The redirect URI ${echo(redirectUri ?? '(none)')} is not one registered for ${client.name}: nothing was sent to it.`,
+      );
     }
     const state = single(query, 'state');
     const fail = (error: string, description: string): Reply => redirect(redirectUri, { error, error_description: description, state, iss: this.url });
@@ -215,7 +236,15 @@ export class AuthorizationServer {
     const requestId = newSecret(18);
     this.consents.set(requestId, { client, redirectUri, scopes, state, codeChallenge, expiresAt: this.now() + CONSENT_LIFETIME_MS });
     const nonce = randomBytes(16).toString('base64');
-    const body = consentPage({ nonce, action: relativeAction(OAUTH_PATHS.authorize), requestId, clientName: client.name, dynamic: client.dynamic, scopes, accounts: this.accounts });
+    const body = consentPage({
+      nonce,
+      action: relativeAction(OAUTH_PATHS.authorize),
+      requestId,
+      clientName: client.name,
+      dynamic: client.dynamic,
+      scopes,
+      accounts: this.accounts,
+    });
     return { status: 200, body, contentType: 'text/html; charset=utf-8', headers: pageHeaders(nonce) };
   }
 
@@ -227,9 +256,14 @@ export class AuthorizationServer {
       return this.page(400, 'This sign-in has ended', 'The page was answered already or waited too long: start the sign-in again from the application.');
     }
     const { client, redirectUri, state } = pending;
-    if (form.get('decision') !== 'approve') return redirect(redirectUri, { error: 'access_denied', error_description: 'The sign-in was denied.', state, iss: this.url });
+    if (form.get('decision') !== 'approve')
+      return redirect(redirectUri, { error: 'access_denied', error_description: 'The sign-in was denied.', state, iss: this.url });
     const account = this.accountOf(form.get('user'));
-    const code = this.tokens.newCode({ grant: { userId: account.id, clientId: client.id, scopes: pending.scopes }, redirectUri, codeChallenge: pending.codeChallenge });
+    const code = this.tokens.newCode({
+      grant: { userId: account.id, clientId: client.id, scopes: pending.scopes },
+      redirectUri,
+      codeChallenge: pending.codeChallenge,
+    });
     return redirect(redirectUri, { code, state, iss: this.url });
   }
 
@@ -241,8 +275,10 @@ export class AuthorizationServer {
     switch (form.get('grant_type')) {
       case GRANT_TYPES.authorizationCode: {
         const pending = this.tokens.takeCode(required(form, 'code'));
-        if (!pending || pending.grant.clientId !== client.id) throw new OAuthError('invalid_grant', 'Unknown, used or expired authorization code: sign in again.');
-        if (pending.redirectUri !== form.get('redirect_uri')) throw new OAuthError('invalid_grant', 'redirect_uri differs from the one of the authorization request.');
+        if (!pending || pending.grant.clientId !== client.id)
+          throw new OAuthError('invalid_grant', 'Unknown, used or expired authorization code: sign in again.');
+        if (pending.redirectUri !== form.get('redirect_uri'))
+          throw new OAuthError('invalid_grant', 'redirect_uri differs from the one of the authorization request.');
         const verifier = required(form, 'code_verifier');
         if (!isValidCodeVerifier(verifier) || !sameText(codeChallengeOf(verifier), pending.codeChallenge)) {
           throw new OAuthError('invalid_grant', 'code_verifier does not match the code_challenge of the authorization request.');
@@ -265,7 +301,8 @@ export class AuthorizationServer {
     const client = this.clients.get(clientId);
     if (!client) throw new OAuthError('invalid_client', `Unknown client_id ${echo(clientId)}.`, 401);
     const scopes = grantedScopes(client, form.get('scope') ?? undefined);
-    if (scopes.length === 0) throw new OAuthError('invalid_scope', `None of the scopes asked for is allowed for this client (allowed: ${client.scopes.join(' ')}).`);
+    if (scopes.length === 0)
+      throw new OAuthError('invalid_scope', `None of the scopes asked for is allowed for this client (allowed: ${client.scopes.join(' ')}).`);
     const started = this.devices.start(client.id, scopes);
     const verification = `${this.url}${OAUTH_PATHS.device}`;
     const body: WireDeviceAuthorization = {
@@ -298,7 +335,8 @@ export class AuthorizationServer {
     const userCode = form.get('user_code') ?? '';
     const approved = form.get('decision') === 'approve';
     const decided = this.devices.decide(userCode, approved ? { approved: true, userId: this.accountOf(form.get('user')).id } : { approved: false });
-    if (!decided) return this.devicePage({ userCode, status: 400, message: 'No sign-in waits for this code: check it, or start the sign-in again if it expired.' });
+    if (!decided)
+      return this.devicePage({ userCode, status: 400, message: 'No sign-in waits for this code: check it, or start the sign-in again if it expired.' });
     return approved
       ? this.page(200, 'Device signed in', 'You can close this page and return to your application: it finishes signing in by itself.')
       : this.page(200, 'Sign-in denied', 'The application was not given access. You can close this page.');
@@ -306,7 +344,11 @@ export class AuthorizationServer {
 
   private register(body: Record<string, unknown>): Reply {
     if (!this.dynamicRegistration) {
-      throw new OAuthError('access_denied', 'This engine does not let applications register themselves: ask for a client id (the engine’s --oauth-client).', 403);
+      throw new OAuthError(
+        'access_denied',
+        'This engine does not let applications register themselves: ask for a client id (the engine’s --oauth-client).',
+        403,
+      );
     }
     const redirectUris = body.redirect_uris;
     if (!Array.isArray(redirectUris) || !redirectUris.every((uri): uri is string => typeof uri === 'string')) {
@@ -335,7 +377,9 @@ export class AuthorizationServer {
     const verdict = token ? this.tokens.verifyAccess(token) : undefined;
     const account = verdict?.kind === 'valid' ? this.accounts.find((each) => each.id === verdict.grant.userId) : undefined;
     if (!account) {
-      throw new HttpError(401, 'userinfo needs a valid OAuth access token: "Authorization: Bearer <token>".', { 'WWW-Authenticate': 'Bearer error="invalid_token"' });
+      throw new HttpError(401, 'userinfo needs a valid OAuth access token: "Authorization: Bearer <token>".', {
+        'WWW-Authenticate': 'Bearer error="invalid_token"',
+      });
     }
     const info: WireUserInfo = { sub: String(account.id), preferred_username: account.name, name: account.name };
     return jsonReply(200, info);
@@ -352,7 +396,6 @@ export class AuthorizationServer {
     const nonce = randomBytes(16).toString('base64');
     return { status, body: outcomePage(nonce, title, message), contentType: 'text/html; charset=utf-8', headers: pageHeaders(nonce) };
   }
-
 }
 
 /**
@@ -380,7 +423,12 @@ function pageHeaders(nonce: string): Record<string, string> {
 function redirect(uri: string, parameters: Record<string, string | undefined>): Reply {
   const target = new URL(uri);
   for (const [name, value] of Object.entries(parameters)) if (value !== undefined) target.searchParams.set(name, value);
-  return { status: 302, body: 'Redirecting to the application…', contentType: 'text/plain; charset=utf-8', headers: { Location: target.toString(), 'Referrer-Policy': 'no-referrer' } };
+  return {
+    status: 302,
+    body: 'Redirecting to the application…',
+    contentType: 'text/plain; charset=utf-8',
+    headers: { Location: target.toString(), 'Referrer-Policy': 'no-referrer' },
+  };
 }
 
 /** The token endpoint's errors as RFC 6749 §5.2 bodies. */

@@ -45,12 +45,21 @@ export class OAuthClients {
     }
     for (const uri of redirectUris) {
       if (!isAcceptableRedirect(uri)) {
-        throw new OAuthError('invalid_redirect_uri', 'Each redirect URI must be an absolute http://127.0.0.1 (or localhost) URI or one of an app scheme (such as vscode://), without a fragment.');
+        throw new OAuthError(
+          'invalid_redirect_uri',
+          'Each redirect URI must be an absolute http://127.0.0.1 (or localhost) URI or one of an app scheme (such as vscode://), without a fragment.',
+        );
       }
     }
     const dynamic = [...this.clients.values()].filter((client) => client.dynamic);
     if (dynamic.length >= MAX_DYNAMIC_CLIENTS) this.clients.delete(dynamic[0]?.id ?? '');
-    const client: OAuthClient = { id: `dyn_${newSecret(12)}`, name: name.slice(0, 100) || 'Unnamed client', redirectUris: [...redirectUris], scopes: DYNAMIC_CLIENT_SCOPES, dynamic: true };
+    const client: OAuthClient = {
+      id: `dyn_${newSecret(12)}`,
+      name: name.slice(0, 100) || 'Unnamed client',
+      redirectUris: [...redirectUris],
+      scopes: DYNAMIC_CLIENT_SCOPES,
+      dynamic: true,
+    };
     this.clients.set(client.id, client);
     return client;
   }
@@ -63,7 +72,9 @@ export function redirectAllowed(client: OAuthClient, uri: string): boolean {
   if (!asked || !isLoopback(asked)) return false;
   return client.redirectUris.some((registered) => {
     const known = parse(registered);
-    return known !== undefined && isLoopback(known) && known.hostname === asked.hostname && known.pathname === asked.pathname && known.protocol === asked.protocol;
+    return (
+      known !== undefined && isLoopback(known) && known.hostname === asked.hostname && known.pathname === asked.pathname && known.protocol === asked.protocol
+    );
   });
 }
 
@@ -72,7 +83,10 @@ function isAcceptableRedirect(uri: string): boolean {
   if (!parsed || parsed.hash !== '') return false;
   if (parsed.protocol === 'http:') return isLoopback(parsed);
   // App schemes (vscode:, cursor:…) and https pages: not javascript:, data: or file:.
-  return parsed.protocol === 'https:' || (/^[a-z][a-z0-9+.-]*:$/.test(parsed.protocol) && !['javascript:', 'data:', 'file:', 'blob:', 'about:', 'vbscript:'].includes(parsed.protocol));
+  return (
+    parsed.protocol === 'https:' ||
+    (/^[a-z][a-z0-9+.-]*:$/.test(parsed.protocol) && !['javascript:', 'data:', 'file:', 'blob:', 'about:', 'vbscript:'].includes(parsed.protocol))
+  );
 }
 
 function isLoopback(url: URL): boolean {

@@ -81,7 +81,8 @@ export class DeviceCodes {
   poll(deviceCode: string, clientId: string): Grant {
     const key = digest(deviceCode);
     const entry = this.pending.get(key);
-    if (!entry || entry.clientId !== clientId) throw new OAuthError('invalid_grant', 'Unknown device code, or one issued to another client: start the sign-in again.');
+    if (!entry || entry.clientId !== clientId)
+      throw new OAuthError('invalid_grant', 'Unknown device code, or one issued to another client: start the sign-in again.');
     const now = this.now();
     if (entry.expiresAt <= now) {
       this.pending.delete(key);
@@ -103,7 +104,6 @@ export class DeviceCodes {
     }
     throw new OAuthError('authorization_pending', 'Waiting for the code to be entered and approved on the verification page.');
   }
-
 }
 
 /** Eight letters as `XXXX-XXXX`: about 2^34 codes, entered once within minutes. */
@@ -113,7 +113,10 @@ function newUserCode(): string {
 }
 
 export function normalizeUserCode(code: string): string {
-  return code.toUpperCase().replace(/[^A-Z]/g, '').slice(0, 16);
+  return code
+    .toUpperCase()
+    .replace(/[^A-Z]/g, '')
+    .slice(0, 16);
 }
 
 function digest(code: string): string {

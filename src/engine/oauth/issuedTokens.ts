@@ -99,7 +99,12 @@ export class IssuedTokens {
     this.forgetUnusable();
     const accessToken = `sgo_at_${newSecret(24)}`;
     this.access.set(digest(accessToken), { grant, family, expiresAt: this.now() + this.lifetimes.accessSeconds * 1000 });
-    const response: WireTokenResponse = { access_token: accessToken, token_type: 'Bearer', expires_in: this.lifetimes.accessSeconds, scope: grant.scopes.join(' ') };
+    const response: WireTokenResponse = {
+      access_token: accessToken,
+      token_type: 'Bearer',
+      expires_in: this.lifetimes.accessSeconds,
+      scope: grant.scopes.join(' '),
+    };
     if (grant.scopes.includes(OAUTH_SCOPES.offlineAccess)) {
       const refreshToken = `sgo_rt_${newSecret(24)}`;
       this.refresh.set(digest(refreshToken), { grant, family, expiresAt: this.now() + this.lifetimes.refreshSeconds * 1000 });

@@ -38,7 +38,9 @@ export function consentPage(options: {
   scopes: readonly string[];
   accounts: readonly Account[];
 }): string {
-  const scopes = options.scopes.map((scope) => `<li><code>${escapeHtml(scope)}</code>: ${escapeHtml(SCOPE_MEANINGS[scope] ?? 'an unknown scope')}</li>`).join('');
+  const scopes = options.scopes
+    .map((scope) => `<li><code>${escapeHtml(scope)}</code>: ${escapeHtml(SCOPE_MEANINGS[scope] ?? 'an unknown scope')}</li>`)
+    .join('');
   const body = [
     `<h1>Authorize ${escapeHtml(options.clientName)}</h1>`,
     options.dynamic ? '<p class="note">This application registered itself with this engine; no administrator vouches for it.</p>' : '',
@@ -54,7 +56,15 @@ export function consentPage(options: {
   return page(options.nonce, `Authorize ${options.clientName}`, body);
 }
 
-export function devicePage(options: { nonce: string; action: string; userCode?: string; accounts: readonly Account[]; message?: string; clientName?: string; scopes?: readonly string[] }): string {
+export function devicePage(options: {
+  nonce: string;
+  action: string;
+  userCode?: string;
+  accounts: readonly Account[];
+  message?: string;
+  clientName?: string;
+  scopes?: readonly string[];
+}): string {
   const asked = options.clientName
     ? `<p>${escapeHtml(options.clientName)} asks to: ${options.scopes?.map((scope) => escapeHtml(SCOPE_MEANINGS[scope] ?? scope)).join('; ') ?? ''}.</p>`
     : '';
@@ -81,7 +91,9 @@ export function outcomePage(nonce: string, title: string, message: string): stri
 /** The engine has no browser session: the person picks the account (the first by default). */
 function accountChoice(accounts: readonly Account[]): string {
   if (accounts.length <= 1) return `<p>As <strong>${escapeHtml(accounts[0]?.name ?? 'the engine’s user')}</strong>.</p>`;
-  const options = accounts.map((account, index) => `<option value="${account.id}"${index === 0 ? ' selected' : ''}>${escapeHtml(account.name)}</option>`).join('');
+  const options = accounts
+    .map((account, index) => `<option value="${account.id}"${index === 0 ? ' selected' : ''}>${escapeHtml(account.name)}</option>`)
+    .join('');
   return `<p><label>As <select name="user">${options}</select></label></p>`;
 }
 

@@ -91,7 +91,11 @@ export async function writeFilter(file: string, commit: string, tables: FilterTa
   lead.writeUInt32LE(headerBytes.length, MAGIC.length);
   const parts = [lead, headerBytes, padding(lead.length + headerBytes.length), paths, padding(paths.length)];
   for (const table of [tables.offsets, tables.postings]) parts.push(Buffer.from(table.buffer, table.byteOffset, table.byteLength));
-  await ensureRoomForFilter(path.dirname(path.dirname(file)), parts.reduce((sum, part) => sum + part.length, 0), spareBytes);
+  await ensureRoomForFilter(
+    path.dirname(path.dirname(file)),
+    parts.reduce((sum, part) => sum + part.length, 0),
+    spareBytes,
+  );
   await mkdir(path.dirname(file), { recursive: true });
   const temporary = `${file}.${process.pid}.tmp`;
   const handle = await open(temporary, 'w');
@@ -105,7 +109,8 @@ export async function writeFilter(file: string, commit: string, tables: FilterTa
   await handle.close();
   await rename(temporary, file);
   for (const name of await readdir(path.dirname(file))) {
-    if (name !== path.basename(file) && (name.endsWith(EXTENSION) || name.endsWith('.tmp'))) await unlink(path.join(path.dirname(file), name)).catch(() => undefined);
+    if (name !== path.basename(file) && (name.endsWith(EXTENSION) || name.endsWith('.tmp')))
+      await unlink(path.join(path.dirname(file), name)).catch(() => undefined);
   }
 }
 

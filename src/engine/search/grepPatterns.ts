@@ -17,8 +17,7 @@ export type GrepSyntax = 'fixed' | 'extended' | 'perl';
  * set, is that of every match (one ASCII string in any case): a scan need not ask for the match.
  */
 export type LineMatcher =
-  | { kind: 'literal'; needle: string; wholeWord: boolean }
-  | { kind: 'regex'; source: string; flags: string; wholeWord: boolean; length?: number };
+  { kind: 'literal'; needle: string; wholeWord: boolean } | { kind: 'regex'; source: string; flags: string; wholeWord: boolean; length?: number };
 
 /**
  * The matcher for `patterns` (OR-ed, as git does with several `-e`), or undefined when the index

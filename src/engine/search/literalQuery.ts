@@ -10,11 +10,7 @@
  */
 import type { LineMatcher } from './grepPatterns';
 
-export type RequiredText =
-  | { kind: 'anything' }
-  | { kind: 'literal'; text: string }
-  | { kind: 'all'; of: RequiredText[] }
-  | { kind: 'any'; of: RequiredText[] };
+export type RequiredText = { kind: 'anything' } | { kind: 'literal'; text: string } | { kind: 'all'; of: RequiredText[] } | { kind: 'any'; of: RequiredText[] };
 
 const ANYTHING: RequiredText = { kind: 'anything' };
 /** Literals shorter than an n-gram say nothing the index can look up. */

@@ -34,13 +34,30 @@ type Token =
 const MAX_QUERY_LENGTH = 2000;
 const MAX_PATTERNS = 12;
 const FILTER_ALIASES: Readonly<Record<string, string>> = {
-  repo: 'repo', r: 'repo', file: 'file', f: 'file', path: 'file', rev: 'rev', revision: 'rev',
-  lang: 'lang', l: 'lang', language: 'lang', case: 'case', count: 'count', patterntype: 'patterntype',
-  type: 'type', fork: 'ignored', archived: 'ignored', visibility: 'ignored', timeout: 'ignored', select: 'ignored',
+  repo: 'repo',
+  r: 'repo',
+  file: 'file',
+  f: 'file',
+  path: 'file',
+  rev: 'rev',
+  revision: 'rev',
+  lang: 'lang',
+  l: 'lang',
+  language: 'lang',
+  case: 'case',
+  count: 'count',
+  patterntype: 'patterntype',
+  type: 'type',
+  fork: 'ignored',
+  archived: 'ignored',
+  visibility: 'ignored',
+  timeout: 'ignored',
+  select: 'ignored',
 };
 
 export function parseQuery(query: string): ParsedQuery {
-  if (query.length > MAX_QUERY_LENGTH) throw new ToolError(`The query is ${query.length} characters long; the limit is ${MAX_QUERY_LENGTH}. Use fewer, more specific terms.`);
+  if (query.length > MAX_QUERY_LENGTH)
+    throw new ToolError(`The query is ${query.length} characters long; the limit is ${MAX_QUERY_LENGTH}. Use fewer, more specific terms.`);
   const tokens = tokenize(query);
   const settings = { revision: undefined as string | undefined, caseSensitive: false, count: undefined as number | undefined, regexDefault: false };
   const kept: Token[] = [];
@@ -51,22 +68,28 @@ export function parseQuery(query: string): ParsedQuery {
     }
     const field = FILTER_ALIASES[token.field] ?? token.field;
     if (field === 'rev') {
-      if (settings.revision !== undefined && settings.revision !== token.value) throw new ToolError('The query has two different rev: filters: search one revision at a time.');
+      if (settings.revision !== undefined && settings.revision !== token.value)
+        throw new ToolError('The query has two different rev: filters: search one revision at a time.');
       settings.revision = token.value;
     } else if (field === 'case') {
       settings.caseSensitive = /^(yes|true)$/i.test(token.value);
     } else if (field === 'count') {
       settings.count = token.value === 'all' ? Number.MAX_SAFE_INTEGER : Number(token.value);
-      if (!Number.isInteger(settings.count) || settings.count < 1) throw new ToolError(`count:${token.value} is not a positive whole number: write e.g. count:30.`);
+      if (!Number.isInteger(settings.count) || settings.count < 1)
+        throw new ToolError(`count:${token.value} is not a positive whole number: write e.g. count:30.`);
     } else if (field === 'patterntype') {
       settings.regexDefault = /^(regexp?|regex)$/i.test(token.value);
     } else if (field === 'type') {
-      if (token.value.toLowerCase() !== 'file') throw new ToolError(`type:${token.value} is not supported here: this tool searches file contents; for commits and diffs use sg_commit_search or sg_diff_search.`);
+      if (token.value.toLowerCase() !== 'file')
+        throw new ToolError(
+          `type:${token.value} is not supported here: this tool searches file contents; for commits and diffs use sg_commit_search or sg_diff_search.`,
+        );
     } else if (field === 'repo' && token.value.includes('@')) {
       const at = token.value.lastIndexOf('@');
       const revision = token.value.slice(at + 1);
       if (revision !== '') {
-        if (settings.revision !== undefined && settings.revision !== revision) throw new ToolError('The query names two different revisions: search one revision at a time.');
+        if (settings.revision !== undefined && settings.revision !== revision)
+          throw new ToolError('The query names two different revisions: search one revision at a time.');
         settings.revision = revision;
       }
       kept.push({ ...token, field: 'repo', value: token.value.slice(0, at) });
@@ -143,7 +166,8 @@ export function parseQuery(query: string): ParsedQuery {
 
   const root = parseOr();
   if (position < kept.length) throw new ToolError('The query has an unmatched ")": remove it or open the group with "(".');
-  if (patterns.length > MAX_PATTERNS) throw new ToolError(`The query has ${patterns.length} search terms; the limit is ${MAX_PATTERNS}. Use fewer, more specific terms.`);
+  if (patterns.length > MAX_PATTERNS)
+    throw new ToolError(`The query has ${patterns.length} search terms; the limit is ${MAX_PATTERNS}. Use fewer, more specific terms.`);
   return { root, patterns, filters, revision: settings.revision, caseSensitive: settings.caseSensitive, count: settings.count };
 }
 

@@ -126,7 +126,10 @@ export function termScore(tf: number, inPath: boolean, weight: number, df: numbe
  */
 export function pathBonuses(lowerPath: string, texts: readonly string[]): boolean[] {
   const held = texts.map((text) => lowerPath.includes(text));
-  return texts.map((text, index) => held[index] === true && !texts.some((other, at) => at !== index && held[at] === true && other.length > text.length && other.includes(text)));
+  return texts.map(
+    (text, index) =>
+      held[index] === true && !texts.some((other, at) => at !== index && held[at] === true && other.length > text.length && other.includes(text)),
+  );
 }
 
 /** BM25 of one document for the terms, plus a bonus per word found in its path. */

@@ -67,8 +67,19 @@ const regexWorker = new RegexWorker();
 
 /** POSIX bracket classes (`[[:digit:]]`), which git's regular expressions know, in JavaScript terms. */
 const POSIX_CLASSES: Readonly<Record<string, string>> = {
-  alpha: 'A-Za-z', digit: '0-9', alnum: 'A-Za-z0-9', upper: 'A-Z', lower: 'a-z', space: '\\s', blank: ' \\t',
-  xdigit: '0-9A-Fa-f', word: '\\w', punct: '!-\\/:-@\\[-`{-~', cntrl: '\\x00-\\x1f\\x7f', print: '\\x20-\\x7e', graph: '\\x21-\\x7e',
+  alpha: 'A-Za-z',
+  digit: '0-9',
+  alnum: 'A-Za-z0-9',
+  upper: 'A-Z',
+  lower: 'a-z',
+  space: '\\s',
+  blank: ' \\t',
+  xdigit: '0-9A-Fa-f',
+  word: '\\w',
+  punct: '!-\\/:-@\\[-`{-~',
+  cntrl: '\\x00-\\x1f\\x7f',
+  print: '\\x20-\\x7e',
+  graph: '\\x21-\\x7e',
 };
 
 /** A POSIX-style pattern as the equivalent JavaScript one (only the bracket classes differ in practice). */
@@ -120,7 +131,9 @@ export async function matchRangesEach(
   if (!Array.isArray(result)) return inputs.map(() => []);
   return result.map((ranges: unknown) =>
     Array.isArray(ranges)
-      ? ranges.flatMap((range: unknown) => (Array.isArray(range) && typeof range[0] === 'number' && typeof range[1] === 'number' ? [[range[0], range[1]] as [number, number]] : []))
+      ? ranges.flatMap((range: unknown) =>
+          Array.isArray(range) && typeof range[0] === 'number' && typeof range[1] === 'number' ? [[range[0], range[1]] as [number, number]] : [],
+        )
       : [],
   );
 }

@@ -36,7 +36,9 @@ function rangesEach(pattern: string, flags: string, inputs: readonly string[], l
 }
 
 function match(request: RegexRequest): unknown {
-  return request.kind === 'test' ? testEach(request.pattern, request.flags, request.inputs) : rangesEach(request.pattern, request.flags, request.inputs, request.limit);
+  return request.kind === 'test'
+    ? testEach(request.pattern, request.flags, request.inputs)
+    : rangesEach(request.pattern, request.flags, request.inputs, request.limit);
 }
 
 const context: { match: typeof match; request: RegexRequest | undefined; result: unknown } = { match, request: undefined, result: undefined };

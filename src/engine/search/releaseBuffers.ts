@@ -7,7 +7,10 @@
 export function releaseBuffers(buffers: readonly ArrayBufferLike[]): void {
   const { port1, port2 } = new MessageChannel();
   try {
-    port1.postMessage(null, buffers.filter((buffer): buffer is ArrayBuffer => buffer instanceof ArrayBuffer));
+    port1.postMessage(
+      null,
+      buffers.filter((buffer): buffer is ArrayBuffer => buffer instanceof ArrayBuffer),
+    );
   } catch {
     // Detached already, or not transferable: the garbage collector's, as any other.
   }

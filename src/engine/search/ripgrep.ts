@@ -183,7 +183,9 @@ export class Ripgrep {
    */
   async prepare(repo: ServedRepository, commit: string, signal: AbortSignal): Promise<void> {
     const at = `${repo.name} at ${commit.slice(0, 12)}`;
-    const problem = await this.readAhead(repo, commit, signal).catch((error: unknown) => (signal.aborted ? undefined : `reading ahead failed (${errorMessage(error)})`));
+    const problem = await this.readAhead(repo, commit, signal).catch((error: unknown) =>
+      signal.aborted ? undefined : `reading ahead failed (${errorMessage(error)})`,
+    );
     if (signal.aborted) return;
     this.log(problem === undefined ? `ripgrep is ready for ${at}` : `ripgrep will not search ${at}: ${problem}`);
   }
@@ -271,7 +273,10 @@ export class Ripgrep {
     if (slices instanceof Declined) return slices;
     if (state.binary?.commit !== commit) state.binary = { commit, byPath: new Map() };
     const binary = state.binary.byPath;
-    const assembled = request.linesPerFile === 0 ? await assembleCounts(repo, files, binary, slices, signal) : await assemble(repo, commit, files, binary, slices, request, signal);
+    const assembled =
+      request.linesPerFile === 0
+        ? await assembleCounts(repo, files, binary, slices, signal)
+        : await assemble(repo, commit, files, binary, slices, request, signal);
     if (assembled instanceof Declined) return assembled;
     // Everything was read: only now does the working tree's agreement with the commit count.
     const different = (await treeDiffers(repo, commit, signal)) || (await indexStamp(indexFile)) !== stamp;
@@ -292,7 +297,9 @@ export class Ripgrep {
 
   private indexFile(state: RepositoryState, repo: ServedRepository): Promise<string> {
     if (!state.indexFile) {
-      const promise = runGit(['rev-parse', '--git-path', 'index'], { cwd: repo.dir }).then((result) => path.resolve(repo.dir, result.stdout.replace(/\r?\n$/, '')));
+      const promise = runGit(['rev-parse', '--git-path', 'index'], { cwd: repo.dir }).then((result) =>
+        path.resolve(repo.dir, result.stdout.replace(/\r?\n$/, '')),
+      );
       state.indexFile = promise;
       promise.catch(() => {
         if (state.indexFile === promise) state.indexFile = undefined;
@@ -319,7 +326,14 @@ export class Ripgrep {
    * compared with the working tree by git; undefined when none of that holds. The commit's tree
    * and git's view of the working tree are listed for it (while ripgrep runs).
    */
-  private sameFiles(state: RepositoryState, repo: ServedRepository, commit: string, stamp: string, files: IndexFiles, signal: AbortSignal): Promise<string | undefined> {
+  private sameFiles(
+    state: RepositoryState,
+    repo: ServedRepository,
+    commit: string,
+    stamp: string,
+    files: IndexFiles,
+    signal: AbortSignal,
+  ): Promise<string | undefined> {
     const key = `${commit}\0${stamp}`;
     if (state.sameFiles?.key !== key) {
       let tree = state.tree;
@@ -347,13 +361,36 @@ export class Ripgrep {
    * to fill git's cap are not run. A run whose output passes its own cap is stopped: its lines are
    * not in git's order, so which of them git would print is not known.
    */
-  private async runSlices(dir: string, files: IndexFiles, selected: readonly number[], request: RipgrepRequest, signal: AbortSignal): Promise<Slices | Declined> {
+  private async runSlices(
+    dir: string,
+    files: IndexFiles,
+    selected: readonly number[],
+    request: RipgrepRequest,
+    signal: AbortSignal,
+  ): Promise<Slices | Declined> {
     // Counting, ripgrep prints a path and a number per file: no cap of git's applies. Otherwise it
     // prints each line in fewer bytes than git (no `<commit>:`), so git's cap falls within as many,
     // unless binary files (which git skips) took some: a margin, and assemble() checks.
     const counting = request.linesPerFile === 0;
     const cap = counting ? COUNTS_MAX_OUTPUT_BYTES : request.maxOutputBytes + OUTPUT_MARGIN_BYTES;
-    const args = ['--no-config', '--text', '--encoding', 'none', '--case-sensitive', '--no-ignore', '--hidden', counting ? '--count' : '--line-number', '--with-filename', '--null', '--no-heading', '--color', 'never', '-e', request.pattern, '--'];
+    const args = [
+      '--no-config',
+      '--text',
+      '--encoding',
+      'none',
+      '--case-sensitive',
+      '--no-ignore',
+      '--hidden',
+      counting ? '--count' : '--line-number',
+      '--with-filename',
+      '--null',
+      '--no-heading',
+      '--color',
+      'never',
+      '-e',
+      request.pattern,
+      '--',
+    ];
     const deadline = AbortSignal.timeout(RIPGREP_TIMEOUT_MS);
     const outputs: Buffer[] = [];
     let bytes = 0;
@@ -407,7 +444,11 @@ async function assemble(
       // The reads are quick (a page each) but synchronous: let other work in now and then.
       if (at % PROBES_BETWEEN_YIELDS === PROBES_BETWEEN_YIELDS - 1) await nextTurn();
     }
-    const attributes = await binaryAttributes(repo.dir, batch.map((file) => ({ path: Buffer.from(files.paths[file], 'utf8') })), signal);
+    const attributes = await binaryAttributes(
+      repo.dir,
+      batch.map((file) => ({ path: Buffer.from(files.paths[file], 'utf8') })),
+      signal,
+    );
     batch.forEach((file, index) => {
       if (attributes[index]) binaryByAttribute.add(file);
     });
@@ -477,7 +518,11 @@ async function assembleCounts(
     if (!binaryByPath.has(files.paths[file])) probed.set(file, startsBinary(path.join(repo.dir, files.paths[file])));
     if (at % PROBES_BETWEEN_YIELDS === PROBES_BETWEEN_YIELDS - 1) await nextTurn();
   }
-  const attributes = await binaryAttributes(repo.dir, found.map(({ file }) => ({ path: Buffer.from(files.paths[file], 'utf8') })), signal);
+  const attributes = await binaryAttributes(
+    repo.dir,
+    found.map(({ file }) => ({ path: Buffer.from(files.paths[file], 'utf8') })),
+    signal,
+  );
   const counts = new Map<string, number>();
   await forEachInTurns(found, ({ file, count }, index) => {
     if (attributes[index] || (probed.get(file) ?? binaryByPath.get(files.paths[file])) === true) return;
@@ -560,7 +605,8 @@ function parseIndexFiles(listing: Buffer): IndexFiles {
     // "<mode> <object> <stage>\t<path>\0"
     const tab = listing.indexOf(0x09, at);
     const nul = listing.indexOf(0, at);
-    if (tab === -1 || nul === -1 || tab > nul || listing[at + 6] !== 0x20 || listing[tab - 2] !== 0x20) return { ...files, problem: 'git ls-files printed what this engine does not read' };
+    if (tab === -1 || nul === -1 || tab > nul || listing[at + 6] !== 0x20 || listing[tab - 2] !== 0x20)
+      return { ...files, problem: 'git ls-files printed what this engine does not read' };
     if (listing[tab - 1] !== 0x30) return { ...files, problem: 'some files are unmerged' };
     const mode = listing.toString('latin1', at, at + 6);
     const isRegular = mode === '100644' || mode === '100755';
@@ -609,7 +655,8 @@ function compareFiles(commit: string, entries: readonly TreeEntry[], files: Inde
     if (digit === sizeLine + 9 || listing[digit] !== 0x09 || end === -1) return unreadable;
     if (files.regular[entry] === 1) {
       // The index keeps sizes modulo 2^32.
-      if (entries[file].size % 2 ** 32 !== size) return 'the checkout converts files (line endings, a filter such as LFS, ident or an encoding): their sizes differ from the commit’s';
+      if (entries[file].size % 2 ** 32 !== size)
+        return 'the checkout converts files (line endings, a filter such as LFS, ident or an encoding): their sizes differ from the commit’s';
       file++;
     }
     entry++;
@@ -657,14 +704,29 @@ async function runRipgrep(executable: string, cwd: string, args: readonly string
   delete environment.RIPGREP_CONFIG_PATH;
   // The caller's deadline stops it first; this bound only keeps a lost one from running for ever.
   const outcome = await launch(
-    { command: executable, args, cwd, env: environment, timeoutMs: 2 * RIPGREP_TIMEOUT_MS, maxOutputBytes: cap, truncate: true, stderrKeptBytes: STDERR_KEPT_BYTES },
+    {
+      command: executable,
+      args,
+      cwd,
+      env: environment,
+      timeoutMs: 2 * RIPGREP_TIMEOUT_MS,
+      maxOutputBytes: cap,
+      truncate: true,
+      stderrKeptBytes: STDERR_KEPT_BYTES,
+    },
     signal,
   );
   switch (outcome.kind) {
     case 'exited':
       if (outcome.truncated) return { output: outcome.stdout, cut: true };
       if (outcome.code === 0 || outcome.code === 1) return { output: outcome.stdout, cut: false };
-      throw new Error(outcome.stderr.split('\n').find((line) => line.trim() !== '')?.trim().slice(0, 200) || `exit code ${outcome.code}`);
+      throw new Error(
+        outcome.stderr
+          .split('\n')
+          .find((line) => line.trim() !== '')
+          ?.trim()
+          .slice(0, 200) || `exit code ${outcome.code}`,
+      );
     case 'start-failed':
       throw new Error(outcome.message);
     case 'aborted':

@@ -354,7 +354,10 @@ export class SearchIndexes {
       // ripgrep is not asked about this repository's HEAD while the index holds all of it.
       if (index.unread.length === 0) this.ripgrep?.forget(repo);
       const seconds = ((performance.now() - started) / 1000).toFixed(1);
-      const part = index.unread.length === 0 ? '' : `; ${plural(index.unread.length, 'file')} (${formatSize(index.unreadBytes)}) past the index budget are read per search`;
+      const part =
+        index.unread.length === 0
+          ? ''
+          : `; ${plural(index.unread.length, 'file')} (${formatSize(index.unreadBytes)}) past the index budget are read per search`;
       this.options.log(`search index of ${at} ready: ${index.paths.length} text files, ${formatSize(index.textBytes)}, ${seconds} s${part}`);
     } catch (error) {
       if (signal.aborted) return;
@@ -388,7 +391,8 @@ export class SearchIndexes {
       // Written whole: it replaces the miss kept since the start of the build, even if stopped now.
       state.filter = { commit, loaded: Promise.resolve(filter) };
       const seconds = ((performance.now() - started) / 1000).toFixed(1);
-      if (!signal.aborted) this.options.log(`search filter of ${at} ready: ${plural(filter.paths.length, 'file')}, ${formatSize(filter.diskBytes)} on disk, ${seconds} s`);
+      if (!signal.aborted)
+        this.options.log(`search filter of ${at} ready: ${plural(filter.paths.length, 'file')}, ${formatSize(filter.diskBytes)} on disk, ${seconds} s`);
       return true;
     } catch (error) {
       if (!signal.aborted) this.options.log(`no search filter for ${at}: ${errorMessage(error)}; searches the index does not answer read every file`);
@@ -536,7 +540,11 @@ export class SearchIndex {
           worker.unref();
           resolve(index);
         } else if (message.type === 'no-room' || message.type === 'failed' || message.type === 'filter') {
-          stopped(message.type === 'no-room' ? new NoRoomForIndex(message.bytes, message.room) : new Error(message.type === 'failed' ? message.message : 'the search worker built a filter'));
+          stopped(
+            message.type === 'no-room'
+              ? new NoRoomForIndex(message.bytes, message.room)
+              : new Error(message.type === 'failed' ? message.message : 'the search worker built a filter'),
+          );
           void worker.terminate();
         } else {
           index?.pending.get(message.id)?.(message);
@@ -555,7 +563,14 @@ export class SearchIndex {
    * answer: a pathspec form the index does not know, or a scan that ran over its time limit.
    */
   async grep(
-    request: { matcher: LineMatcher; pathspecs: readonly string[]; /** In place of pathspecs. */ files?: readonly string[]; linesPerFile: number; maxOutputBytes: number; what: string },
+    request: {
+      matcher: LineMatcher;
+      pathspecs: readonly string[];
+      /** In place of pathspecs. */ files?: readonly string[];
+      linesPerFile: number;
+      maxOutputBytes: number;
+      what: string;
+    },
     signal: AbortSignal,
   ): Promise<{ result: GrepResult; outputBytes: number; scannedBytes: number } | undefined> {
     const allowed = request.files ? await this.allowedFiles(request.files) : this.allowed(request.pathspecs);

@@ -72,8 +72,20 @@ async function plan(): Promise<Plan> {
  * or calls 'onChunk' with each piece of it; 'lowPriority' runs it after the machine's other work.
  */
 function runGit(args: string[], input: Buffer | string | undefined, maxBytes: number, lowPriority: boolean): Promise<Buffer>;
-function runGit(args: string[], input: Buffer | string | undefined, maxBytes: number, lowPriority: boolean, onChunk: (chunk: Buffer) => void): Promise<undefined>;
-function runGit(args: string[], input: Buffer | string | undefined, maxBytes: number, lowPriority: boolean, onChunk?: (chunk: Buffer) => void): Promise<Buffer | undefined> {
+function runGit(
+  args: string[],
+  input: Buffer | string | undefined,
+  maxBytes: number,
+  lowPriority: boolean,
+  onChunk: (chunk: Buffer) => void,
+): Promise<undefined>;
+function runGit(
+  args: string[],
+  input: Buffer | string | undefined,
+  maxBytes: number,
+  lowPriority: boolean,
+  onChunk?: (chunk: Buffer) => void,
+): Promise<Buffer | undefined> {
   const git = init.git;
   return new Promise((resolve, reject) => {
     const child = spawn(git.command, [...git.args, ...args], { cwd: git.cwd, env: git.env, stdio: ['pipe', 'pipe', 'pipe'], windowsHide: true });
@@ -273,7 +285,6 @@ function releaseChunks(): { add(chunk: Buffer): void; flush(): void } {
   };
 }
 
-
 /**
  * Takes the read text as one string (a string this long is an external one: its own copy of the
  * bytes, outside the heap; the buffer is freed at once, or the index would hold the text twice),
@@ -371,7 +382,7 @@ let gramBlocks: Uint16Array | Int32Array = new Uint16Array(0);
 
 function buildGrams(bytes: Uint8Array): void {
   const starts = [0];
-  for (let at = BLOCK_BYTES; at < bytes.length; ) {
+  for (let at = BLOCK_BYTES; at < bytes.length;) {
     const lineEnd = bytes.indexOf(10, at - 1);
     if (lineEnd === -1 || lineEnd + 1 >= bytes.length) break;
     starts.push(lineEnd + 1);
@@ -554,7 +565,7 @@ function scan(request: ScanRequest): ScanResult {
   scanning: for (const [, base, end] of searchSlices(request.allowed, candidateBlocks(request.required))) {
     scanned += end - base;
     const part = base === 0 && end === text.length ? text : text.slice(base, end);
-    for (let at = finder.next(part, base, 0); at !== -1; ) {
+    for (let at = finder.next(part, base, 0); at !== -1;) {
       const start = base + at;
       // Every line ends with a newline: the match's line ends at the first one from its start.
       const lineEnd = text.indexOf('\n', start);
@@ -594,7 +605,15 @@ function scan(request: ScanRequest): ScanResult {
     }
   }
   if (currentFile >= 0) counts.push(currentFile, currentCount);
-  return { files: Int32Array.from(files), lines: Int32Array.from(lines), texts, counts: Int32Array.from(counts), truncated, outputBytes: used, scannedBytes: scanned };
+  return {
+    files: Int32Array.from(files),
+    lines: Int32Array.from(lines),
+    texts,
+    counts: Int32Array.from(counts),
+    truncated,
+    outputBytes: used,
+    scannedBytes: scanned,
+  };
 }
 
 /**
@@ -612,7 +631,7 @@ function countLines(request: { matcher: LineMatcher; allowed: Uint8Array | null;
     const part = base === 0 && end === text.length ? text : text.slice(base, end);
     // Matches come in order, so the file holding each is found by walking forward.
     let holder = first;
-    for (let at = finder.next(part, base, 0); at !== -1; ) {
+    for (let at = finder.next(part, base, 0); at !== -1;) {
       const start = base + at;
       while (fileStarts[holder + 1] <= start) holder++;
       if (holder !== currentFile) {
@@ -625,7 +644,15 @@ function countLines(request: { matcher: LineMatcher; allowed: Uint8Array | null;
     }
   }
   if (currentFile >= 0) counts.push(currentFile, currentCount);
-  return { files: new Int32Array(0), lines: new Int32Array(0), texts: [], counts: Int32Array.from(counts), truncated: false, outputBytes: 0, scannedBytes: scanned };
+  return {
+    files: new Int32Array(0),
+    lines: new Int32Array(0),
+    texts: [],
+    counts: Int32Array.from(counts),
+    truncated: false,
+    outputBytes: 0,
+    scannedBytes: scanned,
+  };
 }
 
 // Ranking for natural-language search. Its terms are ASCII words, searched as literals: no scan
@@ -683,7 +710,8 @@ function rank(request: RankRequest): Omit<RankReply, 'id'> {
   const frequency = new Int32Array(terms.length);
   const limit = request.limit;
   const best: Array<{ file: number; score: number; frequency: Int32Array | undefined }> = [];
-  const before = (a: { file: number; score: number }, b: { file: number; score: number }): number => b.score - a.score || collator.compare(request.keyPrefix + paths[a.file], request.keyPrefix + paths[b.file]);
+  const before = (a: { file: number; score: number }, b: { file: number; score: number }): number =>
+    b.score - a.score || collator.compare(request.keyPrefix + paths[a.file], request.keyPrefix + paths[b.file]);
   for (let file = 0; file < fileCount; file++) {
     if (candidate[file] === 0) continue;
     const inPath = pathBonuses(paths[file].toLowerCase(), texts);
@@ -764,7 +792,16 @@ async function build(): Promise<WorkerMessage> {
   layOut(read, planned.candidates);
   termCacheLimit = Math.min(32 * 1024 * 1024, Math.max(1024 * 1024, Math.floor(read.length / 8)));
   port.on('message', answer);
-  return { type: 'ready', lines: lineCount, paths: paths.join('\0'), sizes, length: read.length, treeBytes: planned.treeBytes, unread: planned.unread, unreadBytes: planned.unreadBytes };
+  return {
+    type: 'ready',
+    lines: lineCount,
+    paths: paths.join('\0'),
+    sizes,
+    length: read.length,
+    treeBytes: planned.treeBytes,
+    unread: planned.unread,
+    unreadBytes: planned.unreadBytes,
+  };
 }
 
 /**

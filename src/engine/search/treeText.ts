@@ -72,7 +72,7 @@ export async function binaryAttributes(dir: string, entries: ReadonlyArray<{ pat
  */
 export function attributeVerdicts(output: Buffer, entries: ReadonlyArray<{ path: Buffer }>): boolean[] {
   const fields: Buffer[] = [];
-  for (let start = 0; start < output.length; ) {
+  for (let start = 0; start < output.length;) {
     const end = output.indexOf(0, start);
     if (end === -1) break;
     fields.push(output.subarray(start, end));
@@ -93,7 +93,13 @@ export function attributeVerdicts(output: Buffer, entries: ReadonlyArray<{ path:
  * Runs git to completion (started from the engine's process launcher, within GIT_STEP_TIMEOUT_MS)
  * with `input` on stdin, and resolves with its stdout; rejects past `maxBytes` of it.
  */
-export async function collect(dir: string, args: readonly string[], input: Uint8Array | undefined, signal: AbortSignal, maxBytes = Number.MAX_SAFE_INTEGER): Promise<Buffer> {
+export async function collect(
+  dir: string,
+  args: readonly string[],
+  input: Uint8Array | undefined,
+  signal: AbortSignal,
+  maxBytes = Number.MAX_SAFE_INTEGER,
+): Promise<Buffer> {
   const result = await runGitBytes(args, { cwd: dir, signal, timeoutMs: GIT_STEP_TIMEOUT_MS, maxOutputBytes: maxBytes, ...(input ? { input } : {}) });
   return result.stdout;
 }

@@ -71,9 +71,7 @@ async function holderOf(file: string): Promise<number> {
 
 function refuseIfHeld(holder: number, dataDir: string): void {
   if (isRunning(holder)) {
-    throw new DataDirLockedError(
-      `Another engine (process ${holder}) is using the data folder ${dataDir}: stop it, or give this one another --data folder.`,
-    );
+    throw new DataDirLockedError(`Another engine (process ${holder}) is using the data folder ${dataDir}: stop it, or give this one another --data folder.`);
   }
 }
 

@@ -36,7 +36,13 @@ export interface BlobText {
 }
 
 /** Reads a blob as text, at most `maxBytes` of it. */
-export async function readBlobText(context: ToolContext, repo: ServedRepository, object: string, size: number | undefined, maxBytes: number): Promise<BlobText> {
+export async function readBlobText(
+  context: ToolContext,
+  repo: ServedRepository,
+  object: string,
+  size: number | undefined,
+  maxBytes: number,
+): Promise<BlobText> {
   const result = await git(context, repo, ['cat-file', 'blob', object], { maxOutputBytes: maxBytes, onOutputLimit: 'truncate', timeoutMs: 20_000 });
   const text = result.stdout;
   const truncated = result.truncated || (size !== undefined && size > maxBytes);

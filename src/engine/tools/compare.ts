@@ -89,7 +89,11 @@ export async function compareRevisions(context: ToolContext, args: CompareArgs):
         break;
       }
       budget -= body.length;
-      const entry: ComparedHunk = { oldRange: { startLine: hunk.oldStart, lines: hunk.oldLines }, newRange: { startLine: hunk.newStart, lines: hunk.newLines }, body };
+      const entry: ComparedHunk = {
+        oldRange: { startLine: hunk.oldStart, lines: hunk.oldLines },
+        newRange: { startLine: hunk.newStart, lines: hunk.newLines },
+        body,
+      };
       if (hunk.section) entry.section = hunk.section;
       hunks.push(entry);
     }
@@ -116,7 +120,10 @@ export async function compareRevisions(context: ToolContext, args: CompareArgs):
 
 /** Every changed file with its line counts, in git's order (renames detected). */
 async function changedFiles(context: ToolContext, repo: ServedRepository, base: string, head: string): Promise<ChangedFile[]> {
-  const result = await git(context, repo, ['diff', '--no-color', '--no-ext-diff', '--numstat', '-z', '-M', base, head, '--'], { maxOutputBytes: 16 * 1024 * 1024, timeoutMs: 20_000 });
+  const result = await git(context, repo, ['diff', '--no-color', '--no-ext-diff', '--numstat', '-z', '-M', base, head, '--'], {
+    maxOutputBytes: 16 * 1024 * 1024,
+    timeoutMs: 20_000,
+  });
   const fields = result.stdout.split('\0');
   const files: ChangedFile[] = [];
   for (let i = 0; i < fields.length; i++) {
@@ -153,11 +160,15 @@ function renderComparison(comparison: Comparison, changed: readonly ChangedFile[
   const heading =
     comparison.totalModified === 0
       ? `${comparison.base} and ${comparison.head} of ${comparison.repository} have the same files.`
-      : `${comparison.repository}: ${comparison.base}…${comparison.head} changes ${plural(comparison.totalModified, 'file')} (+${comparison.totalAdded} −${comparison.totalDeleted}); files ${offset + 1}–${offset + comparison.files.length}:`;
+      : `${comparison.repository}: ${comparison.base}…${comparison.head} changes ${plural(comparison.totalModified, 'file')} ` +
+        `(+${comparison.totalAdded} −${comparison.totalDeleted}); files ${offset + 1}–${offset + comparison.files.length}:`;
   const sections = comparison.files.map((file) => {
     const source = changed.find((candidate) => candidate.path === file.path);
     const label = source?.binary ? ' (binary)' : source?.oldPath ? ` (renamed from ${source.oldPath})` : '';
-    const hunks = (file.hunks ?? []).map((hunk) => `@@ -${hunk.oldRange.startLine},${hunk.oldRange.lines} +${hunk.newRange.startLine},${hunk.newRange.lines} @@${hunk.section ? ` ${hunk.section}` : ''}\n${hunk.body}`);
+    const hunks = (file.hunks ?? []).map(
+      (hunk) =>
+        `@@ -${hunk.oldRange.startLine},${hunk.oldRange.lines} +${hunk.newRange.startLine},${hunk.newRange.lines} @@${hunk.section ? ` ${hunk.section}` : ''}\n${hunk.body}`,
+    );
     return [`## ${file.path}${label} +${file.added} −${file.deleted}`, ...hunks].join('\n');
   });
   return [heading, ...sections].join('\n\n');

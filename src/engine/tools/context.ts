@@ -69,7 +69,9 @@ export async function git(
 export function explainGitError(error: unknown, repo: ServedRepository): unknown {
   if (!(error instanceof GitError)) return error;
   if (error.kind === 'timeout') {
-    return new ToolError(`Searching ${repo.name} took too long and was stopped: narrow the query (a repo: or file: filter, fewer or more specific terms, a simpler regular expression).`);
+    return new ToolError(
+      `Searching ${repo.name} took too long and was stopped: narrow the query (a repo: or file: filter, fewer or more specific terms, a simpler regular expression).`,
+    );
   }
   if (error.kind === 'output-limit') {
     return new ToolError(`The result from ${repo.name} was too large: narrow the request (a smaller range, a path, or a filter).`);
@@ -103,7 +105,9 @@ export function encodeCursor(value: Record<string, string | number>): string {
 }
 
 export function decodeCursor(cursor: string, what: string): Record<string, unknown> {
-  const invalid = new ToolError(`${echo(cursor)} is not a cursor of ${what}: pass the cursor value from a previous response unchanged, or leave it out to start at the beginning.`);
+  const invalid = new ToolError(
+    `${echo(cursor)} is not a cursor of ${what}: pass the cursor value from a previous response unchanged, or leave it out to start at the beginning.`,
+  );
   if (!/^[A-Za-z0-9_-]{1,400}$/.test(cursor)) throw invalid;
   try {
     const value: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));

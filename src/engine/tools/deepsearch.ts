@@ -62,7 +62,8 @@ export async function deepSearch(context: ToolContext, args: { question: string 
 
 function findQuestion(conversation: WireConversation, questionId: number): WireQuestion {
   const question = conversation.questions.find((candidate) => candidate.id === questionId);
-  if (!question) throw new ToolError(`Conversation ${conversation.id} no longer has question ${questionId}: it was changed or deleted while the answer was awaited.`);
+  if (!question)
+    throw new ToolError(`Conversation ${conversation.id} no longer has question ${questionId}: it was changed or deleted while the answer was awaited.`);
   return question;
 }
 
@@ -184,7 +185,8 @@ export async function deepSearchRead(context: ToolContext, args: DeepSearchReadA
   if (conversation.share_url !== undefined) result.link = conversation.share_url;
   const sections = questions.map((question, index) => {
     const heading = `## Question ${index + 1}: ${question.question}`;
-    if (question.status === 'processing' || question.status === 'pending') return `${heading}\n\n(Still being answered: read the conversation again in a little while.)`;
+    if (question.status === 'processing' || question.status === 'pending')
+      return `${heading}\n\n(Still being answered: read the conversation again in a little while.)`;
     if (question.error) return `${heading}\n\nNo answer: ${question.error.title} (${question.error.kind}): ${question.error.message}`;
     return `${heading}\n\n${question.title ? `### ${question.title}\n\n` : ''}${question.answer ?? '(No answer was recorded.)'}`;
   });

@@ -84,9 +84,21 @@ export async function diffSearch(
       context,
       repo,
       [
-        'log', '--no-color', '--no-ext-diff', '--no-renames', '-p', '--unified=2', `--max-count=${COMMITS_SCANNED}`,
-        '--format=%x1e%H%x00%an%x00%aI%x00%s', '-i', `-G${regex ? pattern : escapeExtended(pattern)}`,
-        ...(authors.length > 0 ? ['-F', ...authors.map((author) => `--author=${author}`)] : []), ...dates, '--end-of-options', ...starts, '--',
+        'log',
+        '--no-color',
+        '--no-ext-diff',
+        '--no-renames',
+        '-p',
+        '--unified=2',
+        `--max-count=${COMMITS_SCANNED}`,
+        '--format=%x1e%H%x00%an%x00%aI%x00%s',
+        '-i',
+        `-G${regex ? pattern : escapeExtended(pattern)}`,
+        ...(authors.length > 0 ? ['-F', ...authors.map((author) => `--author=${author}`)] : []),
+        ...dates,
+        '--end-of-options',
+        ...starts,
+        '--',
       ],
       { maxOutputBytes: 8 * 1024 * 1024, onOutputLimit: 'truncate', timeoutMs: 20_000 },
     ).catch((error: unknown) => {
@@ -101,7 +113,16 @@ export async function diffSearch(
       if (!hash || !/^[0-9a-f]{40,64}$/.test(hash) || headerEnd < 0) continue;
       for (const file of parsePatch(record.slice(headerEnd + 1))) {
         for (const hunk of file.hunks) {
-          candidates.push({ repo, commit: hash, authorName: authorName ?? '', date: date ?? '', message: message ?? '', oldPath: file.oldPath, newPath: file.newPath, hunk });
+          candidates.push({
+            repo,
+            commit: hash,
+            authorName: authorName ?? '',
+            date: date ?? '',
+            message: message ?? '',
+            oldPath: file.oldPath,
+            newPath: file.newPath,
+            hunk,
+          });
         }
       }
     }
@@ -123,7 +144,11 @@ export async function diffSearch(
     revisions.length > 0 ? `rev:(${revisions.map((revision) => JSON.stringify(revision)).join(' OR ')})` : '',
     'type:diff',
     addedOnly ? 'select:commit.diff.added' : removedOnly ? 'select:commit.diff.removed' : '',
-    authors.length === 1 ? `author:${JSON.stringify(authors[0])}` : authors.length > 1 ? `author:(${authors.map((author) => JSON.stringify(author)).join(' OR ')})` : '',
+    authors.length === 1
+      ? `author:${JSON.stringify(authors[0])}`
+      : authors.length > 1
+        ? `author:(${authors.map((author) => JSON.stringify(author)).join(' OR ')})`
+        : '',
     args.after ? `after:${JSON.stringify(args.after)}` : '',
     args.before ? `before:${JSON.stringify(args.before)}` : '',
     regex ? 'patterntype:regexp' : '',
@@ -132,8 +157,12 @@ export async function diffSearch(
   ]
     .filter((part) => part !== '')
     .join(' ');
-  if (limitHit) notes.push(`Not every matching change is shown: narrow with after/before, ${authorsArgument} or fewer repos, or raise count (up to ${limits.max}).`);
-  const heading = results.length === 0 ? `No ${addedOnly ? 'added' : removedOnly ? 'removed' : 'changed'} line matches (${query}).` : `${plural(results.length, 'matching hunk')} (${query}), newest first:`;
+  if (limitHit)
+    notes.push(`Not every matching change is shown: narrow with after/before, ${authorsArgument} or fewer repos, or raise count (up to ${limits.max}).`);
+  const heading =
+    results.length === 0
+      ? `No ${addedOnly ? 'added' : removedOnly ? 'removed' : 'changed'} line matches (${query}).`
+      : `${plural(results.length, 'matching hunk')} (${query}), newest first:`;
   const body = results.map((result) => `### ${result.repository}@${result.commit.slice(0, 10)} by ${result.authorName}: ${result.message}\n${result.diffHunk}`);
   return { text: [heading, ...body].join('\n\n'), structured: { query, results, totalCount: matched.length, limitHit }, notes };
 }
@@ -157,7 +186,11 @@ async function locateMatches(
   const results: Array<{ candidate: Candidate; ranges: MatchRange[]; text: string }> = [];
   for (const candidate of candidates) {
     const { hunk } = candidate;
-    const header = [`--- ${candidate.oldPath ? `a/${candidate.oldPath}` : '/dev/null'}`, `+++ ${candidate.newPath ? `b/${candidate.newPath}` : '/dev/null'}`, hunkHeader(hunk)];
+    const header = [
+      `--- ${candidate.oldPath ? `a/${candidate.oldPath}` : '/dev/null'}`,
+      `+++ ${candidate.newPath ? `b/${candidate.newPath}` : '/dev/null'}`,
+      hunkHeader(hunk),
+    ];
     const shown = hunk.lines.slice(0, HUNK_LINES_MAX);
     const ranges: MatchRange[] = [];
     shown.forEach((line, index) => {

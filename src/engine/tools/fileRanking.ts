@@ -67,7 +67,8 @@ export async function rankFiles(context: ToolContext, query: ParsedQuery, terms:
       context.signal,
     );
     // Files past the index budget (or the whole tree, without an index) are counted here.
-    const counted = index && inIndex && index.unread.length === 0 ? undefined : await countTerms(context, target, terms, notes, index && inIndex ? index.unread : undefined);
+    const counted =
+      index && inIndex && index.unread.length === 0 ? undefined : await countTerms(context, target, terms, notes, index && inIndex ? index.unread : undefined);
     const fileCounts = terms.map((_, at) => (inIndex?.[at] ?? 0) + (counted?.[at]?.size ?? 0));
     terms.forEach((term, at) => addFrequency(term.text, fileCounts[at] ?? 0));
     const selecting = candidateTerms(fileCounts, common);
@@ -137,10 +138,23 @@ async function waitForIndexes(context: ToolContext, targets: readonly SearchTarg
 const COMMON_TERM_SHARE = 0.1;
 
 /** Matching lines per file of each term in the target (or in `files` only), counted exactly. */
-async function countTerms(context: ToolContext, target: SearchTarget, terms: readonly SearchTermSpec[], notes: string[], files?: readonly string[]): Promise<Array<FileCounts>> {
+async function countTerms(
+  context: ToolContext,
+  target: SearchTarget,
+  terms: readonly SearchTermSpec[],
+  notes: string[],
+  files?: readonly string[],
+): Promise<Array<FileCounts>> {
   const counts: Array<FileCounts> = [];
   for (const term of terms) {
-    const result = await grepTarget(context, target, { patterns: [term.text], syntax: 'fixed', caseSensitive: false, linesPerFile: 0, what: `The term ${echo(term.text)}`, ...(files ? { files } : {}) });
+    const result = await grepTarget(context, target, {
+      patterns: [term.text],
+      syntax: 'fixed',
+      caseSensitive: false,
+      linesPerFile: 0,
+      what: `The term ${echo(term.text)}`,
+      ...(files ? { files } : {}),
+    });
     if (result.truncated) notes.push(`"${term.text}" matches too much in ${target.repo.name}; not every file was counted.`);
     counts.push(result.counts);
   }
@@ -148,7 +162,13 @@ async function countTerms(context: ToolContext, target: SearchTarget, terms: rea
 }
 
 /** The candidates among the counted files (those holding a `selecting` term), with their counts per term. */
-function documentsOf(target: SearchTarget, terms: readonly SearchTermSpec[], counts: ReadonlyArray<FileCounts>, selecting: readonly number[], tree: TreeListing): Map<string, Document> {
+function documentsOf(
+  target: SearchTarget,
+  terms: readonly SearchTermSpec[],
+  counts: ReadonlyArray<FileCounts>,
+  selecting: readonly number[],
+  tree: TreeListing,
+): Map<string, Document> {
   const documents = new Map<string, Document>();
   for (const selected of selecting) {
     for (const path of counts[selected]?.keys() ?? []) {

@@ -35,11 +35,15 @@ export async function readFile(context: ToolContext, args: ReadFileArgs): Promis
   }
   const { revision, commit } = await resolveRevision(context, repo, args.revision);
   const entry = await resolveEntry(context, repo, commit, path, revision);
-  if (entry.type === 'tree') throw new ToolError(`${entry.path || 'The root'} in ${repo.name} is a directory: list it with sg_list_files, then read one of its files.`);
+  if (entry.type === 'tree')
+    throw new ToolError(`${entry.path || 'The root'} in ${repo.name} is a directory: list it with sg_list_files, then read one of its files.`);
   if (entry.type === 'commit') throw new ToolError(`${entry.path} in ${repo.name} is a git submodule (another repository), so it has no content here.`);
   const ranged = startLine !== undefined || endLine !== undefined;
   if (!ranged && entry.size > RANGE_READ_MAX_BYTES) {
-    throw new ToolError(`${entry.path} is ${formatSize(entry.size)}, over the ${formatSize(READ_LIMIT_BYTES)} limit: read it in ranges with startLine/endLine (only its first ${formatSize(RANGE_READ_MAX_BYTES)} can be reached).`);
+    throw new ToolError(
+      `${entry.path} is ${formatSize(entry.size)}, over the ${formatSize(READ_LIMIT_BYTES)} limit: read it in ranges with ` +
+        `startLine/endLine (only its first ${formatSize(RANGE_READ_MAX_BYTES)} can be reached).`,
+    );
   }
   const blob = await readBlobText(context, repo, entry.oid, entry.size, RANGE_READ_MAX_BYTES);
   if (blob.binary) throw new ToolError(`${entry.path} is a binary file (${formatSize(entry.size)}), so it cannot be shown as text.`);
@@ -58,8 +62,13 @@ export async function readFile(context: ToolContext, args: ReadFileArgs): Promis
     return { text: '(empty file)', structured: { content: '' } };
   }
   if (first > lines.length) {
-    if (blob.truncated) throw new ToolError(`${entry.path} is ${formatSize(entry.size)}; only its first ${plural(lines.length, 'line')} (${formatSize(RANGE_READ_MAX_BYTES)}) can be read here.`);
-    throw new ToolError(`startLine ${first} is past the end of ${entry.path}, which has ${plural(lines.length, 'line')}: pass a startLine between 1 and ${lines.length}.`);
+    if (blob.truncated)
+      throw new ToolError(
+        `${entry.path} is ${formatSize(entry.size)}; only its first ${plural(lines.length, 'line')} (${formatSize(RANGE_READ_MAX_BYTES)}) can be read here.`,
+      );
+    throw new ToolError(
+      `startLine ${first} is past the end of ${entry.path}, which has ${plural(lines.length, 'line')}: pass a startLine between 1 and ${lines.length}.`,
+    );
   }
   const last = Math.min(endLine ?? lines.length, lines.length);
   const numbered = lines.slice(first - 1, last).map((line, index) => `${first + index}: ${line}`);
@@ -67,7 +76,10 @@ export async function readFile(context: ToolContext, args: ReadFileArgs): Promis
   const bytes = Buffer.byteLength(content, 'utf8');
   if (bytes > READ_LIMIT_BYTES) {
     const fit = Math.max(1, Math.floor((last - first + 1) * (READ_LIMIT_BYTES / bytes) * 0.9));
-    throw new ToolError(`Lines ${first}–${last} of ${entry.path} are ${formatSize(bytes)}, over the ${formatSize(READ_LIMIT_BYTES)} limit: read a smaller range (about ${fit} lines, e.g. startLine ${first}, endLine ${first + fit - 1}).`);
+    throw new ToolError(
+      `Lines ${first}–${last} of ${entry.path} are ${formatSize(bytes)}, over the ${formatSize(READ_LIMIT_BYTES)} limit: read a ` +
+        `smaller range (about ${fit} lines, e.g. startLine ${first}, endLine ${first + fit - 1}).`,
+    );
   }
   const notes: string[] = [];
   if (entry.path !== path) notes.push(`${path} is a symbolic link; this is ${entry.path}.`);

@@ -60,7 +60,11 @@ export async function grepTarget(context: ToolContext, target: SearchTarget, opt
   if (!indexes?.isBuilding(target)) return grepUnindexed(context, target, options, syntax);
   // While the index builds, the repository's searches take turns without it: greps piling up would
   // starve the build that makes them unnecessary. Those that waited may find it ready.
-  return indexes.takingTurns(target, context.signal, async () => (await grepIndex(context, target, options, syntax, false)) ?? grepUnindexed(context, target, options, syntax));
+  return indexes.takingTurns(
+    target,
+    context.signal,
+    async () => (await grepIndex(context, target, options, syntax, false)) ?? grepUnindexed(context, target, options, syntax),
+  );
 }
 
 /**
@@ -83,7 +87,12 @@ async function grepUnindexed(context: ToolContext, target: SearchTarget, options
  * saves); undefined otherwise. PCRE patterns wait until git has shown it has PCRE (without it, git
  * runs them as ERE, whose literals may differ).
  */
-async function narrowedByFilter(context: ToolContext, target: SearchTarget, options: GrepOptions, syntax: GrepOptions['syntax']): Promise<GrepOptions | undefined> {
+async function narrowedByFilter(
+  context: ToolContext,
+  target: SearchTarget,
+  options: GrepOptions,
+  syntax: GrepOptions['syntax'],
+): Promise<GrepOptions | undefined> {
   if (syntax === 'perl' && context.pcre.available !== true) return undefined;
   const filter = await context.searchIndexes?.filterFor(target.repo, target.commit);
   if (!filter) return undefined;
@@ -106,11 +115,20 @@ async function gitGrep(context: ToolContext, target: SearchTarget, options: Grep
       return runGrep(context, target, options, 'extended');
     }
     if (error instanceof GitError && error.kind === 'exit') {
-      const detail = error.stderr.split('\n').find((line) => line.trim() !== '')?.replace(/^fatal:\s*/, '').trim() ?? '';
+      const detail =
+        error.stderr
+          .split('\n')
+          .find((line) => line.trim() !== '')
+          ?.replace(/^fatal:\s*/, '')
+          .trim() ?? '';
       if (/match limit|resource limit|depth limit|heap limit|pcre2?_.*(exceed|limit)/i.test(detail)) {
-        throw new ToolError(`${options.what} needs too much backtracking and was stopped: simplify it (avoid nested repetition such as (a+)+, or use plain terms).`);
+        throw new ToolError(
+          `${options.what} needs too much backtracking and was stopped: simplify it (avoid nested repetition such as (a+)+, or use plain terms).`,
+        );
       }
-      throw new ToolError(`${options.what} could not be searched (${detail.slice(0, 200)}): fix the regular expression, or search for plain terms or a "quoted phrase".`);
+      throw new ToolError(
+        `${options.what} could not be searched (${detail.slice(0, 200)}): fix the regular expression, or search for plain terms or a "quoted phrase".`,
+      );
     }
     throw explainGitError(error, target.repo);
   }
@@ -121,7 +139,13 @@ async function gitGrep(context: ToolContext, target: SearchTarget, options: Grep
  * pattern or pathspec the index cannot promise git's result for, or a scan over its time limit.
  * PCRE patterns wait until git has shown it has PCRE: without it, git would run them as ERE.
  */
-async function grepIndex(context: ToolContext, target: SearchTarget, options: GrepOptions, syntax: GrepOptions['syntax'], build: boolean): Promise<GrepResult | undefined> {
+async function grepIndex(
+  context: ToolContext,
+  target: SearchTarget,
+  options: GrepOptions,
+  syntax: GrepOptions['syntax'],
+  build: boolean,
+): Promise<GrepResult | undefined> {
   const index = context.searchIndexes?.lookup(target, build);
   if (!index || (syntax === 'perl' && context.pcre.available !== true)) return undefined;
   const matcher = lineMatcher(options.patterns, syntax, options.caseSensitive, options.wholeWord ?? false);
@@ -182,7 +206,8 @@ async function grepRipgrep(context: ToolContext, target: SearchTarget, options: 
  * at once without it and finds nothing with it. Inconclusive answers leave it unknown.
  */
 async function probePcre(context: ToolContext, target: SearchTarget): Promise<void> {
-  const emptyTree = target.commit.length === 64 ? '6ef19b41225c5369f1c104d45d8d85efa9b057b53b14b4b9b939dd74decc5321' : '4b825dc642cb6eb9a060e54bf8d69288fbee4904';
+  const emptyTree =
+    target.commit.length === 64 ? '6ef19b41225c5369f1c104d45d8d85efa9b057b53b14b4b9b939dd74decc5321' : '4b825dc642cb6eb9a060e54bf8d69288fbee4904';
   try {
     const result = await git(context, target.repo, ['grep', '-q', '-P', '-e', 'x', emptyTree, '--'], { okExitCodes: [1] });
     if (result.exitCode === 1) context.pcre.available = true;
@@ -227,7 +252,13 @@ async function runGrep(context: ToolContext, target: SearchTarget, options: Grep
   return merged;
 }
 
-async function runGrepOnce(context: ToolContext, target: SearchTarget, options: GrepOptions, syntax: GrepOptions['syntax'], pathspecs: readonly string[]): Promise<{ result: GrepResult; outputBytes: number }> {
+async function runGrepOnce(
+  context: ToolContext,
+  target: SearchTarget,
+  options: GrepOptions,
+  syntax: GrepOptions['syntax'],
+  pathspecs: readonly string[],
+): Promise<{ result: GrepResult; outputBytes: number }> {
   const flag = syntax === 'fixed' ? '-F' : syntax === 'perl' ? '-P' : '-E';
   const keep = options.linesPerFile ?? DEFAULT_LINES_PER_FILE;
   const counting = keep === 0;

@@ -56,11 +56,19 @@ export function escapeExtended(text: string): string {
 /** Reads a `git log` failure: a bad regular expression is the caller's to fix. */
 export function explainLogError(error: unknown, repo: ServedRepository, what: string): unknown {
   if (error instanceof GitError && error.kind === 'exit') {
-    const detail = error.stderr.split('\n').find((line) => line.trim() !== '')?.replace(/^fatal:\s*/, '').trim() ?? error.message;
+    const detail =
+      error.stderr
+        .split('\n')
+        .find((line) => line.trim() !== '')
+        ?.replace(/^fatal:\s*/, '')
+        .trim() ?? error.message;
     if (/regex|regular expression|unmatched|invalid|brace|parenthes|repetition/i.test(detail)) {
-      return new ToolError(`${what} is not a valid regular expression (${detail.slice(0, 200)}): fix it, or leave useRegex off to search for the literal text.`);
+      return new ToolError(
+        `${what} is not a valid regular expression (${detail.slice(0, 200)}): fix it, or leave useRegex off to search for the literal text.`,
+      );
     }
-    if (/outside repository|pathspec/i.test(detail)) return new ToolError(`files: ${detail.slice(0, 200)}: pass paths inside the repository, such as src/ or src/**/*.ts.`);
+    if (/outside repository|pathspec/i.test(detail))
+      return new ToolError(`files: ${detail.slice(0, 200)}: pass paths inside the repository, such as src/ or src/**/*.ts.`);
   }
   return explainGitError(error, repo);
 }
@@ -77,7 +85,12 @@ export function checkRevisions(values: readonly string[] | undefined, argument =
  * revisions that exist there. A repository with none is skipped with a note; when no repository
  * has any of them, the caller hears which exist.
  */
-export async function historyStarts(context: ToolContext, repos: readonly ServedRepository[], revisions: readonly string[], notes: string[]): Promise<Map<ServedRepository, string[]>> {
+export async function historyStarts(
+  context: ToolContext,
+  repos: readonly ServedRepository[],
+  revisions: readonly string[],
+  notes: string[],
+): Promise<Map<ServedRepository, string[]>> {
   const starts = new Map<ServedRepository, string[]>();
   const missing: string[] = [];
   for (const repo of repos) {
@@ -99,10 +112,13 @@ export async function historyStarts(context: ToolContext, repos: readonly Served
       }
     }
     if (commits.length > 0) starts.set(repo, [...new Set(commits)]);
-    if (absent.length > 0) notes.push(`${repo.name} has no ${absent.map((revision) => JSON.stringify(revision)).join(', ')}${commits.length === 0 ? ' and was skipped' : ''}.`);
+    if (absent.length > 0)
+      notes.push(`${repo.name} has no ${absent.map((revision) => JSON.stringify(revision)).join(', ')}${commits.length === 0 ? ' and was skipped' : ''}.`);
   }
   if (revisions.length > 0 && starts.size === 0) {
-    throw new ToolError(repos.length === 1 && missing[0] ? missing[0] : `None of revisions (${revisions.join(', ')}) exists in the repositories searched: ${missing.join(' ')}`);
+    throw new ToolError(
+      repos.length === 1 && missing[0] ? missing[0] : `None of revisions (${revisions.join(', ')}) exists in the repositories searched: ${missing.join(' ')}`,
+    );
   }
   return starts;
 }
@@ -155,7 +171,10 @@ export async function commitSearch(
   const commits = found.slice(0, count);
   const query = describeCommitQuery(repos, revisions, messageTerms, authors, contentTerms, files, args, count);
   const lines = commits.map((commit) => `- ${commit.repository}@${commit.commit.slice(0, 10)} ${commit.date} ${commit.author}: ${commit.title}`);
-  const heading = commits.length === 0 ? `No commit matches (${query}). Widen the dates, drop a filter, or check the author's spelling.` : `${plural(commits.length, 'commit')} (${query}), newest first:`;
+  const heading =
+    commits.length === 0
+      ? `No commit matches (${query}). Widen the dates, drop a filter, or check the author's spelling.`
+      : `${plural(commits.length, 'commit')} (${query}), newest first:`;
   if (limitHit) notes.push(`There are more matching commits: raise count (up to ${limits.max}) or narrow the search.`);
   return { text: [heading, ...lines].join('\n'), structured: { query, totalCount: commits.length, commits, limitHit }, notes };
 }
@@ -219,10 +238,15 @@ export interface ContributorRepository {
  * Repositories whose default branch has commits by any of the authors (name or e-mail,
  * case-insensitive part). `argument` is what the caller's generation calls the authors.
  */
-export async function contributorRepos(context: ToolContext, args: ContributorArgs, argument = 'authors'): Promise<ToolOutput<{ repositories: ContributorRepository[] }>> {
+export async function contributorRepos(
+  context: ToolContext,
+  args: ContributorArgs,
+  argument = 'authors',
+): Promise<ToolOutput<{ repositories: ContributorRepository[] }>> {
   const authors = checkTerms(args.authors, argument).map((author) => checkAuthor(author, argument));
   if (authors.length === 0) throw new ToolError(`${argument} is empty: pass a name or e-mail address, or part of one.`);
-  if (authors.length > MAX_CONTRIBUTOR_AUTHORS) throw new ToolError(`${argument} has ${authors.length} entries; the limit is ${MAX_CONTRIBUTOR_AUTHORS}: ask for the others in another call.`);
+  if (authors.length > MAX_CONTRIBUTOR_AUTHORS)
+    throw new ToolError(`${argument} has ${authors.length} entries; the limit is ${MAX_CONTRIBUTOR_AUTHORS}: ask for the others in another call.`);
   const who = authors.map(echo).join(' or ');
   const limit = integerArgument('limit', args.limit, 20, 1, 100);
   const minCommits = integerArgument('minCommits', args.minCommits, 1, 1, Number.MAX_SAFE_INTEGER);
@@ -231,18 +255,28 @@ export async function contributorRepos(context: ToolContext, args: ContributorAr
   for (const repo of context.repositories) {
     const head = await resolveRevision(context, repo, undefined).catch(() => undefined);
     if (!head) continue;
-    const result = await git(context, repo, ['log', '--no-color', '-i', '-F', ...authors.map((author) => `--author=${author}`), '--format=%aI', '--end-of-options', head.commit, '--'], {
-      maxOutputBytes: 4 * 1024 * 1024,
-      onOutputLimit: 'truncate',
-      timeoutMs: 20_000,
-    });
+    const result = await git(
+      context,
+      repo,
+      ['log', '--no-color', '-i', '-F', ...authors.map((author) => `--author=${author}`), '--format=%aI', '--end-of-options', head.commit, '--'],
+      {
+        maxOutputBytes: 4 * 1024 * 1024,
+        onOutputLimit: 'truncate',
+        timeoutMs: 20_000,
+      },
+    );
     const dates = result.stdout.split('\n').filter((line) => line.trim() !== '');
     if (result.truncated) notes.push(`${repo.name}: more commits than could be counted; the count is a lower bound.`);
     if (dates.length < minCommits) continue;
     const latest = dates.reduce((best, date) => (Date.parse(date) > Date.parse(best) ? date : best), dates[0] ?? '');
     found.push({ repoName: repo.name, repoCommitCount: dates.length, repoMostRecentCommitDate: latest });
   }
-  found.sort((a, b) => b.repoCommitCount - a.repoCommitCount || Date.parse(b.repoMostRecentCommitDate) - Date.parse(a.repoMostRecentCommitDate) || a.repoName.localeCompare(b.repoName));
+  found.sort(
+    (a, b) =>
+      b.repoCommitCount - a.repoCommitCount ||
+      Date.parse(b.repoMostRecentCommitDate) - Date.parse(a.repoMostRecentCommitDate) ||
+      a.repoName.localeCompare(b.repoName),
+  );
   const repositories = found.slice(0, limit);
   if (found.length > repositories.length) notes.push(`${found.length - repositories.length} more repositories are not shown: raise limit (up to 100).`);
   const lines = repositories.map((repo) => `- ${repo.repoName}: ${plural(repo.repoCommitCount, 'commit')}, latest ${repo.repoMostRecentCommitDate}`);

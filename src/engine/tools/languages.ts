@@ -28,8 +28,20 @@ const EXTENSIONS: Readonly<Record<string, readonly string[]>> = {
   text: ['txt'],
 };
 const LANGUAGE_ALIASES: Readonly<Record<string, string>> = {
-  ts: 'typescript', js: 'javascript', py: 'python', golang: 'go', rs: 'rust', cpp: 'c++', cs: 'csharp', 'c#': 'csharp',
-  rb: 'ruby', bash: 'shell', sh: 'shell', kt: 'kotlin', md: 'markdown', yml: 'yaml',
+  ts: 'typescript',
+  js: 'javascript',
+  py: 'python',
+  golang: 'go',
+  rs: 'rust',
+  cpp: 'c++',
+  cs: 'csharp',
+  'c#': 'csharp',
+  rb: 'ruby',
+  bash: 'shell',
+  sh: 'shell',
+  kt: 'kotlin',
+  md: 'markdown',
+  yml: 'yaml',
 };
 
 /** Extensions of a `lang:` value, or undefined when the language is unknown. */

@@ -35,13 +35,18 @@ function checkSymbol(symbol: string): string {
   const cleaned = symbol.trim().replace(/\(\s*\)$/, '');
   const last = cleaned.split(/\.|::|#|->/).pop() ?? '';
   if (!/^[A-Za-z_$][A-Za-z0-9_$]*$/.test(last) || last.length > 200) {
-    throw new ToolError(`symbol ${echo(symbol)} is not an identifier: pass a single name such as handleSearch or MyClass (for a method, just the method name).`);
+    throw new ToolError(
+      `symbol ${echo(symbol)} is not an identifier: pass a single name such as handleSearch or MyClass (for a method, just the method name).`,
+    );
   }
   return last;
 }
 
 /** Where the symbol is used or defined, checked to exist, and every repository to search from there. */
-async function navigationTargets(context: ToolContext, args: NavigationArgs): Promise<{ origin: SearchTarget; path: string; targets: SearchTarget[]; notes: string[] }> {
+async function navigationTargets(
+  context: ToolContext,
+  args: NavigationArgs,
+): Promise<{ origin: SearchTarget; path: string; targets: SearchTarget[]; notes: string[] }> {
   const repo = findRepository(context, args.repo);
   const path = normalizeRepoPath(args.path);
   if (path === '') throw new ToolError('path is empty: pass the file where the symbol appears, such as src/app.ts.');
@@ -60,7 +65,12 @@ async function navigationTargets(context: ToolContext, args: NavigationArgs): Pr
 }
 
 /** Definitions of `symbol` in the given languages across the targets. */
-async function findDefinitions(context: ToolContext, targets: readonly SearchTarget[], symbol: string, languages: readonly NavigationLanguage[]): Promise<Definition[]> {
+async function findDefinitions(
+  context: ToolContext,
+  targets: readonly SearchTarget[],
+  symbol: string,
+  languages: readonly NavigationLanguage[],
+): Promise<Definition[]> {
   const escaped = escapeIdentifier(symbol);
   const found: Definition[] = [];
   for (const target of targets) {
@@ -95,9 +105,14 @@ export async function goToDefinition(context: ToolContext, args: NavigationArgs)
   const definitions = await findDefinitions(context, targets, symbol, NAVIGATION_LANGUAGES);
   const rank = (definition: Definition): number =>
     (sameRepo(definition.target, origin) ? 0 : 4) + (definition.path === path ? 0 : 2) + (definition.language === usageLanguage ? 0 : 1);
-  definitions.sort((a, b) => rank(a) - rank(b) || a.target.repo.name.localeCompare(b.target.repo.name) || a.path.localeCompare(b.path) || a.line.line - b.line.line);
+  definitions.sort(
+    (a, b) => rank(a) - rank(b) || a.target.repo.name.localeCompare(b.target.repo.name) || a.path.localeCompare(b.path) || a.line.line - b.line.line,
+  );
   // A definition in the usage's language wins over same-named ones elsewhere.
-  const preferred = usageLanguage && definitions.some((definition) => definition.language === usageLanguage) ? definitions.filter((definition) => definition.language === usageLanguage) : definitions;
+  const preferred =
+    usageLanguage && definitions.some((definition) => definition.language === usageLanguage)
+      ? definitions.filter((definition) => definition.language === usageLanguage)
+      : definitions;
   const shown = preferred.slice(0, MAX_DEFINITIONS);
   if (preferred.length > shown.length) notes.push(`${preferred.length - shown.length} more definitions are not shown.`);
   const blocks: FileBlock[] = [];
@@ -115,7 +130,10 @@ export async function goToDefinition(context: ToolContext, args: NavigationArgs)
   if (blocks.length === 0) {
     const where = context.repositories.length > 1 ? `any of the ${context.repositories.length} repositories` : origin.repo.name;
     return {
-      text: `Symbol not found: no definition of ${symbol} in ${where} (searched ${NAVIGATION_LANGUAGES.map((language) => language.label).join(', ')}). Check the spelling, or try sg_keyword_search for ${symbol}.`,
+      text:
+        `Symbol not found: no definition of ${symbol} in ${where} (searched ` +
+        `${NAVIGATION_LANGUAGES.map((language) => language.label).join(', ')}). Check the spelling, or try sg_keyword_search for ` +
+        `${symbol}.`,
       structured: { fileBlocks: [] },
       notes,
     };
@@ -131,7 +149,11 @@ export interface ReferencesArgs extends NavigationArgs {
 /** References returned when 2026's `limit` is left out. */
 export const REFERENCES_DEFAULT_2026 = 10;
 
-export async function findReferences(context: ToolContext, args: ReferencesArgs, defaultLimit = MAX_REFERENCES): Promise<ToolOutput<{ fileBlocks: FileBlock[] }>> {
+export async function findReferences(
+  context: ToolContext,
+  args: ReferencesArgs,
+  defaultLimit = MAX_REFERENCES,
+): Promise<ToolOutput<{ fileBlocks: FileBlock[] }>> {
   const symbol = checkSymbol(args.symbol);
   const limit = integerArgument('limit', args.limit, defaultLimit, 1, MAX_REFERENCES);
   const { path, targets, notes } = await navigationTargets(context, args);
@@ -159,7 +181,9 @@ export async function findReferences(context: ToolContext, args: ReferencesArgs,
       if (kept.length > 0) references.push({ target, path: file, lines: kept });
     }
   }
-  references.sort((a, b) => orderOf(a.target.repo, targets) - orderOf(b.target.repo, targets) || (a.path === path ? -1 : b.path === path ? 1 : a.path.localeCompare(b.path)));
+  references.sort(
+    (a, b) => orderOf(a.target.repo, targets) - orderOf(b.target.repo, targets) || (a.path === path ? -1 : b.path === path ? 1 : a.path.localeCompare(b.path)),
+  );
   const blocks: FileBlock[] = [];
   for (const reference of references) {
     if (blocks.length === MAX_REFERENCE_FILES || total >= limit) {
@@ -191,7 +215,12 @@ export async function findReferences(context: ToolContext, args: ReferencesArgs,
 }
 
 /** Every whole-word use of the symbol in the targets, its definitions' lines left out: exact counts. */
-async function countReferences(context: ToolContext, targets: readonly SearchTarget[], counting: GrepOptions, definitionKeys: ReadonlySet<string>): Promise<{ references: number; files: number }> {
+async function countReferences(
+  context: ToolContext,
+  targets: readonly SearchTarget[],
+  counting: GrepOptions,
+  definitionKeys: ReadonlySet<string>,
+): Promise<{ references: number; files: number }> {
   const definitionsPerFile = new Map<string, number>();
   for (const key of definitionKeys) {
     const file = key.slice(0, key.lastIndexOf('\0'));

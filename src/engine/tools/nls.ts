@@ -46,7 +46,9 @@ function rankedFiles(files: readonly ReadFile[], spans: readonly AnswerSpan[]): 
     byFile.set(span.file, list);
   }
   const unranked = files.filter((file) => !byFile.has(file)).sort((a, b) => b.fileScore - a.fileScore);
-  return [...byFile.entries(), ...unranked.map((file): [ReadFile, AnswerSpan[]] => [file, []])].slice(0, MAX_FILES).map(([file, fileSpans]) => ({ file, spans: fileSpans }));
+  return [...byFile.entries(), ...unranked.map((file): [ReadFile, AnswerSpan[]] => [file, []])]
+    .slice(0, MAX_FILES)
+    .map(([file, fileSpans]) => ({ file, spans: fileSpans }));
 }
 
 /** A file's block: a chunk around each span's best line, in file order. */

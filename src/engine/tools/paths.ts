@@ -18,7 +18,10 @@ export function findRepository(context: ToolContext, name: string): ServedReposi
   const { repositories } = context;
   const exact = repositories.find((repo) => repo.name === wanted);
   if (exact) return exact;
-  const lower = wanted.toLowerCase().replace(/^https?:\/\//, '').replace(/\.git$/, '');
+  const lower = wanted
+    .toLowerCase()
+    .replace(/^https?:\/\//, '')
+    .replace(/\.git$/, '');
   const caseless = repositories.find((repo) => repo.name.toLowerCase() === lower);
   if (caseless) return caseless;
   const suffixed = repositories.filter((repo) => repo.name.toLowerCase().endsWith(`/${lower}`));
@@ -66,12 +69,14 @@ export function escapeRegExp(text: string): string {
 export function checkRevision(revision: string, argument = 'revision'): string {
   const value = revision.trim();
   if (value === '') throw new ToolError(`${argument} is empty: pass a branch, tag or commit hash, or leave it out for the default branch.`);
-  if (value.length > MAX_REVISION_LENGTH) throw new ToolError(`${argument} is longer than ${MAX_REVISION_LENGTH} characters: pass a branch, tag or commit hash.`);
+  if (value.length > MAX_REVISION_LENGTH)
+    throw new ToolError(`${argument} is longer than ${MAX_REVISION_LENGTH} characters: pass a branch, tag or commit hash.`);
   if (value.startsWith('-')) {
     throw new ToolError(`${argument} ${JSON.stringify(value.slice(0, 80))} starts with "-": revisions are branch, tag or commit names, never options.`);
   }
   if (/[\s\p{Cc}]/u.test(value)) throw new ToolError(`${argument} contains spaces or control characters: pass a branch, tag or commit hash.`);
-  if (value.includes('..')) throw new ToolError(`${argument} ${JSON.stringify(value)} is a range: pass a single revision (to compare two, use sg_compare_revisions).`);
+  if (value.includes('..'))
+    throw new ToolError(`${argument} ${JSON.stringify(value)} is a range: pass a single revision (to compare two, use sg_compare_revisions).`);
   if (/[:\\?*[]/.test(value)) throw new ToolError(`${argument} ${JSON.stringify(value)} contains : \\ ? * or [: pass a branch, tag or commit hash.`);
   return value;
 }
@@ -84,7 +89,12 @@ export interface ResolvedRevision {
 }
 
 /** The commit a revision names in `repo` (default HEAD), or an error listing what exists. */
-export async function resolveRevision(context: ToolContext, repo: ServedRepository, revision: string | undefined, argument = 'revision'): Promise<ResolvedRevision> {
+export async function resolveRevision(
+  context: ToolContext,
+  repo: ServedRepository,
+  revision: string | undefined,
+  argument = 'revision',
+): Promise<ResolvedRevision> {
   const wanted = revision === undefined || revision.trim() === '' ? 'HEAD' : checkRevision(revision, argument);
   const result = await git(context, repo, ['rev-parse', '--verify', '--quiet', '--end-of-options', `${wanted}^{commit}`], { okExitCodes: [0, 1, 128] });
   const commit = result.stdout.trim();
@@ -111,12 +121,14 @@ export function normalizeRepoPath(input: string, argument = 'path'): string {
   if (input.length > MAX_PATH_LENGTH) throw new ToolError(`${argument} is longer than ${MAX_PATH_LENGTH} characters.`);
   if (/\p{Cc}/u.test(input)) throw new ToolError(`${argument} contains control characters: pass a path such as src/index.ts.`);
   const trimmed = input.trim();
-  if (trimmed.includes('\\')) throw new ToolError(`${argument} ${JSON.stringify(trimmed)} contains a backslash: separate folders with "/", as in src/index.ts.`);
+  if (trimmed.includes('\\'))
+    throw new ToolError(`${argument} ${JSON.stringify(trimmed)} contains a backslash: separate folders with "/", as in src/index.ts.`);
   if (trimmed.startsWith('/') || /^[A-Za-z]:/.test(trimmed) || trimmed.startsWith('~')) {
     throw new ToolError(`${argument} ${JSON.stringify(trimmed)} is absolute: pass a path relative to the repository root, such as src/index.ts.`);
   }
   const segments = trimmed.split('/').filter((segment) => segment !== '' && segment !== '.');
-  if (segments.includes('..')) throw new ToolError(`${argument} ${JSON.stringify(trimmed)} contains "..": pass a path inside the repository, relative to its root.`);
+  if (segments.includes('..'))
+    throw new ToolError(`${argument} ${JSON.stringify(trimmed)} contains "..": pass a path inside the repository, relative to its root.`);
   return segments.join('/');
 }
 
@@ -176,7 +188,9 @@ export async function resolveEntry(context: ToolContext, repo: ServedRepository,
     const target = (await git(context, repo, ['cat-file', 'blob', link.oid], { maxOutputBytes: 8192, onOutputLimit: 'truncate' })).stdout;
     const destination = linkDestination(linkPath, target.trim());
     if (destination === undefined) {
-      throw new ToolError(`${linkPath} in ${repo.name} is a symbolic link that points outside the repository, so it cannot be read: pass a path to a file inside the repository.`);
+      throw new ToolError(
+        `${linkPath} in ${repo.name} is a symbolic link that points outside the repository, so it cannot be read: pass a path to a file inside the repository.`,
+      );
     }
     current = rest === '' ? destination : destination === '' ? rest : `${destination}/${rest}`;
   }

@@ -8,7 +8,9 @@ import { array, boolean, integer, object, optional, string, unknown, type Option
 
 const repo = string('Repository name as sg_list_repos returns it, e.g. "github.com/acme/app".');
 const revision = string('Branch, tag or commit hash (also e.g. main~2). Default: the default branch.');
-const query = string('Search query: terms, "quoted phrases", /regular expressions/, AND, OR, NOT, parentheses, and repo:, file:, rev:, lang:, case:, count: filters.');
+const query = string(
+  'Search query: terms, "quoted phrases", /regular expressions/, AND, OR, NOT, parentheses, and repo:, file:, rev:, lang:, case:, count: filters.',
+);
 
 export const readFileInput = object({
   repo,
@@ -34,9 +36,7 @@ export const listReposInput = object({
   after: optional(string(), 'endCursor of the previous page, to get the next page.'),
   before: optional(string(), 'startCursor of the current page, to get the previous page.'),
 });
-const repositoryList = array(
-  object({ name: string(), description: string(), private: boolean(), archived: boolean(), fork: boolean(), stars: integer() }),
-);
+const repositoryList = array(object({ name: string(), description: string(), private: boolean(), archived: boolean(), fork: boolean(), stars: integer() }));
 const pagination = object({
   totalCount: integer(),
   hasNextPage: boolean(),
@@ -89,7 +89,10 @@ const commitShape = {
 };
 export const commitSearchInput = object(commitShape);
 const revisions = (what: string): Optional<string[]> =>
-  optional(array(string()), `Branches, tags or commits whose history to search (any of them), e.g. ["main", "release-2.0"]. Default: the default branch. ${what}`);
+  optional(
+    array(string()),
+    `Branches, tags or commits whose history to search (any of them), e.g. ["main", "release-2.0"]. Default: the default branch. ${what}`,
+  );
 /** 2026's commit_search: revisions, and count at most 100. */
 export const commitSearchInput2026 = object({
   ...commitShape,
@@ -99,9 +102,7 @@ export const commitSearchInput2026 = object({
 export const commitSearchOutput = object({
   query: string(),
   totalCount: integer(),
-  commits: array(
-    object({ repository: string(), commit: string(), author: string(), date: string(), title: string(), message: string() }),
-  ),
+  commits: array(object({ repository: string(), commit: string(), author: string(), date: string(), title: string(), message: string() })),
   limitHit: boolean(),
 });
 
@@ -197,10 +198,7 @@ export const deepSearchOutput = object({
   title: optional(string(), 'Short title of the answer.'),
   link: optional(string(), 'Where the conversation can be read.'),
   suggested_followups: optional(array(string()), 'Follow-up questions worth asking next.'),
-  error: optional(
-    object({ title: string(), kind: string(), message: string(), details: optional(string()) }),
-    'Why there is no answer, when there is none.',
-  ),
+  error: optional(object({ title: string(), kind: string(), message: string(), details: optional(string()) }), 'Why there is no answer, when there is none.'),
 });
 
 export const deepSearchReadInput = object({

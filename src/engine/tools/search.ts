@@ -58,7 +58,10 @@ export async function keywordSearch(context: ToolContext, args: { query: string 
     .slice(0, wanted);
   await readMatchedLines(context, query, shown);
   const blocks = await mapInOrder(shown, BLOCKS_AT_ONCE, (hit) => blockFor(context, hit));
-  if (matching > shown.length) notes.push(`${matching - shown.length} more matching files are not shown: narrow the query with repo: or file: filters, or raise count: (up to ${MAX_FILES}).`);
+  if (matching > shown.length)
+    notes.push(
+      `${matching - shown.length} more matching files are not shown: narrow the query with repo: or file: filters, or raise count: (up to ${MAX_FILES}).`,
+    );
   const best = matching > shown.length ? `; the best ${shown.length} are shown` : '';
   // A search cut at its output cap never claims a count (or an absence) it did not establish.
   const heading = complete
@@ -271,7 +274,12 @@ async function readMatchedLines(context: ToolContext, query: ParsedQuery, shown:
     const index = context.searchIndexes?.lookup(target, false);
     const toRead = hits.filter((hit) => !index?.holds(hit.path));
     if (toRead.length > 0) {
-      const blobs = await readBlobsAtOnce(context, target, toRead.map((hit) => hit.path), BLOB_READ_MAX);
+      const blobs = await readBlobsAtOnce(
+        context,
+        target,
+        toRead.map((hit) => hit.path),
+        BLOB_READ_MAX,
+      );
       for (const hit of toRead) hit.bytes = blobs.get(hit.path);
     }
     for (const pattern of query.patterns) {
@@ -338,9 +346,14 @@ async function blockFor(context: ToolContext, hit: FileHit): Promise<FileBlock> 
       matched.set(entry.line, entry.text);
     }
   }
-  const blob = hit.bytes ? { text: hit.bytes.toString('utf8'), truncated: false } : await readTargetText(context, hit.target, hit.path, BLOB_READ_MAX).catch(() => undefined);
+  const blob = hit.bytes
+    ? { text: hit.bytes.toString('utf8'), truncated: false }
+    : await readTargetText(context, hit.target, hit.path, BLOB_READ_MAX).catch(() => undefined);
   if (!blob || blob.truncated) {
-    block.chunks = chunksFromLines([...matched.entries()].map(([line, text]) => ({ line, text })), CHUNKS_PER_FILE);
+    block.chunks = chunksFromLines(
+      [...matched.entries()].map(([line, text]) => ({ line, text })),
+      CHUNKS_PER_FILE,
+    );
   } else {
     block.chunks = bestChunks(splitLines(blob.text), scores, 1, CHUNKS_PER_FILE);
   }

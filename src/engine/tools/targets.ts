@@ -40,7 +40,10 @@ export function evaluateKnown(node: QueryNode | undefined, value: (leaf: Pattern
 export function checkFilters(query: ParsedQuery): void {
   for (const filter of query.filters) {
     if (filter.field === 'lang') {
-      if (!extensionsOf(filter.value)) throw new ToolError(`lang:${filter.value} is not a language this tool knows: use one of ${knownLanguages().join(', ')}, or a file: filter such as file:\\.ext$.`);
+      if (!extensionsOf(filter.value))
+        throw new ToolError(
+          `lang:${filter.value} is not a language this tool knows: use one of ${knownLanguages().join(', ')}, or a file: filter such as file:\\.ext$.`,
+        );
     } else {
       checkRegex(filter.value, 'i', `The ${filter.field}: filter`);
     }
@@ -54,12 +57,16 @@ export async function selectTargets(context: ToolContext, query: ParsedQuery, no
   const verdicts = new Map<number, boolean[]>();
   for (const filter of repoFilters) verdicts.set(filter.id, await testEach(filter.value, 'i', names, 'The repo: filter'));
   const candidates = context.repositories.filter(
-    (_repo, index) => evaluateKnown(query.root, (leaf) => (leaf.kind === 'filter' && leaf.field === 'repo' ? verdicts.get(leaf.id)?.[index] : undefined)) !== false,
+    (_repo, index) =>
+      evaluateKnown(query.root, (leaf) => (leaf.kind === 'filter' && leaf.field === 'repo' ? verdicts.get(leaf.id)?.[index] : undefined)) !== false,
   );
   if (candidates.length === 0) {
-    throw new ToolError(`No served repository matches the query's repo: filters: use sg_list_repos to see the names (${names.slice(0, 5).join(', ')}${names.length > 5 ? ', …' : ''}).`);
+    throw new ToolError(
+      `No served repository matches the query's repo: filters: use sg_list_repos to see the names (${names.slice(0, 5).join(', ')}${names.length > 5 ? ', …' : ''}).`,
+    );
   }
-  if (candidates.length > MAX_REPOSITORIES) notes.push(`Only the first ${MAX_REPOSITORIES} of ${candidates.length} repositories were searched: add a repo: filter.`);
+  if (candidates.length > MAX_REPOSITORIES)
+    notes.push(`Only the first ${MAX_REPOSITORIES} of ${candidates.length} repositories were searched: add a repo: filter.`);
   if (query.revision !== undefined) checkRevision(query.revision, 'rev:');
   const targets: SearchTarget[] = [];
   const missing: string[] = [];
@@ -86,7 +93,9 @@ export async function selectTargets(context: ToolContext, query: ParsedQuery, no
     );
   }
   if (missing.length > 0) {
-    notes.push(query.revision === undefined ? `Skipped (no commits): ${missing.join(', ')}.` : `Skipped (no revision ${query.revision}): ${missing.join(', ')}.`);
+    notes.push(
+      query.revision === undefined ? `Skipped (no commits): ${missing.join(', ')}.` : `Skipped (no revision ${query.revision}): ${missing.join(', ')}.`,
+    );
   }
   return targets;
 }

@@ -46,7 +46,13 @@ export function toolTable(endpoint: ToolServerEndpoint, disabled: ReadonlySet<st
   return table;
 }
 
-async function callTool<I, O>(definition: ToolDefinition<I, O>, name: string, args: Params, context: ToolContext, log: (line: string) => void): Promise<CallToolResult> {
+async function callTool<I, O>(
+  definition: ToolDefinition<I, O>,
+  name: string,
+  args: Params,
+  context: ToolContext,
+  log: (line: string) => void,
+): Promise<CallToolResult> {
   const wrong = problems(definition.input, args);
   if (wrong.length > 0) {
     return toolError(`MCP error -32602: Input validation error: Invalid arguments for tool ${name}: ${wrong.join('; ')}.`);
@@ -67,7 +73,9 @@ async function callTool<I, O>(definition: ToolDefinition<I, O>, name: string, ar
     return { content, structuredContent: output.structured as Record<string, unknown> };
   } catch (error) {
     if (budget?.aborted) {
-      return toolError(`${name} took longer than ${TOOL_BUDGET_MS / 1000} s and was stopped: narrow the request (a repo: or file: filter, fewer repositories, a shorter date range, a smaller range).`);
+      return toolError(
+        `${name} took longer than ${TOOL_BUDGET_MS / 1000} s and was stopped: narrow the request (a repo: or file: filter, fewer repositories, a shorter date range, a smaller range).`,
+      );
     }
     if (error instanceof ToolError) return toolError(error.message);
     const message = errorMessage(error);

@@ -224,7 +224,8 @@ export const TOOL_FAMILIES: readonly ToolFamily[] = [
       output: schemas.navigationOutput,
       description:
         'Finds the places that use a symbol: whole-word occurrences in files of the same language as the given file (where the symbol is defined), across ' +
-        `every repository, with the definitions themselves left out. Search-based, for TypeScript/JavaScript, Python, Go, Java and Rust. limit references (default ${REFERENCES_DEFAULT_2026}, at most 500) in at most 50 files.`,
+        `every repository, with the definitions themselves left out. Search-based, for TypeScript/JavaScript, Python, Go, Java ` +
+        `and Rust. limit references (default ${REFERENCES_DEFAULT_2026}, at most 500) in at most 50 files.`,
       run: (context, args) => findReferences(context, args, REFERENCES_DEFAULT_2026),
     },
   ),
@@ -342,15 +343,20 @@ export const TOOL_FAMILIES: readonly ToolFamily[] = [
       },
     },
   ),
-  family('deepsearch_read', {
-    title: 'Read a Deep Search conversation',
-    description:
-      'Returns the questions and answers of a Deep Search conversation, given its link (as deepsearch returns it) or its read token. ' +
-      'processing says whether a question is still being answered: read it again a little later. You can read your own conversations, and ' +
-      "others' when the instance shares them.",
-    readOnly: true,
-    budgeted: true,
-  }, undefined, { input: schemas.deepSearchReadInput, output: schemas.deepSearchReadOutput, run: deepSearchRead }),
+  family(
+    'deepsearch_read',
+    {
+      title: 'Read a Deep Search conversation',
+      description:
+        'Returns the questions and answers of a Deep Search conversation, given its link (as deepsearch returns it) or its read token. ' +
+        'processing says whether a question is still being answered: read it again a little later. You can read your own conversations, and ' +
+        "others' when the instance shares them.",
+      readOnly: true,
+      budgeted: true,
+    },
+    undefined,
+    { input: schemas.deepSearchReadInput, output: schemas.deepSearchReadOutput, run: deepSearchRead },
+  ),
 ];
 
 /** The v1 tool set (`/.api/mcp/v1`, every tool there is), in its order. */

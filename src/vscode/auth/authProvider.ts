@@ -53,7 +53,12 @@ export class DeepSearchAuthProvider extends Disposables implements vscode.Authen
     const host = new URL(connection.instanceUrl).host;
     const label =
       connection.kind === 'local' ? vscode.l10n.t('Local engine') : connection.accountLabel ? vscode.l10n.t('{0} on {1}', connection.accountLabel, host) : host;
-    return { id: `${connection.instanceUrl}#${connection.accountDigest.slice(0, 16)}`, accessToken, account: { id: connection.instanceUrl, label }, scopes: [] };
+    return {
+      id: `${connection.instanceUrl}#${connection.accountDigest.slice(0, 16)}`,
+      accessToken,
+      account: { id: connection.instanceUrl, label },
+      scopes: [],
+    };
   }
 
   private async announce(): Promise<void> {

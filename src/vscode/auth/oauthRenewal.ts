@@ -71,13 +71,16 @@ export class OAuthRenewal {
     if (this.closed) return;
     void this.tokens.renewsAt().then((renewsAt) => {
       if (this.closed || renewsAt === undefined) return;
-      this.timer = setTimeout(() => {
-        void this.tokens
-          .accessToken()
-          .then(() => this.start())
-          // A refused refresh is said by the next request that needs the token (once).
-          .catch(() => undefined);
-      }, renewalDelay(renewsAt, Date.now()));
+      this.timer = setTimeout(
+        () => {
+          void this.tokens
+            .accessToken()
+            .then(() => this.start())
+            // A refused refresh is said by the next request that needs the token (once).
+            .catch(() => undefined);
+        },
+        renewalDelay(renewsAt, Date.now()),
+      );
     });
   }
 

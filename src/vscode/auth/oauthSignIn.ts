@@ -47,8 +47,13 @@ export async function runOAuthSignIn(
 ): Promise<OAuthResult | undefined> {
   const settings = oauthSettings();
   const redirect = method === 'browser' ? await redirects.choose(settings.redirect) : undefined;
-  const client = await chooseClient(server, settings.clientId, [redirects.callbackUri.toString(true), ...(redirect?.kind === 'uriHandler' ? [redirect.redirectUri] : []), LOOPBACK_REDIRECT_URI]);
-  const tokens = method === 'browser' ? await browserSignIn(server, client, redirects, redirect ?? { kind: 'loopback' }, session) : await deviceSignIn(server, client);
+  const client = await chooseClient(server, settings.clientId, [
+    redirects.callbackUri.toString(true),
+    ...(redirect?.kind === 'uriHandler' ? [redirect.redirectUri] : []),
+    LOOPBACK_REDIRECT_URI,
+  ]);
+  const tokens =
+    method === 'browser' ? await browserSignIn(server, client, redirects, redirect ?? { kind: 'loopback' }, session) : await deviceSignIn(server, client);
   if (!tokens) return undefined;
   const info = await server.userInfo(tokens.accessToken, AbortSignal.timeout(15_000)).catch(() => undefined);
   const label = info?.preferred_username ?? info?.name ?? info?.email;
@@ -60,7 +65,9 @@ export async function runOAuthSignIn(
   };
   const note = client.registered
     ? vscode.l10n.t(
-        'No OAuth client id is set (deepSearch.oauth.clientId), so Deep Search registered itself with the instance: such a client reaches the tool server only (scope mcp), not conversations. For conversations, ask an administrator for a client id, or paste an access token.',
+        'No OAuth client id is set (deepSearch.oauth.clientId), so Deep Search registered itself with the instance: such a client ' +
+          'reaches the tool server only (scope mcp), not conversations. For conversations, ask an administrator for a client id, or ' +
+          'paste an access token.',
       )
     : undefined;
   return { signIn, ...(note ? { note } : {}) };
@@ -72,10 +79,15 @@ async function chooseClient(server: AuthorizationServerClient, configuredId: str
   if (!server.offersRegistration) {
     throw new DeepSearchError(
       'unauthorized',
-      vscode.l10n.t('This instance needs an OAuth client id for Deep Search: ask an administrator to create one (see the README) and set it in deepSearch.oauth.clientId, or paste an access token.'),
+      vscode.l10n.t(
+        'This instance needs an OAuth client id for Deep Search: ask an administrator to create one (see the README) and set it in deepSearch.oauth.clientId, or paste an access token.',
+      ),
     );
   }
-  const registered = await server.register({ clientName: vscode.l10n.t('Deep Search for VS Code'), redirectUris: [...new Set(redirectUris)] }, AbortSignal.timeout(30_000));
+  const registered = await server.register(
+    { clientName: vscode.l10n.t('Deep Search for VS Code'), redirectUris: [...new Set(redirectUris)] },
+    AbortSignal.timeout(30_000),
+  );
   return { clientId: registered.clientId, scopes: scopesToAsk(registered.scopes ?? supported), registered: true };
 }
 
@@ -95,14 +107,19 @@ async function browserSignIn(
         const started = server.startBrowserSignIn({ clientId: client.clientId, redirectUri, scopes: client.scopes });
         const arrived = await untilDeadline(
           async (signal) => {
-            const arrival = loopback ? loopback.wait(started.state, signal) : redirects.wait(started.state, signal).then((url) => ({ url, finish: () => undefined }));
+            const arrival = loopback
+              ? loopback.wait(started.state, signal)
+              : redirects.wait(started.state, signal).then((url) => ({ url, finish: () => undefined }));
             if (!(await vscode.env.openExternal(vscode.Uri.parse(started.url.toString(), true)))) throw canceledError();
             return arrival;
           },
           {
             cancel: abortedBy(cancellation),
             timeoutMs: BROWSER_SIGN_IN_TIMEOUT_MS,
-            timeoutMessage: vscode.l10n.t('The sign-in in the browser did not finish within {0} minutes: start it again, or sign in with a device code.', BROWSER_SIGN_IN_TIMEOUT_MS / 60_000),
+            timeoutMessage: vscode.l10n.t(
+              'The sign-in in the browser did not finish within {0} minutes: start it again, or sign in with a device code.',
+              BROWSER_SIGN_IN_TIMEOUT_MS / 60_000,
+            ),
           },
         );
         if (!arrived) return undefined;
@@ -124,14 +141,21 @@ async function browserSignIn(
 async function deviceSignIn(server: AuthorizationServerClient, client: OAuthClientChoice): Promise<OAuthTokens | undefined> {
   const device = await server.startDeviceSignIn({ clientId: client.clientId, scopes: client.scopes }, AbortSignal.timeout(30_000));
   const page = safePage(device.verification_uri_complete) ?? safePage(device.verification_uri);
-  if (!page) throw new DeepSearchError('invalidResponse', vscode.l10n.t('The instance named no web page to enter the sign-in code on: sign in with your browser, or paste an access token.'));
+  if (!page)
+    throw new DeepSearchError(
+      'invalidResponse',
+      vscode.l10n.t('The instance named no web page to enter the sign-in code on: sign in with your browser, or paste an access token.'),
+    );
   const userCode = device.user_code.slice(0, 32);
   const copyAndOpen = vscode.l10n.t('Copy Code and Open Page');
   const choice = await vscode.window.showInformationMessage(
     vscode.l10n.t('Your Deep Search sign-in code: {0}', userCode),
     {
       modal: true,
-      detail: vscode.l10n.t('Enter it at {0} (on this or any other device) and approve. VS Code finishes signing in by itself.', safePage(device.verification_uri) ?? page),
+      detail: vscode.l10n.t(
+        'Enter it at {0} (on this or any other device) and approve. VS Code finishes signing in by itself.',
+        safePage(device.verification_uri) ?? page,
+      ),
     },
     copyAndOpen,
   );

@@ -116,9 +116,7 @@ export class Session extends Disposables implements vscode.Disposable {
   restore(): Promise<void> {
     // The welcome view's "Sign In" would flash while a signed-in user is being reconnected.
     void vscode.commands.executeCommand('setContext', 'deepSearch.restoring', true);
-    this.restoring = this.reconnectLastChoice().finally(
-      () => void vscode.commands.executeCommand('setContext', 'deepSearch.restoring', false),
-    );
+    this.restoring = this.reconnectLastChoice().finally(() => void vscode.commands.executeCommand('setContext', 'deepSearch.restoring', false));
     return this.restoring;
   }
 
@@ -145,9 +143,7 @@ export class Session extends Disposables implements vscode.Disposable {
       const authorization = await this.storedAuthorization(normalized);
       if (authorization) await this.connect('instance', normalized, authorization);
     } catch (error) {
-      void vscode.window.showWarningMessage(
-        vscode.l10n.t('Deep Search could not reconnect: {0}', errorMessage(error)),
-      );
+      void vscode.window.showWarningMessage(vscode.l10n.t('Deep Search could not reconnect: {0}', errorMessage(error)));
     }
   }
 
@@ -248,7 +244,10 @@ export class Session extends Disposables implements vscode.Disposable {
       await server.revoke(stored.tokens.accessToken, stored.clientId, signal);
       return undefined;
     } catch (error) {
-      return vscode.l10n.t('The instance could not be told to revoke the sign-in ({0}); it ends when its tokens expire, or revoke it in your user settings on the instance.', errorMessage(error));
+      return vscode.l10n.t(
+        'The instance could not be told to revoke the sign-in ({0}); it ends when its tokens expire, or revoke it in your user settings on the instance.',
+        errorMessage(error),
+      );
     }
   }
 
@@ -381,7 +380,9 @@ export class Session extends Disposables implements vscode.Disposable {
 /** What identifies the account (never the token itself: a digest), whatever renews. */
 function accountDigestOf(authorization: Authorization): string {
   const identity =
-    authorization.kind === 'oauth' ? `oauth\n${authorization.signIn.clientId}\n${authorization.signIn.account?.id ?? authorization.signIn.id}` : authorization.token;
+    authorization.kind === 'oauth'
+      ? `oauth\n${authorization.signIn.clientId}\n${authorization.signIn.account?.id ?? authorization.signIn.id}`
+      : authorization.token;
   return createHash('sha256').update(identity).digest('hex');
 }
 

@@ -204,7 +204,10 @@ async function checkToken(session: Session, instanceUrl: string, token: string |
     checker = await session.createClient(instanceUrl, token);
     const connection = checker;
     const report = await vscode.window.withProgress(
-      { location: vscode.ProgressLocation.Notification, title: how === 'oauth' ? vscode.l10n.t('Checking the sign-in…') : vscode.l10n.t('Checking the access token…') },
+      {
+        location: vscode.ProgressLocation.Notification,
+        title: how === 'oauth' ? vscode.l10n.t('Checking the sign-in…') : vscode.l10n.t('Checking the access token…'),
+      },
       () => checkAccess(connection),
     );
     const verdict = signInVerdict(report);
@@ -212,7 +215,10 @@ async function checkToken(session: Session, instanceUrl: string, token: string |
     if (verdict.kind === 'badToken') return { ok: false, problem: { field: 'token', message: badTokenMessage(report, verdict.message, how) } };
     const notFound = !report.conversations.ok && report.conversations.error.kind === 'notFound';
     const message = notFound
-      ? vscode.l10n.t('{0} has no Deep Search conversation API: it needs a code-search instance of version 6.7 or later. Check the URL, or ask your admin to upgrade.', instanceUrl)
+      ? vscode.l10n.t(
+          '{0} has no Deep Search conversation API: it needs a code-search instance of version 6.7 or later. Check the URL, or ask your admin to upgrade.',
+          instanceUrl,
+        )
       : verdict.message;
     return { ok: false, problem: { field: 'url', message } };
   } catch (error) {
@@ -230,7 +236,9 @@ function badTokenMessage(report: AccessReport, said: string, how: 'pasted' | 'oa
   const unauthorized = [report.conversations, report.tools].some((access) => !access.ok && access.error.kind === 'unauthorized');
   if (!unauthorized) return said;
   return how === 'oauth'
-    ? vscode.l10n.t('The instance rejected the token it issued at sign-in: sign in again, and if it happens again, ask its administrator to check the OAuth application.')
+    ? vscode.l10n.t(
+        'The instance rejected the token it issued at sign-in: sign in again, and if it happens again, ask its administrator to check the OAuth application.',
+      )
     : vscode.l10n.t('The instance rejected the access token: check that you pasted all of it and that it has not expired or been revoked.');
 }
 

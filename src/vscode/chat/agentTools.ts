@@ -66,7 +66,8 @@ class AskTool implements vscode.LanguageModelTool<AskInput> {
     } finally {
       cancelling.dispose();
     }
-    if (finished.state !== 'completed') throw new Error(vscode.l10n.t('Deep Search did not answer (conversation {0}): {1}', conversation.id, unansweredText(finished)));
+    if (finished.state !== 'completed')
+      throw new Error(vscode.l10n.t('Deep Search did not answer (conversation {0}): {1}', conversation.id, unansweredText(finished)));
     const text = `${answerForAgent(finished, instanceUrl)}\n\n${vscode.l10n.t('(Deep Search conversation {0}: read it again with {1}.)', conversation.id, READ_TOOL)}`;
     return new vscode.LanguageModelToolResult([new vscode.LanguageModelTextPart(text)]);
   }
@@ -84,7 +85,9 @@ class ReadTool implements vscode.LanguageModelTool<ReadInput> {
 
   async invoke(options: vscode.LanguageModelToolInvocationOptions<ReadInput>): Promise<vscode.LanguageModelToolResult> {
     const instanceUrl = await signedInInstance(this.session, this.store);
-    const input = String(options.input.conversation ?? '').trim().slice(0, 2_000);
+    const input = String(options.input.conversation ?? '')
+      .trim()
+      .slice(0, 2_000);
     const readToken = readTokenFromInput(input);
     const id = readToken ? undefined : conversationIdOf(input);
     if (!readToken && id === undefined) {
@@ -105,13 +108,15 @@ function conversationIdOf(input: string): number | undefined {
 function questionOf(input: AskInput): string {
   const question = typeof input?.question === 'string' ? input.question.trim() : '';
   if (!question) throw new Error(vscode.l10n.t('Give the question to ask Deep Search (input "question").'));
-  if (question.length > MAX_QUESTION_CHARACTERS) throw new Error(vscode.l10n.t('The question is longer than {0} characters: shorten it.', MAX_QUESTION_CHARACTERS));
+  if (question.length > MAX_QUESTION_CHARACTERS)
+    throw new Error(vscode.l10n.t('The question is longer than {0} characters: shorten it.', MAX_QUESTION_CHARACTERS));
   return question;
 }
 
 async function signedInInstance(session: Session, store: ConversationStore): Promise<string> {
   await session.whenRestored();
-  if (!session.current || !store.instanceUrl) throw new Error(vscode.l10n.t('Deep Search is not signed in: run "Deep Search: Sign In" (or "Use Local Engine") first.'));
+  if (!session.current || !store.instanceUrl)
+    throw new Error(vscode.l10n.t('Deep Search is not signed in: run "Deep Search: Sign In" (or "Use Local Engine") first.'));
   return store.instanceUrl;
 }
 

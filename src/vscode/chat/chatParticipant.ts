@@ -52,13 +52,20 @@ export interface ChatDependencies {
 export class DeepSearchChat extends Disposables implements vscode.Disposable {
   constructor(private readonly deps: ChatDependencies) {
     super();
-    const participant = this.register(vscode.chat.createChatParticipant(PARTICIPANT_ID, (request, context, stream, token) => this.handle(request, context, stream, token)));
+    const participant = this.register(
+      vscode.chat.createChatParticipant(PARTICIPANT_ID, (request, context, stream, token) => this.handle(request, context, stream, token)),
+    );
     participant.iconPath = new vscode.ThemeIcon('search-sparkle');
     participant.followupProvider = { provideFollowups: (result) => followupsOf(result) };
   }
 
   /** The participant's handler (tests drive it with a recording stream). */
-  async handle(request: vscode.ChatRequest, context: vscode.ChatContext, stream: vscode.ChatResponseStream, token: vscode.CancellationToken): Promise<vscode.ChatResult> {
+  async handle(
+    request: vscode.ChatRequest,
+    context: vscode.ChatContext,
+    stream: vscode.ChatResponseStream,
+    token: vscode.CancellationToken,
+  ): Promise<vscode.ChatResult> {
     const { session, store } = this.deps;
     await session.whenRestored();
     const instanceUrl = store.instanceUrl;
@@ -108,7 +115,11 @@ export class DeepSearchChat extends Disposables implements vscode.Disposable {
     if (finished.state !== 'completed') {
       // The question, back in the chat's input to send again when it may help (not for a question too big to answer).
       if (finished.error?.kind !== 'TokenLimitExceeded') {
-        stream.button({ command: 'workbench.action.chat.open', arguments: [{ query: `@${PARTICIPANT_NAME} ${request.prompt}`, isPartialQuery: true }], title: vscode.l10n.t('Ask Again') });
+        stream.button({
+          command: 'workbench.action.chat.open',
+          arguments: [{ query: `@${PARTICIPANT_NAME} ${request.prompt}`, isPartialQuery: true }],
+          title: vscode.l10n.t('Ask Again'),
+        });
       }
       stream.button({ command: 'deepSearch.openConversation', arguments: [asked.conversationId], title: vscode.l10n.t('Open in Deep Search') });
       return { metadata, errorDetails: { message: unansweredText(finished) } };
@@ -121,7 +132,12 @@ export class DeepSearchChat extends Disposables implements vscode.Disposable {
    * Waits for the answer, showing each reasoning turn and the time taken; undefined when the chat
    * request was cancelled (the question is then cancelled on the instance).
    */
-  private async follow(conversationId: number, question: Question, stream: vscode.ChatResponseStream, token: vscode.CancellationToken): Promise<Question | undefined> {
+  private async follow(
+    conversationId: number,
+    question: Question,
+    stream: vscode.ChatResponseStream,
+    token: vscode.CancellationToken,
+  ): Promise<Question | undefined> {
     const started = Date.now();
     let last = vscode.l10n.t('Deep Search is working');
     const show = () => stream.progress(`${last} · ${formatDuration(Date.now() - started)}`);
@@ -165,14 +181,18 @@ export class DeepSearchChat extends Disposables implements vscode.Disposable {
     stream.markdown(answer);
     const sources = listedSources(question, instanceUrl);
     if (sources.length > 0) {
-      const list = new vscode.MarkdownString(`\n\n**${vscode.l10n.t('Sources')}**\n\n${sources.map((source) => `- [${escapeMarkdown(source.label)}](${openLinkCommand(source.href)})`).join('\n')}`);
+      const list = new vscode.MarkdownString(
+        `\n\n**${vscode.l10n.t('Sources')}**\n\n${sources.map((source) => `- [${escapeMarkdown(source.label)}](${openLinkCommand(source.href)})`).join('\n')}`,
+      );
       list.isTrusted = { enabledCommands: [OPEN_LINK_COMMAND] };
       stream.markdown(list);
     }
     const seen = new Set<string>();
     for (const href of [...sources.map((source) => source.href), ...linked].slice(0, MAX_REFERENCES_SHOWN)) {
       const location = await this.deps.links.locate(href).catch(() => undefined);
-      const key = location && (location instanceof vscode.Uri ? location.toString() : `${location.uri.toString()}#${location.range.start.line}-${location.range.end.line}`);
+      const key =
+        location &&
+        (location instanceof vscode.Uri ? location.toString() : `${location.uri.toString()}#${location.range.start.line}-${location.range.end.line}`);
       if (!location || !key || seen.has(key)) continue;
       seen.add(key);
       stream.reference(location);
@@ -194,7 +214,12 @@ export class DeepSearchChat extends Disposables implements vscode.Disposable {
   }
 
   private async codeOf(value: unknown): Promise<Awaited<ReturnType<typeof codeContextOf>> | undefined> {
-    const where = value instanceof vscode.Location ? value : value instanceof vscode.Uri ? new vscode.Location(value, new vscode.Range(0, 0, Number.MAX_SAFE_INTEGER, 0)) : undefined;
+    const where =
+      value instanceof vscode.Location
+        ? value
+        : value instanceof vscode.Uri
+          ? new vscode.Location(value, new vscode.Range(0, 0, Number.MAX_SAFE_INTEGER, 0))
+          : undefined;
     if (!where) return undefined;
     try {
       const document = await vscode.workspace.openTextDocument(where.uri);

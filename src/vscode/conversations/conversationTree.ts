@@ -24,16 +24,18 @@ export class ConversationTree extends Disposables implements vscode.TreeDataProv
 
   constructor(private readonly store: ConversationStore) {
     super();
-    this.register(store.onDidChange((change) => {
-      if (change.reset || change.listChanged || change.removed.length > 0) {
-        void vscode.commands.executeCommand('setContext', 'deepSearch.hasConversations', store.listed.length > 0);
-        this.changeEmitter.fire(undefined);
-        return;
-      }
-      // A poll that changed some conversations repaints their rows only, not the whole list.
-      const rows = change.changed.flatMap((id) => this.nodes.get(id) ?? []);
-      if (rows.length > 0) this.changeEmitter.fire(rows);
-    }));
+    this.register(
+      store.onDidChange((change) => {
+        if (change.reset || change.listChanged || change.removed.length > 0) {
+          void vscode.commands.executeCommand('setContext', 'deepSearch.hasConversations', store.listed.length > 0);
+          this.changeEmitter.fire(undefined);
+          return;
+        }
+        // A poll that changed some conversations repaints their rows only, not the whole list.
+        const rows = change.changed.flatMap((id) => this.nodes.get(id) ?? []);
+        if (rows.length > 0) this.changeEmitter.fire(rows);
+      }),
+    );
   }
 
   /** Reloads the first page; failures show as a row rather than a silent empty list. */

@@ -34,13 +34,9 @@ export function createNonce(): string {
 }
 
 export function contentSecurityPolicy(cspSource: string, nonce: string): string {
-  return [
-    "default-src 'none'",
-    `img-src ${cspSource} data:`,
-    `style-src ${cspSource}`,
-    `font-src ${cspSource}`,
-    `script-src 'nonce-${nonce}'`,
-  ].join('; ') + ';';
+  return (
+    ["default-src 'none'", `img-src ${cspSource} data:`, `style-src ${cspSource}`, `font-src ${cspSource}`, `script-src 'nonce-${nonce}'`].join('; ') + ';'
+  );
 }
 
 export function panelHtml(options: PanelHtmlOptions): string {
@@ -51,8 +47,7 @@ export function panelHtml(options: PanelHtmlOptions): string {
   const loading = (bundle && typeof bundle[LOADING_TEXT] === 'string' && bundle[LOADING_TEXT]) || LOADING_TEXT;
   // A data block is never run; it carries the nonce all the same, like every script element here.
   const bundleScript = bundle
-    ? `    <script type="application/json" id="${L10N_BUNDLE_ELEMENT_ID}" nonce="${escapeAttribute(options.nonce)}">` +
-      `${scriptSafeJson(bundle)}</script>\n`
+    ? `    <script type="application/json" id="${L10N_BUNDLE_ELEMENT_ID}" nonce="${escapeAttribute(options.nonce)}">` + `${scriptSafeJson(bundle)}</script>\n`
     : '';
   return `<!DOCTYPE html>
 <html lang="en">

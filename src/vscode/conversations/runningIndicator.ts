@@ -32,10 +32,7 @@ export class RunningIndicator extends Disposables implements vscode.Disposable {
       return;
     }
     this.item.text = `$(loading~spin) ${running}`;
-    this.item.tooltip =
-      running === 1
-        ? vscode.l10n.t('1 Deep Search question is running')
-        : vscode.l10n.t('{0} Deep Search questions are running', running);
+    this.item.tooltip = running === 1 ? vscode.l10n.t('1 Deep Search question is running') : vscode.l10n.t('{0} Deep Search questions are running', running);
     this.item.accessibilityInformation = { label: String(this.item.tooltip) };
     this.item.show();
   }

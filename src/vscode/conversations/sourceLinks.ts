@@ -93,7 +93,8 @@ export class SourceLinkOpener {
       case 'file': {
         const local = await this.locations.localFile(target.repoName, target.path);
         if (local) return { kind: 'local', uri: local, target };
-        if (await this.access.has('read_file')) return { kind: 'remote', uri: remoteUri({ repo: target.repoName, revision: target.revision, path: target.path }), target };
+        if (await this.access.has('read_file'))
+          return { kind: 'remote', uri: remoteUri({ repo: target.repoName, revision: target.revision, path: target.path }), target };
         return { kind: 'browser', url: target.url };
       }
     }
@@ -121,16 +122,24 @@ export class SourceLinkOpener {
     try {
       const place = await this.placeOf(href);
       if (place.kind === 'local') {
-        if ((await vscode.workspace.fs.stat(place.uri)).size > MAX_PREVIEW_FILE_BYTES) return { ok: false, message: vscode.l10n.t('{0} is too large to preview: open the link to see the lines.', target.path) };
+        if ((await vscode.workspace.fs.stat(place.uri)).size > MAX_PREVIEW_FILE_BYTES)
+          return { ok: false, message: vscode.l10n.t('{0} is too large to preview: open the link to see the lines.', target.path) };
         const text = new TextDecoder().decode(await vscode.workspace.fs.readFile(place.uri));
         const lines = text.split(/\r?\n/);
-        if (startLine > lines.length) return { ok: false, message: vscode.l10n.t('{0} in the workspace has {1} lines: the cited lines are not in it.', target.path, lines.length) };
+        if (startLine > lines.length)
+          return { ok: false, message: vscode.l10n.t('{0} in the workspace has {1} lines: the cited lines are not in it.', target.path, lines.length) };
         return bounded('workspace', lines.slice(startLine - 1, shownEnd));
       }
-      if (place.kind !== 'remote') return { ok: false, message: vscode.l10n.t('The instance cannot read files for a preview here: open the link to see the lines.') };
+      if (place.kind !== 'remote')
+        return { ok: false, message: vscode.l10n.t('The instance cannot read files for a preview here: open the link to see the lines.') };
       const tools = await this.access.ready();
       // A preview that takes longer than this is not worth waiting for: the link still opens.
-      const read = await tools.readLines({ repo: target.repoName, revision: target.revision, path: target.path }, startLine, shownEnd, signal ?? AbortSignal.timeout(PREVIEW_TIMEOUT_MS));
+      const read = await tools.readLines(
+        { repo: target.repoName, revision: target.revision, path: target.path },
+        startLine,
+        shownEnd,
+        signal ?? AbortSignal.timeout(PREVIEW_TIMEOUT_MS),
+      );
       const lines = read.filter((line) => line.line >= startLine && line.line <= shownEnd).map((line) => line.text);
       if (lines.length === 0) return { ok: false, message: vscode.l10n.t('The instance returned none of the cited lines of {0}.', target.path) };
       return bounded('instance', lines);
@@ -156,9 +165,7 @@ export async function openAtLines(uri: vscode.Uri, startLine?: number, endLine?:
   const last = document.lineCount - 1;
   const start = Math.min(Math.max((startLine ?? 1) - 1, 0), last);
   const end = Math.min(Math.max((endLine ?? startLine ?? 1) - 1, start), last);
-  const selection = startLine
-    ? new vscode.Selection(start, 0, end, document.lineAt(end).range.end.character)
-    : new vscode.Selection(0, 0, 0, 0);
+  const selection = startLine ? new vscode.Selection(start, 0, end, document.lineAt(end).range.end.character) : new vscode.Selection(0, 0, 0, 0);
   const editor = await vscode.window.showTextDocument(document, { selection, preview: true });
   editor.revealRange(selection, vscode.TextEditorRevealType.InCenterIfOutsideViewport);
   return editor;

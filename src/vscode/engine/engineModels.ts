@@ -71,7 +71,10 @@ export class EngineModels extends Disposables implements EngineModelRunner {
       this.log.warn(`The model ${value} chosen for the local engine is not available; the engine answers on its own.`);
       const choose = vscode.l10n.t('Choose Model');
       void vscode.window
-        .showWarningMessage(vscode.l10n.t('The model "{0}" chosen for the local engine is not available in VS Code, so the engine answers on its own.', value), choose)
+        .showWarningMessage(
+          vscode.l10n.t('The model "{0}" chosen for the local engine is not available in VS Code, so the engine answers on its own.', value),
+          choose,
+        )
         .then((picked) => (picked === choose ? vscode.commands.executeCommand('deepSearch.chooseEngineModel') : undefined));
     }
     return undefined;
@@ -117,8 +120,12 @@ export class EngineModels extends Disposables implements EngineModelRunner {
       const response = await model.sendRequest(
         messages,
         {
-          justification: vscode.l10n.t('Deep Search’s local engine asks the model to investigate your question with its code tools, over your own repositories.'),
-          ...(request.tools.length > 0 ? { tools: request.tools.map((tool) => ({ name: tool.name, description: tool.description, inputSchema: tool.inputSchema })) } : {}),
+          justification: vscode.l10n.t(
+            'Deep Search’s local engine asks the model to investigate your question with its code tools, over your own repositories.',
+          ),
+          ...(request.tools.length > 0
+            ? { tools: request.tools.map((tool) => ({ name: tool.name, description: tool.description, inputSchema: tool.inputSchema })) }
+            : {}),
         },
         cancel.token,
       );
@@ -128,11 +135,18 @@ export class EngineModels extends Disposables implements EngineModelRunner {
         if (part instanceof vscode.LanguageModelTextPart) {
           if (text.length < MAX_REPLY_CHARS) text += part.value.slice(0, MAX_REPLY_CHARS - text.length);
         } else if (part instanceof vscode.LanguageModelToolCallPart && toolCalls.length < MAX_TOOL_CALLS) {
-          toolCalls.push({ id: part.callId.slice(0, 512), name: part.name.slice(0, 256), arguments: JSON.stringify(part.input ?? {}).slice(0, MAX_REPLY_CHARS) });
+          toolCalls.push({
+            id: part.callId.slice(0, 512),
+            name: part.name.slice(0, 256),
+            arguments: JSON.stringify(part.input ?? {}).slice(0, MAX_REPLY_CHARS),
+          });
         }
       }
       // VS Code reports no usage: its own count of the tokens sent and received.
-      const counted = await Promise.all([...messages.map((message) => model.countTokens(message, cancel.token)), model.countTokens(text + JSON.stringify(toolCalls), cancel.token)]);
+      const counted = await Promise.all([
+        ...messages.map((message) => model.countTokens(message, cancel.token)),
+        model.countTokens(text + JSON.stringify(toolCalls), cancel.token),
+      ]);
       const outputTokens = counted.pop() ?? 0;
       return { text, toolCalls, usage: { inputTokens: counted.reduce((sum, count) => sum + count, 0), outputTokens } };
     } catch (error) {
@@ -169,7 +183,9 @@ function toChatMessages(request: ModelTurnRequest): vscode.LanguageModelChatMess
     flush();
     if (message.role === 'user') messages.push(vscode.LanguageModelChatMessage.User(message.text));
     else {
-      const parts: Array<vscode.LanguageModelTextPart | vscode.LanguageModelToolCallPart> = message.text ? [new vscode.LanguageModelTextPart(message.text)] : [];
+      const parts: Array<vscode.LanguageModelTextPart | vscode.LanguageModelToolCallPart> = message.text
+        ? [new vscode.LanguageModelTextPart(message.text)]
+        : [];
       for (const call of message.toolCalls) parts.push(new vscode.LanguageModelToolCallPart(call.id, call.name, parseInput(call.arguments)));
       messages.push(vscode.LanguageModelChatMessage.Assistant(parts));
     }
@@ -191,7 +207,10 @@ function parseInput(text: string): object {
 function explain(error: unknown, label: string): string {
   if (error instanceof vscode.LanguageModelError) {
     if (error.code === vscode.LanguageModelError.NoPermissions.name) {
-      return vscode.l10n.t('{0} may not be used by Deep Search: allow it when VS Code asks (or in the Language Models settings), or choose another model', label);
+      return vscode.l10n.t(
+        '{0} may not be used by Deep Search: allow it when VS Code asks (or in the Language Models settings), or choose another model',
+        label,
+      );
     }
     if (error.code === vscode.LanguageModelError.Blocked.name) return vscode.l10n.t('{0} refused the request ({1})', label, error.message);
     if (error.code === vscode.LanguageModelError.NotFound.name) return vscode.l10n.t('{0} is no longer available in VS Code', label);

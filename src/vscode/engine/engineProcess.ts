@@ -165,14 +165,17 @@ export class EngineProcess {
     }
     const controller = new AbortController();
     this.turns.set(id, controller);
-    models.turn(request, controller.signal).then(
-      (turn) => {
-        if (!controller.signal.aborted) this.send({ type: 'modelReply', id, turn });
-      },
-      (error: unknown) => {
-        if (!controller.signal.aborted) this.send({ type: 'modelReply', id, error: (error instanceof Error ? error.message : String(error)).slice(0, 2000) });
-      },
-    ).finally(() => this.turns.delete(id));
+    models
+      .turn(request, controller.signal)
+      .then(
+        (turn) => {
+          if (!controller.signal.aborted) this.send({ type: 'modelReply', id, turn });
+        },
+        (error: unknown) => {
+          if (!controller.signal.aborted) this.send({ type: 'modelReply', id, error: (error instanceof Error ? error.message : String(error)).slice(0, 2000) });
+        },
+      )
+      .finally(() => this.turns.delete(id));
   }
 
   /** Called once if the engine ends without being asked to, with what happened ("was killed by SIGKILL"). */
@@ -197,6 +200,9 @@ export class EngineProcess {
 
 function exitReason(code: number | null, signal: NodeJS.Signals | null, stderrTail: readonly string[]): string {
   const how = signal ? l10n.t('was stopped by {0}', signal) : l10n.t('exited with code {0}', code ?? l10n.t('unknown'));
-  const last = stderrTail.filter((line) => line.trim() !== '').slice(-3).join(' ');
+  const last = stderrTail
+    .filter((line) => line.trim() !== '')
+    .slice(-3)
+    .join(' ');
   return last ? l10n.t('{0} ({1})', how, last.slice(0, 300)) : how;
 }

@@ -64,9 +64,7 @@ export class LocalEngineLauncher extends Disposables implements vscode.Disposabl
   private async launch(token: string): Promise<EngineProcess> {
     const repos = await workspaceRepositories();
     if (repos.length === 0) {
-      throw new Error(
-        vscode.l10n.t('The local engine answers from git repositories: open a folder that is (or contains) a git repository, then try again.'),
-      );
+      throw new Error(vscode.l10n.t('The local engine answers from git repositories: open a folder that is (or contains) a git repository, then try again.'));
     }
     // Per workspace: its conversations are about its repositories (the engine locks the folder).
     const storage = this.context.storageUri ?? this.context.globalStorageUri;
@@ -74,9 +72,18 @@ export class LocalEngineLauncher extends Disposables implements vscode.Disposabl
     // VS Code's own ripgrep answers the first searches while the engine's index builds (if it is there).
     const ripgrepPath = ripgrepInVSCode(vscode.env.appRoot);
     const model = await this.models.describe();
-    const options: HostedEngineOptions = { repos, token, dataDir, ...(ripgrepPath ? { ripgrepPath } : {}), ...(model ? { model } : {}), investigationLimits: investigationLimitSettings() };
+    const options: HostedEngineOptions = {
+      repos,
+      token,
+      dataDir,
+      ...(ripgrepPath ? { ripgrepPath } : {}),
+      ...(model ? { model } : {}),
+      investigationLimits: investigationLimitSettings(),
+    };
     const engine = await this.startProcess(options);
-    this.log.info(`Local engine started (process ${engine.pid ?? '?'}) at ${engine.url}, serving ${engine.repoNames.join(', ')}; ${model ? `investigating with ${model.label}` : 'answering on its own (no model)'}`);
+    this.log.info(
+      `Local engine started (process ${engine.pid ?? '?'}) at ${engine.url}, serving ${engine.repoNames.join(', ')}; ${model ? `investigating with ${model.label}` : 'answering on its own (no model)'}`,
+    );
     this.watch(engine, options, 1);
     return engine;
   }

@@ -24,14 +24,29 @@ export class HistoryCommands {
   ) {}
 
   async searchCommits(input?: string): Promise<CommitMatch[] | undefined> {
-    const text = input ?? (await askQuery(vscode.l10n.t('Search Commits'), vscode.l10n.t('Message words, or author:, file:, content:, after:, before:, repo: filters — e.g. fix retry author:alan after:"1 month ago"')));
+    const text =
+      input ??
+      (await askQuery(
+        vscode.l10n.t('Search Commits'),
+        vscode.l10n.t('Message words, or author:, file:, content:, after:, before:, repo: filters — e.g. fix retry author:alan after:"1 month ago"'),
+      ));
     if (!text) return undefined;
     const query = parseHistoryQuery(text);
     const repos = await this.reposFor(query);
     if (!repos) return undefined;
     const found = await this.access.run(vscode.l10n.t('Searching commits…'), (tools, signal) =>
       tools.searchCommits(
-        { repos, messageTerms: query.terms, authors: query.authors, contentTerms: query.contentTerms, files: query.files, after: query.after, before: query.before, count: query.count, useRegex: query.useRegex },
+        {
+          repos,
+          messageTerms: query.terms,
+          authors: query.authors,
+          contentTerms: query.contentTerms,
+          files: query.files,
+          after: query.after,
+          before: query.before,
+          count: query.count,
+          useRegex: query.useRegex,
+        },
         signal,
       ),
     );
@@ -46,7 +61,12 @@ export class HistoryCommands {
   }
 
   async searchDiffs(input?: string): Promise<DiffMatch[] | undefined> {
-    const text = input ?? (await askQuery(vscode.l10n.t('Search Diffs'), vscode.l10n.t('Code that changes, e.g. logger.info is:added author:ada after:2024-01-01 repo:… (/regex/ allowed)')));
+    const text =
+      input ??
+      (await askQuery(
+        vscode.l10n.t('Search Diffs'),
+        vscode.l10n.t('Code that changes, e.g. logger.info is:added author:ada after:2024-01-01 repo:… (/regex/ allowed)'),
+      ));
     if (!text) return undefined;
     const query = parseHistoryQuery(text);
     if (query.terms.length === 0) {
@@ -60,7 +80,17 @@ export class HistoryCommands {
     const pattern = query.terms.length > 1 ? query.terms.map((term) => (query.useRegex ? `(${term})` : escapeRegex(term))).join('|') : query.terms[0];
     const found = await this.access.run(vscode.l10n.t('Searching diffs…'), (tools, signal) =>
       tools.searchDiffs(
-        { repos, pattern, useRegex, added: query.added, removed: query.removed, authors: query.authors, after: query.after, before: query.before, count: query.count },
+        {
+          repos,
+          pattern,
+          useRegex,
+          added: query.added,
+          removed: query.removed,
+          authors: query.authors,
+          after: query.after,
+          before: query.before,
+          count: query.count,
+        },
         signal,
       ),
     );
@@ -101,11 +131,21 @@ export class HistoryCommands {
     if (!repo) return undefined;
     const base =
       given.base ??
-      (await vscode.window.showInputBox({ title: vscode.l10n.t('Compare Revisions in {0}', repo), prompt: vscode.l10n.t('Base (older) revision: a branch, tag or commit'), placeHolder: 'v1.0, main~10, 1a2b3c4', ignoreFocusOut: true }));
+      (await vscode.window.showInputBox({
+        title: vscode.l10n.t('Compare Revisions in {0}', repo),
+        prompt: vscode.l10n.t('Base (older) revision: a branch, tag or commit'),
+        placeHolder: 'v1.0, main~10, 1a2b3c4',
+        ignoreFocusOut: true,
+      }));
     if (!base?.trim()) return undefined;
     const head =
       given.head ??
-      (await vscode.window.showInputBox({ title: vscode.l10n.t('Compare Revisions in {0}', repo), prompt: vscode.l10n.t('Head (newer) revision'), value: 'HEAD', ignoreFocusOut: true }));
+      (await vscode.window.showInputBox({
+        title: vscode.l10n.t('Compare Revisions in {0}', repo),
+        prompt: vscode.l10n.t('Head (newer) revision'),
+        value: 'HEAD',
+        ignoreFocusOut: true,
+      }));
     if (!head?.trim()) return undefined;
     return this.showComparison(repo, base.trim(), head.trim(), vscode.l10n.t('{0}: {1} ↔ {2}', repo, base.trim(), head.trim()));
   }
@@ -113,9 +153,15 @@ export class HistoryCommands {
   async contributorRepositories(author?: string): Promise<void> {
     const who =
       author ??
-      (await vscode.window.showInputBox({ title: vscode.l10n.t("Find a Contributor's Repositories"), prompt: vscode.l10n.t('Name or e-mail address of the author, or part of it'), ignoreFocusOut: true }));
+      (await vscode.window.showInputBox({
+        title: vscode.l10n.t("Find a Contributor's Repositories"),
+        prompt: vscode.l10n.t('Name or e-mail address of the author, or part of it'),
+        ignoreFocusOut: true,
+      }));
     if (!who?.trim()) return;
-    const repositories = await this.access.run(vscode.l10n.t('Finding the repositories of {0}…', who), (tools, signal) => tools.contributorRepositories(who.trim(), { limit: 50 }, signal));
+    const repositories = await this.access.run(vscode.l10n.t('Finding the repositories of {0}…', who), (tools, signal) =>
+      tools.contributorRepositories(who.trim(), { limit: 50 }, signal),
+    );
     if (!repositories) return;
     if (repositories.length === 0) {
       void vscode.window.showInformationMessage(vscode.l10n.t('No repository has commits by {0}.', who));
@@ -155,7 +201,9 @@ export class HistoryCommands {
     // Every page: the multi-file diff editor shows them all at once.
     while (hasNextPage && endCursor && files.length < 1000) {
       const cursor = endCursor;
-      const page = await this.access.run(vscode.l10n.t('Comparing {0} with {1}…', base, head), (tools, signal) => tools.compareRevisions(repo, result.base, head, { first: FILES_PER_PAGE, after: cursor }, signal));
+      const page = await this.access.run(vscode.l10n.t('Comparing {0} with {1}…', base, head), (tools, signal) =>
+        tools.compareRevisions(repo, result.base, head, { first: FILES_PER_PAGE, after: cursor }, signal),
+      );
       if (!page) break;
       files.push(...page.files);
       ({ hasNextPage, endCursor } = page);
@@ -165,7 +213,11 @@ export class HistoryCommands {
     } else if (files.length === 1) {
       await openFileDiff(repo, result.base, head, files[0].path);
     } else {
-      await vscode.commands.executeCommand('vscode.changes', `${title} (+${comparison.totalAdded} −${comparison.totalDeleted})`, files.map((file) => changeOf(repo, result.base, head, file)));
+      await vscode.commands.executeCommand(
+        'vscode.changes',
+        `${title} (+${comparison.totalAdded} −${comparison.totalDeleted})`,
+        files.map((file) => changeOf(repo, result.base, head, file)),
+      );
     }
     return { ...comparison, files };
   }

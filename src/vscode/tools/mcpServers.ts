@@ -39,9 +39,13 @@ export class DeepSearchMcpServers extends Disposables implements vscode.McpServe
     const found = connection.tools.client.discovered;
     if (found === 'missing') return [];
     const url = found?.url ?? `${connection.instanceUrl}${TOOL_SERVER_PATHS[0]}`;
-    const label = connection.kind === 'local' ? vscode.l10n.t('Deep Search (local engine)') : vscode.l10n.t('Deep Search ({0})', new URL(connection.instanceUrl).host);
+    const label =
+      connection.kind === 'local' ? vscode.l10n.t('Deep Search (local engine)') : vscode.l10n.t('Deep Search ({0})', new URL(connection.instanceUrl).host);
     // A renewed OAuth token is a new version: VS Code resolves the server again and gets the new header.
-    const version = createHash('sha256').update(`${connection.instanceUrl}\n${connection.accountDigest}\n${this.session.tokenGeneration}`).digest('hex').slice(0, 16);
+    const version = createHash('sha256')
+      .update(`${connection.instanceUrl}\n${connection.accountDigest}\n${this.session.tokenGeneration}`)
+      .digest('hex')
+      .slice(0, 16);
     return [new vscode.McpHttpServerDefinition(label, vscode.Uri.parse(url), {}, version)];
   }
 

@@ -26,8 +26,12 @@ export class CrossRepositoryNavigation {
   registerProviders(): vscode.Disposable[] {
     const selector: vscode.DocumentSelector = { scheme: REMOTE_SCHEME };
     return [
-      vscode.languages.registerDefinitionProvider(selector, { provideDefinition: (document, position, token) => this.provide('definition', document, position, token) }),
-      vscode.languages.registerReferenceProvider(selector, { provideReferences: (document, position, _context, token) => this.provide('references', document, position, token) }),
+      vscode.languages.registerDefinitionProvider(selector, {
+        provideDefinition: (document, position, token) => this.provide('definition', document, position, token),
+      }),
+      vscode.languages.registerReferenceProvider(selector, {
+        provideReferences: (document, position, _context, token) => this.provide('references', document, position, token),
+      }),
     ];
   }
 
@@ -84,7 +88,10 @@ export class CrossRepositoryNavigation {
     if (!file) {
       throw new DeepSearchError(
         'badRequest',
-        vscode.l10n.t('{0} is not in a git repository with a remote the instance knows, so it cannot be looked up across repositories.', vscode.workspace.asRelativePath(document.uri)),
+        vscode.l10n.t(
+          '{0} is not in a git repository with a remote the instance knows, so it cannot be looked up across repositories.',
+          vscode.workspace.asRelativePath(document.uri),
+        ),
       );
     }
     const at = { ...file, symbol };
@@ -108,7 +115,11 @@ export class CrossRepositoryNavigation {
     this.access.explainFallback(
       tool,
       lookup === 'definition'
-        ? vscode.l10n.t('{0} does not offer {1}, so definitions are found by keyword search (the lines that declare the name): some may be missed or extra.', host, TOOL_FEATURES[tool])
+        ? vscode.l10n.t(
+            '{0} does not offer {1}, so definitions are found by keyword search (the lines that declare the name): some may be missed or extra.',
+            host,
+            TOOL_FEATURES[tool],
+          )
         : vscode.l10n.t('{0} does not offer {1}, so references are found by keyword search (every line naming it as a whole word).', host, TOOL_FEATURES[tool]),
     );
     return true;

@@ -26,7 +26,11 @@ export function pickRepository(access: ToolAccess, title: string): Promise<strin
         const page = await tools.listRepositories(query, { limit: 50 }, signal);
         return page.repositories.map((repository) => ({
           label: `$(repo) ${repository.name}`,
-          description: [repository.private ? vscode.l10n.t('private') : '', repository.archived ? vscode.l10n.t('archived') : '', repository.fork ? vscode.l10n.t('fork') : '']
+          description: [
+            repository.private ? vscode.l10n.t('private') : '',
+            repository.archived ? vscode.l10n.t('archived') : '',
+            repository.fork ? vscode.l10n.t('fork') : '',
+          ]
             .filter(Boolean)
             .join(' · '),
           detail: repository.description || undefined,
@@ -51,7 +55,9 @@ export async function openRemoteFile(access: ToolAccess, given?: Partial<RemoteF
   if (given?.path) return vscode.window.showTextDocument(remoteUri({ repo, revision, path: given.path }), { preview: true });
   let directory = '';
   for (;;) {
-    const entries = await access.run(vscode.l10n.t('Listing {0}…', `${repo}/${directory}`), (tools, signal) => tools.listFiles({ repo, revision, path: directory }, signal));
+    const entries = await access.run(vscode.l10n.t('Listing {0}…', `${repo}/${directory}`), (tools, signal) =>
+      tools.listFiles({ repo, revision, path: directory }, signal),
+    );
     if (!entries) return undefined;
     const items: EntryItem[] = [
       ...(directory ? [{ label: '$(arrow-up) ..', up: true }] : []),

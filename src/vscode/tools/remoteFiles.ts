@@ -96,7 +96,8 @@ export class RemoteFileSystem extends Disposables implements vscode.FileSystemPr
 
   private parse(uri: vscode.Uri): RemoteFile {
     const file = remoteFileOf(uri);
-    if (!file) throw vscode.FileSystemError.FileNotFound(vscode.l10n.t('{0} does not name a repository file (expected <repository>@<revision>/<path>).', uri.path));
+    if (!file)
+      throw vscode.FileSystemError.FileNotFound(vscode.l10n.t('{0} does not name a repository file (expected <repository>@<revision>/<path>).', uri.path));
     return file;
   }
 
@@ -115,11 +116,14 @@ export class RemoteFileSystem extends Disposables implements vscode.FileSystemPr
     const key = formatRemotePath(directory);
     let listing = this.directories.get(key);
     if (!listing) {
-      listing = this.access.ready().then((tools) => tools.listFiles(directory)).catch((error: unknown) => {
-        this.directories.delete(key);
-        if (uri.query === OR_EMPTY && isDeepSearchError(error) && error.kind === 'badRequest') return [];
-        throw asFileSystemError(error);
-      });
+      listing = this.access
+        .ready()
+        .then((tools) => tools.listFiles(directory))
+        .catch((error: unknown) => {
+          this.directories.delete(key);
+          if (uri.query === OR_EMPTY && isDeepSearchError(error) && error.kind === 'badRequest') return [];
+          throw asFileSystemError(error);
+        });
       this.directories.set(key, listing);
     }
     return listing;

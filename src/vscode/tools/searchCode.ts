@@ -32,8 +32,7 @@ export async function searchCode(access: ToolAccess, locations: CodeLocations, g
     mode === 'keyword'
       ? { iconPath: new vscode.ThemeIcon('comment'), tooltip: vscode.l10n.t('Switch to natural-language search') }
       : { iconPath: new vscode.ThemeIcon('symbol-keyword'), tooltip: vscode.l10n.t('Switch to keyword search') };
-  const titleFor = (): string =>
-    mode === 'keyword' ? vscode.l10n.t('Search Code (keywords)') : vscode.l10n.t('Search Code (natural language)');
+  const titleFor = (): string => (mode === 'keyword' ? vscode.l10n.t('Search Code (keywords)') : vscode.l10n.t('Search Code (natural language)'));
   const placeholderFor = (): string =>
     mode === 'keyword'
       ? vscode.l10n.t('Terms, "phrases", /regex/, AND, OR, repo:, file:, rev: filters')

@@ -108,7 +108,10 @@ export class ToolAccess extends Disposables implements vscode.Disposable {
   get tools(): CodeTools {
     const tools = this.session.current?.tools;
     if (!tools) {
-      throw new DeepSearchError('configuration', vscode.l10n.t('Sign in to a Deep Search instance (or use the local engine) to search and read code across repositories.'));
+      throw new DeepSearchError(
+        'configuration',
+        vscode.l10n.t('Sign in to a Deep Search instance (or use the local engine) to search and read code across repositories.'),
+      );
     }
     return tools;
   }

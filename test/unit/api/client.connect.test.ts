@@ -47,7 +47,11 @@ describe('client against servers of each generation', () => {
   }
 
   function untilFinished(client: DeepSearchClient, id: number): Promise<Conversation> {
-    return waitFor(() => client.getConversation(id), (conversation) => !isUnfinished(conversation), { description: `conversation ${id} to finish`, timeoutMs: 15_000 });
+    return waitFor(
+      () => client.getConversation(id),
+      (conversation) => !isUnfinished(conversation),
+      { description: `conversation ${id} to finish`, timeoutMs: 15_000 },
+    );
   }
 
   beforeEach(() => (seen.length = 0));
@@ -62,7 +66,10 @@ describe('client against servers of each generation', () => {
       const client = clientFor(engine);
       assert.equal(await client.generation(), 'connect');
       await client.createConversation(QUESTION);
-      assert.ok(seen.every((request) => request.startsWith(`POST ${CONNECT_SERVICE_PATH}/`)), seen.join('\n'));
+      assert.ok(
+        seen.every((request) => request.startsWith(`POST ${CONNECT_SERVICE_PATH}/`)),
+        seen.join('\n'),
+      );
       seen.length = 0;
       await clientFor(engine).listConversations();
       assert.deepEqual(seen, [`POST ${CONNECT_SERVICE_PATH}/ListConversationSummaries`], 'a second client of the instance does not probe again');
@@ -162,7 +169,13 @@ describe('client against servers of each generation', () => {
       assert.ok(done.title && done.webUrl?.startsWith(engine.url));
 
       const followed = await client.addFollowup(created.id, 'What calls it?');
-      assert.deepEqual(followed.questions.map((question) => [question.id, question.text]), [[1, QUESTION], [2, 'What calls it?']]);
+      assert.deepEqual(
+        followed.questions.map((question) => [question.id, question.text]),
+        [
+          [1, QUESTION],
+          [2, 'What calls it?'],
+        ],
+      );
       await expectError(client.addFollowup(created.id, 'And then?'), 'conflict');
       assert.equal((await untilFinished(client, created.id)).questions[1]?.state, 'completed');
 
@@ -230,7 +243,8 @@ describe('client against servers of each generation', () => {
         faults: {
           request: ({ method, path }) => {
             seen.push(`${method} ${path}`);
-            return path.endsWith('/CreateConversation') || (path.endsWith('/GetConversation') && seen.filter((line) => line.endsWith('/GetConversation')).length === 1)
+            return path.endsWith('/CreateConversation') ||
+              (path.endsWith('/GetConversation') && seen.filter((line) => line.endsWith('/GetConversation')).length === 1)
               ? { kind: 'status', status: 503, body: JSON.stringify({ code: 'unavailable', message: 'overloaded' }), contentType: 'application/json' }
               : undefined;
           },

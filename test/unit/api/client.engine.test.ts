@@ -30,10 +30,14 @@ function failureFor(text: string): WireQuestionError | undefined {
 
 /** Polls through the client until no question is pending or processing. */
 function untilFinished(client: DeepSearchClient, id: number): Promise<Conversation> {
-  return waitFor(() => client.getConversation(id), (conversation) => !isUnfinished(conversation), {
-    description: `conversation ${id} to finish`,
-    timeoutMs: 15_000,
-  });
+  return waitFor(
+    () => client.getConversation(id),
+    (conversation) => !isUnfinished(conversation),
+    {
+      description: `conversation ${id} to finish`,
+      timeoutMs: 15_000,
+    },
+  );
 }
 
 /** The legacy API's variants, on servers that serve only it (6.x): the 7.x API has its own suite (client.connect.test.ts). */
@@ -41,7 +45,15 @@ const VARIANTS: Array<[string, EngineVariant]> = [
   ['the default variant (200 create, bare list, Question follow-up, Cancelled error, completed + error, 204 delete)', { conversationApis: 'legacy' }],
   [
     'the other variant (202 create, wrapped list with cursor, Conversation follow-up, canceled status, failed status, 200 delete)',
-    { conversationApis: 'legacy', createStatus: 202, listShape: 'wrapped', followupReturns: 'conversation', cancelStyle: 'status', failureStyle: 'status', deleteStatus: 200 },
+    {
+      conversationApis: 'legacy',
+      createStatus: 202,
+      listShape: 'wrapped',
+      followupReturns: 'conversation',
+      cancelStyle: 'status',
+      failureStyle: 'status',
+      deleteStatus: 200,
+    },
   ],
 ];
 
@@ -87,7 +99,10 @@ describe('client against the local engine, legacy API (6.x)', () => {
         const [question] = created.questions;
         assert.equal(question.state, 'processing');
         assert.equal(question.text, QUESTION);
-        assert.deepEqual(question.turns.map((turn) => [turn.role, turn.reasoning]), [['user', QUESTION]]);
+        assert.deepEqual(
+          question.turns.map((turn) => [turn.role, turn.reasoning]),
+          [['user', QUESTION]],
+        );
         assert.ok(question.turns[0].time > 1e12, 'turn time is in milliseconds');
         assert.equal(question.stats.totalTokens, 0);
         assert.ok(created.readToken);
@@ -107,7 +122,10 @@ describe('client against the local engine, legacy API (6.x)', () => {
       it('adds a follow-up and returns the whole conversation with the new question', async () => {
         const first = await untilFinished(owner, (await owner.createConversation(QUESTION)).id);
         const withFollowup = await owner.addFollowup(first.id, 'Who calls loadConfig?');
-        assert.deepEqual(withFollowup.questions.map((question) => question.text), [QUESTION, 'Who calls loadConfig?']);
+        assert.deepEqual(
+          withFollowup.questions.map((question) => question.text),
+          [QUESTION, 'Who calls loadConfig?'],
+        );
         assert.equal(withFollowup.questions[0].state, 'completed');
         assert.ok(isUnfinished(withFollowup));
         const done = await untilFinished(owner, first.id);
@@ -169,7 +187,10 @@ describe('client against the local engine, legacy API (6.x)', () => {
       it('filters by id and by user', async () => {
         const created = await owner.createConversation(QUESTION);
         const byId = await owner.listConversations({ filterId: created.id });
-        assert.deepEqual(byId.conversations.map((conversation) => conversation.id), [created.id]);
+        assert.deepEqual(
+          byId.conversations.map((conversation) => conversation.id),
+          [created.id],
+        );
         const byUser = await owner.listAllConversations({ filterUserId: 1, pageFirst: 100 });
         assert.ok(byUser.length > 0 && byUser.every((conversation) => conversation.userId === 1));
         assert.deepEqual((await owner.listConversations({ filterUserId: 2 })).conversations, []);
@@ -205,11 +226,20 @@ describe('client against the local engine, legacy API (6.x)', () => {
               pages.push(page.conversations.map((conversation) => conversation.id));
               pageAfter = page.nextCursor;
             } while (pageAfter);
-            assert.deepEqual(pages.slice(0, 3).map((page) => page.length), [2, 2, 1]);
-            assert.deepEqual(pages.flat(), everything.map((conversation) => conversation.id));
+            assert.deepEqual(
+              pages.slice(0, 3).map((page) => page.length),
+              [2, 2, 1],
+            );
+            assert.deepEqual(
+              pages.flat(),
+              everything.map((conversation) => conversation.id),
+            );
 
             const all = await pager.listAllConversations({ sort, pageFirst: 2 });
-            assert.deepEqual(all.map((conversation) => conversation.id), everything.map((conversation) => conversation.id));
+            assert.deepEqual(
+              all.map((conversation) => conversation.id),
+              everything.map((conversation) => conversation.id),
+            );
           });
         }
 
@@ -218,7 +248,10 @@ describe('client against the local engine, legacy API (6.x)', () => {
           assert.equal(page.conversations[0].id, created[0].id);
           assertSorted(page.conversations, '-updated_at');
           const explicit = await pager.listConversations({ sort: '-updated_at' });
-          assert.deepEqual(page.conversations.map((c) => c.id), explicit.conversations.map((c) => c.id));
+          assert.deepEqual(
+            page.conversations.map((c) => c.id),
+            explicit.conversations.map((c) => c.id),
+          );
         });
       });
     });
@@ -253,7 +286,10 @@ describe('client against the local engine, legacy API (6.x)', () => {
         const client = new DeepSearchClient({ instanceUrl: proxy.url, token: TEST_TOKENS[0], tokenType: 'bearer', dispatcher, retry: { baseDelayMs: 10 } });
         const created = await client.createConversation('Where is parseConfig defined?');
         const page = await client.listConversations();
-        assert.ok(page.conversations.some((conversation) => conversation.id === created.id), 'the engine took the Bearer token as its user');
+        assert.ok(
+          page.conversations.some((conversation) => conversation.id === created.id),
+          'the engine took the Bearer token as its user',
+        );
         assert.ok(schemes.length >= 2, `requests seen: ${schemes.length}`);
         assert.deepEqual([...new Set(schemes)], ['Bearer']);
       } finally {
@@ -273,7 +309,7 @@ describe('client against the local engine, legacy API (6.x)', () => {
       await engine.dispose();
     });
 
-    it('does not open another user\'s conversation by read token, but still opens one\'s own', async () => {
+    it("does not open another user's conversation by read token, but still opens one's own", async () => {
       const owner = clientFor(engine, TEST_TOKENS[0]);
       const mine = await owner.createConversation(QUESTION);
       const error = await expectError(clientFor(engine, TEST_TOKENS[1]).getConversationByReadToken(mine.readToken!), 'notFound');
@@ -367,7 +403,11 @@ describe('client against the local engine, legacy API (6.x)', () => {
       });
       try {
         poller.track(created.id);
-        await waitFor(async () => poller.isTracking(created.id), (tracking) => !tracking, { timeoutMs: 15_000 });
+        await waitFor(
+          async () => poller.isTracking(created.id),
+          (tracking) => !tracking,
+          { timeoutMs: 15_000 },
+        );
         assert.equal(seenStates[seenStates.length - 1], 'completed');
         assert.deepEqual(poller.trackedIds, []);
       } finally {

@@ -80,7 +80,10 @@ describe('client calls against a scripted instance', () => {
       return json(all.slice(start, start + 2));
     });
     const conversations = await client.listAllConversations({ pageFirst: 2, sort: '-id' });
-    assert.deepEqual(conversations.map((conversation) => conversation.id), [5, 4, 3, 2, 1]);
+    assert.deepEqual(
+      conversations.map((conversation) => conversation.id),
+      [5, 4, 3, 2, 1],
+    );
     assert.deepEqual(
       instance!.requests.map((request) => new URL(request.url, 'http://x').searchParams.get('page_after')),
       [null, '4', '2'],
@@ -104,24 +107,28 @@ describe('client calls against a scripted instance', () => {
     );
     const conversation = await client.addFollowup(140, 'More?');
     assert.deepEqual(JSON.parse(instance!.requests[0].body), { conversation_id: 140, question: 'More?' });
-    assert.deepEqual(instance!.requests.map((request) => `${request.method} ${request.url}`), [
-      'POST /.api/deepsearch/v1/140/questions',
-      'GET /.api/deepsearch/v1/140',
-    ]);
-    assert.deepEqual(conversation.questions.map((question) => [question.id, question.state]), [
-      [163, 'completed'],
-      [164, 'processing'],
-    ]);
+    assert.deepEqual(
+      instance!.requests.map((request) => `${request.method} ${request.url}`),
+      ['POST /.api/deepsearch/v1/140/questions', 'GET /.api/deepsearch/v1/140'],
+    );
+    assert.deepEqual(
+      conversation.questions.map((question) => [question.id, question.state]),
+      [
+        [163, 'completed'],
+        [164, 'processing'],
+      ],
+    );
   });
 
   it('adds the new question itself when the re-fetched conversation does not show it yet', async () => {
     const client = await serve((request) =>
-      request.method === 'POST'
-        ? json({ id: 164, conversation_id: 140, question: 'More?', status: 'pending' })
-        : json(completedConversation()),
+      request.method === 'POST' ? json({ id: 164, conversation_id: 140, question: 'More?', status: 'pending' }) : json(completedConversation()),
     );
     const conversation = await client.addFollowup(140, 'More?');
-    assert.deepEqual(conversation.questions.map((question) => question.id), [163, 164]);
+    assert.deepEqual(
+      conversation.questions.map((question) => question.id),
+      [163, 164],
+    );
   });
 
   it('uses the Conversation directly when a follow-up answers with it', async () => {
@@ -160,7 +167,7 @@ describe('client calls against a scripted instance', () => {
     assert.match(error.message, /sharing is turned off/);
   });
 
-  it('does not take the user\'s own newest conversation from a server that ignores the read-token filter', async () => {
+  it("does not take the user's own newest conversation from a server that ignores the read-token filter", async () => {
     // This instance ignores filter_read_token and answers the user's list.
     const client = await serve(() => json([{ ...completedConversation(), id: 7, read_token: '11111111-2222-3333-4444-555555555555' }]));
     await expectError(client.getConversationByReadToken(READ_TOKEN), 'notFound');

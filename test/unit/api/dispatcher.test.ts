@@ -88,11 +88,27 @@ describe('dispatcher', () => {
 
     before(() => {
       dir = mkdtempSync(join(tmpdir(), 'deepsearch-tls-'));
-      execFileSync('openssl', [
-        'req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '2',
-        '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem'),
-        '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1,DNS:localhost',
-      ], { stdio: 'ignore' });
+      execFileSync(
+        'openssl',
+        [
+          'req',
+          '-x509',
+          '-newkey',
+          'rsa:2048',
+          '-nodes',
+          '-days',
+          '2',
+          '-keyout',
+          join(dir, 'key.pem'),
+          '-out',
+          join(dir, 'cert.pem'),
+          '-subj',
+          '/CN=127.0.0.1',
+          '-addext',
+          'subjectAltName=IP:127.0.0.1,DNS:localhost',
+        ],
+        { stdio: 'ignore' },
+      );
       tls = { key: readFileSync(join(dir, 'key.pem'), 'utf8'), cert: readFileSync(join(dir, 'cert.pem'), 'utf8') };
     });
 

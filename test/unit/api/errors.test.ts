@@ -1,14 +1,5 @@
 import assert from 'node:assert/strict';
-import {
-  DeepSearchError,
-  describeErrorBody,
-  errorFromStatus,
-  isRetryable,
-  networkError,
-  parseRetryAfter,
-  redact,
-  timeoutError,
-} from '../../../src/api/errors';
+import { DeepSearchError, describeErrorBody, errorFromStatus, isRetryable, networkError, parseRetryAfter, redact, timeoutError } from '../../../src/api/errors';
 
 const ORIGIN = 'https://sourcegraph.example.com';
 const TOKEN = 'sgp_0123456789abcdef0123456789abcdef01234567';
@@ -36,7 +27,7 @@ describe('errors', () => {
       });
     }
 
-    it('reads a Connect error body (7.x API) by its code, with the server\'s message and what to do', () => {
+    it("reads a Connect error body (7.x API) by its code, with the server's message and what to do", () => {
       const cases: Array<[number, string, DeepSearchError['kind'], RegExp]> = [
         [401, 'unauthenticated', 'unauthorized', /sign in again/],
         [403, 'permission_denied', 'forbidden', /permission or scope .*externalapi:read/],
@@ -54,7 +45,7 @@ describe('errors', () => {
         assert.match(error.message, new RegExp(`The server said: said for ${code}$`), code);
       }
       const legacyWithCode = errorFromStatus({ status: 409, origin: ORIGIN, body: JSON.stringify({ code: 'busy', error: 'Still answering' }) });
-      assert.equal(legacyWithCode.kind, 'conflict', 'a code that is not Connect\'s leaves the status to decide');
+      assert.equal(legacyWithCode.kind, 'conflict', "a code that is not Connect's leaves the status to decide");
     });
 
     it('says where a redirect goes without echoing its path', () => {
@@ -64,7 +55,7 @@ describe('errors', () => {
       assert.doesNotMatch(error.message, /sign-in/);
     });
 
-    it('turns HTTP 507 with a message into an insufficient-storage error that is the server\'s own message, not an internal error', () => {
+    it("turns HTTP 507 with a message into an insufficient-storage error that is the server's own message, not an internal error", () => {
       const said =
         "The engine's data folder has no space left (its disk, or your disk quota there, is full): the conversation was not created, and nothing was saved for this request. Free space on that disk, then ask again.";
       const error = errorFromStatus({ status: 507, origin: ORIGIN, body: JSON.stringify({ error: said }), contentType: 'application/json' });
@@ -80,7 +71,10 @@ describe('errors', () => {
         [undefined, undefined],
         ['', 'text/plain'],
         ['Insufficient Storage', 'text/plain'],
-        ['<html><head><title>507 Insufficient Storage</title></head><body><center><h1>507 Insufficient Storage</h1></center><hr><center>nginx</center></body></html>', 'text/html'],
+        [
+          '<html><head><title>507 Insufficient Storage</title></head><body><center><h1>507 Insufficient Storage</h1></center><hr><center>nginx</center></body></html>',
+          'text/html',
+        ],
       ];
       for (const [body, contentType] of bodies) {
         const error = errorFromStatus({ status: 507, origin: ORIGIN, body, contentType });
@@ -112,10 +106,7 @@ describe('errors', () => {
     });
 
     it('joins {errors: [{message}]} from JSON', () => {
-      assert.equal(
-        describeErrorBody('{"errors":[{"message":"first"},{"message":"second"}]}', 'application/json; charset=utf-8'),
-        'first; second',
-      );
+      assert.equal(describeErrorBody('{"errors":[{"message":"first"},{"message":"second"}]}', 'application/json; charset=utf-8'), 'first; second');
     });
 
     it('reads JSON even when the content type is missing', () => {
@@ -152,7 +143,13 @@ describe('errors', () => {
       assert.equal(error.message, 'The instance rejected the access token — sign in again.');
     });
 
-    for (const [status, kind] of [[401, 'unauthorized'], [403, 'forbidden'], [404, 'notFound'], [429, 'rateLimited'], [500, 'server']] as const) {
+    for (const [status, kind] of [
+      [401, 'unauthorized'],
+      [403, 'forbidden'],
+      [404, 'notFound'],
+      [429, 'rateLimited'],
+      [500, 'server'],
+    ] as const) {
       it(`adds JSON, text and HTML details to ${kind} messages`, () => {
         const bodies: Array<[string, string]> = [
           ['{"error":"detail from json"}', 'application/json'],

@@ -1,12 +1,7 @@
 import assert from 'node:assert/strict';
 import { DeepSearchError } from '../../../src/api/errors';
 import { emptyStats, isUnfinished } from '../../../src/model/conversation';
-import {
-  normalizeConversation,
-  normalizeConversationPage,
-  normalizeFollowupResponse,
-  normalizeQuestion,
-} from '../../../src/api/normalize';
+import { normalizeConversation, normalizeConversationPage, normalizeFollowupResponse, normalizeQuestion } from '../../../src/api/normalize';
 import { completedConversation, conversationWithId, firstQuestion, HOST, processingConversation, READ_TOKEN } from './samples';
 
 function assertInvalidResponse(run: () => unknown): void {
@@ -23,9 +18,7 @@ describe('normalize', () => {
       assert.equal(question.id, 163);
       assert.equal(question.conversationId, 140);
       assert.equal(question.state, 'processing');
-      assert.deepEqual(question.turns, [
-        { role: 'user', reasoning: question.text, time: 1758708000 * 1000 },
-      ]);
+      assert.deepEqual(question.turns, [{ role: 'user', reasoning: question.text, time: 1758708000 * 1000 }]);
       assert.deepEqual(question.stats, emptyStats());
       assert.deepEqual(question.suggestedFollowups, []);
       assert.deepEqual(question.sources, []);
@@ -43,9 +36,7 @@ describe('normalize', () => {
       assert.equal(question.state, 'completed');
       assert.equal(question.title, 'Search indexer and large repositories');
       assert.match(question.answer!, new RegExp(`\\(${HOST}/github.com/org/repo/-/blob/README.md\\)`));
-      assert.deepEqual(question.sources, [
-        { type: 'Repository', link: '/github.com/org/repo', label: 'github.com/org/repo', repoName: 'github.com/org/repo' },
-      ]);
+      assert.deepEqual(question.sources, [{ type: 'Repository', link: '/github.com/org/repo', label: 'github.com/org/repo', repoName: 'github.com/org/repo' }]);
       assert.equal(question.stats.timeMillis, 90000);
       assert.equal(question.stats.toolCalls, 7);
       assert.equal(question.stats.totalTokens, 12900);
@@ -130,11 +121,14 @@ describe('normalize', () => {
         { role: 'tool', reasoning: 'sg_keyword_search', timestamp: 1758708006 },
       ];
       const turns = normalizeConversation(wire).questions[0].turns;
-      assert.deepEqual(turns.map((turn) => [turn.role, turn.time]), [
-        ['user', 1758708000000],
-        ['assistant', 1758708005000],
-        ['tool', 1758708006000],
-      ]);
+      assert.deepEqual(
+        turns.map((turn) => [turn.role, turn.time]),
+        [
+          ['user', 1758708000000],
+          ['assistant', 1758708005000],
+          ['tool', 1758708006000],
+        ],
+      );
     });
   });
 
@@ -258,13 +252,19 @@ describe('normalize', () => {
 
     it('reads a bare array', () => {
       const page = normalizeConversationPage(three());
-      assert.deepEqual(page.conversations.map((conversation) => conversation.id), [3, 2, 1]);
+      assert.deepEqual(
+        page.conversations.map((conversation) => conversation.id),
+        [3, 2, 1],
+      );
       assert.equal(page.nextCursor, undefined);
     });
 
     it('reads {conversations: [...]}', () => {
       const page = normalizeConversationPage({ conversations: three(), total: 3 });
-      assert.deepEqual(page.conversations.map((conversation) => conversation.id), [3, 2, 1]);
+      assert.deepEqual(
+        page.conversations.map((conversation) => conversation.id),
+        [3, 2, 1],
+      );
     });
 
     it('uses the last id as the cursor when a page without a cursor is full', () => {
@@ -290,10 +290,7 @@ describe('normalize', () => {
 
     it('trusts a wrapped list that says there is no next page', () => {
       assert.equal(normalizeConversationPage({ conversations: three(), next_cursor: null }, 3).nextCursor, undefined);
-      assert.equal(
-        normalizeConversationPage({ conversations: three(), page_info: { end_cursor: 'x', has_next_page: false } }, 3).nextCursor,
-        undefined,
-      );
+      assert.equal(normalizeConversationPage({ conversations: three(), page_info: { end_cursor: 'x', has_next_page: false } }, 3).nextCursor, undefined);
     });
 
     it('rejects a list that is neither an array nor wrapped', () => {
@@ -321,9 +318,7 @@ describe('normalize', () => {
     });
 
     it('rejects a follow-up question that belongs to another conversation', () => {
-      assertInvalidResponse(() =>
-        normalizeFollowupResponse({ id: 164, conversation_id: 999, question: 'x', status: 'processing' }, 140),
-      );
+      assertInvalidResponse(() => normalizeFollowupResponse({ id: 164, conversation_id: 999, question: 'x', status: 'processing' }, 140));
     });
   });
 

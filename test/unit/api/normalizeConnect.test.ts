@@ -15,7 +15,11 @@ const minimal = {
   title: 'Where is the poller?',
   url: 'https://sourcegraph.example.com/deepsearch/abc',
   questions: [
-    { input: [{ question: { text: 'Where is the poller?' } }], answer: [{ markdown: { text: 'In `poller.ts`.' } }, { markdown: { text: 'It backs off.' } }], createTime: '2026-08-01T10:00:00Z' },
+    {
+      input: [{ question: { text: 'Where is the poller?' } }],
+      answer: [{ markdown: { text: 'In `poller.ts`.' } }, { markdown: { text: 'It backs off.' } }],
+      createTime: '2026-08-01T10:00:00Z',
+    },
     { input: [{ question: { text: 'And the store?' } }], createTime: '2026-08-01T10:00:04Z' },
   ],
 };
@@ -26,7 +30,10 @@ describe('normalizing the 7.x conversation API', () => {
     assert.equal(conversation.id, 140);
     assert.equal(conversation.title, 'Where is the poller?');
     assert.equal(conversation.webUrl, 'https://sourcegraph.example.com/deepsearch/abc');
-    assert.deepEqual(conversation.questions.map((question) => question.id), [1, 2]);
+    assert.deepEqual(
+      conversation.questions.map((question) => question.id),
+      [1, 2],
+    );
     assert.equal(conversation.questions[0]?.answer, 'In `poller.ts`.\n\nIt backs off.');
     assert.equal(conversation.questions[0]?.state, 'completed', 'an earlier question with an answer is finished');
     assert.equal(conversation.questions[1]?.state, 'processing', "the latest question has the conversation's state");
@@ -44,7 +51,10 @@ describe('normalizing the 7.x conversation API', () => {
         { input: [{ question: { text: 'Answered' } }], answer: [{ markdown: { text: 'Yes.' } }] },
       ],
     });
-    assert.deepEqual(conversation.questions.map((question) => question.state), ['failed', 'completed']);
+    assert.deepEqual(
+      conversation.questions.map((question) => question.state),
+      ['failed', 'completed'],
+    );
     assert.equal(conversation.questions[0]?.error?.title, 'This question ended without an answer');
   });
 
@@ -100,13 +110,25 @@ describe('normalizing the 7.x conversation API', () => {
       nextPageToken: 'abc',
     });
     assert.equal(page.nextCursor, 'abc');
-    assert.deepEqual(page.conversations.map((conversation) => [conversation.id, conversation.title, conversation.summaryOnly, conversation.questions.length]), [[7, 'Seven', true, 0]]);
+    assert.deepEqual(
+      page.conversations.map((conversation) => [conversation.id, conversation.title, conversation.summaryOnly, conversation.questions.length]),
+      [[7, 'Seven', true, 0]],
+    );
     assert.equal(normalizeConnectSummaryPage({ conversationSummaries: [] }).nextCursor, undefined);
   });
 
   it('refuses what is not a conversation, and a web URL that is not http(s)', () => {
-    for (const bad of [null, [], { ...minimal, name: 'conversations/1' }, { ...minimal, name: 'users/~self/conversations/x' }, { ...minimal, state: undefined }]) {
-      assert.throws(() => normalizeConnectConversation(bad), (error: unknown) => isDeepSearchError(error) && error.kind === 'invalidResponse');
+    for (const bad of [
+      null,
+      [],
+      { ...minimal, name: 'conversations/1' },
+      { ...minimal, name: 'users/~self/conversations/x' },
+      { ...minimal, state: undefined },
+    ]) {
+      assert.throws(
+        () => normalizeConnectConversation(bad),
+        (error: unknown) => isDeepSearchError(error) && error.kind === 'invalidResponse',
+      );
     }
     assert.equal(normalizeConnectConversation({ ...minimal, url: 'javascript:alert(1)' }).webUrl, undefined);
   });

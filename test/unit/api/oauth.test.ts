@@ -69,7 +69,11 @@ describe('OAuth client against the engine', function () {
   });
 
   it('signs in with the browser: PKCE, the state checked, the code exchanged for tokens that work', async function () {
-    const started = server.startBrowserSignIn({ clientId: CLIENT_ID, redirectUri: 'http://127.0.0.1:41234/callback', scopes: ['externalapi:read', 'mcp', 'offline_access'] });
+    const started = server.startBrowserSignIn({
+      clientId: CLIENT_ID,
+      redirectUri: 'http://127.0.0.1:41234/callback',
+      scopes: ['externalapi:read', 'mcp', 'offline_access'],
+    });
     assert.equal(started.url.searchParams.get('code_challenge_method'), 'S256');
     assert.notEqual(started.url.searchParams.get('code_challenge'), started.verifier, 'the verifier never leaves the extension');
     const redirect = await approveInBrowser(started.url);
@@ -118,7 +122,10 @@ describe('OAuth client against the engine', function () {
       headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
       body: new URLSearchParams({ user_code: device.user_code, decision: 'deny' }).toString(),
     });
-    await assert.rejects(server.finishDeviceSignIn(device, CLIENT_ID, (ms) => new Promise((resolve) => setTimeout(resolve, ms))), (error: unknown) => error instanceof OAuthFailure && error.code === 'access_denied');
+    await assert.rejects(
+      server.finishDeviceSignIn(device, CLIENT_ID, (ms) => new Promise((resolve) => setTimeout(resolve, ms))),
+      (error: unknown) => error instanceof OAuthFailure && error.code === 'access_denied',
+    );
   });
 
   it('refreshes a token about to expire before sending it, and stores the rotated tokens', async function () {
@@ -156,7 +163,10 @@ describe('OAuth client against the engine', function () {
     // A poll, a tool call and a list, all refused with the same token.
     const results = await Promise.all([0, 1, 2].map(() => session.afterRejected(tokens.accessToken)));
     const stored = await vault.read();
-    assert.deepEqual(results, [0, 1, 2].map(() => stored?.accessToken));
+    assert.deepEqual(
+      results,
+      [0, 1, 2].map(() => stored?.accessToken),
+    );
     assert.equal(tokenRequests() - before, 1, 'one refresh request reached the instance');
     assert.equal(vault.writes, 1);
   });
@@ -169,7 +179,10 @@ describe('OAuth client against the engine', function () {
     const results = await Promise.all([windowA.afterRejected(tokens.accessToken), windowB.afterRejected(tokens.accessToken)]);
     const stored = await vault.read();
     assert.deepEqual(results, [stored?.accessToken, stored?.accessToken], 'both windows have the one new token');
-    assert.equal((await fetch(`${engine.apiUrl}/`, { headers: { Authorization: `Bearer ${stored?.accessToken ?? ''}`, 'X-Requested-With': 'tests 1' } })).status, 200);
+    assert.equal(
+      (await fetch(`${engine.apiUrl}/`, { headers: { Authorization: `Bearer ${stored?.accessToken ?? ''}`, 'X-Requested-With': 'tests 1' } })).status,
+      200,
+    );
     // And the session goes on: the stored refresh token is the live one.
     assert.ok((await refreshWith(stored?.refreshToken ?? '')).accessToken);
   });
@@ -197,6 +210,9 @@ describe('OAuth client against the engine', function () {
     const tokens = await signIn();
     await server.revoke(tokens.refreshToken ?? '', CLIENT_ID);
     const session = new TokenSession(memoryVault(tokens), (refreshToken) => server.refresh(refreshToken, CLIENT_ID), { sleep: () => Promise.resolve() });
-    await assert.rejects(session.afterRejected(tokens.accessToken), (error: unknown) => isDeepSearchError(error) && error.kind === 'unauthorized' && /sign in again/.test(error.message));
+    await assert.rejects(
+      session.afterRejected(tokens.accessToken),
+      (error: unknown) => isDeepSearchError(error) && error.kind === 'unauthorized' && /sign in again/.test(error.message),
+    );
   });
 });

@@ -45,7 +45,11 @@ describe('OAuth renewal in the conversation and tool clients', function () {
   async function signedIn(): Promise<OAuthTokens> {
     const redirect = await LoopbackRedirect.listen();
     try {
-      const started = server.startBrowserSignIn({ clientId: CLIENT_ID, redirectUri: redirect.redirectUri, scopes: ['externalapi:read', 'externalapi:write', 'mcp', 'offline_access'] });
+      const started = server.startBrowserSignIn({
+        clientId: CLIENT_ID,
+        redirectUri: redirect.redirectUri,
+        scopes: ['externalapi:read', 'externalapi:write', 'mcp', 'offline_access'],
+      });
       const arrival = redirect.wait(started.state);
       const page = await (await fetch(started.url)).text();
       const requestId = /name="request" value="([^"]+)"/.exec(page)?.[1] ?? '';
@@ -80,7 +84,11 @@ describe('OAuth renewal in the conversation and tool clients', function () {
     const from = requests.length;
     const conversation = await client.createConversation('Where is parseConfig defined?');
     const posts = requests.slice(from).filter((line) => line.startsWith('POST /.api/deepsearch/v1 '));
-    assert.deepEqual(posts.map((line) => line.split(' ')[2]), ['401', '200'], posts.join('\n'));
+    assert.deepEqual(
+      posts.map((line) => line.split(' ')[2]),
+      ['401', '200'],
+      posts.join('\n'),
+    );
     assert.equal(requests.slice(from).filter((line) => line.startsWith(`POST ${OAUTH_PATHS.token} 200`)).length, 1, 'one refresh');
     assert.equal(vault.writes, 1, 'the rotated tokens were stored');
     const listed = await client.listConversations({ pageFirst: 100 });
@@ -117,7 +125,10 @@ describe('OAuth renewal in the conversation and tool clients', function () {
   });
 
   it('registers itself where the instance allows it, and then asks for the tool server only', async function () {
-    const registered = await server.register({ clientName: 'Deep Search for VS Code', redirectUris: ['vscode://deepsearch-team.deep-search-vscode/oauth-callback', 'http://127.0.0.1/callback'] });
+    const registered = await server.register({
+      clientName: 'Deep Search for VS Code',
+      redirectUris: ['vscode://deepsearch-team.deep-search-vscode/oauth-callback', 'http://127.0.0.1/callback'],
+    });
     assert.match(registered.clientId, /\S/);
     assert.deepEqual(scopesToAsk(registered.scopes), ['mcp', 'offline_access']);
     const device = await server.startDeviceSignIn({ clientId: registered.clientId, scopes: scopesToAsk(registered.scopes) });
@@ -127,8 +138,17 @@ describe('OAuth renewal in the conversation and tool clients', function () {
 
 describe('Scopes the extension asks for', () => {
   it('asks for the least that covers conversations, tools and renewal', () => {
-    assert.deepEqual(scopesToAsk(['user:all', 'externalapi:read', 'externalapi:write', 'mcp', 'offline_access', 'openid']), ['externalapi:read', 'externalapi:write', 'mcp', 'offline_access']);
-    assert.deepEqual(scopesToAsk(['user:all', 'mcp', 'offline_access']), ['user:all', 'mcp', 'offline_access'], 'user:all where the granular scopes do not exist');
+    assert.deepEqual(scopesToAsk(['user:all', 'externalapi:read', 'externalapi:write', 'mcp', 'offline_access', 'openid']), [
+      'externalapi:read',
+      'externalapi:write',
+      'mcp',
+      'offline_access',
+    ]);
+    assert.deepEqual(
+      scopesToAsk(['user:all', 'mcp', 'offline_access']),
+      ['user:all', 'mcp', 'offline_access'],
+      'user:all where the granular scopes do not exist',
+    );
     assert.deepEqual(scopesToAsk(undefined), ['user:all', 'mcp', 'offline_access'], 'what every generation knows, when the instance does not say');
     assert.deepEqual(scopesToAsk(['mcp']), ['mcp'], 'nothing the instance would refuse');
   });
@@ -171,12 +191,19 @@ describe('The loopback listener a browser sign-in comes back through', () => {
 
 describe('A sign-in waiting for a person', () => {
   const waitForAbort = (signal: AbortSignal) =>
-    new Promise<string>((_resolve, reject) => signal.addEventListener('abort', () => reject(new DeepSearchError('canceled', 'The request was canceled.')), { once: true }));
+    new Promise<string>((_resolve, reject) =>
+      signal.addEventListener('abort', () => reject(new DeepSearchError('canceled', 'The request was canceled.')), { once: true }),
+    );
 
   it('gives up after the time allowed, saying so', async () => {
     await assert.rejects(
-      untilDeadline(waitForAbort, { cancel: new AbortController().signal, timeoutMs: 50, timeoutMessage: 'The sign-in in the browser did not finish within 5 minutes.' }),
-      (error: unknown) => isDeepSearchError(error) && error.kind === 'timeout' && error.message === 'The sign-in in the browser did not finish within 5 minutes.',
+      untilDeadline(waitForAbort, {
+        cancel: new AbortController().signal,
+        timeoutMs: 50,
+        timeoutMessage: 'The sign-in in the browser did not finish within 5 minutes.',
+      }),
+      (error: unknown) =>
+        isDeepSearchError(error) && error.kind === 'timeout' && error.message === 'The sign-in in the browser did not finish within 5 minutes.',
     );
   });
 
@@ -185,7 +212,13 @@ describe('A sign-in waiting for a person', () => {
     const waiting = untilDeadline(waitForAbort, { cancel: cancel.signal, timeoutMs: 60_000, timeoutMessage: 'late' });
     cancel.abort();
     assert.equal(await waiting, undefined);
-    assert.equal(await untilDeadline(() => Promise.resolve('tokens'), { cancel: new AbortController().signal, timeoutMs: 60_000, timeoutMessage: 'late' }), 'tokens');
-    await assert.rejects(untilDeadline(() => Promise.reject(new Error('denied')), { cancel: new AbortController().signal, timeoutMs: 60_000, timeoutMessage: 'late' }), /denied/);
+    assert.equal(
+      await untilDeadline(() => Promise.resolve('tokens'), { cancel: new AbortController().signal, timeoutMs: 60_000, timeoutMessage: 'late' }),
+      'tokens',
+    );
+    await assert.rejects(
+      untilDeadline(() => Promise.reject(new Error('denied')), { cancel: new AbortController().signal, timeoutMs: 60_000, timeoutMessage: 'late' }),
+      /denied/,
+    );
   });
 });

@@ -57,7 +57,7 @@ export async function startScriptedInstance(script: Script, tls?: { key: string;
         pending.add(timer);
       } else {
         const isJson = scripted.body !== undefined && typeof scripted.body === 'object';
-        const body = isJson ? JSON.stringify(scripted.body) : (scripted.body as string | undefined) ?? '';
+        const body = isJson ? JSON.stringify(scripted.body) : ((scripted.body as string | undefined) ?? '');
         res.writeHead(scripted.status, {
           ...(isJson ? { 'content-type': 'application/json' } : {}),
           ...scripted.headers,

@@ -160,11 +160,10 @@ describe('client transport over real HTTP', () => {
       await expectError(client().addFollowup(140, 'q'), 'server');
       await expectError(client().cancelQuestion(140, 163), 'server');
       await expectError(client().deleteConversation(140), 'server');
-      assert.deepEqual(server.requests.map((request) => `${request.method} ${request.url}`), [
-        'POST /.api/deepsearch/v1/140/questions',
-        'POST /.api/deepsearch/v1/140/questions/163/cancel',
-        'DELETE /.api/deepsearch/v1/140',
-      ]);
+      assert.deepEqual(
+        server.requests.map((request) => `${request.method} ${request.url}`),
+        ['POST /.api/deepsearch/v1/140/questions', 'POST /.api/deepsearch/v1/140/questions/163/cancel', 'DELETE /.api/deepsearch/v1/140'],
+      );
     });
   });
 
@@ -245,14 +244,21 @@ describe('client transport over real HTTP', () => {
     });
 
     it('keeps a token that was put in a URL query out of every error', async () => {
-      const server = await serve((request) => (request.url.includes('page_first') ? { reset: true } : {
-        status: 500,
-        body: `<html><body>Error at ${request.url}</body></html>`,
-        headers: { 'content-type': 'text/html' },
-      }));
+      const server = await serve((request) =>
+        request.url.includes('page_first')
+          ? { reset: true }
+          : {
+              status: 500,
+              body: `<html><body>Error at ${request.url}</body></html>`,
+              headers: { 'content-type': 'text/html' },
+            },
+      );
       const network = await expectError(client().listConversations({ filterReadToken: TOKEN, pageFirst: 1 }), 'network');
       const serverError = await expectError(client().listConversations({ filterReadToken: TOKEN }), 'server');
-      assert.ok(server.requests.some((request) => request.url.includes(TOKEN)), 'the token did travel in the query');
+      assert.ok(
+        server.requests.some((request) => request.url.includes(TOKEN)),
+        'the token did travel in the query',
+      );
       for (const error of [network, serverError]) {
         assert.ok(!everythingIn(error).includes(TOKEN), error.message);
       }

@@ -12,7 +12,10 @@ import { startConnectProxy, type ConnectProxy } from './connectProxy';
 import { json, startScriptedInstance, type ScriptedInstance } from './scriptedInstance';
 
 const ROOT = path.join(__dirname, '..', '..', '..');
-const subset = createRequire(__filename)(path.join(ROOT, 'src', 'api', 'undiciSubset.cjs')) as Pick<typeof Undici, 'Agent' | 'EnvHttpProxyAgent' | 'request' | 'getGlobalDispatcher'>;
+const subset = createRequire(__filename)(path.join(ROOT, 'src', 'api', 'undiciSubset.cjs')) as Pick<
+  typeof Undici,
+  'Agent' | 'EnvHttpProxyAgent' | 'request' | 'getGlobalDispatcher'
+>;
 
 /** The names a source file imports from `undici` as values (not as types). */
 function valueImports(text: string): string[] {
@@ -45,14 +48,23 @@ describe('the part of undici in the bundles', function () {
       [],
       'imported from undici but missing from src/api/undiciSubset.cjs',
     );
-    assert.deepEqual(valueImports("import { request, type Dispatcher } from 'undici';\nimport type { Agent } from 'undici';"), ['request'], 'the scan tells values from types');
+    assert.deepEqual(
+      valueImports("import { request, type Dispatcher } from 'undici';\nimport type { Agent } from 'undici';"),
+      ['request'],
+      'the scan tells values from types',
+    );
   });
 
   it('sends a request through an agent, and through the global dispatcher when given none', async function () {
     instance = await startScriptedInstance((request) => json({ seen: `${request.method} ${request.url}`, body: request.body }));
     const agent = new subset.Agent();
     dispatchers.push(agent);
-    const sent = await subset.request(new URL('/a/b?c=1', instance.url), { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"x":1}', dispatcher: agent });
+    const sent = await subset.request(new URL('/a/b?c=1', instance.url), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"x":1}',
+      dispatcher: agent,
+    });
     assert.equal(sent.statusCode, 200);
     assert.deepEqual(await sent.body.json(), { seen: 'POST /a/b?c=1', body: '{"x":1}' });
     const global = await subset.request(`${instance.url}/d`);

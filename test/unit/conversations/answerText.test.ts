@@ -1,5 +1,14 @@
 import assert from 'node:assert/strict';
-import { absoluteLink, answerForAgent, boundedAnswer, conversationForAgent, MAX_ANSWER_CHARACTERS, progressLine, rewriteLinks, unansweredText } from '../../../src/conversations/answerText';
+import {
+  absoluteLink,
+  answerForAgent,
+  boundedAnswer,
+  conversationForAgent,
+  MAX_ANSWER_CHARACTERS,
+  progressLine,
+  rewriteLinks,
+  unansweredText,
+} from '../../../src/conversations/answerText';
 import type { Question } from '../../../src/model/conversation';
 import { aQuestion } from '../../support/questions';
 
@@ -28,7 +37,10 @@ describe('answers outside the panel (chat, agent tools)', () => {
   });
 
   it('rewrites links through the given function, leaving the rest of the Markdown alone', () => {
-    assert.equal(rewriteLinks('See [a](x) and [b](y), not (z).', (href) => (href === 'x' ? 'X' : undefined)), 'See [a](X) and [b](y), not (z).');
+    assert.equal(
+      rewriteLinks('See [a](x) and [b](y), not (z).', (href) => (href === 'x' ? 'X' : undefined)),
+      'See [a](X) and [b](y), not (z).',
+    );
   });
 
   it('cuts a runaway answer with a note', () => {
@@ -39,8 +51,15 @@ describe('answers outside the panel (chat, agent tools)', () => {
 
   it('says why a question was not answered, with when to ask again', () => {
     const now = Date.parse('2026-11-24T00:00:00Z');
-    const quota = question({ state: 'failed', answer: undefined, error: { kind: 'RateLimitExceeded', title: 'Quota reached', message: 'You have used your Deep Search quota.', retryAt: '2026-11-24T00:12:00Z' } });
-    assert.equal(unansweredText(quota, now), 'Quota reached. You have used your Deep Search quota. You can ask again in 12 minutes (at 2026-11-24T00:12:00.000Z).');
+    const quota = question({
+      state: 'failed',
+      answer: undefined,
+      error: { kind: 'RateLimitExceeded', title: 'Quota reached', message: 'You have used your Deep Search quota.', retryAt: '2026-11-24T00:12:00Z' },
+    });
+    assert.equal(
+      unansweredText(quota, now),
+      'Quota reached. You have used your Deep Search quota. You can ask again in 12 minutes (at 2026-11-24T00:12:00.000Z).',
+    );
     const tokens = question({ state: 'failed', error: { kind: 'TokenLimitExceeded', title: 'Too long', message: 'The conversation is too long.' } });
     assert.match(unansweredText(tokens, now), /Ask a narrower question, or start a new conversation\.$/);
     assert.equal(unansweredText(question({ state: 'canceled', error: undefined })), 'The question was cancelled before it was answered.');
@@ -52,7 +71,15 @@ describe('answers outside the panel (chat, agent tools)', () => {
   });
 
   it('reads a whole conversation for the agent, question by question', () => {
-    const text = conversationForAgent({ id: 7, createdAt: '', updatedAt: '', questions: [question(), question({ id: 2, text: 'And where is it called?', state: 'processing', answer: undefined, sources: [] })] }, INSTANCE);
+    const text = conversationForAgent(
+      {
+        id: 7,
+        createdAt: '',
+        updatedAt: '',
+        questions: [question(), question({ id: 2, text: 'And where is it called?', state: 'processing', answer: undefined, sources: [] })],
+      },
+      INSTANCE,
+    );
     assert.match(text, /^# Deep Search conversation 7: Where is parseConfig defined\?/);
     assert.match(text, /## Question 2 \(processing\)\n\nAnd where is it called\?\n\n## Answer 2\n\n\(no answer yet\)$/);
   });

@@ -158,8 +158,14 @@ describe('ConversationStore against the local engine', () => {
       assert.equal(store.get(asked.id)?.questions[0]?.text, QUESTION);
       assert.equal(store.listed[0]?.id, asked.id);
       assert.equal(store.listed.filter((conversation) => conversation.id === asked.id).length, 1);
-      assert.ok(changes.some((change) => change.changed.includes(asked.id)), 'onDidChange names the new conversation');
-      assert.ok(changes.some((change) => change.listChanged), 'and says the list changed: views that repaint changed rows only must add its row');
+      assert.ok(
+        changes.some((change) => change.changed.includes(asked.id)),
+        'onDidChange names the new conversation',
+      );
+      assert.ok(
+        changes.some((change) => change.listChanged),
+        'and says the list changed: views that repaint changed rows only must add its row',
+      );
       assert.equal(store.runningCount, 1);
 
       const done = await untilFinishedInStore(store, asked.id);
@@ -168,7 +174,10 @@ describe('ConversationStore against the local engine', () => {
       assert.equal(store.runningCount, 0);
       assert.equal(store.listed[0]?.id, asked.id);
       assert.ok(changes.filter((change) => change.changed.includes(asked.id)).length >= 2, 'polling published the answer');
-      assert.deepEqual(finished.map((conversation) => conversation.id), [asked.id]);
+      assert.deepEqual(
+        finished.map((conversation) => conversation.id),
+        [asked.id],
+      );
     });
 
     it('fires onDidFinish exactly once when the question completes', async () => {
@@ -180,7 +189,10 @@ describe('ConversationStore against the local engine', () => {
       const polled = getsOf(asked.id);
       await new Promise((resolve) => setTimeout(resolve, 150));
       assert.equal(getsOf(asked.id), polled, 'a finished conversation is not polled any more');
-      assert.deepEqual(finished.map((conversation) => conversation.id), [asked.id]);
+      assert.deepEqual(
+        finished.map((conversation) => conversation.id),
+        [asked.id],
+      );
       assert.equal(finished[0]?.questions[0]?.state, 'completed');
     });
 
@@ -212,12 +224,19 @@ describe('ConversationStore against the local engine', () => {
       const store = storeFor(TEST_TOKENS[0], { watchedIntervalMs: 20, hiddenIntervalMs: 60_000 });
       const finished = finishesOf(store);
       const asked = await store.ask(QUESTION);
-      await waitFor(async () => getsOf(asked.id), (count) => count >= 1, { description: 'the first refresh' });
+      await waitFor(
+        async () => getsOf(asked.id),
+        (count) => count >= 1,
+        { description: 'the first refresh' },
+      );
       await engine.waitUntilFinished(asked.id);
       await store.refreshList();
       assert.equal(store.get(asked.id)?.questions[0]?.state, 'completed');
       assert.equal(store.runningCount, 0);
-      assert.deepEqual(finished.map((conversation) => conversation.id), [asked.id]);
+      assert.deepEqual(
+        finished.map((conversation) => conversation.id),
+        [asked.id],
+      );
     });
   });
 
@@ -229,7 +248,11 @@ describe('ConversationStore against the local engine', () => {
       pager = clientFor(PAGER_TOKEN);
       for (let index = 0; index < 5; index++) created.push((await pager.createConversation(`Paging question ${index}`)).id);
       for (const id of created) {
-        await waitFor(() => pager.getConversation(id), (conversation) => !isUnfinished(conversation), { timeoutMs: 15_000 });
+        await waitFor(
+          () => pager.getConversation(id),
+          (conversation) => !isUnfinished(conversation),
+          { timeoutMs: 15_000 },
+        );
       }
     });
 
@@ -254,12 +277,19 @@ describe('ConversationStore against the local engine', () => {
 
       const ids = store.listed.map((conversation) => conversation.id);
       assert.equal(new Set(ids).size, ids.length, 'no conversation is listed twice');
-      assert.deepEqual([...ids].sort((a, b) => a - b), [...created].sort((a, b) => a - b));
+      assert.deepEqual(
+        [...ids].sort((a, b) => a - b),
+        [...created].sort((a, b) => a - b),
+      );
       const serverOrder = (await pager.listConversations({ sort: '-updated_at', pageFirst: 100 })).conversations.map((c) => c.id);
       assert.deepEqual(ids, serverOrder, 'newest update first');
 
       await store.loadMore();
-      assert.deepEqual(store.listed.map((conversation) => conversation.id), ids, 'loadMore at the end changes nothing');
+      assert.deepEqual(
+        store.listed.map((conversation) => conversation.id),
+        ids,
+        'loadMore at the end changes nothing',
+      );
     });
 
     it('keeps at most maxListed conversations while paging on, letting go of the newest ones nobody opened', async () => {
@@ -274,19 +304,28 @@ describe('ConversationStore against the local engine', () => {
       await store.fetch(second);
 
       await store.loadMore();
-      assert.deepEqual(store.listed.map((conversation) => conversation.id), serverOrder.slice(2, 4));
+      assert.deepEqual(
+        store.listed.map((conversation) => conversation.id),
+        serverOrder.slice(2, 4),
+      );
       assert.equal(store.hasNewer, true);
       assert.equal(store.get(newest), undefined, 'a conversation known from the list only is let go');
       assert.equal(store.get(second)?.id, second, 'an opened conversation stays');
 
       // The last page has one: the window still shows maxListed, the oldest ones.
       await store.loadMore();
-      assert.deepEqual(store.listed.map((conversation) => conversation.id), serverOrder.slice(-2));
+      assert.deepEqual(
+        store.listed.map((conversation) => conversation.id),
+        serverOrder.slice(-2),
+      );
       assert.equal(store.hasMore, false);
 
       await store.refreshList();
       assert.equal(store.hasNewer, false);
-      assert.deepEqual(store.listed.map((conversation) => conversation.id), serverOrder.slice(0, 2));
+      assert.deepEqual(
+        store.listed.map((conversation) => conversation.id),
+        serverOrder.slice(0, 2),
+      );
     });
 
     it('starts again from the first page on refreshList', async () => {
@@ -307,7 +346,11 @@ describe('ConversationStore against the local engine', () => {
       stores.push(store);
       store.setClient(pager);
       const extra = await pager.createConversation('Paging question to delete');
-      await waitFor(() => pager.getConversation(extra.id), (conversation) => !isUnfinished(conversation), { timeoutMs: 15_000 });
+      await waitFor(
+        () => pager.getConversation(extra.id),
+        (conversation) => !isUnfinished(conversation),
+        { timeoutMs: 15_000 },
+      );
       await store.refreshList();
       const cursorId = store.listed[1].id;
       await pager.deleteConversation(cursorId);
@@ -327,7 +370,10 @@ describe('ConversationStore against the local engine', () => {
       assert.equal(finished.length, 1);
 
       const withFollowup = await store.addFollowup(asked.id, 'Who calls loadConfig?');
-      assert.deepEqual(withFollowup.questions.map((question) => question.text), [QUESTION, 'Who calls loadConfig?']);
+      assert.deepEqual(
+        withFollowup.questions.map((question) => question.text),
+        [QUESTION, 'Who calls loadConfig?'],
+      );
       assert.equal(store.get(asked.id)?.questions.length, 2);
       assert.equal(store.runningCount, 1);
 
@@ -362,7 +408,11 @@ describe('ConversationStore against the local engine', () => {
       const staleFetch = store.fetch(asked.id);
       held = undefined;
       // The engine has taken the GET (and answers it at once): its answer predates the follow-up.
-      await waitFor(async () => getsOf(asked.id), (count) => count > served, { description: 'the GET to reach the engine' });
+      await waitFor(
+        async () => getsOf(asked.id),
+        (count) => count > served,
+        { description: 'the GET to reach the engine' },
+      );
       await store.addFollowup(asked.id, 'Who calls loadConfig?');
       release();
       await staleFetch;
@@ -371,14 +421,17 @@ describe('ConversationStore against the local engine', () => {
       assert.equal(done?.questions[1]?.state, 'completed');
     });
 
-        it('reports a follow-up as sent once the server took it, even when fetching the conversation then fails', async () => {
+    it('reports a follow-up as sent once the server took it, even when fetching the conversation then fails', async () => {
       const store = storeFor(TEST_TOKENS[0]);
       const asked = await store.ask(QUESTION);
       await untilFinishedInStore(store, asked.id);
       failingGets.add(`/${asked.id}`);
       try {
         const sent = await store.addFollowup(asked.id, 'Who calls loadConfig?');
-        assert.deepEqual(sent.questions.map((question) => question.text), [QUESTION, 'Who calls loadConfig?']);
+        assert.deepEqual(
+          sent.questions.map((question) => question.text),
+          [QUESTION, 'Who calls loadConfig?'],
+        );
         assert.equal(store.get(asked.id)?.questions.length, 2);
       } finally {
         failingGets.delete(`/${asked.id}`);
@@ -387,7 +440,7 @@ describe('ConversationStore against the local engine', () => {
       assert.equal(done?.questions[1]?.state, 'completed', 'polling caught up once the instance recovered');
     });
 
-        it('cancels a processing question: it ends canceled and nothing is running', async () => {
+    it('cancels a processing question: it ends canceled and nothing is running', async () => {
       const store = storeFor(TEST_TOKENS[0]);
       const asked = await store.ask(QUESTION);
       const canceled = await store.cancel(asked.id, asked.questions[0].id);
@@ -423,9 +476,13 @@ describe('ConversationStore against the local engine', () => {
       const asked = await store.ask(QUESTION);
       assert.equal((await engine.api(`/${asked.id}`, { method: 'DELETE' })).status, 204);
 
-      await waitFor(async () => changes, () => changes.some((change) => change.removed.includes(asked.id)), {
-        description: 'the store to notice the deletion',
-      });
+      await waitFor(
+        async () => changes,
+        () => changes.some((change) => change.removed.includes(asked.id)),
+        {
+          description: 'the store to notice the deletion',
+        },
+      );
       assert.equal(store.get(asked.id), undefined);
       assert.ok(!store.listed.some((conversation) => conversation.id === asked.id));
       assert.equal(store.runningCount, 0);
@@ -491,7 +548,10 @@ describe('ConversationStore against the local engine', () => {
       store.setClient(clientFor(TEST_TOKENS[0]), { sameAccount: true });
       assert.ok(!changes.some((change) => change.reset), 'no reset');
       assert.equal(store.get(asked.id)?.id, asked.id);
-      assert.deepEqual(store.listed.map((conversation) => conversation.id), listedBefore);
+      assert.deepEqual(
+        store.listed.map((conversation) => conversation.id),
+        listedBefore,
+      );
       assert.equal(store.isListLoaded, true);
       assert.equal((await untilFinishedInStore(store, asked.id))?.questions[0]?.state, 'completed');
     });
@@ -504,7 +564,11 @@ describe('ConversationStore against the local engine', () => {
       try {
         // From now on, the poller's next (backoff) refresh after a failure never comes by itself.
         clock.parking = true;
-        await waitFor(async () => clock.parked, (parked) => parked > 0, { description: 'a refresh left for later after a failed poll' });
+        await waitFor(
+          async () => clock.parked,
+          (parked) => parked > 0,
+          { description: 'a refresh left for later after a failed poll' },
+        );
       } finally {
         failingGets.delete(`/${asked.id}`);
       }
@@ -538,7 +602,11 @@ describe('ConversationStore against the local engine', () => {
       assert.equal(store.isWatched(watched.id), true);
       assert.equal(store.isWatched(hidden.id), false);
       // Each new question is refreshed once at once; after that only the watched one is.
-      await waitFor(async () => getsOf(hidden.id), (count) => count >= 1, { description: 'the first refresh' });
+      await waitFor(
+        async () => getsOf(hidden.id),
+        (count) => count >= 1,
+        { description: 'the first refresh' },
+      );
       const hiddenGets = getsOf(hidden.id);
       const watchedGetsBefore = getsOf(watched.id);
 
@@ -557,7 +625,11 @@ describe('ConversationStore against the local engine', () => {
       const store = storeFor(TEST_TOKENS[0], { watchedIntervalMs: 30, hiddenIntervalMs: 60_000 });
       const asked = await store.ask(QUESTION);
       store.setWatched(asked.id, true);
-      await waitFor(async () => getsOf(asked.id), (count) => count >= 2, { description: 'a watched refresh' });
+      await waitFor(
+        async () => getsOf(asked.id),
+        (count) => count >= 2,
+        { description: 'a watched refresh' },
+      );
       store.setWatched(asked.id, false);
       assert.equal(store.isWatched(asked.id), false);
       const count = getsOf(asked.id);
@@ -569,7 +641,7 @@ describe('ConversationStore against the local engine', () => {
   });
 
   describe('shared conversations', () => {
-    it('opens another user\'s conversation by read token as read-only, without listing it', async () => {
+    it("opens another user's conversation by read token as read-only, without listing it", async () => {
       const theirs = await engine.waitUntilFinished((await engine.ask(QUESTION, 1)).id, 1);
       const store = storeFor(TEST_TOKENS[0]);
       await store.refreshList();
@@ -585,7 +657,7 @@ describe('ConversationStore against the local engine', () => {
       assert.ok(!store.listed.some((conversation) => conversation.id === theirs.id));
     });
 
-    it('opens another user\'s conversation that is still running, follows it to the end, and never lists it', async () => {
+    it("opens another user's conversation that is still running, follows it to the end, and never lists it", async () => {
       const theirs = await engine.ask(QUESTION, 1);
       const store = storeFor(TEST_TOKENS[0]);
       await store.refreshList();
@@ -605,7 +677,7 @@ describe('ConversationStore against the local engine', () => {
     });
   });
 
-  it('treats the user\'s own conversations as editable, even opened by their read token', async () => {
+  it("treats the user's own conversations as editable, even opened by their read token", async () => {
     const store = storeFor(TEST_TOKENS[0]);
     const mine = await store.ask(QUESTION);
     assert.equal(store.isReadOnly(mine.id), false);
@@ -642,12 +714,18 @@ describe('ConversationStore against the local engine', () => {
       const store = storeFor(null);
       store.setClient(clientFor(TEST_TOKENS[0], starredEngine.url));
       await store.refreshList();
-      assert.deepEqual(store.listed.map((conversation) => conversation.id).sort((a, b) => a - b), [...ids].sort((a, b) => a - b));
+      assert.deepEqual(
+        store.listed.map((conversation) => conversation.id).sort((a, b) => a - b),
+        [...ids].sort((a, b) => a - b),
+      );
       assert.equal(store.starredOnly, false);
 
       await store.setStarredOnly(true);
       assert.equal(store.starredOnly, true);
-      assert.deepEqual(store.listed.map((conversation) => conversation.id), [ids[1]]);
+      assert.deepEqual(
+        store.listed.map((conversation) => conversation.id),
+        [ids[1]],
+      );
 
       await store.setStarredOnly(false);
       assert.equal(store.starredOnly, false);
@@ -682,16 +760,20 @@ describe('ConversationStore on a 7.x server (the new conversation API)', () => {
   it('asks and polls to the answer; lists summaries by title; opening one loads its questions; shares through the legacy read token', async () => {
     const first = store();
     const asked = await first.ask(QUESTION);
-    const done = await waitFor(async () => first.get(asked.id), (conversation) => conversation !== undefined && !isUnfinished(conversation), {
-      description: 'the answer in the store',
-    });
+    const done = await waitFor(
+      async () => first.get(asked.id),
+      (conversation) => conversation !== undefined && !isUnfinished(conversation),
+      {
+        description: 'the answer in the store',
+      },
+    );
     assert.equal(done?.questions[0]?.state, 'completed');
 
     const second = store();
     await second.refreshList();
     const listed = second.listed.find((conversation) => conversation.id === asked.id);
     assert.equal(listed?.summaryOnly, true);
-    assert.equal(conversationLabel(listed), listed?.title, 'the label is the summary\'s title');
+    assert.equal(conversationLabel(listed), listed?.title, "the label is the summary's title");
     const opened = await second.load(asked.id);
     assert.equal(opened.questions[0]?.text, QUESTION, 'opening a summary fetches the conversation');
     await second.refreshList();
@@ -699,24 +781,35 @@ describe('ConversationStore on a 7.x server (the new conversation API)', () => {
 
     // Continued elsewhere (another window): the next list has a newer summary, and the store fetches it again.
     await first.addFollowup(asked.id, 'Continued elsewhere?');
-    await waitFor(async () => first.get(asked.id), (conversation) => conversation?.questions.length === 2 && !isUnfinished(conversation), {
-      description: 'the follow-up of the other window answered',
-    });
+    await waitFor(
+      async () => first.get(asked.id),
+      (conversation) => conversation?.questions.length === 2 && !isUnfinished(conversation),
+      {
+        description: 'the follow-up of the other window answered',
+      },
+    );
     await second.refreshList();
-    await waitFor(async () => second.get(asked.id), (conversation) => conversation?.questions.length === 2 && !isUnfinished(conversation), {
-      description: 'the newer summary to bring the conversation again',
-    });
+    await waitFor(
+      async () => second.get(asked.id),
+      (conversation) => conversation?.questions.length === 2 && !isUnfinished(conversation),
+      {
+        description: 'the newer summary to bring the conversation again',
+      },
+    );
 
     const link = await second.shareLink(asked.id);
     assert.match(link ?? '', new RegExp(`^${engine.url}/deepsearch/[0-9a-f-]{36}$`));
 
     await second.addFollowup(asked.id, 'What calls it?');
-    const followed = await waitFor(async () => second.get(asked.id), (conversation) => conversation?.questions.length === 3 && !isUnfinished(conversation), {
-      description: 'the follow-up answered',
-    });
+    const followed = await waitFor(
+      async () => second.get(asked.id),
+      (conversation) => conversation?.questions.length === 3 && !isUnfinished(conversation),
+      {
+        description: 'the follow-up answered',
+      },
+    );
     assert.equal(followed?.questions[2]?.state, 'completed');
     await second.delete(asked.id);
     assert.equal(second.get(asked.id), undefined);
   });
 });
-

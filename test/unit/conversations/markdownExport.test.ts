@@ -22,7 +22,7 @@ function conversation(questions: Question[], overrides: Partial<Conversation> = 
 }
 
 describe('conversationMarkdown', () => {
-  it('titles the document with the first question\'s title on one line', () => {
+  it("titles the document with the first question's title on one line", () => {
     const markdown = conversationMarkdown(conversation([question({ title: 'Where\nparseConfig   lives\t' })]), INSTANCE);
     assert.equal(markdown.split('\n')[0], '# Where parseConfig lives');
   });
@@ -34,10 +34,7 @@ describe('conversationMarkdown', () => {
   });
 
   it('says where and when it was exported, with a link to the share page', () => {
-    const markdown = conversationMarkdown(
-      conversation([question()], { shareUrl: `${INSTANCE}/deepsearch/1c9f3b8e-0000-4000-8000-000000000000` }),
-      INSTANCE,
-    );
+    const markdown = conversationMarkdown(conversation([question()], { shareUrl: `${INSTANCE}/deepsearch/1c9f3b8e-0000-4000-8000-000000000000` }), INSTANCE);
     assert.match(
       markdown,
       /^_Exported from https:\/\/sourcegraph\.example\.com on \d{4}-\d{2}-\d{2} · \[open on the instance\]\(https:\/\/sourcegraph\.example\.com\/deepsearch\/1c9f3b8e-0000-4000-8000-000000000000\)_$/m,
@@ -142,7 +139,12 @@ describe('conversationMarkdown', () => {
   it('keeps an instance path prefix in absolute links', () => {
     const prefixed = 'https://example.com/sourcegraph';
     const markdown = conversationMarkdown(
-      conversation([question({ answer: 'In [config.ts](/github.com/acme/app/-/blob/src/config.ts).', sources: [{ type: 'repository', link: '/github.com/acme/app', label: 'app' }] })]),
+      conversation([
+        question({
+          answer: 'In [config.ts](/github.com/acme/app/-/blob/src/config.ts).',
+          sources: [{ type: 'repository', link: '/github.com/acme/app', label: 'app' }],
+        }),
+      ]),
       prefixed,
     );
     assert.ok(markdown.includes(`[config.ts](${prefixed}/github.com/acme/app/-/blob/src/config.ts)`), markdown);

@@ -1,7 +1,13 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { ConversationPoller, DEFAULT_POLL_INTERVALS, type ConversationPollerOptions, type PollerClock, type RefreshOutcome } from '../../../src/conversations/poller';
+import {
+  ConversationPoller,
+  DEFAULT_POLL_INTERVALS,
+  type ConversationPollerOptions,
+  type PollerClock,
+  type RefreshOutcome,
+} from '../../../src/conversations/poller';
 
 /** A clock whose time moves only when the test says so; timers fire in order, promises settle between. */
 class FakeClock implements PollerClock {
@@ -263,15 +269,18 @@ describe('ConversationPoller', () => {
     const slow = deferred<RefreshOutcome>();
     let running = 0;
     let maxRunning = 0;
-    const poller = start(async (_id, call) => {
-      running++;
-      maxRunning = Math.max(maxRunning, running);
-      try {
-        return call === 1 ? await slow.promise : 'unfinished';
-      } finally {
-        running--;
-      }
-    }, { isWatched: () => true });
+    const poller = start(
+      async (_id, call) => {
+        running++;
+        maxRunning = Math.max(maxRunning, running);
+        try {
+          return call === 1 ? await slow.promise : 'unfinished';
+        } finally {
+          running--;
+        }
+      },
+      { isWatched: () => true },
+    );
     poller.track(1);
     await clock.advance(5000);
     poller.refreshSoon(1);
@@ -304,7 +313,7 @@ describe('ConversationPoller', () => {
     assert.deepEqual(times(), [0]);
   });
 
-  it('does not postpone a restored conversation\'s immediate refresh when watchers change', async () => {
+  it("does not postpone a restored conversation's immediate refresh when watchers change", async () => {
     const poller = start(() => 'unfinished', { isWatched: () => false });
     poller.track(1, { refreshNow: true });
     poller.watchersChanged();
@@ -337,6 +346,9 @@ describe('ConversationPoller', () => {
     poller.track(3);
     await clock.advance(10_000);
     assert.equal(clock.pendingTimers, 0);
-    assert.deepEqual(calls.map((call) => call.id), [1, 2]);
+    assert.deepEqual(
+      calls.map((call) => call.id),
+      [1, 2],
+    );
   });
 });

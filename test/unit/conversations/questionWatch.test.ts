@@ -34,7 +34,11 @@ describe('waiting for an answer outside the panel', function () {
     const finished = await untilAnswered(store, conversation.id, question.id, { onTurn: (turn) => turns.push(turn) });
     assert.equal(finished.state, 'completed');
     assert.match(finished.answer ?? '', /config\.ts/);
-    assert.deepEqual(turns.map((turn) => turn.reasoning), finished.turns.map((turn) => turn.reasoning), 'every turn, once, in order');
+    assert.deepEqual(
+      turns.map((turn) => turn.reasoning),
+      finished.turns.map((turn) => turn.reasoning),
+      'every turn, once, in order',
+    );
     assert.equal(store.isWatched(conversation.id), false, 'no longer polled fast');
   });
 
@@ -42,7 +46,10 @@ describe('waiting for an answer outside the panel', function () {
     const conversation = await store.ask('Where is loadConfig called?');
     store.setWatched(conversation.id, true);
     const abort = new AbortController();
-    const waiting = assert.rejects(untilAnswered(store, conversation.id, conversation.questions[0].id, { signal: abort.signal }), (error: unknown) => (error as { kind?: string }).kind === 'canceled');
+    const waiting = assert.rejects(
+      untilAnswered(store, conversation.id, conversation.questions[0].id, { signal: abort.signal }),
+      (error: unknown) => (error as { kind?: string }).kind === 'canceled',
+    );
     abort.abort();
     await waiting;
     assert.equal(store.isWatched(conversation.id), true, 'the panel still watches');

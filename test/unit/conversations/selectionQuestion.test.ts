@@ -3,12 +3,7 @@
  * a fence that cannot be closed early, cut at a line boundary when the selection is too large.
  */
 import assert from 'node:assert/strict';
-import {
-  defaultSelectionPrompt,
-  MAX_SELECTION_CHARACTERS,
-  selectionQuestion,
-  type SelectionContext,
-} from '../../../src/conversations/selectionQuestion';
+import { defaultSelectionPrompt, MAX_SELECTION_CHARACTERS, selectionQuestion, type SelectionContext } from '../../../src/conversations/selectionQuestion';
 
 const CODE = [
   'export function parseConfig(text: string): AppConfig {',
@@ -55,10 +50,7 @@ describe('selectionQuestion', () => {
 
   it('says which file, lines and repository the code is from', () => {
     const question = selectionQuestion(context());
-    assert.ok(
-      question.includes('Code from `src/config.ts` (lines 11-14) in the repository `github.com/acme/app`:'),
-      question,
-    );
+    assert.ok(question.includes('Code from `src/config.ts` (lines 11-14) in the repository `github.com/acme/app`:'), question);
   });
 
   it('says "line N" for a one-line selection', () => {
@@ -132,7 +124,10 @@ describe('selectionQuestion', () => {
     const question = selectionQuestion(context({ code, startLine: 1, endLine: 200 }));
     const block = fencedBlock(question);
     assert.ok(block.body.length <= MAX_SELECTION_CHARACTERS);
-    assert.ok(block.body.split('\n').every((kept) => kept === line), 'only whole lines are kept');
+    assert.ok(
+      block.body.split('\n').every((kept) => kept === line),
+      'only whole lines are kept',
+    );
     const keptLines = block.body.split('\n').length;
     assert.equal(keptLines, 120);
     assert.ok(question.includes(`(Selection cut to 1-${keptLines} of 1-200: only the first 12,000 characters are sent.)`), question);

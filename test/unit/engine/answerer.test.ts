@@ -98,7 +98,12 @@ describe('answerer', function () {
     assert.equal(firstQuote?.[1], 'def retry_with_backoff(action, retries=3):', 'the first quote is the definition, from its signature');
     assert.match(answer.answer, /raise RuntimeError\("gave up"\)\n```/, 'a small function is quoted whole');
     assert.deepEqual(answer.sources, [
-      { type: 'File', link: `/${SAMPLE_APP_NAME}/-/blob/lib/retry_policy.py`, label: 'lib/retry_policy.py', metadata: { repoName: SAMPLE_APP_NAME, revision: (await sample.git('rev-parse', 'HEAD')).trim() } },
+      {
+        type: 'File',
+        link: `/${SAMPLE_APP_NAME}/-/blob/lib/retry_policy.py`,
+        label: 'lib/retry_policy.py',
+        metadata: { repoName: SAMPLE_APP_NAME, revision: (await sample.git('rev-parse', 'HEAD')).trim() },
+      },
     ]);
     assert.equal(answer.stats.total_tokens, 0, 'no model wrote it');
     assert.equal(answer.stats.prompt_tokens, 0);
@@ -119,8 +124,14 @@ describe('answerer', function () {
       report: async () => undefined,
     });
     assert.match(answer.answer, /^`parseConfig` \(\[src\/config\.ts:11\]\([^)]*\?L11-15\)\) is the function the question names/);
-    assert.match(answer.answer, /```typescript\n\/\*\* Reads the JSON settings file and checks its fields\. \*\/\nexport function parseConfig\(text: string\): AppConfig \{\n/);
-    assert.match(answer.answer, /#### How it is reached\n\n`parseConfig` is used by:\n\n- \[src\/config\.ts:18\]\([^)]*\) in `loadConfig`: `return parseConfig\(readFileSync\(file, 'utf8'\)\);`/);
+    assert.match(
+      answer.answer,
+      /```typescript\n\/\*\* Reads the JSON settings file and checks its fields\. \*\/\nexport function parseConfig\(text: string\): AppConfig \{\n/,
+    );
+    assert.match(
+      answer.answer,
+      /#### How it is reached\n\n`parseConfig` is used by:\n\n- \[src\/config\.ts:18\]\([^)]*\) in `loadConfig`: `return parseConfig\(readFileSync\(file, 'utf8'\)\);`/,
+    );
     assert.match(answer.answer, /#### See also\n\n- Docs: \[README\.md:3\]/);
     // src/server.ts imports loadConfig from './config': "config" is a part of parseConfig, not the name.
     assert.doesNotMatch(answer.answer, /src\/server\.ts/);
@@ -129,15 +140,42 @@ describe('answerer', function () {
 
   it('leads with the implementation: a test is "see also", a file the repository marks generated never leads', async function () {
     const files = {
-      'src/cookies.ts': ['export function signCookie(value: string, secret: string): string {', '  return `${value}.${digest(value, secret)}`;', '}', '', 'function digest(value: string, secret: string): string {', '  return value + secret;', '}', ''].join('\n'),
-      'test/cookies.test.ts': ["import { signCookie } from '../src/cookies';", '', "it('signs a cookie value with its secret', () => signCookie('cookie value', 'secret'));", "it('signs an empty cookie value', () => signCookie('', 'secret'));", ''].join('\n'),
-      'gen/client.ts': ['// The cookie service client: it signs a cookie value with the secret remotely.', 'export function signCookie(value: string, secret: string): string {', '  // sign the cookie value with the secret', "  return remote('signCookie', value, secret);", '}', ''].join('\n'),
+      'src/cookies.ts': [
+        'export function signCookie(value: string, secret: string): string {',
+        '  return `${value}.${digest(value, secret)}`;',
+        '}',
+        '',
+        'function digest(value: string, secret: string): string {',
+        '  return value + secret;',
+        '}',
+        '',
+      ].join('\n'),
+      'test/cookies.test.ts': [
+        "import { signCookie } from '../src/cookies';",
+        '',
+        "it('signs a cookie value with its secret', () => signCookie('cookie value', 'secret'));",
+        "it('signs an empty cookie value', () => signCookie('', 'secret'));",
+        '',
+      ].join('\n'),
+      'gen/client.ts': [
+        '// The cookie service client: it signs a cookie value with the secret remotely.',
+        'export function signCookie(value: string, secret: string): string {',
+        '  // sign the cookie value with the secret',
+        "  return remote('signCookie', value, secret);",
+        '}',
+        '',
+      ].join('\n'),
     };
     const repo = await createTestRepo({ name: 'kinds', commits: [{ files, message: 'cookies' }] });
     try {
       const ask = async (): Promise<string> => {
         const answerer = new Answerer({ repositories: await discoverRepositories([repo.dir]), instanceUrl: 'http://x', paceMs: 0 });
-        const { answer } = await answerer.answer({ question: 'How is a cookie value signed with the secret?', earlierQuestions: [], signal: new AbortController().signal, report: async () => undefined });
+        const { answer } = await answerer.answer({
+          question: 'How is a cookie value signed with the secret?',
+          earlierQuestions: [],
+          signal: new AbortController().signal,
+          report: async () => undefined,
+        });
         return answer;
       };
       const leadOf = (answer: string): string | undefined => /\]\(http:\/\/x\/kinds\/-\/blob\/([^?)]+)/.exec(answer)?.[1];
@@ -162,8 +200,10 @@ describe('answerer', function () {
           message: 'net',
           files: {
             'src/net.ts': 'export function connect(host: string): string {\n  return host;\n}\n',
-            'src/client.ts': "import * as net from './net';\nimport { connect } from './net';\n\nexport function open(): string {\n  return net.connect('example.org');\n}\n",
-            'src/tls.ts': "import type { Socket } from './socket';\n\nexport function secure(socket: Socket): string {\n  return socket.connect('example.org');\n}\n",
+            'src/client.ts':
+              "import * as net from './net';\nimport { connect } from './net';\n\nexport function open(): string {\n  return net.connect('example.org');\n}\n",
+            'src/tls.ts':
+              "import type { Socket } from './socket';\n\nexport function secure(socket: Socket): string {\n  return socket.connect('example.org');\n}\n",
             'src/direct.ts': "import { connect } from './net';\n\nexport function dial(): string {\n  return connect('example.org');\n}\n",
           },
         },
@@ -171,7 +211,12 @@ describe('answerer', function () {
     });
     try {
       const answerer = new Answerer({ repositories: await discoverRepositories([repo.dir]), instanceUrl: 'http://x', paceMs: 0 });
-      const { answer } = await answerer.answer({ question: 'Where is `connect` defined?', earlierQuestions: [], signal: new AbortController().signal, report: async () => undefined });
+      const { answer } = await answerer.answer({
+        question: 'Where is `connect` defined?',
+        earlierQuestions: [],
+        signal: new AbortController().signal,
+        report: async () => undefined,
+      });
       const reached = /#### How it is reached\n\n([\s\S]*?)(\n\n####|$)/.exec(answer)?.[1] ?? '';
       assert.match(reached, /\[src\/client\.ts:5\][^\n]* in `open`: `return net\.connect\('example\.org'\);`/);
       assert.match(reached, /\[src\/direct\.ts:4\][^\n]* in `dial`/);
@@ -198,7 +243,12 @@ describe('answerer', function () {
     const repo = await createTestRepo({ name: 'wrapper', commits: [{ message: 'client', files: { 'client.py': client } }] });
     try {
       const answerer = new Answerer({ repositories: await discoverRepositories([repo.dir]), instanceUrl: 'http://x', paceMs: 0 });
-      const { answer } = await answerer.answer({ question: 'Why does call() fail?', earlierQuestions: [], signal: new AbortController().signal, report: async () => undefined });
+      const { answer } = await answerer.answer({
+        question: 'Why does call() fail?',
+        earlierQuestions: [],
+        signal: new AbortController().signal,
+        report: async () => undefined,
+      });
       assert.match(answer, /^`Client\.call` \(\[client\.py:2\]/);
       const also = answer.slice(answer.indexOf('#### Also relevant'));
       assert.match(also, /^#### Also relevant\n\n`Client\._send` in \[client\.py:5\]/);
@@ -209,10 +259,18 @@ describe('answerer', function () {
   });
 
   it('lists as sources the files it quotes, their paths encoded as its links are', async function () {
-    const repo = await createTestRepo({ name: 'odd', commits: [{ message: 'odd', files: { 'src/odd name (v2)#1.ts': 'export function frobnicateWidgets(): number {\n  return 1;\n}\n' } }] });
+    const repo = await createTestRepo({
+      name: 'odd',
+      commits: [{ message: 'odd', files: { 'src/odd name (v2)#1.ts': 'export function frobnicateWidgets(): number {\n  return 1;\n}\n' } }],
+    });
     try {
       const answerer = new Answerer({ repositories: await discoverRepositories([repo.dir]), instanceUrl: 'http://x', paceMs: 0 });
-      const answer = await answerer.answer({ question: 'Where is `frobnicateWidgets` defined?', earlierQuestions: [], signal: new AbortController().signal, report: async () => undefined });
+      const answer = await answerer.answer({
+        question: 'Where is `frobnicateWidgets` defined?',
+        earlierQuestions: [],
+        signal: new AbortController().signal,
+        report: async () => undefined,
+      });
       assert.deepEqual(
         answer.sources.map((source) => [source.link, source.label]),
         [['/odd/-/blob/src/odd%20name%20%28v2%29%231.ts', 'src/odd name (v2)#1.ts']],
@@ -240,7 +298,7 @@ describe('answerer', function () {
     }
   });
 
-  it('uses the earlier question\'s terms when a follow-up names nothing', async function () {
+  it("uses the earlier question's terms when a follow-up names nothing", async function () {
     const answer = await answerer().answer({
       question: 'And why is that?',
       earlierQuestions: ['Where is `startServer` defined?'],
@@ -298,7 +356,12 @@ describe('answerer', function () {
       assert.match(first.answer, /^`parseConfig` \(\[src\/config\.ts:11\]/);
       const second = await ask();
       assert.ok(!second.turns.some((turn) => turn.startsWith('Waiting')), 'the index is ready: no wait');
-      const grepped = await answerer().answer({ question: 'Where is `parseConfig` defined?', earlierQuestions: [], signal: new AbortController().signal, report: async () => undefined });
+      const grepped = await answerer().answer({
+        question: 'Where is `parseConfig` defined?',
+        earlierQuestions: [],
+        signal: new AbortController().signal,
+        report: async () => undefined,
+      });
       assert.equal(second.answer, grepped.answer, 'the index answers as git grep does');
     } finally {
       indexes.close();

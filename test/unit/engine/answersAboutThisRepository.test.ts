@@ -21,10 +21,18 @@ const QUESTIONS: ReadonlyArray<{ question: string; leadsWith: string | readonly 
   { question: 'Where does the engine compare tokens in constant time?', leadsWith: 'src/engine/http/auth.ts', quotes: /timingSafeEqual|constant time/ },
   { question: 'Where are the tool server endpoints defined?', leadsWith: 'src/contract/toolServers.ts', quotes: /TOOL_SERVER_ENDPOINTS/ },
   // Three that once led with tests, or with the OAuth token's session rather than the store.
-  { question: 'How is the nonce for the webview content security policy generated?', leadsWith: 'src/vscode/conversations/panelHtml.ts', quotes: /randomBytes|nonce/ },
+  {
+    question: 'How is the nonce for the webview content security policy generated?',
+    leadsWith: 'src/vscode/conversations/panelHtml.ts',
+    quotes: /randomBytes|nonce/,
+  },
   // The retry loop (http.ts) and the decision which errors are retried (errors.ts) both answer it.
   { question: 'How are GET requests retried after network errors?', leadsWith: ['src/api/http.ts', 'src/api/errors.ts'], quotes: /attempt|retry/i },
-  { question: 'Where does the extension keep the access token?', leadsWith: ['src/vscode/auth/credentialVault.ts', 'src/vscode/auth/session.ts'], quotes: /secrets/ },
+  {
+    question: 'Where does the extension keep the access token?',
+    leadsWith: ['src/vscode/auth/credentialVault.ts', 'src/vscode/auth/session.ts'],
+    quotes: /secrets/,
+  },
 ];
 
 describe('answers about this repository', function () {
@@ -38,7 +46,12 @@ describe('answers about this repository', function () {
     // Not this file: its questions, word for word, would answer themselves.
     const filter = (source: string): boolean => path.resolve(source) !== path.resolve(__filename);
     for (const entry of COPIED) await cp(path.join(ROOT, entry), path.join(copy, entry), { recursive: true, filter });
-    const author = { GIT_AUTHOR_NAME: DEFAULT_AUTHOR.name, GIT_AUTHOR_EMAIL: DEFAULT_AUTHOR.email, GIT_COMMITTER_NAME: DEFAULT_AUTHOR.name, GIT_COMMITTER_EMAIL: DEFAULT_AUTHOR.email };
+    const author = {
+      GIT_AUTHOR_NAME: DEFAULT_AUTHOR.name,
+      GIT_AUTHOR_EMAIL: DEFAULT_AUTHOR.email,
+      GIT_COMMITTER_NAME: DEFAULT_AUTHOR.name,
+      GIT_COMMITTER_EMAIL: DEFAULT_AUTHOR.email,
+    };
     await git(copy, ['init', '--quiet', '--initial-branch', 'main']);
     await git(copy, ['add', '--all']);
     await git(copy, ['commit', '--quiet', '-m', 'This repository'], author);

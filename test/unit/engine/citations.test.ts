@@ -10,7 +10,16 @@ const URL = 'http://127.0.0.1:9';
 const REPO = 'github.com/acme/app';
 
 const FILES = {
-  'lib/response.js': ['// the response', '', 'res.cookie = function (name, value, options) {', '  if (signed) {', "    val = 's:' + sign(val, secret);", '  }', '};', ''].join('\n'),
+  'lib/response.js': [
+    '// the response',
+    '',
+    'res.cookie = function (name, value, options) {',
+    '  if (signed) {',
+    "    val = 's:' + sign(val, secret);",
+    '  }',
+    '};',
+    '',
+  ].join('\n'),
   'lib/utils.js': ['exports.sign = function sign(val, secret) {', '  return val + secret;', '};', ''].join('\n'),
 };
 
@@ -73,7 +82,10 @@ describe('citations that are real', function () {
   it('brings a range past the end of a file back inside it, and leaves other links alone', async function () {
     const answer = `[utils](${link('lib/utils.js', '10-20')}) and [elsewhere](https://example.com/a/-/blob/b.js?L1-2) and [relative](/x).`;
     const checked = await checkCitations(answer, URL, gitReader(repo));
-    assert.equal(checked.markdown.split('\n')[0], `[utils](${link('lib/utils.js', '3-3')}) and [elsewhere](https://example.com/a/-/blob/b.js?L1-2) and [relative](/x).`);
+    assert.equal(
+      checked.markdown.split('\n')[0],
+      `[utils](${link('lib/utils.js', '3-3')}) and [elsewhere](https://example.com/a/-/blob/b.js?L1-2) and [relative](/x).`,
+    );
     assert.deepEqual([checked.checked, checked.repaired], [1, 1]);
   });
 });

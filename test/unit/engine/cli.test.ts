@@ -24,14 +24,41 @@ describe('engine CLI arguments', function () {
 
   it('reads every option, repeatable ones repeated, in both "--flag value" and "--flag=value" forms', function () {
     const command = parseArgs([
-      '--repo', 'a', '--repo=b', '--port', '3370', '--token', 't1', '--token=t2', '--data', 'd', '--pace=5', '--no-sharing', '--max-answers', '2', '--max-tool-calls=8',
-      '--oauth-client', 'app=http://127.0.0.1/callback,vscode://x.y/oauth', '--oauth-client=other=http://localhost/cb', '--no-oauth',
+      '--repo',
+      'a',
+      '--repo=b',
+      '--port',
+      '3370',
+      '--token',
+      't1',
+      '--token=t2',
+      '--data',
+      'd',
+      '--pace=5',
+      '--no-sharing',
+      '--max-answers',
+      '2',
+      '--max-tool-calls=8',
+      '--oauth-client',
+      'app=http://127.0.0.1/callback,vscode://x.y/oauth',
+      '--oauth-client=other=http://localhost/cb',
+      '--no-oauth',
     ]);
     assert.deepEqual(command, {
       kind: 'run',
       config: {
-        repos: ['a', 'b'], port: 3370, tokens: ['t1', 't2'], dataDir: 'd', paceMs: 5, sharing: false, limits: { answers: 2, toolCalls: 8 }, oauth: false,
-        oauthClients: [{ id: 'app', redirectUris: ['http://127.0.0.1/callback', 'vscode://x.y/oauth'] }, { id: 'other', redirectUris: ['http://localhost/cb'] }],
+        repos: ['a', 'b'],
+        port: 3370,
+        tokens: ['t1', 't2'],
+        dataDir: 'd',
+        paceMs: 5,
+        sharing: false,
+        limits: { answers: 2, toolCalls: 8 },
+        oauth: false,
+        oauthClients: [
+          { id: 'app', redirectUris: ['http://127.0.0.1/callback', 'vscode://x.y/oauth'] },
+          { id: 'other', redirectUris: ['http://localhost/cb'] },
+        ],
       },
     });
   });
@@ -123,7 +150,19 @@ describe('engine CLI arguments: the tool server', function () {
 
 describe('engine CLI arguments: the model', function () {
   it('reads the model server, the model, where its key is and the limits (seconds for the timeout)', function () {
-    const command = parseArgs(['--model-url', 'http://127.0.0.1:11434/v1', '--model', 'llama3.1', '--model-key-env', 'OLLAMA_KEY', '--model-steps', '8', '--model-tokens=50000', '--model-timeout', '90']);
+    const command = parseArgs([
+      '--model-url',
+      'http://127.0.0.1:11434/v1',
+      '--model',
+      'llama3.1',
+      '--model-key-env',
+      'OLLAMA_KEY',
+      '--model-steps',
+      '8',
+      '--model-tokens=50000',
+      '--model-timeout',
+      '90',
+    ]);
     assert.equal(command.kind, 'run');
     assert.deepEqual(command.kind === 'run' ? command.config.model : undefined, {
       baseUrl: 'http://127.0.0.1:11434/v1',
@@ -140,7 +179,10 @@ describe('engine CLI arguments: the model', function () {
       [['--model', 'm'], /^--model needs --model-url/],
       [['--model-url', 'http://127.0.0.1:1/v1'], /^--model-url needs --model/],
       [['--model-url', 'http://127.0.0.1:1/v1', '--model', 'm', '--model-key-env', 'A', '--model-key-file', 'f'], /not both/],
-      [['--model-url', 'http://127.0.0.1:1/v1', '--model', 'm', '--model-key-env', 'sk-live-1234'], /name of an environment variable .* the key itself never goes on the command line/],
+      [
+        ['--model-url', 'http://127.0.0.1:1/v1', '--model', 'm', '--model-key-env', 'sk-live-1234'],
+        /name of an environment variable .* the key itself never goes on the command line/,
+      ],
       [['--model-url', 'http://user:sk-1@127.0.0.1:1/v1', '--model', 'm'], /must not hold a user name or password/],
       [['--model-url', 'file:///etc/passwd', '--model', 'm'], /must be an http or https URL/],
       [['--model-url', 'http://127.0.0.1:1/v1', '--model', 'm', '--model-steps', '0'], /--model-steps must be a whole number from 1 to 100/],
@@ -178,8 +220,15 @@ describe('engine CLI process', function () {
     stderr: string;
   }
 
-  function start(args: string[], cwd = process.cwd(), env: NodeJS.ProcessEnv = {}): { child: ChildProcessWithoutNullStreams; output: { stdout: string; stderr: string }; exit: Promise<Exit> } {
-    const child = spawn(process.execPath, ['--require', tsxRegister, '--import', tsxImport, cli, ...args], { cwd, env: { ...process.env, NODE_OPTIONS: '', ...env } });
+  function start(
+    args: string[],
+    cwd = process.cwd(),
+    env: NodeJS.ProcessEnv = {},
+  ): { child: ChildProcessWithoutNullStreams; output: { stdout: string; stderr: string }; exit: Promise<Exit> } {
+    const child = spawn(process.execPath, ['--require', tsxRegister, '--import', tsxImport, cli, ...args], {
+      cwd,
+      env: { ...process.env, NODE_OPTIONS: '', ...env },
+    });
     const output = { stdout: '', stderr: '' };
     child.stdout.on('data', (chunk: Buffer) => (output.stdout += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (output.stderr += chunk.toString()));
@@ -188,7 +237,10 @@ describe('engine CLI process', function () {
   }
 
   /** Starts the CLI and waits until it has said where it listens (its whole banner, up to `Data:`). */
-  async function started(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ child: ChildProcessWithoutNullStreams; printed: string; url: string; exit: Promise<Exit> }> {
+  async function started(
+    args: string[],
+    env: NodeJS.ProcessEnv = {},
+  ): Promise<{ child: ChildProcessWithoutNullStreams; printed: string; url: string; exit: Promise<Exit> }> {
     const { child, output, exit } = start(args, process.cwd(), env);
     const printed = await waitFor(
       async () => output.stdout,
@@ -251,7 +303,20 @@ describe('engine CLI process', function () {
   });
 
   it('serves the tool server generation asked for, without the disabled tools, to tokens of the scopes given, and says where', async function () {
-    const { child, printed, url, exit } = await started(['--repo', repo.dir, '--data', path.join(dataRoot, 'tools-v1'), '--token', 'dse_cli_tools', '--tool-server', 'v1', '--disable-tool', 'nls_search', '--scopes', 'mcp']);
+    const { child, printed, url, exit } = await started([
+      '--repo',
+      repo.dir,
+      '--data',
+      path.join(dataRoot, 'tools-v1'),
+      '--token',
+      'dse_cli_tools',
+      '--tool-server',
+      'v1',
+      '--disable-tool',
+      'nls_search',
+      '--scopes',
+      'mcp',
+    ]);
     assert.match(printed, /Tool server \(MCP 2026-07-28 and 2025-11-25\): http:\/\/127\.0\.0\.1:\d+\/\.api\/mcp\/v1\n/);
     assert.match(printed, /Token scopes: mcp \(/);
     const list = async (endpoint: string): Promise<Response> =>
@@ -273,7 +338,16 @@ describe('engine CLI process', function () {
   });
 
   it('serves only the Connect API with --conversation-apis connect, and says where', async function () {
-    const { child, printed, url, exit } = await started(['--repo', repo.dir, '--data', path.join(dataRoot, 'connect-only'), '--token', 'dse_cli_connect', '--conversation-apis', 'connect']);
+    const { child, printed, url, exit } = await started([
+      '--repo',
+      repo.dir,
+      '--data',
+      path.join(dataRoot, 'connect-only'),
+      '--token',
+      'dse_cli_connect',
+      '--conversation-apis',
+      'connect',
+    ]);
     assert.match(printed, /Conversation API \(Connect\): http:\/\/127\.0\.0\.1:\d+\/api\/deepsearch\.v1\.Service\n/);
     assert.ok(!printed.includes(API_PATH), printed);
     const authorization = 'token dse_cli_connect';
@@ -295,11 +369,28 @@ describe('engine CLI process', function () {
       index === 0 ? { toolCalls: [{ name: 'keyword_search', arguments: { query: 'parseConfig' } }] } : { text: 'It is defined in src/config.ts.' },
     );
     try {
-      const args = ['--repo', repo.dir, '--data', path.join(dataRoot, 'model'), '--token', 'dse_cli_model', '--pace', '0', '--model-url', model.baseUrl, '--model', 'scripted-1', '--model-key-env', 'DSE_TEST_MODEL_KEY'];
+      const args = [
+        '--repo',
+        repo.dir,
+        '--data',
+        path.join(dataRoot, 'model'),
+        '--token',
+        'dse_cli_model',
+        '--pace',
+        '0',
+        '--model-url',
+        model.baseUrl,
+        '--model',
+        'scripted-1',
+        '--model-key-env',
+        'DSE_TEST_MODEL_KEY',
+      ];
       const { child, printed, url, exit } = await started(args, { DSE_TEST_MODEL_KEY: key });
       assert.match(printed, /Answers: investigated by scripted-1 at http:\/\/127\.0\.0\.1:\d+\/v1 with the engine's tools/);
       const headers = { Authorization: 'token dse_cli_model', 'X-Requested-With': CLIENT_HEADER, 'Content-Type': 'application/json' };
-      const created = (await (await fetch(`${url}${API_PATH}/`, { method: 'POST', headers, body: JSON.stringify({ question: 'Where is `parseConfig` defined?' }) })).json()) as WireConversation;
+      const created = (await (
+        await fetch(`${url}${API_PATH}/`, { method: 'POST', headers, body: JSON.stringify({ question: 'Where is `parseConfig` defined?' }) })
+      ).json()) as WireConversation;
       const finished = await waitFor(
         async () => (await (await fetch(`${url}${API_PATH}/${created.id}`, { headers })).json()) as WireConversation,
         (conversation) => conversation.questions.every((question) => question.status !== 'processing'),
@@ -317,7 +408,22 @@ describe('engine CLI process', function () {
   });
 
   it('exits 2, saying which, when the variable that should hold the key is not set', async function () {
-    const { exit } = start(['--repo', repo.dir, '--data', path.join(dataRoot, 'nokey'), '--model-url', 'http://127.0.0.1:9/v1', '--model', 'm', '--model-key-env', 'DSE_TEST_UNSET_KEY'], process.cwd(), { DSE_TEST_UNSET_KEY: '' });
+    const { exit } = start(
+      [
+        '--repo',
+        repo.dir,
+        '--data',
+        path.join(dataRoot, 'nokey'),
+        '--model-url',
+        'http://127.0.0.1:9/v1',
+        '--model',
+        'm',
+        '--model-key-env',
+        'DSE_TEST_UNSET_KEY',
+      ],
+      process.cwd(),
+      { DSE_TEST_UNSET_KEY: '' },
+    );
     const result = await exit;
     assert.equal(result.code, 2);
     assert.match(result.stderr, /--model-key-env DSE_TEST_UNSET_KEY: that environment variable is not set or is empty/);

@@ -167,7 +167,7 @@ describe('engine: the Connect conversation API (7.x)', function () {
     const id = idOf(viaConnect.name);
     const legacy = await engine.api<WireConversation>(`/${id}`);
     assert.equal(legacy.status, 200);
-    assert.equal(legacy.json.id, id, 'the name\'s number is the legacy id');
+    assert.equal(legacy.json.id, id, "the name's number is the legacy id");
     assert.equal(legacy.json.questions[0]?.question, 'Where is `loadConfig` defined?');
     assert.equal(legacy.json.share_url, viaConnect.url);
     await settled(engine, viaConnect.name);
@@ -176,7 +176,10 @@ describe('engine: the Connect conversation API (7.x)', function () {
     const read = await get(engine, `users/~self/conversations/${viaLegacy.id}`);
     assert.equal(read.status, 200);
     assert.equal(read.json.name, `users/~self/conversations/${viaLegacy.id}`);
-    assert.equal(read.json.questions[0]?.input[0] && 'question' in read.json.questions[0].input[0] ? read.json.questions[0].input[0].question.text : '', 'Where is `startServer` defined?');
+    assert.equal(
+      read.json.questions[0]?.input[0] && 'question' in read.json.questions[0].input[0] ? read.json.questions[0].input[0].question.text : '',
+      'Where is `startServer` defined?',
+    );
     const listed = await connect<ConnectListResponse>(engine, 'ListConversationSummaries', { parent: 'users/~self' });
     assert.ok(listed.json.conversationSummaries.some((summary) => summary.name === read.json.name));
     const legacyList = await engine.api<WireConversation[]>('/');
@@ -201,7 +204,10 @@ describe('engine: the Connect conversation API (7.x)', function () {
     assert.equal(done.questions.length, 2);
     assert.match(done.questions[1]?.answer?.[0]?.markdown.text ?? '', /loadConfig/);
     const legacy = await engine.api<WireConversation>(`/${idOf(created.name)}`);
-    assert.deepEqual(legacy.json.questions.map((question) => question.question), ['Where is `parseConfig` defined?', 'Where is `loadConfig` used?']);
+    assert.deepEqual(
+      legacy.json.questions.map((question) => question.question),
+      ['Where is `parseConfig` defined?', 'Where is `loadConfig` used?'],
+    );
   });
 
   it('deletes a conversation, answering {}; then neither API finds it', async function () {
@@ -239,7 +245,10 @@ describe('engine: the Connect conversation API (7.x)', function () {
   it('takes the state from the latest question: a failed conversation completes with an answered follow-up', async function () {
     const created = await create(engine, 'Where is `parseConfig` defined? TOKENS-FAIL');
     assert.ok('error' in (await settled(engine, created.name)).state);
-    const added = await connect(engine, 'AddConversationQuestion', { parent: created.name, question: { input: [{ question: { text: 'Where is `loadConfig` defined?' } }] } });
+    const added = await connect(engine, 'AddConversationQuestion', {
+      parent: created.name,
+      question: { input: [{ question: { text: 'Where is `loadConfig` defined?' } }] },
+    });
     assert.equal(added.status, 200);
     const done = await settled(engine, created.name);
     assert.deepEqual(done.state, { completed: {} });
@@ -247,10 +256,15 @@ describe('engine: the Connect conversation API (7.x)', function () {
   });
 
   it('accepts Bearer tokens, a charset, requests without Connect-Protocol-Version, and needs no X-Requested-With', async function () {
-    const response = await connect<ConnectListResponse>(engine, 'ListConversationSummaries', { parent: 'users/~self', pageSize: 1 }, {
-      user: null,
-      headers: { Authorization: `Bearer ${TEST_TOKENS[0]}`, 'Content-Type': 'application/json; charset=utf-8', 'Connect-Protocol-Version': null },
-    });
+    const response = await connect<ConnectListResponse>(
+      engine,
+      'ListConversationSummaries',
+      { parent: 'users/~self', pageSize: 1 },
+      {
+        user: null,
+        headers: { Authorization: `Bearer ${TEST_TOKENS[0]}`, 'Content-Type': 'application/json; charset=utf-8', 'Connect-Protocol-Version': null },
+      },
+    );
     assert.equal(response.status, 200, response.text);
     assert.equal(response.json.conversationSummaries.length, 1);
   });
@@ -263,7 +277,7 @@ describe('engine: the Connect conversation API (7.x)', function () {
     }
   });
 
-  it('answers not_found (404) for another user\'s conversation, a missing one, and a name under another user', async function () {
+  it("answers not_found (404) for another user's conversation, a missing one, and a name under another user", async function () {
     const theirs = await create(engine, 'Where is `parseConfig` defined?', 1);
     const theirName = theirs.name;
     assertConnectError(await get(engine, theirName), 'not_found');
@@ -277,11 +291,14 @@ describe('engine: the Connect conversation API (7.x)', function () {
     assertConnectError(await get(engine, 'users/~self/conversations/999999'), 'not_found');
     const mine = await create(engine, 'Where is `loadConfig` defined?');
     assertConnectError(await get(engine, `users/2/conversations/${idOf(mine.name)}`), 'not_found');
-    assert.equal((await get(engine, `users/1/conversations/${idOf(mine.name)}`)).status, 200, 'the caller\'s own id names the caller');
+    assert.equal((await get(engine, `users/1/conversations/${idOf(mine.name)}`)).status, 200, "the caller's own id names the caller");
     const listed = await connect<ConnectListResponse>(engine, 'ListConversationSummaries', { parent: 'users/~self', pageSize: 100 });
-    assert.ok(!listed.json.conversationSummaries.some((summary) => summary.name === theirName), 'lists only the caller\'s');
+    assert.ok(!listed.json.conversationSummaries.some((summary) => summary.name === theirName), "lists only the caller's");
     await settled(engine, mine.name);
-    await waitFor(() => get(engine, theirName, 1), (latest) => !('processing' in latest.json.state));
+    await waitFor(
+      () => get(engine, theirName, 1),
+      (latest) => !('processing' in latest.json.state),
+    );
   });
 
   it('answers invalid_argument (400) for malformed input, echoing no more than a bounded part of it', async function () {
@@ -298,8 +315,16 @@ describe('engine: the Connect conversation API (7.x)', function () {
       ['CreateConversation', { parent: 'users/~self', conversation: { questions: [] } }, /exactly one question/],
       ['CreateConversation', { parent: 'users/~self', conversation: { questions: [{ input: [] }] } }, /non-empty list/],
       ['CreateConversation', { parent: 'users/~self', conversation: { questions: [{ input: [{ question: { text: '  ' } }] }] } }, /empty/],
-      ['CreateConversation', { parent: 'users/~self', conversation: { questions: [{ input: [{ image: { uri: 'data:image/png;base64,AAAA' } }] }] } }, /text questions only/],
-      ['CreateConversation', { parent: 'users/~self', conversation: { questions: [{ input: [{ question: { text: 'q'.repeat(20_001) } }] }] } }, /limit is 20000/],
+      [
+        'CreateConversation',
+        { parent: 'users/~self', conversation: { questions: [{ input: [{ image: { uri: 'data:image/png;base64,AAAA' } }] }] } },
+        /text questions only/,
+      ],
+      [
+        'CreateConversation',
+        { parent: 'users/~self', conversation: { questions: [{ input: [{ question: { text: 'q'.repeat(20_001) } }] }] } },
+        /limit is 20000/,
+      ],
       ['CreateConversation', { parent: long, conversation: { questions: [{ input: [{ question: { text: 'Hi' } }] }] } }, /"parent" must be/],
       ['AddConversationQuestion', { parent: 'users/~self/conversations/1', question: { input: [{ text: 'no question key' }] } }, /block \{"question"/],
       ['ListConversationSummaries', { parent: 'users/~self', pageSize: -1 }, /pageSize/],
@@ -352,7 +377,7 @@ describe('engine: the Connect conversation API (7.x)', function () {
     assertConnectError(await connect(engine, 'GetConversation', huge), 'resource_exhausted');
   });
 
-  it('answers resource_exhausted with the engine\'s words and the status 507 when the data folder\'s disk is full', async function () {
+  it("answers resource_exhausted with the engine's words and the status 507 when the data folder's disk is full", async function () {
     // /dev/full: the kernel's own ENOSPC on every write (Linux, where these tests run).
     fullDiskSeamForTests.device = '/dev/full';
     fullDiskSeamForTests.spaceLeft = 0;
@@ -417,7 +442,10 @@ describe('engine: Connect while a question runs', function () {
     const running = await get(engine, `users/~self/conversations/${created.id}`);
     assert.deepEqual(running.json.state, { processing: {} }, 'processing while any question runs');
     const canceled = await connect<ConnectConversation>(engine, 'CancelConversation', { name: running.json.name });
-    assert.deepEqual(canceled.json.questions.map((question) => question.state), [{ canceled: {} }, { canceled: {} }]);
+    assert.deepEqual(
+      canceled.json.questions.map((question) => question.state),
+      [{ canceled: {} }, { canceled: {} }],
+    );
   });
 });
 
@@ -443,7 +471,9 @@ describe('engine: listing through Connect', function () {
       record.starred = id === 2 || id === 5 || id === 8;
       records.push(record);
     }
-    records.push(answeredConversation({ id: 10, userId: 2, question: 'zebra of the other user', title: 'Theirs', answer: 'zebra', at: new Date(base).toISOString() }));
+    records.push(
+      answeredConversation({ id: 10, userId: 2, question: 'zebra of the other user', title: 'Theirs', answer: 'zebra', at: new Date(base).toISOString() }),
+    );
     await storeConversations(dataDir, records);
     engine = await startTestEngine({ dataDir, paceMs: 0 } satisfies Partial<EngineOptions>);
   });
@@ -503,29 +533,49 @@ describe('engine: listing through Connect', function () {
     assert.deepEqual((await listAll({ filters: [{ starred: false }] }, 5)).ids, [9, 7, 6, 4, 3, 1]);
   });
 
-  it('filters by contentQuery over the caller\'s questions and answers, case-insensitively', async function () {
+  it("filters by contentQuery over the caller's questions and answers, case-insensitively", async function () {
     assert.deepEqual((await listAll({ filters: [{ contentQuery: 'zebra' }] }, 1)).ids, [6, 3]);
     assert.deepEqual((await listAll({ filters: [{ contentQuery: 'ZeBrA' }, { starred: false }] }, 10)).ids, [6, 3]);
     assert.deepEqual((await listAll({ filters: [{ contentQuery: 'zebra' }, { starred: true }] }, 10)).ids, []);
     assert.deepEqual((await listAll({ filters: [{ contentQuery: 'Answer number 7' }] }, 10)).ids, [7]);
-    const theirs = await connect<ConnectListResponse>(engine, 'ListConversationSummaries', { parent: 'users/~self', filters: [{ contentQuery: 'zebra' }] }, { user: 1 });
-    assert.deepEqual(theirs.json.conversationSummaries.map((summary) => idOf(summary.name)), [10]);
+    const theirs = await connect<ConnectListResponse>(
+      engine,
+      'ListConversationSummaries',
+      { parent: 'users/~self', filters: [{ contentQuery: 'zebra' }] },
+      { user: 1 },
+    );
+    assert.deepEqual(
+      theirs.json.conversationSummaries.map((summary) => idOf(summary.name)),
+      [10],
+    );
   });
 
   it('accepts snake_case field names: page_size, page_token, content_query', async function () {
     const first = await list({ page_size: 1, filters: [{ content_query: 'zebra' }] });
-    assert.deepEqual(first.conversationSummaries.map((summary) => idOf(summary.name)), [6]);
+    assert.deepEqual(
+      first.conversationSummaries.map((summary) => idOf(summary.name)),
+      [6],
+    );
     assert.ok(first.nextPageToken);
     const second = await list({ page_size: 1, page_token: first.nextPageToken, filters: [{ content_query: 'zebra' }] });
-    assert.deepEqual(second.conversationSummaries.map((summary) => idOf(summary.name)), [3]);
+    assert.deepEqual(
+      second.conversationSummaries.map((summary) => idOf(summary.name)),
+      [3],
+    );
     assert.equal(second.nextPageToken, undefined);
   });
 
   it('goes on from a token after its conversation is deleted, and shows a conversation updated in between once', async function () {
     const first = await list({ pageSize: 3 });
-    assert.deepEqual(first.conversationSummaries.map((summary) => idOf(summary.name)), [9, 8, 7]);
+    assert.deepEqual(
+      first.conversationSummaries.map((summary) => idOf(summary.name)),
+      [9, 8, 7],
+    );
     // Conversation 2 gets the newest update, then the token's conversation is deleted.
-    await connect(engine, 'AddConversationQuestion', { parent: 'users/~self/conversations/2', question: { input: [{ question: { text: 'Where is `parseConfig` defined?' } }] } });
+    await connect(engine, 'AddConversationQuestion', {
+      parent: 'users/~self/conversations/2',
+      question: { input: [{ question: { text: 'Where is `parseConfig` defined?' } }] },
+    });
     assert.equal((await connect(engine, 'DeleteConversation', { name: 'users/~self/conversations/7' })).status, 200);
     const rest: number[] = [];
     let token = first.nextPageToken;
@@ -542,7 +592,9 @@ describe('engine: listing through Connect', function () {
 describe('engine: Connect question shapes and failure variants', function () {
   it('answers only input, answer and createTime in the minimal shape, with the conversation state still mapped', async function () {
     const dataDir = await createTempDir('dse-connect-minimal-');
-    await storeConversations(dataDir, [answeredConversation({ id: 1, question: 'Stored question', title: 'Stored', answer: 'Stored answer', at: '2026-03-01T09:00:00.000Z' })]);
+    await storeConversations(dataDir, [
+      answeredConversation({ id: 1, question: 'Stored question', title: 'Stored', answer: 'Stored answer', at: '2026-03-01T09:00:00.000Z' }),
+    ]);
     const engine = await startTestEngine({ dataDir, paceMs: 1000, variant: { connectQuestions: 'minimal' } });
     try {
       const stored = await get(engine, 'users/~self/conversations/1');
@@ -554,7 +606,10 @@ describe('engine: Connect question shapes and failure variants', function () {
       const created = await create(engine, 'Where is `parseConfig` defined?');
       assert.deepEqual(Object.keys(created.questions[0] ?? {}).sort(), ['createTime', 'input']);
       assert.deepEqual(created.state, { processing: {} });
-      const added = await connect<ConnectQuestion>(engine, 'AddConversationQuestion', { parent: 'users/~self/conversations/1', question: { input: [{ question: { text: 'More?' } }] } });
+      const added = await connect<ConnectQuestion>(engine, 'AddConversationQuestion', {
+        parent: 'users/~self/conversations/1',
+        question: { input: [{ question: { text: 'More?' } }] },
+      });
       assert.deepEqual(Object.keys(added.json).sort(), ['createTime', 'input']);
       await connect(engine, 'CancelConversation', { name: created.name });
       await connect(engine, 'CancelConversation', { name: 'users/~self/conversations/1' });
@@ -565,7 +620,11 @@ describe('engine: Connect question shapes and failure variants', function () {
   });
 
   it('maps the legacy variants\' status "failed" and status "canceled" too', async function () {
-    const engine = await startTestEngine({ paceMs: 800, faults: { question: failures }, variant: { failureStyle: 'status', cancelStyle: 'status', followupReturns: 'conversation' } });
+    const engine = await startTestEngine({
+      paceMs: 800,
+      faults: { question: failures },
+      variant: { failureStyle: 'status', cancelStyle: 'status', followupReturns: 'conversation' },
+    });
     try {
       const failed = await create(engine, 'Where is `parseConfig` defined? QUOTA-FAIL');
       const done = await settled(engine, failed.name);
@@ -574,9 +633,16 @@ describe('engine: Connect question shapes and failure variants', function () {
       assert.equal(done.state.error.code, 'ERROR_QUOTA_EXCEEDED');
       assert.equal(Date.parse(done.state.error.retryTime ?? ''), Date.parse(RETRY_TIME));
 
-      const added = await connect<ConnectQuestion>(engine, 'AddConversationQuestion', { parent: failed.name, question: { input: [{ question: { text: 'Where is `loadConfig` defined?' } }] } });
+      const added = await connect<ConnectQuestion>(engine, 'AddConversationQuestion', {
+        parent: failed.name,
+        question: { input: [{ question: { text: 'Where is `loadConfig` defined?' } }] },
+      });
       assert.equal(added.status, 200);
-      assert.deepEqual(added.json.input, [{ question: { text: 'Where is `loadConfig` defined?' } }], 'the Question even where the legacy API answers the Conversation');
+      assert.deepEqual(
+        added.json.input,
+        [{ question: { text: 'Where is `loadConfig` defined?' } }],
+        'the Question even where the legacy API answers the Conversation',
+      );
       const canceled = await connect<ConnectConversation>(engine, 'CancelConversation', { name: failed.name });
       assert.equal((await engine.api<WireConversation>(`/${idOf(failed.name)}`)).json.questions[1]?.status, 'canceled');
       assert.deepEqual(canceled.json.state, { canceled: {} });

@@ -167,10 +167,20 @@ describe('engine: turns while processing', function () {
     const reasonings = (final.turns ?? []).map((turn) => turn.reasoning);
     assert.equal(final.turns?.[0]?.role, 'user');
     assert.ok(final.turns?.slice(1).every((turn) => turn.role === 'assistant'));
-    assert.ok(reasonings.some((text) => /^Searching 1 repository for `parseConfig`/.test(text)), reasonings.join('\n'));
-    assert.ok(reasonings.some((text) => /^Reading \d+ candidate files? and their definitions: src\/config\.ts/.test(text)), reasonings.join('\n'));
+    assert.ok(
+      reasonings.some((text) => /^Searching 1 repository for `parseConfig`/.test(text)),
+      reasonings.join('\n'),
+    );
+    assert.ok(
+      reasonings.some((text) => /^Reading \d+ candidate files? and their definitions: src\/config\.ts/.test(text)),
+      reasonings.join('\n'),
+    );
     assert.ok(reasonings.includes('Found `parseConfig` in src/config.ts'), reasonings.join('\n'));
-    assert.deepEqual(reasonings.slice(0, seen?.turns?.length), seen?.turns?.map((turn) => turn.reasoning), 'turns are only appended');
+    assert.deepEqual(
+      reasonings.slice(0, seen?.turns?.length),
+      seen?.turns?.map((turn) => turn.reasoning),
+      'turns are only appended',
+    );
   });
 });
 

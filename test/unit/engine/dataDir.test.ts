@@ -59,7 +59,10 @@ describe('engine: its data folder', function () {
     const running = started.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []));
     try {
       assert.equal(running.length, 1);
-      const created = await callApi<WireConversation>(`${running[0].url}/.api/deepsearch/v1/`, TEST_USERS, { method: 'POST', body: { question: 'Where is parseConfig?' } });
+      const created = await callApi<WireConversation>(`${running[0].url}/.api/deepsearch/v1/`, TEST_USERS, {
+        method: 'POST',
+        body: { question: 'Where is parseConfig?' },
+      });
       assert.equal(created.status, 200);
     } finally {
       await Promise.all(running.map((one) => one.close()));

@@ -18,7 +18,6 @@ const ROOT = path.join(__dirname, '..', '..', '..');
 const SCRIPT = path.join(ROOT, 'dist', 'engineHosted.js');
 const TOKEN = 'dse_engine_process_test_token_5f3a9c';
 
-
 describe('the local engine in its own process', function () {
   this.timeout(60_000);
   let repo: TestRepo;
@@ -42,7 +41,11 @@ describe('the local engine in its own process', function () {
   });
 
   async function start(repos = [repo.dir], dataDir = path.join(dataRoot, `data-${++runs}`)): Promise<EngineProcess> {
-    const engine = await EngineProcess.start({ script: SCRIPT, engine: { repos, token: TOKEN, dataDir }, log: (line, level) => logs.push(`${level}: ${line}`) });
+    const engine = await EngineProcess.start({
+      script: SCRIPT,
+      engine: { repos, token: TOKEN, dataDir },
+      log: (line, level) => logs.push(`${level}: ${line}`),
+    });
     started.push(engine);
     return engine;
   }
@@ -62,7 +65,11 @@ describe('the local engine in its own process', function () {
     assert.equal(listed.status, 200);
     const anonymous = await fetch(`${engine.url}${API_PATH}/`, { headers: { 'X-Requested-With': CLIENT_HEADER } });
     assert.equal(anonymous.status, 401);
-    await waitFor(async () => logs.filter((line) => line.includes(`GET ${API_PATH}/`)), (lines) => lines.length > 0, { description: 'the request in the log' });
+    await waitFor(
+      async () => logs.filter((line) => line.includes(`GET ${API_PATH}/`)),
+      (lines) => lines.length > 0,
+      { description: 'the request in the log' },
+    );
   });
 
   it('never shows the token in its command line or environment', async function () {
@@ -76,10 +83,15 @@ describe('the local engine in its own process', function () {
   it('stops cleanly when asked: the question it took is on disk, the folder unlocked, the process gone', async function () {
     const dataDir = path.join(dataRoot, 'clean-stop');
     const engine = await start([repo.dir], dataDir);
-    const asked = (await (await api(engine, '/', { method: 'POST', body: JSON.stringify({ question: 'Where is parseConfig defined?' }) })).json()) as WireConversation;
+    const asked = (await (
+      await api(engine, '/', { method: 'POST', body: JSON.stringify({ question: 'Where is parseConfig defined?' }) })
+    ).json()) as WireConversation;
     await engine.stop();
     assert.ok(!isAlive(engine.pid!), 'the process is gone');
-    assert.ok(readdirSync(path.join(dataDir, 'conversations')).some((file) => file.startsWith(`${asked.id}.`)), 'the conversation is stored');
+    assert.ok(
+      readdirSync(path.join(dataDir, 'conversations')).some((file) => file.startsWith(`${asked.id}.`)),
+      'the conversation is stored',
+    );
     assert.ok(!existsSync(path.join(dataDir, 'engine.lock')), 'the data folder is unlocked');
     const again = await start([repo.dir], dataDir);
     const conversation = (await (await api(again, `/${asked.id}`)).json()) as WireConversation;
@@ -91,7 +103,11 @@ describe('the local engine in its own process', function () {
     const reasons: string[] = [];
     engine.onUnexpectedExit((reason) => reasons.push(reason));
     process.kill(engine.pid!, 'SIGKILL');
-    await waitFor(async () => reasons, (seen) => seen.length > 0, { description: 'the unexpected exit' });
+    await waitFor(
+      async () => reasons,
+      (seen) => seen.length > 0,
+      { description: 'the unexpected exit' },
+    );
     assert.deepEqual(reasons, ['was stopped by SIGKILL']);
     assert.equal(engine.running, false);
   });
@@ -99,7 +115,11 @@ describe('the local engine in its own process', function () {
   it('refuses to start on a folder that is not a git repository, saying so, as a problem starting again will not mend', async function () {
     const notARepo = await createTempDir('dse-not-a-repo-');
     try {
-      const error = await EngineProcess.start({ script: SCRIPT, engine: { repos: [notARepo], token: TOKEN, dataDir: path.join(dataRoot, 'refused') }, log: () => undefined }).then(
+      const error = await EngineProcess.start({
+        script: SCRIPT,
+        engine: { repos: [notARepo], token: TOKEN, dataDir: path.join(dataRoot, 'refused') },
+        log: () => undefined,
+      }).then(
         () => assert.fail('it started'),
         (reason: unknown) => reason,
       );
@@ -129,7 +149,11 @@ describe('the local engine in its own process', function () {
     });
     assert.ok(isAlive(pid));
     parent.kill('SIGKILL');
-    await waitFor(async () => isAlive(pid), (alive) => !alive, { description: 'the orphaned engine to stop', timeoutMs: 20_000 });
+    await waitFor(
+      async () => isAlive(pid),
+      (alive) => !alive,
+      { description: 'the orphaned engine to stop', timeoutMs: 20_000 },
+    );
     assert.ok(!existsSync(path.join(dataRoot, 'orphan', 'engine.lock')), 'it stopped cleanly, unlocking its folder');
   });
 
@@ -161,7 +185,11 @@ describe('the local engine in its own process', function () {
           turn: async (request) => {
             requests.push(request);
             return requests.length === 1
-              ? { text: '', toolCalls: [{ id: 'c1', name: 'keyword_search', arguments: '{"query":"loadConfig"}' }], usage: { inputTokens: 300, outputTokens: 10 } }
+              ? {
+                  text: '',
+                  toolCalls: [{ id: 'c1', name: 'keyword_search', arguments: '{"query":"loadConfig"}' }],
+                  usage: { inputTokens: 300, outputTokens: 10 },
+                }
               : { text: 'loadConfig reads app.json.', toolCalls: [], usage: { inputTokens: 500, outputTokens: 8 } };
           },
         },
@@ -215,17 +243,30 @@ describe('the local engine in its own process', function () {
         },
         { label: 'Scripted (test)' },
       );
-      const created = (await (await api(engine, '/', { method: 'POST', body: JSON.stringify({ question: 'Where is `parseConfig` defined?' }) })).json()) as WireConversation;
+      const created = (await (
+        await api(engine, '/', { method: 'POST', body: JSON.stringify({ question: 'Where is `parseConfig` defined?' }) })
+      ).json()) as WireConversation;
       const questionId = created.questions[0]?.id;
-      await waitFor(async () => asked, (done) => done, { description: 'the host to be asked for a turn' });
+      await waitFor(
+        async () => asked,
+        (done) => done,
+        { description: 'the host to be asked for a turn' },
+      );
       await api(engine, `/${created.id}/questions/${questionId}/cancel`, { method: 'POST' });
-      await waitFor(async () => aborted, (done) => done, { description: 'the host to be told to stop the turn' });
+      await waitFor(
+        async () => aborted,
+        (done) => done,
+        { description: 'the host to be told to stop the turn' },
+      );
     });
 
     it('ends in its own answer, saying why, when the host model fails', async function () {
       const engine = await startWithModel({ turn: () => Promise.reject(new Error('GPT (test) may not be used by Deep Search')) }, { label: 'GPT (test)' });
       const conversation = await ask(engine, 'Where is `parseConfig` defined?');
-      assert.match(conversation.questions[0]?.answer ?? '', /^> GPT \(test\) could not finish this answer: GPT \(test\) may not be used by Deep Search\. This is the engine's own answer/);
+      assert.match(
+        conversation.questions[0]?.answer ?? '',
+        /^> GPT \(test\) could not finish this answer: GPT \(test\) may not be used by Deep Search\. This is the engine's own answer/,
+      );
     });
   });
 });

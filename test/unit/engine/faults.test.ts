@@ -26,7 +26,7 @@ describe('engine: injected request faults', function () {
     await engine?.dispose();
   });
 
-  it('passes each request\'s method and path to the hook', async function () {
+  it("passes each request's method and path to the hook", async function () {
     await engine.api('/?sort=id');
     assert.deepEqual(seen[seen.length - 1], { method: 'GET', path: '/.api/deepsearch/v1/' });
   });

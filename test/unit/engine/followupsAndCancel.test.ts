@@ -24,17 +24,23 @@ describe('engine: follow-ups', function () {
     assert.equal(question.conversation_id, created.id);
     assert.equal(question.status, 'processing');
     assert.equal(question.question, 'Where is `loadConfig` used?');
-    assert.deepEqual(question.turns?.map((turn) => turn.role), ['user']);
+    assert.deepEqual(
+      question.turns?.map((turn) => turn.role),
+      ['user'],
+    );
     assert.equal(question.suggested_followups, null);
     assert.ok(question.id > (first.questions[0]?.id ?? 0));
 
     const finished = await engine.waitUntilFinished(created.id);
-    assert.deepEqual(finished.questions.map((q) => q.status), ['completed', 'completed']);
+    assert.deepEqual(
+      finished.questions.map((q) => q.status),
+      ['completed', 'completed'],
+    );
     assert.match(finished.questions[1]?.answer ?? '', /`loadConfig`/);
     assert.ok(finished.updated_at > first.updated_at);
   });
 
-  it('searches the earlier question\'s terms when a follow-up names none', async function () {
+  it("searches the earlier question's terms when a follow-up names none", async function () {
     const created = await engine.ask('Where is `retry_with_backoff` defined?');
     await engine.waitUntilFinished(created.id);
     await engine.api(`/${created.id}/questions`, { method: 'POST', body: { conversation_id: created.id, question: 'And why?' } });
@@ -42,7 +48,7 @@ describe('engine: follow-ups', function () {
     assert.match(finished.questions[1]?.answer ?? '', /lib\/retry_policy\.py/);
   });
 
-  it('answers 400 when the body\'s conversation_id is missing or differs from the path', async function () {
+  it("answers 400 when the body's conversation_id is missing or differs from the path", async function () {
     const created = await engine.ask('Where is `startServer` defined?');
     await engine.waitUntilFinished(created.id);
     for (const body of [{ question: 'More?' }, { conversation_id: created.id + 1000, question: 'More?' }]) {
@@ -78,7 +84,10 @@ describe('engine: follow-ups', function () {
       });
       assert.equal(response.status, 200);
       assert.equal(response.json.id, created.id);
-      assert.deepEqual(response.json.questions.map((q) => q.status), ['completed', 'processing']);
+      assert.deepEqual(
+        response.json.questions.map((q) => q.status),
+        ['completed', 'processing'],
+      );
     } finally {
       await variant.dispose();
     }

@@ -9,19 +9,7 @@
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import {
-  closeSync,
-  existsSync,
-  fstatSync,
-  ftruncateSync,
-  open,
-  openSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  statfsSync,
-  writeSync,
-} from 'node:fs';
+import { closeSync, existsSync, fstatSync, ftruncateSync, open, openSync, readdirSync, readFileSync, rmSync, statfsSync, writeSync } from 'node:fs';
 import * as path from 'node:path';
 import { DeepSearchClient } from '../../../src/api/client';
 import { isRetryable } from '../../../src/api/errors';
@@ -63,13 +51,15 @@ async function smallDisk(): Promise<SmallDisk> {
     // CI asks for the mode in which "no temp file left" can fail (.ci/run): no fallback then.
     if (process.env.DEEP_SEARCH_FULL_DISK === 'tmpfs') {
       await removeDir(dir);
-      throw new Error(`DEEP_SEARCH_FULL_DISK=tmpfs: these tests must run on a real full disk, but no tmpfs could be mounted (${String(error)}). Run them as root on Linux.`);
+      throw new Error(
+        `DEEP_SEARCH_FULL_DISK=tmpfs: these tests must run on a real full disk, but no tmpfs could be mounted (${String(error)}). Run them as root on Linux.`,
+      );
     }
     if (!existsSync('/dev/full')) {
       await removeDir(dir);
       throw new Error(`These tests need a full disk: they could neither mount a tmpfs (${String(error)}) nor write through /dev/full.`);
     }
-    console.log('    note: cannot mount a tmpfs here (not root?): the full disk is the store\'s seam writing through /dev/full');
+    console.log("    note: cannot mount a tmpfs here (not root?): the full disk is the store's seam writing through /dev/full");
     const free = (): void => {
       delete fullDiskSeamForTests.device;
       delete fullDiskSeamForTests.spaceLeft;
@@ -150,9 +140,12 @@ async function holdFileSystemCalls(): Promise<{ release(): Promise<void> }> {
  * several blocks, the progress less than one.
  */
 function longLinesRepo(): Promise<TestRepo> {
-  const call = (name: string, line: number): string => `  reportUsage('${name} line ${line}: ${'a long argument that makes the quoted line wide '.repeat(4)}');`;
+  const call = (name: string, line: number): string =>
+    `  reportUsage('${name} line ${line}: ${'a long argument that makes the quoted line wide '.repeat(4)}');`;
   const file = (name: string): string =>
-    Array.from({ length: 4 }, (_, fn) => [`export function ${name}${fn}(): void {`, ...Array.from({ length: 8 }, (_, line) => call(name, fn * 8 + line)), '}'].join('\n')).join('\n\n');
+    Array.from({ length: 4 }, (_, fn) =>
+      [`export function ${name}${fn}(): void {`, ...Array.from({ length: 8 }, (_, line) => call(name, fn * 8 + line)), '}'].join('\n'),
+    ).join('\n\n');
   return createTestRepo({
     origin: 'https://github.com/acme/usage.git',
     commits: [{ message: 'usage', files: { 'src/alpha.ts': file('alpha'), 'src/beta.ts': file('beta'), 'src/gamma.ts': file('gamma') } }],
@@ -207,7 +200,10 @@ describe('engine: a full disk', function () {
   async function askAndStore(question: string): Promise<WireConversation> {
     const created = await engine!.ask(question);
     const answered = await engine!.waitUntilFinished(created.id);
-    assert.ok(answered.questions.every((q) => q.status === 'completed' && q.answer), `answered: ${JSON.stringify(answered.questions)}`);
+    assert.ok(
+      answered.questions.every((q) => q.status === 'completed' && q.answer),
+      `answered: ${JSON.stringify(answered.questions)}`,
+    );
     assert.deepEqual(stored(created.id).questions, answered.questions, 'shown only once stored');
     return answered;
   }
@@ -215,7 +211,7 @@ describe('engine: a full disk', function () {
   function assertDiskFullReply(response: { status: number; headers: Headers; text: string; json: WireErrorBody }, outcome: RegExp): void {
     assert.equal(response.status, 507, `507 Insufficient Storage, not ${response.status}: ${response.text}`);
     assert.match(response.headers.get('content-type') ?? '', /^application\/json/);
-    assert.deepEqual(Object.keys(response.json), ['error'], 'the engine\'s usual error shape');
+    assert.deepEqual(Object.keys(response.json), ['error'], "the engine's usual error shape");
     assert.match(response.json.error, /^The engine's data folder has no space left/);
     assert.match(response.json.error, outcome);
     assert.match(response.json.error, /nothing was saved for this request\. Free space on that disk/);
@@ -231,16 +227,31 @@ describe('engine: a full disk', function () {
     const response = await engine!.api<WireErrorBody>('/', { method: 'POST', body: { question: 'Where is `alpha3` defined?' } });
     assertDiskFullReply(response, /the conversation was not created/);
     const listed = await engine!.api<WireConversation[]>('/');
-    assert.deepEqual(listed.json.map((conversation) => conversation.id), [kept.id], 'nothing new is listed');
+    assert.deepEqual(
+      listed.json.map((conversation) => conversation.id),
+      [kept.id],
+      'nothing new is listed',
+    );
     assert.deepEqual(storedFiles(), before, 'no new conversation file');
-    assert.deepEqual(readdirSync(dataDir, { recursive: true }).filter((name) => String(name).endsWith('.tmp')), [], 'no temp file left holding space');
-    assert.ok(lines.some((line) => /data folder is full \(ENOSPC\).*the conversation was not created/.test(line)), 'one clear log line');
+    assert.deepEqual(
+      readdirSync(dataDir, { recursive: true }).filter((name) => String(name).endsWith('.tmp')),
+      [],
+      'no temp file left holding space',
+    );
+    assert.ok(
+      lines.some((line) => /data folder is full \(ENOSPC\).*the conversation was not created/.test(line)),
+      'one clear log line',
+    );
     assert.ok(!lines.some((line) => line.includes('\n')), 'no stack in the log');
 
     disk.free();
     await engine!.restart();
     const relisted = await engine!.api<WireConversation[]>('/');
-    assert.deepEqual(relisted.json.map((conversation) => conversation.id), [kept.id], 'nothing turns up after a restart');
+    assert.deepEqual(
+      relisted.json.map((conversation) => conversation.id),
+      [kept.id],
+      'nothing turns up after a restart',
+    );
   });
 
   it('answers a follow-up or a link rotation it cannot store with 507 and leaves the conversation as it was, also after a restart', async function () {
@@ -263,7 +274,7 @@ describe('engine: a full disk', function () {
     assert.deepEqual({ ...reloaded, share_url: undefined }, { ...before, share_url: undefined }, 'unchanged after a restart');
   });
 
-  it('gives the client an insufficient-storage error with the engine\'s own message, for a create and for a follow-up', async function () {
+  it("gives the client an insufficient-storage error with the engine's own message, for a create and for a follow-up", async function () {
     const kept = await askAndStore('Where is `reportUsage` called?');
     const dispatcher = createDispatcher();
     // The client's transport, on the conversation API these 507s come from.
@@ -272,18 +283,29 @@ describe('engine: a full disk', function () {
       transport.send({
         method: 'POST',
         url: new URL(engine!.apiUrl + suffix),
-        headers: { authorization: `token ${engine!.options.users[0].token}`, 'x-requested-with': 'fullDisk-tests 1.0.0', accept: 'application/json', 'content-type': 'application/json' },
+        headers: {
+          authorization: `token ${engine!.options.users[0].token}`,
+          'x-requested-with': 'fullDisk-tests 1.0.0',
+          accept: 'application/json',
+          'content-type': 'application/json',
+        },
         body: JSON.stringify(body),
       });
     try {
       disk.fill();
       const create = await expectError(post('/', { question: 'Where is `alpha3` defined?' }), 'insufficientStorage');
       assert.equal(create.status, 507);
-      assert.match(create.message, /^The engine's data folder has no space left .*: the conversation was not created, and nothing was saved for this request\. Free space on that disk, then ask again\.$/);
+      assert.match(
+        create.message,
+        /^The engine's data folder has no space left .*: the conversation was not created, and nothing was saved for this request\. Free space on that disk, then ask again\.$/,
+      );
       assert.doesNotMatch(create.message, /internal error/);
       assert.equal(isRetryable(create), false);
 
-      const followup = await expectError(post(`/${kept.id}/questions`, { conversation_id: kept.id, question: 'Where is `beta2` defined?' }), 'insufficientStorage');
+      const followup = await expectError(
+        post(`/${kept.id}/questions`, { conversation_id: kept.id, question: 'Where is `beta2` defined?' }),
+        'insufficientStorage',
+      );
       assert.match(followup.message, /: the follow-up was not added, and nothing was saved for this request\. Free space on that disk, then ask it again\.$/);
     } finally {
       await dispatcher.destroy();
@@ -306,15 +328,21 @@ describe('engine: a full disk', function () {
     }
   });
 
-  it('makes sg_deepsearch on a full disk a tool error with the engine\'s message, not an internal error with a stack', async function () {
+  it("makes sg_deepsearch on a full disk a tool error with the engine's message, not an internal error with a stack", async function () {
     const mcp = await McpSession.open(engine!.url);
     try {
       disk.fill();
       const message = await mcp.fails('sg_deepsearch', { question: 'Where is `reportUsage` called?' });
-      assert.match(message, /^The engine's data folder has no space left .*: the conversation was not created, and nothing was saved for this request\. Free space on that disk, then ask again\.$/);
+      assert.match(
+        message,
+        /^The engine's data folder has no space left .*: the conversation was not created, and nothing was saved for this request\. Free space on that disk, then ask again\.$/,
+      );
       assert.doesNotMatch(message, /internal engine error/);
       assert.ok(!lines.some((line) => line.startsWith('mcp ') || line.includes('\n')), `no internal error and no stack in the log: ${JSON.stringify(lines)}`);
-      assert.ok(lines.some((line) => /data folder is full \(ENOSPC\).*the conversation was not created/.test(line)), 'the one log line of a full disk');
+      assert.ok(
+        lines.some((line) => /data folder is full \(ENOSPC\).*the conversation was not created/.test(line)),
+        'the one log line of a full disk',
+      );
 
       disk.free();
       const { structured } = await mcp.ok<{ answer?: string }>('sg_deepsearch', { question: 'Where is `reportUsage` called?' });
@@ -332,7 +360,10 @@ describe('engine: a full disk', function () {
     assert.equal(question.answer, undefined);
     assert.equal(question.error?.kind, 'InsufficientStorage');
     assert.equal(question.error?.title, 'The question could not be saved');
-    assert.match(question.error?.message ?? '', /^The engine's data folder has no space left .*progress could not be saved.*Free space on that disk, then ask again\.$/);
+    assert.match(
+      question.error?.message ?? '',
+      /^The engine's data folder has no space left .*progress could not be saved.*Free space on that disk, then ask again\.$/,
+    );
     const about = lines.filter((line) => line.startsWith(`question ${question.id}:`));
     assert.deepEqual(about.length, 1, `one log line about the question: ${JSON.stringify(about)}`);
     assert.match(about[0] ?? '', /its progress could not be saved: the data folder is full \(ENOSPC\)/);
@@ -360,7 +391,10 @@ describe('engine: a full disk', function () {
     const resumed = (await engine!.waitUntilFinished(created.id)).questions[0];
     assert.equal(resumed?.error, undefined);
     assert.match(resumed?.answer ?? '', /reportUsage/);
-    const answered = await waitFor(() => Promise.resolve(stored(created.id)), (record) => record.questions[0]?.status === 'completed');
+    const answered = await waitFor(
+      () => Promise.resolve(stored(created.id)),
+      (record) => record.questions[0]?.status === 'completed',
+    );
     assert.ok(JSON.stringify(answered).length > ONE_BLOCK * 2, 'the answer is larger than the room it had');
   });
 

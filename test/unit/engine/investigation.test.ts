@@ -49,8 +49,17 @@ describe('investigating with an OpenAI-compatible model', function () {
 
   it('calls the tools the model asks for, shows each call as a turn, and answers with its citations, sources, follow-ups and real token counts', async function () {
     await start((_request, index) => {
-      if (index === 0) return { text: 'Let me find where the settings are parsed.', toolCalls: [{ name: 'keyword_search', arguments: { query: 'parseConfig' } }], usage: { prompt: 1000, completion: 20 } };
-      if (index === 1) return { toolCalls: [{ name: 'read_file', arguments: { repo: SAMPLE_APP_NAME, path: 'src/config.ts', startLine: 10, endLine: 15 } }], usage: { prompt: 1500, completion: 25 } };
+      if (index === 0)
+        return {
+          text: 'Let me find where the settings are parsed.',
+          toolCalls: [{ name: 'keyword_search', arguments: { query: 'parseConfig' } }],
+          usage: { prompt: 1000, completion: 20 },
+        };
+      if (index === 1)
+        return {
+          toolCalls: [{ name: 'read_file', arguments: { repo: SAMPLE_APP_NAME, path: 'src/config.ts', startLine: 10, endLine: 15 } }],
+          usage: { prompt: 1500, completion: 25 },
+        };
       return {
         text: `\`parseConfig\` reads the settings: [src/config.ts:11-14](${link('src/config.ts', 11, 14)})\n\n\`\`\`ts\n${PARSE_LINE}\n\`\`\`\n\nIt is reached from \`loadConfig\`.\n\nFollow-up questions:\n- Who calls loadConfig?\n- What happens when port is missing?`,
         usage: { prompt: 2500, completion: 120 },
@@ -61,11 +70,20 @@ describe('investigating with an OpenAI-compatible model', function () {
     assert.ok(turns.includes('Searching for `parseConfig`'), turns.join(' | '));
     assert.ok(turns.includes(`Reading src/config.ts 10–15 in ${SAMPLE_APP_NAME}`), turns.join(' | '));
     assert.ok(turns.includes('Let me find where the settings are parsed.'), turns.join(' | '));
-    assert.ok(question.answer?.startsWith(`\`parseConfig\` reads the settings: [src/config.ts:11-14](${link('src/config.ts', 11, 14)})`), question.answer ?? '');
+    assert.ok(
+      question.answer?.startsWith(`\`parseConfig\` reads the settings: [src/config.ts:11-14](${link('src/config.ts', 11, 14)})`),
+      question.answer ?? '',
+    );
     assert.ok(!question.answer?.includes('Follow-up questions'), 'the follow-up list is taken out of the answer');
     assert.deepEqual(question.suggested_followups, ['Who calls loadConfig?', 'What happens when port is missing?']);
-    assert.deepEqual(question.sources?.map((source) => source.label), ['src/config.ts']);
-    assert.deepEqual([question.stats?.prompt_tokens, question.stats?.completion_tokens, question.stats?.total_tokens, question.stats?.tool_calls], [5000, 165, 5165, 2]);
+    assert.deepEqual(
+      question.sources?.map((source) => source.label),
+      ['src/config.ts'],
+    );
+    assert.deepEqual(
+      [question.stats?.prompt_tokens, question.stats?.completion_tokens, question.stats?.total_tokens, question.stats?.tool_calls],
+      [5000, 165, 5165, 2],
+    );
     // What the model was sent: the key in the header only, the engine's tools less Deep Search itself, the results of its calls.
     const requests = model!.requests;
     assert.equal(requests.length, 3);
@@ -94,16 +112,25 @@ describe('investigating with an OpenAI-compatible model', function () {
     assert.ok(question.answer?.includes(`[src/parser.ts:1-3](${link('src/config.ts', 11, 11)})`), question.answer ?? '');
     assert.ok(question.answer?.includes('and validated by src/validate.ts:9:'), question.answer ?? '');
     assert.ok(!question.answer?.includes('src/validate.ts?L'), 'the link to a file that does not exist is gone');
-    assert.match(question.answer ?? '', /_Citations checked: one link pointed at lines that do not hold what was cited and now points where the code is; one link named a file or lines that do not exist and was removed\._$/);
+    assert.match(
+      question.answer ?? '',
+      /_Citations checked: one link pointed at lines that do not hold what was cited and now points where the code is; one link named a file or lines that do not exist and was removed\._$/,
+    );
     // Sources are what the investigation read, not what the model claimed.
-    assert.deepEqual(question.sources?.map((source) => source.label), ['src/config.ts']);
+    assert.deepEqual(
+      question.sources?.map((source) => source.label),
+      ['src/config.ts'],
+    );
   });
 
   it('answers on its own when the model server refuses the key, and says what happened without the key', async function () {
     await start([{ status: 401, error: 'Incorrect API key provided' }]);
     const question = await answered('Where is `parseConfig` defined?');
     const answer = question.answer ?? '';
-    assert.match(answer, /^> scripted-1 at http:\/\/127\.0\.0\.1:\d+\/v1 could not finish this answer: scripted-1 at \S+ refused the key \(401 Incorrect API key provided\): check the key in \$SCRIPTED_KEY\. This is the engine's own answer, from its search\./);
+    assert.match(
+      answer,
+      /^> scripted-1 at http:\/\/127\.0\.0\.1:\d+\/v1 could not finish this answer: scripted-1 at \S+ refused the key \(401 Incorrect API key provided\): check the key in \$SCRIPTED_KEY\. This is the engine's own answer, from its search\./,
+    );
     assert.ok(answer.includes(link('src/config.ts', 10, 17).replace(/\?L.*$/, '')), 'the engine still answers, with its own links');
     assert.ok(!JSON.stringify(question).includes(KEY));
     assert.ok((question.turns ?? []).some((turn) => turn.reasoning.startsWith('The model could not finish')));
@@ -127,7 +154,13 @@ describe('investigating with an OpenAI-compatible model', function () {
 
   it('asks for the answer without tools once the steps are used up', async function () {
     const queries = ['config', 'server', 'retry'];
-    await start((request, index) => (request.body.tools ? { toolCalls: [{ name: 'nls_search', arguments: { query: queries[index % 3] } }] } : { text: 'From what I read: the settings come from app.json.' }), { maxSteps: 2 });
+    await start(
+      (request, index) =>
+        request.body.tools
+          ? { toolCalls: [{ name: 'nls_search', arguments: { query: queries[index % 3] } }] }
+          : { text: 'From what I read: the settings come from app.json.' },
+      { maxSteps: 2 },
+    );
     const question = await answered('Where do the settings come from?');
     assert.equal(question.answer, 'From what I read: the settings come from app.json.');
     const requests = model!.requests;
@@ -163,13 +196,21 @@ describe('investigating with an OpenAI-compatible model', function () {
   it('stops asking the model at once when the question is cancelled', async function () {
     await start([{ delayMs: 30_000, text: 'never' }]);
     const created = await engine!.ask('Where is `parseConfig` defined?');
-    await waitFor(async () => model!.requests.length, (count) => count > 0, { description: 'the model to be asked' });
+    await waitFor(
+      async () => model!.requests.length,
+      (count) => count > 0,
+      { description: 'the model to be asked' },
+    );
     const questionId = created.questions[0]?.id;
     const cancel = await engine!.api(`/${created.id}/questions/${questionId}/cancel`, { method: 'POST' });
     assert.ok(cancel.status < 300, cancel.text);
     const finished = await engine!.waitUntilFinished(created.id);
     assert.equal(finished.questions[0]?.error?.kind ?? finished.questions[0]?.status, 'Cancelled');
     // The engine dropped the model's connection rather than waiting the 30 s out.
-    await waitFor(async () => model!.dropped(), (count) => count === 1, { description: 'the engine to drop the model request' });
+    await waitFor(
+      async () => model!.dropped(),
+      (count) => count === 1,
+      { description: 'the engine to drop the model request' },
+    );
   });
 });

@@ -20,7 +20,9 @@ describe('engine: limits on work done at once', function () {
   });
 
   it('answers one question at a time past the limit; the others say they are queued, then answer', async function () {
-    const asked = await Promise.all(['Where is parseConfig defined?', 'What does loadConfig do?', 'Where is the port checked?'].map((question) => engine.ask(question)));
+    const asked = await Promise.all(
+      ['Where is parseConfig defined?', 'What does loadConfig do?', 'Where is the port checked?'].map((question) => engine.ask(question)),
+    );
     const done: WireConversation[] = await Promise.all(asked.map((conversation) => engine.waitUntilFinished(conversation.id)));
     for (const conversation of done) assert.equal(conversation.questions[0]?.status, 'completed');
     // Created at once, they reach the engine in any order: taken in the order they finished, the
@@ -70,15 +72,33 @@ describe('engine: limits on work done at once', function () {
     try {
       const response = await fetch(`${engine.url}${MCP_PATH}`, {
         method: 'POST',
-        headers: { Authorization: `token ${TEST_TOKENS[0]}`, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', 'MCP-Protocol-Version': '2025-03-26' },
-        body: JSON.stringify(Array.from({ length: 100 }, (_, id) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'sg_keyword_search', arguments: { query: 'parseConfig' } } }))),
+        headers: {
+          Authorization: `token ${TEST_TOKENS[0]}`,
+          'Content-Type': 'application/json',
+          Accept: 'application/json, text/event-stream',
+          'MCP-Protocol-Version': '2025-03-26',
+        },
+        body: JSON.stringify(
+          Array.from({ length: 100 }, (_, id) => ({
+            jsonrpc: '2.0',
+            id,
+            method: 'tools/call',
+            params: { name: 'sg_keyword_search', arguments: { query: 'parseConfig' } },
+          })),
+        ),
       });
       const replies = (await response.json()) as Array<{ id: number; result?: { isError?: boolean } }>;
       assert.equal(replies.length, 100);
-      assert.ok(replies.every((reply) => reply.result && !reply.result.isError), 'every call answered');
+      assert.ok(
+        replies.every((reply) => reply.result && !reply.result.isError),
+        'every call answered',
+      );
       // Warnings are emitted on the next tick.
       await new Promise((resolve) => setImmediate(resolve));
-      assert.deepEqual(warnings.filter((warning) => warning.startsWith('MaxListenersExceededWarning')), []);
+      assert.deepEqual(
+        warnings.filter((warning) => warning.startsWith('MaxListenersExceededWarning')),
+        [],
+      );
     } finally {
       process.off('warning', onWarning);
     }

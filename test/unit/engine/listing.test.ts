@@ -33,11 +33,14 @@ describe('engine: listing conversations', function () {
     await engine?.dispose();
   });
 
-  it('lists only the requester\'s conversations, newest update first by default, as a bare array', async function () {
+  it("lists only the requester's conversations, newest update first by default, as a bare array", async function () {
     const response = await engine.api<WireConversation[]>('/');
     assert.equal(response.status, 200);
     assert.ok(Array.isArray(response.json));
-    assert.deepEqual(response.json.map((conversation) => conversation.id), expectedOrder(mine, '-updated_at'));
+    assert.deepEqual(
+      response.json.map((conversation) => conversation.id),
+      expectedOrder(mine, '-updated_at'),
+    );
     assert.equal(response.json[0]?.id, mine[0]?.id, 'the conversation with the follow-up comes first');
     assert.ok(response.json.every((conversation) => conversation.user_id === 1));
     assert.equal(response.json[0]?.questions.length, 2, 'items are whole conversations');
@@ -46,7 +49,10 @@ describe('engine: listing conversations', function () {
   for (const sort of WIRE_SORTS) {
     it(`sorts by ${sort} and pages through it with page_first and page_after without gaps or repeats`, async function () {
       const all = await engine.api<WireConversation[]>(`/?sort=${encodeURIComponent(sort)}&page_first=100`);
-      assert.deepEqual(all.json.map((conversation) => conversation.id), expectedOrder(mine, sort));
+      assert.deepEqual(
+        all.json.map((conversation) => conversation.id),
+        expectedOrder(mine, sort),
+      );
       const seen: number[] = [];
       const pageSizes: number[] = [];
       let after: number | undefined;
@@ -67,7 +73,10 @@ describe('engine: listing conversations', function () {
   it('filters by id, user id and starred state', async function () {
     const target = mine[3]?.id ?? 0;
     const byId = await engine.api<WireConversation[]>(`/?filter_id=${target}`);
-    assert.deepEqual(byId.json.map((conversation) => conversation.id), [target]);
+    assert.deepEqual(
+      byId.json.map((conversation) => conversation.id),
+      [target],
+    );
     const othersId = await engine.api<WireConversation[]>(`/?filter_id=${target}`, { user: 1 });
     assert.deepEqual(othersId.json, []);
     const byOwnUser = await engine.api<WireConversation[]>('/?filter_user_id=1&page_first=100');

@@ -12,15 +12,21 @@ const SERVED: ServedRepository[] = [
 describe('engine: @-mentions scope a question', function () {
   it('reads a repository by its whole name or its last parts, and a path as a file', function () {
     const whole = mentionScope('How is a price formatted in @github.com/acme/billing?', SERVED);
-    assert.deepEqual(whole.repositories.map((repository) => repository.name), ['github.com/acme/billing']);
+    assert.deepEqual(
+      whole.repositories.map((repository) => repository.name),
+      ['github.com/acme/billing'],
+    );
     assert.deepEqual(whole.named, ['github.com/acme/billing']);
     assert.equal(whole.text, 'How is a price formatted in ?');
     const short = mentionScope('What does @src/price.ts do in @billing.', SERVED);
     assert.deepEqual(short.named, ['github.com/acme/billing', 'src/price.ts']);
-    assert.deepEqual(short.query?.filters.map((filter) => [filter.field, filter.value]), [
-      ['repo', '^(github\\.com\\/acme\\/billing)$'],
-      ['file', '(^|/)(src\\/price\\.ts)$'],
-    ]);
+    assert.deepEqual(
+      short.query?.filters.map((filter) => [filter.field, filter.value]),
+      [
+        ['repo', '^(github\\.com\\/acme\\/billing)$'],
+        ['file', '(^|/)(src\\/price\\.ts)$'],
+      ],
+    );
   });
 
   it('leaves mail addresses, annotations and text without mentions alone', function () {
@@ -45,7 +51,11 @@ describe('engine: @-mentions scope a question', function () {
     const files = (name: string) => ({ 'src/format.ts': `export function formatAmount(value: number): string {\n  return '${name}' + value.toFixed(2);\n}\n` });
     before(async function () {
       app = await createTestRepo({ name: 'app', origin: 'https://github.com/acme/app.git', commits: [{ files: files('app'), message: 'Add formatAmount' }] });
-      billing = await createTestRepo({ name: 'billing', origin: 'https://github.com/acme/billing.git', commits: [{ files: files('billing'), message: 'Add formatAmount' }] });
+      billing = await createTestRepo({
+        name: 'billing',
+        origin: 'https://github.com/acme/billing.git',
+        commits: [{ files: files('billing'), message: 'Add formatAmount' }],
+      });
       repositories = await discoverRepositories([app.dir, billing.dir]);
     });
     after(async function () {
@@ -65,15 +75,24 @@ describe('engine: @-mentions scope a question', function () {
     }
 
     it('searches only the repository a question names', async function () {
-      for (const [mention, repo] of [['@acme/billing', 'github.com/acme/billing'], ['@github.com/acme/app', 'github.com/acme/app']]) {
+      for (const [mention, repo] of [
+        ['@acme/billing', 'github.com/acme/billing'],
+        ['@github.com/acme/app', 'github.com/acme/app'],
+      ]) {
         const scoped = await ask(`Where is \`formatAmount\` defined? ${mention}`);
         assert.ok(scoped.turns.includes(`Searching only what the question names: @${repo}`), scoped.turns.join('\n'));
-        assert.ok(scoped.turns.some((turn) => turn.startsWith('Searching 1 repository for')), scoped.turns.join('\n'));
+        assert.ok(
+          scoped.turns.some((turn) => turn.startsWith('Searching 1 repository for')),
+          scoped.turns.join('\n'),
+        );
         assert.deepEqual(scoped.sources, [`${repo}:src/format.ts`]);
         assert.ok(!scoped.answer.includes(repo === 'github.com/acme/app' ? 'acme/billing' : 'acme/app/'), scoped.answer);
       }
       const both = await ask('Where is `formatAmount` defined?');
-      assert.ok(both.turns.some((turn) => turn.startsWith('Searching 2 repositories for')), both.turns.join('\n'));
+      assert.ok(
+        both.turns.some((turn) => turn.startsWith('Searching 2 repositories for')),
+        both.turns.join('\n'),
+      );
     });
 
     it('searches only the file a question names', async function () {

@@ -9,7 +9,14 @@ import { readFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { API_PATH } from '../../../src/contract/legacyWire';
 import { CONNECT_SERVICE_PATH } from '../../../src/contract/connectWire';
-import { codeChallengeOf, GRANT_TYPES, newCodeVerifier, OAUTH_PATHS, type WireDeviceAuthorization, type WireTokenResponse } from '../../../src/contract/oauthWire';
+import {
+  codeChallengeOf,
+  GRANT_TYPES,
+  newCodeVerifier,
+  OAUTH_PATHS,
+  type WireDeviceAuthorization,
+  type WireTokenResponse,
+} from '../../../src/contract/oauthWire';
 import { TOOL_SERVER_ENDPOINTS } from '../../../src/contract/toolServers';
 import { CLIENT_HEADER, startTestEngine, type TestEngine } from '../../support/engineHarness';
 
@@ -22,7 +29,12 @@ interface Flow {
 }
 
 async function form(url: string, fields: Record<string, string>, headers: Record<string, string> = {}): Promise<Response> {
-  return fetch(url, { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded', ...headers }, body: new URLSearchParams(fields).toString(), redirect: 'manual' });
+  return fetch(url, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/x-www-form-urlencoded', ...headers },
+    body: new URLSearchParams(fields).toString(),
+    redirect: 'manual',
+  });
 }
 
 async function tokenRequest(engine: TestEngine, fields: Record<string, string>): Promise<{ status: number; body: Record<string, unknown> }> {
@@ -40,7 +52,11 @@ async function consent(engine: TestEngine, parameters: Record<string, string>): 
 }
 
 /** Signs in through the consent page, as a browser would: the code's redirect, then the exchange. */
-async function signInWithBrowser(engine: TestEngine, scope: string, options: { user?: string; clientId?: string; redirectUri?: string } = {}): Promise<WireTokenResponse> {
+async function signInWithBrowser(
+  engine: TestEngine,
+  scope: string,
+  options: { user?: string; clientId?: string; redirectUri?: string } = {},
+): Promise<WireTokenResponse> {
   const verifier = newCodeVerifier();
   const redirectUri = options.redirectUri ?? REDIRECT;
   const clientId = options.clientId ?? CLIENT_ID;
@@ -54,12 +70,22 @@ async function signInWithBrowser(engine: TestEngine, scope: string, options: { u
     code_challenge_method: 'S256',
   });
   assert.ok(requestId, 'the consent page carries its request');
-  const approved = await form(`${engine.url}${OAUTH_PATHS.authorize}`, { request: requestId, decision: 'approve', ...(options.user ? { user: options.user } : {}) });
+  const approved = await form(`${engine.url}${OAUTH_PATHS.authorize}`, {
+    request: requestId,
+    decision: 'approve',
+    ...(options.user ? { user: options.user } : {}),
+  });
   assert.equal(approved.status, 302);
   const location = new URL(approved.headers.get('location') ?? '');
   assert.equal(location.searchParams.get('state'), 'state-123');
   const code = location.searchParams.get('code') ?? '';
-  const response = await form(`${engine.url}${OAUTH_PATHS.token}`, { grant_type: GRANT_TYPES.authorizationCode, client_id: clientId, code, redirect_uri: redirectUri, code_verifier: verifier });
+  const response = await form(`${engine.url}${OAUTH_PATHS.token}`, {
+    grant_type: GRANT_TYPES.authorizationCode,
+    client_id: clientId,
+    code,
+    redirect_uri: redirectUri,
+    code_verifier: verifier,
+  });
   assert.equal(response.status, 200, await response.clone().text());
   return (await response.json()) as WireTokenResponse;
 }
@@ -119,7 +145,9 @@ describe('engine OAuth authorization server', function () {
       body: '{}',
     });
     assert.equal(connect.status, 200);
-    const info = (await (await fetch(`${flow.engine.url}${OAUTH_PATHS.userinfo}`, { headers: { Authorization: `Bearer ${tokens.access_token}` } })).json()) as Record<string, unknown>;
+    const info = (await (
+      await fetch(`${flow.engine.url}${OAUTH_PATHS.userinfo}`, { headers: { Authorization: `Bearer ${tokens.access_token}` } })
+    ).json()) as Record<string, unknown>;
     assert.deepEqual(info, { sub: '2', preferred_username: 'other', name: 'other' }, 'the account picked on the page');
   });
 
@@ -158,7 +186,12 @@ describe('engine OAuth authorization server', function () {
     });
     const approved = await form(`${flow.engine.url}${OAUTH_PATHS.authorize}`, { request: requestId ?? '', decision: 'approve' });
     const code = new URL(approved.headers.get('location') ?? '').searchParams.get('code') ?? '';
-    const wrong = await tokenRequest(flow.engine, { grant_type: GRANT_TYPES.authorizationCode, code, redirect_uri: REDIRECT, code_verifier: newCodeVerifier() });
+    const wrong = await tokenRequest(flow.engine, {
+      grant_type: GRANT_TYPES.authorizationCode,
+      code,
+      redirect_uri: REDIRECT,
+      code_verifier: newCodeVerifier(),
+    });
     assert.equal(wrong.status, 400);
     assert.equal(wrong.body.error, 'invalid_grant');
     assert.match(String(wrong.body.error_description), /code_verifier does not match/);
@@ -167,7 +200,15 @@ describe('engine OAuth authorization server', function () {
   });
 
   it('never redirects for an unknown client or redirect URI, and redirects every other error with the state', async function () {
-    const base = { response_type: 'code', client_id: CLIENT_ID, redirect_uri: REDIRECT, scope: 'mcp', state: 'keep-me', code_challenge: codeChallengeOf(newCodeVerifier()), code_challenge_method: 'S256' };
+    const base = {
+      response_type: 'code',
+      client_id: CLIENT_ID,
+      redirect_uri: REDIRECT,
+      scope: 'mcp',
+      state: 'keep-me',
+      code_challenge: codeChallengeOf(newCodeVerifier()),
+      code_challenge_method: 'S256',
+    };
     const unknown = await consent(flow.engine, { ...base, client_id: 'nobody' });
     assert.equal(unknown.response.status, 400);
     assert.match(unknown.html, /No OAuth client .*nobody.* is registered/);
@@ -194,15 +235,36 @@ describe('engine OAuth authorization server', function () {
     assert.equal((await mcpWith(flow.engine, onPort.access_token)).status, 200);
     const app = await signInWithBrowser(flow.engine, 'mcp', { redirectUri: APP_REDIRECT });
     assert.ok(app.access_token);
-    const otherPath = await consent(flow.engine, { response_type: 'code', client_id: CLIENT_ID, redirect_uri: 'http://127.0.0.1:53219/other', code_challenge: codeChallengeOf(newCodeVerifier()), code_challenge_method: 'S256' });
+    const otherPath = await consent(flow.engine, {
+      response_type: 'code',
+      client_id: CLIENT_ID,
+      redirect_uri: 'http://127.0.0.1:53219/other',
+      code_challenge: codeChallengeOf(newCodeVerifier()),
+      code_challenge_method: 'S256',
+    });
     assert.equal(otherPath.response.status, 400);
   });
 
   it('refuses a consent posted from another site (CSRF) and one answered twice', async function () {
-    const { requestId } = await consent(flow.engine, { response_type: 'code', client_id: CLIENT_ID, redirect_uri: REDIRECT, scope: 'mcp', code_challenge: codeChallengeOf(newCodeVerifier()), code_challenge_method: 'S256' });
-    const forged = await form(`${flow.engine.url}${OAUTH_PATHS.authorize}`, { request: requestId ?? '', decision: 'approve' }, { Origin: 'https://evil.example' });
+    const { requestId } = await consent(flow.engine, {
+      response_type: 'code',
+      client_id: CLIENT_ID,
+      redirect_uri: REDIRECT,
+      scope: 'mcp',
+      code_challenge: codeChallengeOf(newCodeVerifier()),
+      code_challenge_method: 'S256',
+    });
+    const forged = await form(
+      `${flow.engine.url}${OAUTH_PATHS.authorize}`,
+      { request: requestId ?? '', decision: 'approve' },
+      { Origin: 'https://evil.example' },
+    );
     assert.equal(forged.status, 403);
-    const crossSite = await form(`${flow.engine.url}${OAUTH_PATHS.authorize}`, { request: requestId ?? '', decision: 'approve' }, { Origin: 'https://evil.example', 'Sec-Fetch-Site': 'cross-site' });
+    const crossSite = await form(
+      `${flow.engine.url}${OAUTH_PATHS.authorize}`,
+      { request: requestId ?? '', decision: 'approve' },
+      { Origin: 'https://evil.example', 'Sec-Fetch-Site': 'cross-site' },
+    );
     assert.equal(crossSite.status, 403);
     const first = await form(`${flow.engine.url}${OAUTH_PATHS.authorize}`, { request: requestId ?? '', decision: 'approve' });
     assert.equal(first.status, 302, 'the forged post did not spend the request');
@@ -212,9 +274,20 @@ describe('engine OAuth authorization server', function () {
   });
 
   it('takes a consent posted through a path proxy (VS Code in a browser opens the page there): relative form action, the browser attests same-origin', async function () {
-    const { requestId, html } = await consent(flow.engine, { response_type: 'code', client_id: CLIENT_ID, redirect_uri: REDIRECT, scope: 'mcp', code_challenge: codeChallengeOf(newCodeVerifier()), code_challenge_method: 'S256' });
+    const { requestId, html } = await consent(flow.engine, {
+      response_type: 'code',
+      client_id: CLIENT_ID,
+      redirect_uri: REDIRECT,
+      scope: 'mcp',
+      code_challenge: codeChallengeOf(newCodeVerifier()),
+      code_challenge_method: 'S256',
+    });
     assert.match(html, /<form method="post" action="authorize">/);
-    const proxied = await form(`${flow.engine.url}${OAUTH_PATHS.authorize}`, { request: requestId ?? '', decision: 'approve' }, { Origin: 'http://127.0.0.1:8123', 'Sec-Fetch-Site': 'same-origin' });
+    const proxied = await form(
+      `${flow.engine.url}${OAUTH_PATHS.authorize}`,
+      { request: requestId ?? '', decision: 'approve' },
+      { Origin: 'http://127.0.0.1:8123', 'Sec-Fetch-Site': 'same-origin' },
+    );
     assert.equal(proxied.status, 302);
   });
 
@@ -241,7 +314,11 @@ describe('engine OAuth authorization server', function () {
     assert.equal(reused.status, 400);
     assert.equal(reused.body.error, 'invalid_grant');
     assert.match(String(reused.body.error_description), /already used at .*each is good once/);
-    const wider = await tokenRequest(flow.engine, { grant_type: GRANT_TYPES.refreshToken, refresh_token: String(rotated.body.refresh_token), scope: 'externalapi:read mcp' });
+    const wider = await tokenRequest(flow.engine, {
+      grant_type: GRANT_TYPES.refreshToken,
+      refresh_token: String(rotated.body.refresh_token),
+      scope: 'externalapi:read mcp',
+    });
     assert.equal(wider.body.error, 'invalid_scope');
   });
 
@@ -283,7 +360,9 @@ describe('engine OAuth authorization server', function () {
   });
 
   it('says when a device sign-in was denied, and when a code is wrong', async function () {
-    const device = (await (await form(`${flow.engine.url}${OAUTH_PATHS.deviceCode}`, { client_id: CLIENT_ID, scope: 'mcp' })).json()) as WireDeviceAuthorization;
+    const device = (await (
+      await form(`${flow.engine.url}${OAUTH_PATHS.deviceCode}`, { client_id: CLIENT_ID, scope: 'mcp' })
+    ).json()) as WireDeviceAuthorization;
     const wrong = await form(`${flow.engine.url}${OAUTH_PATHS.device}`, { user_code: 'ZZZZ-ZZZZ', decision: 'approve' });
     assert.equal(wrong.status, 400);
     assert.match(await wrong.text(), /No sign-in waits for this code/);
@@ -365,7 +444,14 @@ describe('engine OAuth tokens across a restart', function () {
     assert.match(String(reused.body.error_description), /already used/, 'a token spent before the restart stays spent');
     await engine.stop();
     const saved = await readFile(path.join(engine.dataDir, 'oauth-tokens.json'), 'utf8');
-    for (const token of [tokens.access_token, tokens.refresh_token, spent.body.access_token, spent.body.refresh_token, rotated.body.access_token, rotated.body.refresh_token]) {
+    for (const token of [
+      tokens.access_token,
+      tokens.refresh_token,
+      spent.body.access_token,
+      spent.body.refresh_token,
+      rotated.body.access_token,
+      rotated.body.refresh_token,
+    ]) {
       assert.ok(!saved.includes(String(token)), 'no token is written down');
     }
   });
@@ -376,7 +462,9 @@ describe('engine OAuth tokens that expire', function () {
   let engine: TestEngine;
 
   before(async function () {
-    engine = await startTestEngine({ oauth: { clients: [{ id: CLIENT_ID, redirectUris: [REDIRECT] }], accessTokenSeconds: 1, deviceCodeSeconds: 1, deviceIntervalSeconds: 1 } });
+    engine = await startTestEngine({
+      oauth: { clients: [{ id: CLIENT_ID, redirectUris: [REDIRECT] }], accessTokenSeconds: 1, deviceCodeSeconds: 1, deviceIntervalSeconds: 1 },
+    });
   });
   after(async function () {
     await engine?.stop();

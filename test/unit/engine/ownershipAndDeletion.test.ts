@@ -82,7 +82,13 @@ describe('engine: ownership and sharing', function () {
   it('serves a file an answer generated to its owner only, as a download whose content runs nothing', async function () {
     const dataDir = engine.dataDir;
     await engine.stop();
-    const record = answeredConversation({ id: 900, question: 'Prices?', title: 'Prices', answer: '[prices](/deepsearch/files/900/prices.csv)', at: new Date().toISOString() });
+    const record = answeredConversation({
+      id: 900,
+      question: 'Prices?',
+      title: 'Prices',
+      answer: '[prices](/deepsearch/files/900/prices.csv)',
+      at: new Date().toISOString(),
+    });
     record.files = [
       { name: 'prices.csv', content_type: 'text/csv', text: 'cents,price\n199,$1.99\n' },
       { name: 'drawing.svg', content_type: 'text/html', text: '<svg><script>alert(1)</script></svg>' },
@@ -109,7 +115,10 @@ describe('engine: ownership and sharing', function () {
     assert.equal(other.status, 200);
     assert.deepEqual(other.json, []);
     const own = await engine.api<WireConversation[]>(`/?filter_read_token=${owned.read_token}`);
-    assert.deepEqual(own.json.map((conversation) => conversation.id), [owned.id]);
+    assert.deepEqual(
+      own.json.map((conversation) => conversation.id),
+      [owned.id],
+    );
 
     const shareUrl = `${engine.url}/deepsearch/${owned.read_token}`;
     assert.equal((await fetch(shareUrl)).status, 404, 'anonymous');
@@ -148,7 +157,7 @@ describe('engine: deleting', function () {
     assert.equal((await engine.api(`/${created.id}`)).status, 404);
   });
 
-  it('deletes all of the requester\'s conversations, and only theirs, with DELETE /', async function () {
+  it("deletes all of the requester's conversations, and only theirs, with DELETE /", async function () {
     const mine = [await engine.ask('Where is `parseConfig` defined?'), await engine.ask('Where is `loadConfig` defined?')];
     const theirs = await engine.ask('Where is `startServer` defined?', 1);
     const response = await engine.api('/', { method: 'DELETE' });

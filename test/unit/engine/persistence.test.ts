@@ -22,11 +22,7 @@ describe('engine: conversations survive a restart', function () {
     await engine.restart();
     const reloaded = await engine.api<WireConversation>(`/${first.id}`);
     assert.equal(reloaded.status, 200);
-    assert.deepEqual(
-      { ...reloaded.json, share_url: undefined },
-      { ...first, share_url: undefined },
-      'identical apart from the port in the share URL',
-    );
+    assert.deepEqual({ ...reloaded.json, share_url: undefined }, { ...first, share_url: undefined }, 'identical apart from the port in the share URL');
     assert.equal((await engine.api<WireConversation>(`/${second.id}`, { user: 1 })).json.questions[0]?.answer, second.questions[0]?.answer);
     const next = await engine.ask('Where is `startServer` defined?');
     assert.ok(next.id > second.id, 'no id is reused');
@@ -63,7 +59,10 @@ describe('engine: conversations survive a restart', function () {
       ...(await engine.api<WireConversation[]>('/?page_first=100')).json,
       ...(await engine.api<WireConversation[]>('/?page_first=100', { user: 1 })).json,
     ].map((conversation) => conversation.id);
-    assert.deepEqual([...listed].sort((a, b) => a - b), [...ids].sort((a, b) => a - b));
+    assert.deepEqual(
+      [...listed].sort((a, b) => a - b),
+      [...ids].sort((a, b) => a - b),
+    );
 
     await engine.stop();
     const files = await readdir(path.join(engine.dataDir, 'conversations'));
@@ -140,7 +139,10 @@ describe('storage', function () {
     await writeFile(path.join(dataDir, 'conversations', '4.json.abc123.tmp'), '{"half": ');
     const log: string[] = [];
     const loaded = await ConversationStorage.open(dataDir, (line) => log.push(line));
-    assert.deepEqual(loaded.records.map((r) => r.id), [4]);
+    assert.deepEqual(
+      loaded.records.map((r) => r.id),
+      [4],
+    );
     assert.deepEqual(loaded.counters, { nextConversationId: 5, nextQuestionId: 12 });
     assert.equal(log.length, 2);
     const files = await readdir(path.join(dataDir, 'conversations'));

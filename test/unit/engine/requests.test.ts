@@ -134,7 +134,10 @@ describe('engine: authentication and request validation', function () {
       const nested = await engine.api<WireErrorBody>(`/${created.id}/questions`, { method: 'POST', body: deep });
       assert.equal(nested.status, 400);
       assert.match(nested.json.error, /conversation_id \(an array\) must equal/);
-      const long = await engine.api<WireErrorBody>(`/${created.id}/questions`, { method: 'POST', body: { conversation_id: 'x'.repeat(900_000), question: 'Why?' } });
+      const long = await engine.api<WireErrorBody>(`/${created.id}/questions`, {
+        method: 'POST',
+        body: { conversation_id: 'x'.repeat(900_000), question: 'Why?' },
+      });
       assert.equal(long.status, 400);
       assert.ok(long.text.length < 400, `the 400 body is ${long.text.length} characters`);
       assert.match(long.json.error, new RegExp(`"${'x'.repeat(ECHO_LIMIT)}"… \\(900000 characters\\)`));
@@ -151,7 +154,9 @@ describe('engine: authentication and request validation', function () {
         ] as const) {
           const socket = connect(port, '127.0.0.1');
           await once(socket, 'connect');
-          socket.write(`POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: token ${TEST_TOKENS[0]}\r\n${headers}Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"question": "Where`);
+          socket.write(
+            `POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: token ${TEST_TOKENS[0]}\r\n${headers}Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"question": "Where`,
+          );
           // The engine is reading the body when the client goes.
           await new Promise((resolve) => setTimeout(resolve, 100));
           socket.destroy();
@@ -161,7 +166,10 @@ describe('engine: authentication and request validation', function () {
             { description: `the log line for ${path}` },
           );
         }
-        assert.deepEqual(lines.filter((line) => /internal error|Error: aborted/.test(line)), []);
+        assert.deepEqual(
+          lines.filter((line) => /internal error|Error: aborted/.test(line)),
+          [],
+        );
         assert.equal((await logged.api('/')).status, 200, 'still serving');
       } finally {
         await logged.dispose();
@@ -173,7 +181,10 @@ describe('engine: authentication and request validation', function () {
       await engine.api('/', { method: 'POST', body: '{' });
       await engine.api('/', { method: 'POST', body: { question: '' } });
       const after = await engine.api<WireConversation[]>('/');
-      assert.deepEqual(after.json.map((c) => c.id), before.json.map((c) => c.id));
+      assert.deepEqual(
+        after.json.map((c) => c.id),
+        before.json.map((c) => c.id),
+      );
     });
   });
 });

@@ -52,7 +52,12 @@ describe('engine: scoped tokens', () => {
     fetch(`${engine.url}${TOOL_SERVER_ENDPOINTS.all}`, {
       method: 'POST',
       headers: { Authorization: `token ${TOKENS[holder]}`, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'scopes-test', version: '1' } } }),
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'scopes-test', version: '1' } },
+      }),
     });
 
   it('reads conversations with externalapi:read, and refuses writes naming externalapi:write', async () => {

@@ -33,10 +33,13 @@ describe('span ranking', function () {
     const question = 'How is the token refreshed before expiry?';
     const close = ['function renew() {', '  // the token is refreshed before its expiry', ...filler(40), '}'];
     const scattered = ['function update() {', '  const token = read();', ...filler(20), '  refreshed = true;', ...filler(20), '  check(expiry);', '}'];
-    assert.equal(await lead(question, [file('src/a.ts', scattered, [fn('update', 1, scattered.length)]), file('src/b.ts', close, [fn('renew', 1, close.length)])]), 'src/b.ts:.renew');
+    assert.equal(
+      await lead(question, [file('src/a.ts', scattered, [fn('update', 1, scattered.length)]), file('src/b.ts', close, [fn('renew', 1, close.length)])]),
+      'src/b.ts:.renew',
+    );
   });
 
-  it('takes a member form\'s owner: `res.cookie` is the cookie of res, not of another object', async function () {
+  it("takes a member form's owner: `res.cookie` is the cookie of res, not of another object", async function () {
     // Both are named `cookie`; only the owner tells them apart.
     const question = 'How does res.cookie set the value?';
     const lines = ['req.cookie = function (value) {', '  return value;', '};', 'res.cookie = function (value) {', '  return value;', '};'];
@@ -47,20 +50,42 @@ describe('span ranking', function () {
     const question = 'How does the cache evict stale entries?';
     const mentions = ['// cache: evict stale entries (see evictStale)', 'const cacheEvictStaleEntries = true;'];
     const code = ['function evictStale(cache) {', '  for (const entry of cache.entries) if (entry.stale) cache.evict(entry);', '}'];
-    assert.equal(await lead(question, [file('src/notes.ts', mentions, [], 'implementation', 3), file('src/cache.ts', code, [fn('evictStale', 1, 3)])]), 'src/cache.ts:.evictStale');
+    assert.equal(
+      await lead(question, [file('src/notes.ts', mentions, [], 'implementation', 3), file('src/cache.ts', code, [fn('evictStale', 1, 3)])]),
+      'src/cache.ts:.evictStale',
+    );
   });
 
   it('ranks a test that holds every word after the code it tests', async function () {
     const question = 'How is the config file parsed?';
     const test = ['it("parses the config file", () => {', '  parseConfigFile("config file parsed");', '});'];
     const code = ['function parseConfigFile(file) {', '  return JSON.parse(file);', '}'];
-    assert.equal(await lead(question, [file('test/config.test.ts', test, [fn('parses the config file', 1, 3)], 'test', 3), file('src/config.ts', code, [fn('parseConfigFile', 1, 3)])]), 'src/config.ts:.parseConfigFile');
+    assert.equal(
+      await lead(question, [
+        file('test/config.test.ts', test, [fn('parses the config file', 1, 3)], 'test', 3),
+        file('src/config.ts', code, [fn('parseConfigFile', 1, 3)]),
+      ]),
+      'src/config.ts:.parseConfigFile',
+    );
   });
 
   it('scores a class by its head, so its method that holds the words wins over the class around it', async function () {
     const question = 'How does the pool reuse idle connections?';
-    const lines = ['class Pool {', '  // connections kept', '  size = 4;', '  take() {', '    // reuse an idle connection from the pool', '    return this.idle.pop();', '  }', ...filler(200), '}'];
-    const definitions: Definition[] = [{ name: 'Pool', kind: 'class', line: 1, endLine: lines.length, nameLine: 1 }, { name: 'take', kind: 'method', line: 4, endLine: 7, nameLine: 4, container: 'Pool' }];
+    const lines = [
+      'class Pool {',
+      '  // connections kept',
+      '  size = 4;',
+      '  take() {',
+      '    // reuse an idle connection from the pool',
+      '    return this.idle.pop();',
+      '  }',
+      ...filler(200),
+      '}',
+    ];
+    const definitions: Definition[] = [
+      { name: 'Pool', kind: 'class', line: 1, endLine: lines.length, nameLine: 1 },
+      { name: 'take', kind: 'method', line: 4, endLine: 7, nameLine: 4, container: 'Pool' },
+    ];
     const spans = await rankSpans([file('src/pool.ts', lines, definitions)], analyseQuestion(question), weightsOf(question));
     assert.equal(spans[0]?.definition?.name, 'take');
     const pool = spans.find((span) => span.definition?.name === 'Pool');

@@ -17,8 +17,16 @@ describe('engine: a repository whose folder disappears', function () {
   let mcp: McpSession;
 
   before(async function () {
-    kept = await createTestRepo({ name: 'kept', origin: 'https://github.com/acme/kept.git', commits: [{ files: { 'src/retry.ts': 'export function retryWithBackoff(): void {}\n' }, message: 'Retry' }] });
-    gone = await createTestRepo({ name: 'gone', origin: 'https://github.com/acme/gone.git', commits: [{ files: { 'src/retry.ts': 'export const retryWithBackoff = 1;\n' }, message: 'Retry' }] });
+    kept = await createTestRepo({
+      name: 'kept',
+      origin: 'https://github.com/acme/kept.git',
+      commits: [{ files: { 'src/retry.ts': 'export function retryWithBackoff(): void {}\n' }, message: 'Retry' }],
+    });
+    gone = await createTestRepo({
+      name: 'gone',
+      origin: 'https://github.com/acme/gone.git',
+      commits: [{ files: { 'src/retry.ts': 'export const retryWithBackoff = 1;\n' }, message: 'Retry' }],
+    });
     engine = await startTestEngine({ repos: [kept.dir, gone.dir], paceMs: 1 });
     mcp = await McpSession.open(engine.url);
     // Searched once while both are there, so any index or cache holds both.

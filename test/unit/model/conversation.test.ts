@@ -4,11 +4,19 @@ import { withQuestion, type Conversation, type Question } from '../../../src/mod
 describe('withQuestion (a follow-up the server took, merged into its conversation)', () => {
   const question = (id: number, updatedAt: string, text = `question ${id}`): Question =>
     ({ id, text, state: 'processing', createdAt: updatedAt, updatedAt, turns: [], sources: [], suggestedFollowups: [] }) as unknown as Question;
-  const conversation = (questions: Question[], updatedAt = '2026-01-01T00:00:00Z'): Conversation => ({ id: 4, createdAt: '2026-01-01T00:00:00Z', updatedAt, questions });
+  const conversation = (questions: Question[], updatedAt = '2026-01-01T00:00:00Z'): Conversation => ({
+    id: 4,
+    createdAt: '2026-01-01T00:00:00Z',
+    updatedAt,
+    questions,
+  });
 
   it('adds the question at the end and moves the conversation’s time on', () => {
     const merged = withQuestion(conversation([question(1, '2026-01-01T00:00:00Z')]), 4, question(2, '2026-01-02T00:00:00Z'));
-    assert.deepEqual(merged.questions.map((q) => q.id), [1, 2]);
+    assert.deepEqual(
+      merged.questions.map((q) => q.id),
+      [1, 2],
+    );
     assert.equal(merged.updatedAt, '2026-01-02T00:00:00Z');
   });
 
@@ -21,6 +29,9 @@ describe('withQuestion (a follow-up the server took, merged into its conversatio
 
   it('makes a conversation of the question alone when there is none yet', () => {
     const made = withQuestion(undefined, 9, question(3, '2026-01-02T00:00:00Z'));
-    assert.deepEqual({ id: made.id, questions: made.questions.map((q) => q.id), createdAt: made.createdAt }, { id: 9, questions: [3], createdAt: '2026-01-02T00:00:00Z' });
+    assert.deepEqual(
+      { id: made.id, questions: made.questions.map((q) => q.id), createdAt: made.createdAt },
+      { id: 9, questions: [3], createdAt: '2026-01-02T00:00:00Z' },
+    );
   });
 });

@@ -8,7 +8,9 @@ describe('conversationLabel', () => {
     id: 7,
     createdAt: at,
     updatedAt: at,
-    questions: [{ id: 1, text, title, state: 'processing', createdAt: at, updatedAt: at, turns: [], sources: [], suggestedFollowups: [] } as unknown as Question],
+    questions: [
+      { id: 1, text, title, state: 'processing', createdAt: at, updatedAt: at, turns: [], sources: [], suggestedFollowups: [] } as unknown as Question,
+    ],
   });
 
   it('puts a multi-line question on one line', () => {

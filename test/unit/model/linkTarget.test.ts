@@ -15,7 +15,7 @@ function expectFile(target: LinkTarget): Extract<LinkTarget, { kind: 'file' }> {
 
 function expectRefused(target: LinkTarget): string {
   assert.equal(target.kind, 'refused', `expected a refusal, got ${JSON.stringify(target)}`);
-  return (target).reason;
+  return target.reason;
 }
 
 describe('linkTarget', () => {

@@ -39,7 +39,10 @@ describe('instance URLs', () => {
 
   it('uses the share URL as the web URL of a conversation, else the read token', () => {
     const instance = 'https://example.com/sg';
-    assert.equal(conversationWebUrl(instance, { shareUrl: 'https://sourcegraph.corp/deepsearch/abc', readToken: 'abc' }), 'https://sourcegraph.corp/deepsearch/abc');
+    assert.equal(
+      conversationWebUrl(instance, { shareUrl: 'https://sourcegraph.corp/deepsearch/abc', readToken: 'abc' }),
+      'https://sourcegraph.corp/deepsearch/abc',
+    );
     assert.equal(conversationWebUrl(instance, { readToken: 'abc' }), 'https://example.com/sg/deepsearch/abc');
     assert.equal(conversationWebUrl(instance, { shareUrl: 'javascript:alert(1)', readToken: 'abc' }), 'https://example.com/sg/deepsearch/abc');
     assert.equal(conversationWebUrl(instance, {}), undefined);

@@ -15,7 +15,11 @@ describe('asViewState (the panel state an earlier page left)', () => {
     assert.equal(asViewState({ draft: 'no id' }), undefined);
     assert.equal(asViewState(null), undefined);
     for (const pendingFollowup of [null, 'x', { requestId: '3', text: 'a' }, { requestId: 0, text: 'a' }, { requestId: 2.5, text: 'a' }, { requestId: 3 }]) {
-      assert.deepEqual(asViewState({ conversationId: 7, draft: 'd', scrollTop: -5, pendingFollowup }), { conversationId: 7, draft: 'd', scrollTop: 0 }, JSON.stringify(pendingFollowup));
+      assert.deepEqual(
+        asViewState({ conversationId: 7, draft: 'd', scrollTop: -5, pendingFollowup }),
+        { conversationId: 7, draft: 'd', scrollTop: 0 },
+        JSON.stringify(pendingFollowup),
+      );
     }
   });
 });

@@ -86,7 +86,10 @@ describe('Tool client against the engine', function () {
       const posts = seen.filter((line) => line.startsWith('POST'));
       // tools/list and tools/call at least (the revision this endpoint speaks is known by now: no handshake).
       assert.ok(posts.length >= 2, seen.join('\n'));
-      assert.ok(posts.every((line) => line === `POST /.api/mcp/all token ${TEST_TOKENS[1]}`), seen.join('\n'));
+      assert.ok(
+        posts.every((line) => line === `POST /.api/mcp/all token ${TEST_TOKENS[1]}`),
+        seen.join('\n'),
+      );
       await counting.close();
     });
 
@@ -126,7 +129,11 @@ describe('Tool client against the engine', function () {
         return { tools: new CodeTools(client(proxy.url)), proxy };
       };
 
-      for (const [toolProtocol, era] of [['2025', 'the 2025 handshake'], ['2026', 'MCP 2026-07-28'], ['both', 'MCP 2026-07-28']] as const) {
+      for (const [toolProtocol, era] of [
+        ['2025', 'the 2025 handshake'],
+        ['2026', 'MCP 2026-07-28'],
+        ['both', 'MCP 2026-07-28'],
+      ] as const) {
         it(`speaks ${era} to a server of ${toolProtocol === 'both' ? 'both revisions' : `${toolProtocol} only`}, and remembers it for the next connection`, async function () {
           const { tools: first, proxy: seen } = await recorded({ toolProtocol });
           assert.ok((await first.keywordSearch('parseConfig')).some((match) => match.path === 'src/config.ts'));
@@ -150,7 +157,10 @@ describe('Tool client against the engine', function () {
         assert.equal((await onCurrent.client.server()).names.size, 12);
         const matches = await onCurrent.keywordSearch('parseConfig');
         assert.ok(matches.some((match) => match.path === 'src/config.ts'));
-        assert.ok(requests.every((line) => line.endsWith(' /.api/mcp/all')), requests.join('\n'));
+        assert.ok(
+          requests.every((line) => line.endsWith(' /.api/mcp/all')),
+          requests.join('\n'),
+        );
       });
 
       it('keeps to /.api/mcp/v1 on a server that has only it', async function () {
@@ -159,7 +169,10 @@ describe('Tool client against the engine', function () {
         assert.equal((await onV1.listRepositories('')).repositories[0]?.name, APP);
         assert.equal((await onV1.client.server()).names.get('read_file'), 'sg_read_file');
         assert.deepEqual(requests.slice(0, 2), ['POST /.api/mcp/all', 'POST /.api/mcp'], 'the 2026 endpoints are tried first');
-        assert.ok(requests.slice(2).every((line) => line.endsWith(' /.api/mcp/v1')), requests.join('\n'));
+        assert.ok(
+          requests.slice(2).every((line) => line.endsWith(' /.api/mcp/v1')),
+          requests.join('\n'),
+        );
       });
 
       it('prefers /.api/mcp/v1 when it serves more tools than the 2026 endpoints that answer', async function () {
@@ -223,7 +236,10 @@ describe('Tool client against the engine', function () {
       for (const generation of ['current', 'v1'] as const) {
         it(`finds a contributor's repositories and diffs by author on ${generation === 'v1' ? '/.api/mcp/v1 (author)' : 'the 2026 endpoint (authors)'}`, async function () {
           const { tools: onServer, proxy: seen } = await recorded({ toolServer: generation });
-          assert.deepEqual((await onServer.contributorRepositories('alan')).map((repo) => repo.name), [APP]);
+          assert.deepEqual(
+            (await onServer.contributorRepositories('alan')).map((repo) => repo.name),
+            [APP],
+          );
           const { diffs } = await onServer.searchDiffs({ repos: [APP], pattern: 'retries', authors: ['alan'] });
           assert.deepEqual([...new Set(diffs.map((diff) => diff.commit))], [world.commits.retryFix]);
           // Two authors: 2026 servers take both; a v1 server takes one, and the client says so instead of dropping one.
@@ -282,7 +298,10 @@ describe('Tool client against the engine', function () {
 
     it('reads a range with its line numbers', async function () {
       const lines = await tools.readLines({ repo: APP, path: 'data/big.txt' }, 2999, 3000);
-      assert.deepEqual(lines.map((line) => line.line), [2999, 3000]);
+      assert.deepEqual(
+        lines.map((line) => line.line),
+        [2999, 3000],
+      );
       assert.match(lines[1].text, /^row 03000 /);
     });
 
@@ -314,12 +333,18 @@ describe('Tool client against the engine', function () {
       assert.equal(connection.repo, APP);
       assert.equal(firstMatchingLine(connection, 'openConnection')?.line, 5);
       const natural = await tools.naturalLanguageSearch('how are database connections opened');
-      assert.ok(natural.some((match) => match.path === 'src/db/connection.ts'), JSON.stringify(natural.map((match) => match.path)));
+      assert.ok(
+        natural.some((match) => match.path === 'src/db/connection.ts'),
+        JSON.stringify(natural.map((match) => match.path)),
+      );
     });
 
     it('goes to a definition in another repository and finds its references in both', async function () {
       const definitions = await tools.goToDefinition({ repo: APP, path: 'src/server.ts', symbol: 'formatPrice' });
-      assert.deepEqual(definitions.map((match) => `${match.repo}:${match.path}:${firstMatchingLine(match, 'function formatPrice')?.line}`), [`${LIB}:ts/price.ts:1`]);
+      assert.deepEqual(
+        definitions.map((match) => `${match.repo}:${match.path}:${firstMatchingLine(match, 'function formatPrice')?.line}`),
+        [`${LIB}:ts/price.ts:1`],
+      );
       const references = await tools.findReferences({ repo: LIB, path: 'ts/price.ts', symbol: 'formatPrice' });
       const where = references.map((match) => `${match.repo}:${match.path}`);
       assert.ok(where.includes(`${APP}:src/server.ts`), where.join(', '));
@@ -327,7 +352,10 @@ describe('Tool client against the engine', function () {
 
     it('finds definitions and references by keyword search where the navigation tools are missing (the queries the editor falls back to)', async function () {
       const definitions = await tools.keywordSearch(definitionQuery('formatPrice'));
-      assert.deepEqual(definitions.map((match) => `${match.repo}:${match.path}:${firstMatchingLine(match, 'function formatPrice')?.line}`), [`${LIB}:ts/price.ts:1`]);
+      assert.deepEqual(
+        definitions.map((match) => `${match.repo}:${match.path}:${firstMatchingLine(match, 'function formatPrice')?.line}`),
+        [`${LIB}:ts/price.ts:1`],
+      );
       const references = await tools.keywordSearch(referencesQuery('formatPrice'));
       const where = references.map((match) => `${match.repo}:${match.path}`);
       assert.ok(where.includes(`${APP}:src/server.ts`) && where.includes(`${LIB}:ts/price.ts`), where.join(', '));
@@ -346,7 +374,10 @@ describe('Tool client against the engine', function () {
   describe('history', function () {
     it('searches commits by author and message, and diffs by pattern', async function () {
       const { commits } = await tools.searchCommits({ repos: [APP], authors: ['Alan'], messageTerms: ['retry'] });
-      assert.deepEqual(commits.map((commit) => commit.commit), [world.commits.retryFix]);
+      assert.deepEqual(
+        commits.map((commit) => commit.commit),
+        [world.commits.retryFix],
+      );
       assert.equal(commits[0].title, 'Fix retry bug in config parsing');
       const { diffs } = await tools.searchDiffs({ repos: [APP], pattern: 'logger.info', added: true });
       assert.equal(diffs[0]?.commit, world.commits.recent);

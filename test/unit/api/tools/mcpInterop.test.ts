@@ -45,11 +45,23 @@ interface SdkServer {
 
 /** The tools, as the extension knows them by name; listed two to a page. */
 const TOOLS = [
-  { name: 'list_repos', description: 'Lists repositories.', inputSchema: { type: 'object' as const, properties: { query: { type: 'string' }, limit: { type: 'integer' } } } },
+  {
+    name: 'list_repos',
+    description: 'Lists repositories.',
+    inputSchema: { type: 'object' as const, properties: { query: { type: 'string' }, limit: { type: 'integer' } } },
+  },
   { name: 'keyword_search', description: 'Searches, saying how it goes.', inputSchema: { type: 'object' as const, properties: { query: { type: 'string' } } } },
-  { name: 'read_file', description: 'Takes its time.', inputSchema: { type: 'object' as const, properties: { repo: { type: 'string' }, path: { type: 'string' } } } },
+  {
+    name: 'read_file',
+    description: 'Takes its time.',
+    inputSchema: { type: 'object' as const, properties: { repo: { type: 'string' }, path: { type: 'string' } } },
+  },
   { name: 'nls_search', description: 'Always fails.', inputSchema: { type: 'object' as const, properties: { query: { type: 'string' } } } },
-  { name: 'commit_search', description: 'Ends its stream early, and answers later.', inputSchema: { type: 'object' as const, properties: { query: { type: 'string' } } } },
+  {
+    name: 'commit_search',
+    description: 'Ends its stream early, and answers later.',
+    inputSchema: { type: 'object' as const, properties: { query: { type: 'string' } } },
+  },
 ];
 const PAGE = 2;
 
@@ -88,7 +100,10 @@ async function startSdkServer(options: SdkServerOptions): Promise<SdkServer> {
       const args = request.params.arguments ?? {};
       switch (request.params.name) {
         case 'list_repos':
-          return { content: [{ type: 'text', text: `github.com/acme/${String(args.query)}` }], structuredContent: { repositories: [{ name: `github.com/acme/${String(args.query)}` }] } };
+          return {
+            content: [{ type: 'text', text: `github.com/acme/${String(args.query)}` }],
+            structuredContent: { repositories: [{ name: `github.com/acme/${String(args.query)}` }] },
+          };
         case 'keyword_search': {
           await extra.sendNotification({ method: 'notifications/message', params: { level: 'info', data: 'searching' } });
           // Only a session can carry the server's own request and the client's answer to it.
@@ -215,15 +230,26 @@ describe('Tool client against a server of the official MCP SDK', function () {
           const result = await tools.call('list_repos', { query: 'app' });
           assert.equal(result.text, 'github.com/acme/app');
           assert.deepEqual(result.structured, { repositories: [{ name: 'github.com/acme/app' }] });
-          assert.deepEqual(server.methods(), ['server/discover', 'initialize', 'notifications/initialized', 'tools/list', 'tools/list', 'tools/list', 'tools/call']);
-          assert.ok(server.authorizations.every((header) => header === `token ${TOKEN}`), server.authorizations.join('\n'));
+          assert.deepEqual(server.methods(), [
+            'server/discover',
+            'initialize',
+            'notifications/initialized',
+            'tools/list',
+            'tools/list',
+            'tools/list',
+            'tools/call',
+          ]);
+          assert.ok(
+            server.authorizations.every((header) => header === `token ${TOKEN}`),
+            server.authorizations.join('\n'),
+          );
           // What was found is remembered: the next connection goes straight to the handshake.
           await tools.close();
           await client().call('list_repos', { query: 'lib' });
           assert.deepEqual(server.methods().slice(7, 9), ['initialize', 'notifications/initialized']);
         });
 
-        it('reads past the notifications of a call (and, in a session with a stream, answers the server\'s ping)', async function () {
+        it("reads past the notifications of a call (and, in a session with a stream, answers the server's ping)", async function () {
           const result = await client().call('keyword_search', { query: 'parseConfig' });
           assert.equal(result.text, 'found parseConfig');
           assert.equal(server.pings, stateful && !json ? 1 : 0);

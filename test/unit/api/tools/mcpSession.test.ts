@@ -20,7 +20,12 @@ type Answer = { status?: number; type?: string; headers?: Record<string, string>
 function scripted(script: (sent: Sent, index: number) => Answer, maxReplyBytes?: number): { session: McpSession; sent: Sent[] } {
   const sent: Sent[] = [];
   const http = async (request: McpHttpRequest): Promise<McpHttpResponse> => {
-    const entry: Sent = { method: request.method, headers: request.headers, body: request.body ? (JSON.parse(request.body) as Sent['body']) : undefined, probe: request.probe === true };
+    const entry: Sent = {
+      method: request.method,
+      headers: request.headers,
+      body: request.body ? (JSON.parse(request.body) as Sent['body']) : undefined,
+      probe: request.probe === true,
+    };
     sent.push(entry);
     const answer = script(entry, sent.length - 1);
     const text = answer.chunks ?? [answer.body === undefined ? '' : typeof answer.body === 'string' ? answer.body : JSON.stringify(answer.body)];
@@ -36,9 +41,20 @@ function scripted(script: (sent: Sent, index: number) => Answer, maxReplyBytes?:
 }
 
 const result = (sent: Sent, value: unknown): Answer => ({ body: { jsonrpc: '2.0', id: sent.body?.id, result: value } });
-const rpcError = (sent: Sent, code: number, message: string, data?: unknown): Answer => ({ body: { jsonrpc: '2.0', id: sent.body?.id, error: { code, message, data } } });
+const rpcError = (sent: Sent, code: number, message: string, data?: unknown): Answer => ({
+  body: { jsonrpc: '2.0', id: sent.body?.id, error: { code, message, data } },
+});
 const DISCOVER = { supportedVersions: ['2026-07-28'], capabilities: { tools: {} }, resultType: 'complete', ttlMs: 0, cacheScope: 'private' };
-const TOOL = { name: 'read_file', inputSchema: { type: 'object', properties: { repo: { type: 'string', 'x-mcp-header': 'Repo' }, range: { type: 'object', properties: { start: { type: 'integer', 'x-mcp-header': 'Start' } } } } } };
+const TOOL = {
+  name: 'read_file',
+  inputSchema: {
+    type: 'object',
+    properties: {
+      repo: { type: 'string', 'x-mcp-header': 'Repo' },
+      range: { type: 'object', properties: { start: { type: 'integer', 'x-mcp-header': 'Start' } } },
+    },
+  },
+};
 
 /** A server of the handshake only (2025-06-18), with one tool. */
 function handshakeServer(sent: Sent): Answer {
@@ -46,7 +62,10 @@ function handshakeServer(sent: Sent): Answer {
     case 'server/discover':
       return { status: 400, body: { jsonrpc: '2.0', id: null, error: { code: -32000, message: 'Bad Request: Server not initialized' } } };
     case 'initialize':
-      return { ...result(sent, { protocolVersion: '2025-06-18', capabilities: { tools: {} }, serverInfo: { name: 's', version: '1' } }), headers: { 'mcp-session-id': 'session-1' } };
+      return {
+        ...result(sent, { protocolVersion: '2025-06-18', capabilities: { tools: {} }, serverInfo: { name: 's', version: '1' } }),
+        headers: { 'mcp-session-id': 'session-1' },
+      };
     case 'tools/list':
       return result(sent, { tools: [TOOL] });
     case 'tools/call':
@@ -78,8 +97,14 @@ describe('MCP session', function () {
       await session.listTools(undefined);
       const called = await session.callTool('read_file', { repo: 'github.com/a/b', range: { start: 3 } });
       assert.deepEqual(called.content, [{ type: 'text', text: 'file' }]);
-      assert.deepEqual(sent.map((request) => request.body?.method), ['server/discover', 'tools/list', 'tools/call']);
-      assert.deepEqual(sent.map((request) => request.probe), [true, false, false]);
+      assert.deepEqual(
+        sent.map((request) => request.body?.method),
+        ['server/discover', 'tools/list', 'tools/call'],
+      );
+      assert.deepEqual(
+        sent.map((request) => request.probe),
+        [true, false, false],
+      );
       for (const request of sent) {
         assert.equal(request.headers['mcp-protocol-version'], '2026-07-28');
         assert.equal(request.headers['mcp-method'], request.body?.method);
@@ -113,7 +138,11 @@ describe('MCP session', function () {
     });
 
     it('asks once more when the server names this version among those it speaks, and is refused by a server of another 2026 version', async function () {
-      const refuses = (supported: string[]) => scripted((request) => ({ ...rpcError(request, -32022, 'Unsupported protocol version: 2026-07-28', { supported, requested: '2026-07-28' }), status: 400 }));
+      const refuses = (supported: string[]) =>
+        scripted((request) => ({
+          ...rpcError(request, -32022, 'Unsupported protocol version: 2026-07-28', { supported, requested: '2026-07-28' }),
+          status: 400,
+        }));
       const again = refuses(['2026-07-28']);
       await rejectsWith(again.session.connect(), 'rpc', /Unsupported protocol version/);
       assert.equal(again.sent.length, 2, 'one more try, then the refusal stands');
@@ -124,7 +153,9 @@ describe('MCP session', function () {
     });
 
     it('refuses a result that asks for more input', async function () {
-      const { session } = scripted((request) => result(request, request.body?.method === 'server/discover' ? DISCOVER : { resultType: 'input_required', inputRequests: {} }));
+      const { session } = scripted((request) =>
+        result(request, request.body?.method === 'server/discover' ? DISCOVER : { resultType: 'input_required', inputRequests: {} }),
+      );
       await session.connect();
       await rejectsWith(session.callTool('x', {}), 'protocol', /asked for more \(input_required\)/);
     });
@@ -155,7 +186,10 @@ describe('MCP session', function () {
     });
 
     it('falls back when the server answers the probe with a method-not-found error, or a description without this version', async function () {
-      for (const probe of [(request: Sent) => rpcError(request, -32601, 'Method not found'), (request: Sent) => result(request, { ...DISCOVER, supportedVersions: ['2027-01-01'] })]) {
+      for (const probe of [
+        (request: Sent) => rpcError(request, -32601, 'Method not found'),
+        (request: Sent) => result(request, { ...DISCOVER, supportedVersions: ['2027-01-01'] }),
+      ]) {
         const { session, sent } = scripted((request) => (request.body?.method === 'server/discover' ? probe(request) : handshakeServer(request)));
         await session.connect();
         assert.equal(sent[1]?.body?.method, 'initialize');
@@ -165,34 +199,53 @@ describe('MCP session', function () {
     it('goes straight to the handshake when the revision is known, and refuses a version it does not speak', async function () {
       const { session, sent } = scripted((request) => result(request, { protocolVersion: '2099-01-01', capabilities: {} }));
       await rejectsWith(session.connect({ prior: { kind: 'legacy' } }), 'protocol', /protocol version is not supported: 2099-01-01/);
-      assert.deepEqual(sent.map((request) => request.body?.method), ['initialize']);
+      assert.deepEqual(
+        sent.map((request) => request.body?.method),
+        ['initialize'],
+      );
     });
   });
 
   describe('replies it cannot use', function () {
     it('says a probe answered with something other than JSON-RPC is unusable', async function () {
       const { session } = scripted(() => ({ type: 'text/html', body: '<html>sign in</html>' }));
-      await rejectsWith(session.connect(), 'protocol', /Version negotiation probe failed: the server answered with an unusable reply \(Unexpected content type: text\/html\)/);
+      await rejectsWith(
+        session.connect(),
+        'protocol',
+        /Version negotiation probe failed: the server answered with an unusable reply \(Unexpected content type: text\/html\)/,
+      );
     });
 
     it('reads no more than its bound, in JSON and in an event stream', async function () {
       const big = 'x'.repeat(5_000);
-      const json = scripted((request) => result(request, request.body?.method === 'server/discover' ? DISCOVER : { content: [{ type: 'text', text: big }] }), 4_000);
+      const json = scripted(
+        (request) => result(request, request.body?.method === 'server/discover' ? DISCOVER : { content: [{ type: 'text', text: big }] }),
+        4_000,
+      );
       await json.session.connect();
       await rejectsWith(json.session.callTool('x', {}), 'protocol', /more than 4000 bytes/);
-      const events = scripted((request) => (request.body?.method === 'server/discover' ? result(request, DISCOVER) : { type: 'text/event-stream', chunks: [`data: ${big}\n\n`] }), 4_000);
+      const events = scripted(
+        (request) => (request.body?.method === 'server/discover' ? result(request, DISCOVER) : { type: 'text/event-stream', chunks: [`data: ${big}\n\n`] }),
+        4_000,
+      );
       await events.session.connect();
       await rejectsWith(events.session.callTool('x', {}), 'protocol', /more than 4000 bytes/);
     });
 
     it('says when an event stream ends without the answer and gives no way to resume it', async function () {
-      const { session } = scripted((request) => (request.body?.method === 'server/discover' ? result(request, DISCOVER) : { type: 'text/event-stream', chunks: [': nothing to say\n\n'] }));
+      const { session } = scripted((request) =>
+        request.body?.method === 'server/discover' ? result(request, DISCOVER) : { type: 'text/event-stream', chunks: [': nothing to say\n\n'] },
+      );
       await session.connect();
       await rejectsWith(session.callTool('x', {}), 'protocol', /ended its event stream without answering tools\/call/);
     });
 
     it('times out a request the server never answers', async function () {
-      const never = new McpSession({ http: (request) => new Promise((_resolve, reject) => request.signal.addEventListener('abort', () => reject(new Error('aborted')))), clientInfo: { name: 't', version: '1' }, timeoutMs: 50 });
+      const never = new McpSession({
+        http: (request) => new Promise((_resolve, reject) => request.signal.addEventListener('abort', () => reject(new Error('aborted')))),
+        clientInfo: { name: 't', version: '1' },
+        timeoutMs: 50,
+      });
       await rejectsWith(never.connect(), 'timeout', /server\/discover timed out after 50 ms/);
     });
   });

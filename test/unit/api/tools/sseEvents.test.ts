@@ -18,7 +18,8 @@ function byteByByte(text: string): Uint8Array[] {
 }
 
 describe('server-sent events', function () {
-  const stream = '\uFEFF: a comment\r\nevent: message\r\nid: 7\r\nretry: 250\r\ndata: {"a":\r\ndata: "é→😀"}\r\n\r\nevent: other\ndata: x\n\nid: 8\rdata:no space\r\r: keepalive\n\ndata: cut off at the end';
+  const stream =
+    '\uFEFF: a comment\r\nevent: message\r\nid: 7\r\nretry: 250\r\ndata: {"a":\r\ndata: "é→😀"}\r\n\r\nevent: other\ndata: x\n\nid: 8\rdata:no space\r\r: keepalive\n\ndata: cut off at the end';
 
   it('reads data lines, event types, ids and retry, with any line ending, and drops an event the stream cuts off', async function () {
     const expected: SseEvent[] = [

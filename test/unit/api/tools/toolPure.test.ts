@@ -3,7 +3,15 @@ import assert from 'node:assert/strict';
 import { DeepSearchError } from '../../../../src/api/errors';
 import { parseHistoryQuery } from '../../../../src/api/tools/historyQuery';
 import { formatRemotePath, parentPath, parseRemotePath } from '../../../../src/api/tools/remotePath';
-import { commitMatches, fileMatches, firstMatchingLine, hunkLocation, parseNumberedLines, queryWords, repositoryPage } from '../../../../src/api/tools/toolResults';
+import {
+  commitMatches,
+  fileMatches,
+  firstMatchingLine,
+  hunkLocation,
+  parseNumberedLines,
+  queryWords,
+  repositoryPage,
+} from '../../../../src/api/tools/toolResults';
 import { argumentsFor } from '../../../../src/api/tools/toolServer';
 
 describe('Remote paths', function () {
@@ -88,7 +96,10 @@ describe('Tool results', function () {
       },
       'blocks',
     );
-    assert.deepEqual(matches.map((match) => `${match.repo}:${match.path}@${match.revision ?? '-'}`), ['r:a.ts@main', 'q:b.go@-']);
+    assert.deepEqual(
+      matches.map((match) => `${match.repo}:${match.path}@${match.revision ?? '-'}`),
+      ['r:a.ts@main', 'q:b.go@-'],
+    );
     assert.equal(firstMatchingLine(matches[0], 'usething')?.line, 11);
     assert.equal(firstMatchingLine(matches[0], ['absent', 'CONST X'])?.line, 10);
     assert.equal(firstMatchingLine(matches[0], 'absent'), undefined);
@@ -133,7 +144,11 @@ describe('Arguments for each server generation', function () {
   });
 
   it('leaves out size bounds a tool does not take, and passes everything as is without a schema', function () {
-    assert.deepEqual(argumentsFor({ repo: 'r', path: 'p', symbol: 's', limit: 100 }, new Set(['repo', 'path', 'symbol', 'revision']), 'x'), { repo: 'r', path: 'p', symbol: 's' });
+    assert.deepEqual(argumentsFor({ repo: 'r', path: 'p', symbol: 's', limit: 100 }, new Set(['repo', 'path', 'symbol', 'revision']), 'x'), {
+      repo: 'r',
+      path: 'p',
+      symbol: 's',
+    });
     const args = { anything: 1, limit: 2 };
     assert.equal(argumentsFor(args, undefined, 'x'), args);
   });
@@ -141,11 +156,13 @@ describe('Arguments for each server generation', function () {
   it('refuses, naming it, what would change the answer if it were dropped: a second author, a revision', function () {
     assert.throws(
       () => argumentsFor({ pattern: 'p', repos: ['r'], authors: ['ada', 'alan'] }, v1Diffs, 'searching changes (diffs)'),
-      (error: unknown) => error instanceof DeepSearchError && error.kind === 'unsupported' && /searching changes \(diffs\) takes one author, not 2/.test(error.message),
+      (error: unknown) =>
+        error instanceof DeepSearchError && error.kind === 'unsupported' && /searching changes \(diffs\) takes one author, not 2/.test(error.message),
     );
     assert.throws(
       () => argumentsFor({ repo: 'r', path: 'p', revision: 'v1.2' }, new Set(['repo', 'path']), 'reading remote files'),
-      (error: unknown) => error instanceof DeepSearchError && error.kind === 'unsupported' && /reading remote files does not take "revision"/.test(error.message),
+      (error: unknown) =>
+        error instanceof DeepSearchError && error.kind === 'unsupported' && /reading remote files does not take "revision"/.test(error.message),
     );
   });
 });

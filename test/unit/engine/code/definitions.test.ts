@@ -180,11 +180,7 @@ describe('code definitions: TypeScript', function () {
       '  return <span className="badge">{count}</span>;',
       '}',
     );
-    assert.deepEqual(await definitionsOf('ui/Badge.tsx', tsx), [
-      'interface BadgeProps 1-1 @1',
-      'field count in BadgeProps 1-1 @1',
-      'function Badge 3-5 @3',
-    ]);
+    assert.deepEqual(await definitionsOf('ui/Badge.tsx', tsx), ['interface BadgeProps 1-1 @1', 'field count in BadgeProps 1-1 @1', 'function Badge 3-5 @3']);
     // `<Options>raw` is a type assertion in .ts, and JSX in .tsx.
     const assertion = lines('export function options(raw: unknown) {', '  const parsed = <Options>raw;', '  return parsed;', '}');
     assert.deepEqual(await definitionsOf('src/options.ts', assertion), ['function options 1-4 @1']);
@@ -655,18 +651,43 @@ describe('code definitions: bounds', function () {
     for (const [file, text] of files) alone.push(await findDefinitions(file, text));
     const together = await Promise.all([...files, ...files].map(([file, text]) => findDefinitions(file, text)));
     assert.deepEqual(together, [...alone, ...alone]);
-    assert.deepEqual(alone.map((definitions) => definitions?.map((d) => d.name)), [['alpha'], ['Beta', 'run'], ['Gamma'], ['delta'], ['epsilon']]);
+    assert.deepEqual(
+      alone.map((definitions) => definitions?.map((d) => d.name)),
+      [['alpha'], ['Beta', 'run'], ['Gamma'], ['delta'], ['epsilon']],
+    );
   });
 });
 
 describe('code definitions: grammars', function () {
   it('maps each extension of the task to its grammar', function () {
     const expected: Record<string, string | undefined> = {
-      'a.c': 'cpp', 'a.h': 'cpp', 'a.cc': 'cpp', 'a.cpp': 'cpp', 'a.cxx': 'cpp', 'a.hpp': 'cpp', 'a.hh': 'cpp',
-      'a.js': 'javascript', 'a.mjs': 'javascript', 'a.cjs': 'javascript', 'a.jsx': 'javascript',
-      'a.ts': 'typescript', 'a.mts': 'typescript', 'a.cts': 'typescript', 'a.d.ts': 'typescript', 'a.tsx': 'tsx',
-      'a.py': 'python', 'a.go': 'go', 'a.java': 'java', 'a.rs': 'rust', 'a.cs': 'c-sharp', 'a.rb': 'ruby', 'a.php': 'php',
-      'a.css': undefined, 'a.sh': undefined, 'ts': undefined, 'dir.py/file': undefined,
+      'a.c': 'cpp',
+      'a.h': 'cpp',
+      'a.cc': 'cpp',
+      'a.cpp': 'cpp',
+      'a.cxx': 'cpp',
+      'a.hpp': 'cpp',
+      'a.hh': 'cpp',
+      'a.js': 'javascript',
+      'a.mjs': 'javascript',
+      'a.cjs': 'javascript',
+      'a.jsx': 'javascript',
+      'a.ts': 'typescript',
+      'a.mts': 'typescript',
+      'a.cts': 'typescript',
+      'a.d.ts': 'typescript',
+      'a.tsx': 'tsx',
+      'a.py': 'python',
+      'a.go': 'go',
+      'a.java': 'java',
+      'a.rs': 'rust',
+      'a.cs': 'c-sharp',
+      'a.rb': 'ruby',
+      'a.php': 'php',
+      'a.css': undefined,
+      'a.sh': undefined,
+      ts: undefined,
+      'dir.py/file': undefined,
     };
     for (const [file, grammar] of Object.entries(expected)) assert.equal(grammarFor(file), grammar, file);
   });
@@ -702,7 +723,10 @@ describe('code definitions: grammars', function () {
     const build = readFileSync(path.join(ROOT, 'esbuild.mjs'), 'utf8');
     const listed = /const grammars = \[([^\]]*)\]/.exec(build)?.[1];
     assert.ok(listed, 'esbuild.mjs lists the grammars');
-    assert.deepEqual([...listed.matchAll(/'([\w-]+)'/g)].map((m) => m[1]), [...GRAMMARS]);
+    assert.deepEqual(
+      [...listed.matchAll(/'([\w-]+)'/g)].map((m) => m[1]),
+      [...GRAMMARS],
+    );
     assert.match(build, /'tree-sitter\.wasm'/);
     assert.match(build, /dist\/grammars/);
   });

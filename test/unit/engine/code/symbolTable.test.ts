@@ -19,7 +19,8 @@ function sourceOf(key: string, files: Record<string, string>, reads: string[] = 
 }
 
 const FILES = {
-  'src/render.ts': 'export function renderWidgetTree(root: Node): string {\n  return root.name;\n}\n\nexport class WidgetCache {\n  get(key: string) {\n    return key;\n  }\n}\n',
+  'src/render.ts':
+    'export function renderWidgetTree(root: Node): string {\n  return root.name;\n}\n\nexport class WidgetCache {\n  get(key: string) {\n    return key;\n  }\n}\n',
   'lib/util.py': 'def parse_config(text):\n    return text\n',
   'test/render.test.ts': 'function renderWidgetTreeTwice() {}\n',
   'docs/guide.md': '# renderWidgetTree\n',
@@ -34,7 +35,7 @@ describe('symbol tables', function () {
     await removeDir(dir);
   });
 
-  it('finds the definitions of a commit\'s implementation files by name and by a word of their names', async function () {
+  it("finds the definitions of a commit's implementation files by name and by a word of their names", async function () {
     const reads: string[] = [];
     const tables = new SymbolTables({ log: () => undefined, signal: new AbortController().signal });
     const table = await tables.build(sourceOf('acme@1', FILES, reads));
@@ -42,10 +43,16 @@ describe('symbol tables', function () {
     assert.deepEqual(
       table.named('render_widget_tree').map((entry) => `${entry.path}:${entry.line}-${entry.endLine}`),
       ['src/render.ts:1-3'],
-      'any case, with or without underscores; the test\'s function is not in the table',
+      "any case, with or without underscores; the test's function is not in the table",
     );
-    assert.deepEqual(table.named('parseConfig').map((entry) => entry.path), ['lib/util.py']);
-    assert.deepEqual(table.holding('cache', 10).map((entry) => entry.name), ['WidgetCache']);
+    assert.deepEqual(
+      table.named('parseConfig').map((entry) => entry.path),
+      ['lib/util.py'],
+    );
+    assert.deepEqual(
+      table.holding('cache', 10).map((entry) => entry.name),
+      ['WidgetCache'],
+    );
     assert.deepEqual(reads.sort(), ['lib/util.py', 'src/render.ts'], 'tests, docs and files without a grammar are not read');
     assert.equal(tables.lookup(sourceOf('acme@1', FILES)), table, 'ready once built');
   });
@@ -60,7 +67,10 @@ describe('symbol tables', function () {
     const second = new SymbolTables({ dir: symbols, log: () => undefined, signal: new AbortController().signal });
     const table = await second.build(sourceOf('acme@1', FILES, reads));
     assert.deepEqual(reads, [], 'read from disk, not parsed again');
-    assert.deepEqual(table?.named('WidgetCache').map((entry) => [entry.kind, entry.line]), [['class', 5]]);
+    assert.deepEqual(
+      table?.named('WidgetCache').map((entry) => [entry.kind, entry.line]),
+      [['class', 5]],
+    );
     assert.equal(table?.named('get')[0]?.container, 'WidgetCache');
     // Another commit is another table.
     assert.equal(second.lookup(sourceOf('acme@2', FILES)), undefined);
@@ -80,10 +90,18 @@ describe('symbol tables', function () {
     const logged: string[] = [];
     const full = await createTempDir('dse-symbols-full-');
     try {
-      const cramped = new SymbolTables({ dir: full, log: (line) => logged.push(line), signal: new AbortController().signal, spareBytes: Number.MAX_SAFE_INTEGER });
+      const cramped = new SymbolTables({
+        dir: full,
+        log: (line) => logged.push(line),
+        signal: new AbortController().signal,
+        spareBytes: Number.MAX_SAFE_INTEGER,
+      });
       assert.ok(await cramped.build(sourceOf('acme@1', FILES)), 'the table still serves from memory');
       assert.deepEqual(await readdir(full), []);
-      assert.match(logged.join('\n'), /symbol table of acme@1 not kept on disk: the data folder's disk has .* free, and symbol tables are written only while .* more stay free/);
+      assert.match(
+        logged.join('\n'),
+        /symbol table of acme@1 not kept on disk: the data folder's disk has .* free, and symbol tables are written only while .* more stay free/,
+      );
     } finally {
       await removeDir(full);
     }
@@ -100,7 +118,18 @@ describe('symbol tables', function () {
       '{not json',
       JSON.stringify({ ...table, key: 'acme@9' }),
       // Rows that point nowhere, paths that are no paths, lines that are no lines: left out.
-      JSON.stringify({ ...table, paths: [123, 'a\nb', 'ok.ts'], entries: [[99, 'x', 'function', null, 1, 1, 1], [0, 'x', 'function', null, 1, 1, 1], [1, 'x', 'function', null, 1, 1, 1], [2, 'x', 'function', null, 3, 1, 1], [2, 'x', 'function', null, 0.5, 1, 1], 'junk'] }),
+      JSON.stringify({
+        ...table,
+        paths: [123, 'a\nb', 'ok.ts'],
+        entries: [
+          [99, 'x', 'function', null, 1, 1, 1],
+          [0, 'x', 'function', null, 1, 1, 1],
+          [1, 'x', 'function', null, 1, 1, 1],
+          [2, 'x', 'function', null, 3, 1, 1],
+          [2, 'x', 'function', null, 0.5, 1, 1],
+          'junk',
+        ],
+      }),
     ];
     for (const damaged of damagedTables) {
       await writeFile(file, damaged);
@@ -145,20 +174,33 @@ describe('symbol tables', function () {
     // Eighty files say "widget tree render" many times; the file that defines renderWidgetTree says it once, in a long
     // file; three hundred others say none of it.
     const noise: Record<string, string> = Object.fromEntries([
-      ...Array.from({ length: 80 }, (_, at): [string, string] => [`src/noise/n${String(at).padStart(2, '0')}.ts`, `export function noise${at}(): void {\n${'  // widget tree render widget tree render\n'.repeat(6)}}\n`]),
+      ...Array.from({ length: 80 }, (_, at): [string, string] => [
+        `src/noise/n${String(at).padStart(2, '0')}.ts`,
+        `export function noise${at}(): void {\n${'  // widget tree render widget tree render\n'.repeat(6)}}\n`,
+      ]),
       ...Array.from({ length: 300 }, (_, at): [string, string] => [`src/other/o${at}.ts`, `export const other${at} = ${at};\n`]),
     ]);
     const filler = Array.from({ length: 400 }, (_, at) => `const filler${at} = ${at};`).join('\n');
     const repo = await createTestRepo({
       name: 'widgets',
-      commits: [{ message: 'widgets', files: { ...noise, 'src/ui/paint.ts': `${filler}\nexport function renderWidgetTree(root: string): string {\n  return root;\n}\n` } }],
+      commits: [
+        {
+          message: 'widgets',
+          files: { ...noise, 'src/ui/paint.ts': `${filler}\nexport function renderWidgetTree(root: string): string {\n  return root;\n}\n` },
+        },
+      ],
     });
     try {
       const repositories = await discoverRepositories([repo.dir]);
       const ask = async (withTables: boolean): Promise<string> => {
         const symbolTables = new SymbolTables({ log: () => undefined, signal: new AbortController().signal });
         const answerer = new Answerer({ repositories, instanceUrl: 'http://x', paceMs: 0, ...(withTables ? { symbolTables } : {}) });
-        const { answer } = await answerer.answer({ question: 'How is the widget tree rendered?', earlierQuestions: [], signal: new AbortController().signal, report: async () => undefined });
+        const { answer } = await answerer.answer({
+          question: 'How is the widget tree rendered?',
+          earlierQuestions: [],
+          signal: new AbortController().signal,
+          report: async () => undefined,
+        });
         return answer;
       };
       assert.doesNotMatch(await ask(false), /src\/ui\/paint\.ts/, 'the keyword search alone never reads it');

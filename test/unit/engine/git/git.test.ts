@@ -50,7 +50,7 @@ describe('git runner', function () {
     assert.equal(result.stdout, '');
   });
 
-  it('rejects with git\'s own message when git fails, without repeating the arguments', async function () {
+  it("rejects with git's own message when git fails, without repeating the arguments", async function () {
     await assert.rejects(runGit(['rev-parse', '--verify', 'no-such-branch-xyz'], { cwd: repo.dir }), (error: unknown) => {
       assert.ok(error instanceof GitError);
       assert.equal(error.kind, 'exit');

@@ -48,8 +48,16 @@ describe('engine: process launcher', function () {
       assert.equal(sleeping.length, 1, 'the helper runs the sleep');
       const sleep = sleeping[0]?.pid ?? -1;
       engine.kill('SIGKILL');
-      await waitFor(() => Promise.resolve(isAlive(helper)), (living) => !living, { description: 'the helper to exit', timeoutMs: 10_000 });
-      await waitFor(() => Promise.resolve(isAlive(sleep)), (living) => !living, { description: 'the sleep to end', timeoutMs: 10_000 });
+      await waitFor(
+        () => Promise.resolve(isAlive(helper)),
+        (living) => !living,
+        { description: 'the helper to exit', timeoutMs: 10_000 },
+      );
+      await waitFor(
+        () => Promise.resolve(isAlive(sleep)),
+        (living) => !living,
+        { description: 'the sleep to end', timeoutMs: 10_000 },
+      );
     } finally {
       engine.kill('SIGKILL');
     }

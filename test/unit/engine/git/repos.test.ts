@@ -63,7 +63,10 @@ describe('repository discovery', function () {
     const one = await repo('one', 'git@github.com:acme/dup.git');
     const two = await repo('two', 'https://github.com/acme/dup');
     const found = await discoverRepositories([one.dir, two.dir, one.dir]);
-    assert.deepEqual(found.map((r) => r.name), ['github.com/acme/dup', 'github.com/acme/dup-2']);
+    assert.deepEqual(
+      found.map((r) => r.name),
+      ['github.com/acme/dup', 'github.com/acme/dup-2'],
+    );
   });
 
   it('accepts a bare repository', async function () {
@@ -102,7 +105,14 @@ describe('repository discovery', function () {
       assert.match(question?.answer ?? '', new RegExp(`${escape(engine.url)}/github\\.com/acme/tools/-/blob/bin/deploy\\.sh\\?L1-4`));
       assert.match(question?.answer ?? '', /```bash\n/);
       const revision = (await bare.git('rev-parse', 'HEAD')).trim();
-      assert.deepEqual(question?.sources, [{ type: 'File', link: '/github.com/acme/tools/-/blob/bin/deploy.sh', label: 'bin/deploy.sh', metadata: { repoName: 'github.com/acme/tools', revision } }]);
+      assert.deepEqual(question?.sources, [
+        {
+          type: 'File',
+          link: '/github.com/acme/tools/-/blob/bin/deploy.sh',
+          label: 'bin/deploy.sh',
+          metadata: { repoName: 'github.com/acme/tools', revision },
+        },
+      ]);
       assert.match(question?.turns?.[1]?.reasoning ?? '', /^Searching 2 repositories for `deploy_service`/);
     } finally {
       await engine.dispose();

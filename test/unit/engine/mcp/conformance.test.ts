@@ -75,9 +75,11 @@ describe('MCP: the official conformance suite', function () {
     it(`passes ${scenario} in MCP ${version}`, async function () {
       const out = path.join(output, `${scenario}-${version}`);
       // The suite exits 1 when a check fails: the checks are read either way, and judged below.
-      await run(NODE, [SUITE, 'server', '--url', url, '--scenario', scenario, '--spec-version', version, '-o', out], { cwd: output, timeout: 180_000, maxBuffer: 16 * 1024 * 1024 }).catch(
-        (error: { stdout?: string }) => error,
-      );
+      await run(NODE, [SUITE, 'server', '--url', url, '--scenario', scenario, '--spec-version', version, '-o', out], {
+        cwd: output,
+        timeout: 180_000,
+        maxBuffer: 16 * 1024 * 1024,
+      }).catch((error: { stdout?: string }) => error);
       const folders = await readdir(out);
       assert.equal(folders.length, 1, `results of ${scenario}: ${folders.join(', ')}`);
       const checks = JSON.parse(await readFile(path.join(out, folders[0] ?? '', 'checks.json'), 'utf8')) as Check[];
@@ -87,7 +89,10 @@ describe('MCP: the official conformance suite', function () {
         failed.map((check) => `${check.id}: ${check.errorMessage ?? ''}`),
         [],
       );
-      assert.ok(checks.some((check) => check.status === 'SUCCESS'), 'some check passed');
+      assert.ok(
+        checks.some((check) => check.status === 'SUCCESS'),
+        'some check passed',
+      );
     });
   }
 });

@@ -20,7 +20,10 @@ describe('MCP tools: sg_deepsearch', function () {
 
   useMcpWorld((made) => ({ world, mcp } = made), {
     overrides: {
-      faults: { question: (text) => (text.includes('please fail') ? { title: 'Too big', kind: 'TokenLimitExceeded', message: 'The question needs too much context.' } : undefined) },
+      faults: {
+        question: (text) =>
+          text.includes('please fail') ? { title: 'Too big', kind: 'TokenLimitExceeded', message: 'The question needs too much context.' } : undefined,
+      },
     },
     token: TEST_TOKENS[1],
   });
@@ -72,7 +75,17 @@ describe('MCP tools: sg_deepsearch', function () {
       user_id: 1,
       read_token: '00000000-0000-4000-8000-000000000000',
       share_url: `http://example.invalid/deepsearch/${id}`,
-      questions: [{ id: id * 10, conversation_id: id, question, created_at: '2025-01-01T00:00:00Z', updated_at: '2025-01-01T00:00:00Z', status: 'processing', suggested_followups: null }],
+      questions: [
+        {
+          id: id * 10,
+          conversation_id: id,
+          question,
+          created_at: '2025-01-01T00:00:00Z',
+          updated_at: '2025-01-01T00:00:00Z',
+          status: 'processing',
+          suggested_followups: null,
+        },
+      ],
     });
 
     before(async function () {
@@ -97,7 +110,9 @@ describe('MCP tools: sg_deepsearch', function () {
       } satisfies Parameters<typeof createMcpHandler>[0];
       const handler = createMcpHandler(options);
       const current = createMcpHandler({ ...options, endpoint: 'deepsearch' });
-      server = createServer((request, response) => void (request.url === '/.api/mcp/deepsearch' ? current : handler)(request, response, { id: 1, name: 'tester' }));
+      server = createServer(
+        (request, response) => void (request.url === '/.api/mcp/deepsearch' ? current : handler)(request, response, { id: 1, name: 'tester' }),
+      );
       await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
       url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     });
@@ -134,7 +149,10 @@ describe('MCP tools: sg_deepsearch', function () {
       try {
         const reply = await session.ok<DeepSearchResult>('deepsearch', { question: 'Slow again?' });
         assert.equal(reply.structured.error?.kind, 'Timeout');
-        assert.ok(reply.texts.includes('Read the answer later with deepsearch_read {"identifier": "http://example.invalid/deepsearch/3"}.'), reply.texts.join('\n'));
+        assert.ok(
+          reply.texts.includes('Read the answer later with deepsearch_read {"identifier": "http://example.invalid/deepsearch/3"}.'),
+          reply.texts.join('\n'),
+        );
       } finally {
         await session.close();
       }

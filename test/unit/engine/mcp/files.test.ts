@@ -39,9 +39,12 @@ describe('MCP tools: files and repositories', function () {
 
     it('reads line ranges, open at either end, and stops at the end of the file', async function () {
       const middle = await mcp.ok<Content>('sg_read_file', { repo: APP, path: 'src/config.ts', startLine: 11, endLine: 13 });
-      assert.deepEqual(middle.structured.content.split('\n').map((line) => line.split(':')[0]), ['11', '12', '13']);
+      assert.deepEqual(
+        middle.structured.content.split('\n').map((line) => line.split(':')[0]),
+        ['11', '12', '13'],
+      );
       const tail = await mcp.ok<Content>('sg_read_file', { repo: APP, path: 'src/config.ts', startLine: 18 });
-      assert.equal(tail.structured.content, '18:   return parseConfig(readFileSync(file, \'utf8\'));\n19: }');
+      assert.equal(tail.structured.content, "18:   return parseConfig(readFileSync(file, 'utf8'));\n19: }");
       const head = await mcp.ok<Content>('sg_read_file', { repo: APP, path: 'src/config.ts', endLine: 1 });
       assert.equal(head.structured.content, "1: import { readFileSync } from 'node:fs';");
       const beyond = await mcp.ok<Content>('sg_read_file', { repo: APP, path: 'src/config.ts', startLine: 19, endLine: 500 });
@@ -61,13 +64,22 @@ describe('MCP tools: files and repositories', function () {
       assert.match(tagged.structured.content, /raw\.retries \?\? 5/);
       const original = await mcp.ok<Content>('sg_read_file', { repo: APP, path: 'src/config.ts', startLine: 14, endLine: 14, revision: world.commits.initial });
       assert.match(original.structured.content, /raw\.retries \?\? 3/);
-      const short = await mcp.ok<Content>('sg_read_file', { repo: APP, path: 'src/config.ts', startLine: 14, endLine: 14, revision: world.commits.initial?.slice(0, 10) });
+      const short = await mcp.ok<Content>('sg_read_file', {
+        repo: APP,
+        path: 'src/config.ts',
+        startLine: 14,
+        endLine: 14,
+        revision: world.commits.initial?.slice(0, 10),
+      });
       assert.equal(short.structured.content, original.structured.content);
       const branch = await mcp.ok<Content>('sg_read_file', { repo: APP, path: 'src/login.ts', revision: 'feature/login' });
       assert.match(branch.structured.content, /^1: export function login/);
       const before = await mcp.ok<Content>('sg_read_file', { repo: APP, path: 'src/util.ts', revision: 'main~4' });
       assert.match(before.structured.content, /slugify/);
-      assert.match(await mcp.fails('sg_read_file', { repo: APP, path: 'src/login.ts' }), /src\/login\.ts does not exist in github\.com\/acme\/app at HEAD.*sg_list_files/);
+      assert.match(
+        await mcp.fails('sg_read_file', { repo: APP, path: 'src/login.ts' }),
+        /src\/login\.ts does not exist in github\.com\/acme\/app at HEAD.*sg_list_files/,
+      );
     });
 
     it('names the known branches and tags when a revision does not exist', async function () {
@@ -154,19 +166,31 @@ describe('MCP tools: files and repositories', function () {
         structured.files.map((file) => file.path),
         ['assets/', 'data/', 'lib/', 'src/', 'README.md', 'escape', 'notes-latin1.txt', 'outside-dir'],
       );
-      assert.deepEqual(structured.files.slice(0, 4).map((file) => file.isDirectory), [true, true, true, true]);
+      assert.deepEqual(
+        structured.files.slice(0, 4).map((file) => file.isDirectory),
+        [true, true, true, true],
+      );
       assert.match(text, /8 entries in the root of github\.com\/acme\/app at HEAD/);
     });
 
     it('lists a directory with paths from the root, at any revision', async function () {
       const now = await mcp.ok<Files>('sg_list_files', { repo: APP, path: 'src' });
-      assert.deepEqual(now.structured.files.map((file) => file.path), ['src/db/', 'src/config.ts', 'src/database', 'src/helpers.ts', 'src/readme-link', 'src/server.ts']);
+      assert.deepEqual(
+        now.structured.files.map((file) => file.path),
+        ['src/db/', 'src/config.ts', 'src/database', 'src/helpers.ts', 'src/readme-link', 'src/server.ts'],
+      );
       const then = await mcp.ok<Files>('sg_list_files', { repo: APP, path: 'src/', revision: 'v1.0' });
-      assert.deepEqual(then.structured.files.map((file) => file.path), ['src/db/', 'src/config.ts', 'src/server.ts', 'src/util.ts']);
+      assert.deepEqual(
+        then.structured.files.map((file) => file.path),
+        ['src/db/', 'src/config.ts', 'src/server.ts', 'src/util.ts'],
+      );
       const branch = await mcp.ok<Files>('sg_list_files', { repo: APP, path: 'src', revision: 'feature/login' });
       assert.ok(branch.structured.files.some((file) => file.path === 'src/login.ts'));
       const linked = await mcp.ok<Files>('sg_list_files', { repo: APP, path: 'src/database' });
-      assert.deepEqual(linked.structured.files.map((file) => file.path), ['src/db/connection.ts']);
+      assert.deepEqual(
+        linked.structured.files.map((file) => file.path),
+        ['src/db/connection.ts'],
+      );
     });
 
     it('says what to do with a file, a missing folder, traversal and bad revisions', async function () {
@@ -181,16 +205,25 @@ describe('MCP tools: files and repositories', function () {
   describe('sg_list_repos', function () {
     it('finds repositories by part of their name, case-insensitively, with anchors', async function () {
       const acme = await mcp.ok<Repos>('sg_list_repos', { query: 'ACME' });
-      assert.deepEqual(acme.structured.repositories.map((repo) => repo.name), [APP, LIB]);
+      assert.deepEqual(
+        acme.structured.repositories.map((repo) => repo.name),
+        [APP, LIB],
+      );
       assert.deepEqual(acme.structured.repositories[0], { name: APP, description: '', private: true, archived: false, fork: false, stars: 0 });
       assert.equal(acme.structured.repositories[1]?.description, 'Shared helpers in five languages');
       assert.match(acme.text, /github\.com\/acme\/lib — Shared helpers in five languages/);
       const all = await mcp.ok<Repos>('sg_list_repos', { query: '' });
       assert.equal(all.structured.pagination.totalCount, 4);
       const anchored = await mcp.ok<Repos>('sg_list_repos', { query: '^github.com/other' });
-      assert.deepEqual(anchored.structured.repositories.map((repo) => repo.name), [TOOLS]);
+      assert.deepEqual(
+        anchored.structured.repositories.map((repo) => repo.name),
+        [TOOLS],
+      );
       const suffix = await mcp.ok<Repos>('sg_list_repos', { query: 'lib$' });
-      assert.deepEqual(suffix.structured.repositories.map((repo) => repo.name), [LIB]);
+      assert.deepEqual(
+        suffix.structured.repositories.map((repo) => repo.name),
+        [LIB],
+      );
       const none = await mcp.ok<Repos>('sg_list_repos', { query: 'kubernetes' });
       assert.deepEqual(none.structured.repositories, []);
       assert.match(none.text, /No served repository name contains "kubernetes"/);
@@ -204,7 +237,10 @@ describe('MCP tools: files and repositories', function () {
 
     it('pages forward with after and back with before', async function () {
       const first = await mcp.ok<Repos>('sg_list_repos', { query: '', limit: 1 });
-      assert.deepEqual(first.structured.repositories.map((repo) => repo.name), [EMPTY]);
+      assert.deepEqual(
+        first.structured.repositories.map((repo) => repo.name),
+        [EMPTY],
+      );
       assert.deepEqual(
         { total: first.structured.pagination.totalCount, next: first.structured.pagination.hasNextPage, previous: first.structured.pagination.hasPreviousPage },
         { total: 4, next: true, previous: false },
@@ -220,9 +256,15 @@ describe('MCP tools: files and repositories', function () {
       }
       assert.deepEqual(names, [EMPTY, APP, LIB, TOOLS]);
       const last = await mcp.ok<Repos>('sg_list_repos', { query: '', limit: 2, after: first.structured.pagination.endCursor });
-      assert.deepEqual(last.structured.repositories.map((repo) => repo.name), [APP, LIB]);
+      assert.deepEqual(
+        last.structured.repositories.map((repo) => repo.name),
+        [APP, LIB],
+      );
       const back = await mcp.ok<Repos>('sg_list_repos', { query: '', limit: 2, before: last.structured.pagination.startCursor });
-      assert.deepEqual(back.structured.repositories.map((repo) => repo.name), [EMPTY]);
+      assert.deepEqual(
+        back.structured.repositories.map((repo) => repo.name),
+        [EMPTY],
+      );
       assert.equal(back.structured.pagination.hasPreviousPage, false);
       assert.equal(back.structured.pagination.hasNextPage, true);
     });

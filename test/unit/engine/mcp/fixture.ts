@@ -92,10 +92,12 @@ export async function createWorld(overrides: TestEngineOptions = {}): Promise<Mc
         files: {
           'README.md': '# Acme billing\n\nParse the settings with parseConfig. Database connections are opened by openConnection.\n',
           'src/config.ts': CONFIG_TS,
-          'src/server.ts': SERVER_TS("console.log(`listening on ${config.port}`);"),
+          'src/server.ts': SERVER_TS('console.log(`listening on ${config.port}`);'),
           'src/util.ts': UTIL_TS,
           'src/db/connection.ts': CONNECTION_TS,
-          'lib/retry_policy.py': 'import time\n\n\ndef retry_with_backoff(action, retries=3):\n    for attempt in range(retries):\n        try:\n            return action()\n        except OSError:\n            time.sleep(2 ** attempt)\n    raise RuntimeError("gave up")\n',
+          'lib/retry_policy.py':
+            'import time\n\n\ndef retry_with_backoff(action, retries=3):\n    for attempt in range(retries):\n        try:\n          ' +
+            '  return action()\n        except OSError:\n            time.sleep(2 ** attempt)\n    raise RuntimeError("gave up")\n',
           'assets/logo.png': '\u0089PNG\r\n\u001a\n\u0000\u0000\u0000\rIHDR\u0000\u0000\u0000\u0001',
         },
       },
@@ -110,10 +112,20 @@ export async function createWorld(overrides: TestEngineOptions = {}): Promise<Mc
   });
   commits.retryFix = await head(app);
   await app.git('tag', 'v1.0');
-  await app.commit({ message: 'Rename util to helpers', author: GRACE, date: '2024-03-01T11:00:00Z', files: { 'src/util.ts': null, 'src/helpers.ts': UTIL_TS } });
+  await app.commit({
+    message: 'Rename util to helpers',
+    author: GRACE,
+    date: '2024-03-01T11:00:00Z',
+    files: { 'src/util.ts': null, 'src/helpers.ts': UTIL_TS },
+  });
   commits.rename = await head(app);
   await writeFile(path.join(app.dir, 'notes-latin1.txt'), LATIN1_BYTES);
-  await app.commit({ message: 'Add big data file and Latin-1 notes', author: ADA, date: '2024-03-20T12:00:00Z', files: { 'data/big.txt': BIG_FILE, 'assets/logo.png': '\u0089PNG\r\n\u001a\n\u0000\u0000\u0000\rIHDR\u0000\u0000\u0000\u0002' } });
+  await app.commit({
+    message: 'Add big data file and Latin-1 notes',
+    author: ADA,
+    date: '2024-03-20T12:00:00Z',
+    files: { 'data/big.txt': BIG_FILE, 'assets/logo.png': '\u0089PNG\r\n\u001a\n\u0000\u0000\u0000\rIHDR\u0000\u0000\u0000\u0002' },
+  });
   commits.big = await head(app);
   await symlink('../README.md', path.join(app.dir, 'src', 'readme-link'));
   await symlink('../../../../../../../../etc/passwd', path.join(app.dir, 'escape'));
@@ -122,11 +134,21 @@ export async function createWorld(overrides: TestEngineOptions = {}): Promise<Mc
   await app.commit({ message: 'Add documentation links', author: GRACE, date: '2024-04-05T08:00:00Z', files: {} });
   commits.links = await head(app);
   await app.git('checkout', '--quiet', '-b', 'feature/login');
-  await app.commit({ message: 'Add login', author: ALAN, date: '2024-04-10T08:00:00Z', files: { 'src/login.ts': 'export function login(user: string): boolean {\n  return user.length > 0;\n}\n' } });
+  await app.commit({
+    message: 'Add login',
+    author: ALAN,
+    date: '2024-04-10T08:00:00Z',
+    files: { 'src/login.ts': 'export function login(user: string): boolean {\n  return user.length > 0;\n}\n' },
+  });
   commits.login = await head(app);
   await app.git('checkout', '--quiet', 'main');
   const recent = new Date(Date.now() - 2 * 86_400_000).toISOString();
-  await app.commit({ message: 'Remove console logging', author: ADA, date: recent, files: { 'src/server.ts': SERVER_TS('logger.info(`listening on ${config.port}`);') } });
+  await app.commit({
+    message: 'Remove console logging',
+    author: ADA,
+    date: recent,
+    files: { 'src/server.ts': SERVER_TS('logger.info(`listening on ${config.port}`);') },
+  });
   commits.recent = await head(app);
 
   const lib = await createTestRepo({
@@ -139,11 +161,15 @@ export async function createWorld(overrides: TestEngineOptions = {}): Promise<Mc
         date: '2024-01-20T09:00:00Z',
         files: {
           'ts/price.ts': 'export function formatPrice(cents: number): string {\n  return `$${(cents / 100).toFixed(2)}`;\n}\n',
-          'go/server.go': 'package main\n\ntype Config struct {\n\tPort int\n}\n\nfunc StartServer(cfg Config) error {\n\tif cfg.Port == 0 {\n\t\treturn nil\n\t}\n\treturn nil\n}\n',
+          'go/server.go':
+            'package main\n\ntype Config struct {\n\tPort int\n}\n\nfunc StartServer(cfg Config) error {\n\tif cfg.Port == 0 {\n\t\treturn nil\n\t}\n\treturn nil\n}\n',
           'go/main.go': 'package main\n\nfunc main() {\n\tStartServer(Config{Port: 8080})\n}\n',
-          'java/Billing.java': 'public class Billing {\n    public int computeTotal(int[] items) {\n        int sum = 0;\n        for (int item : items) {\n            sum += item;\n        }\n        return sum;\n    }\n}\n',
+          'java/Billing.java':
+            'public class Billing {\n    public int computeTotal(int[] items) {\n        int sum = 0;\n        for (int item : items) ' +
+            '{\n            sum += item;\n        }\n        return sum;\n    }\n}\n',
           'java/Invoice.java': 'public class Invoice {\n    int total(int[] items) {\n        return new Billing().computeTotal(items);\n    }\n}\n',
-          'rust/lib.rs': 'pub struct Header {\n    pub name: String,\n}\n\npub fn parse_header(line: &str) -> Header {\n    Header { name: line.to_string() }\n}\n',
+          'rust/lib.rs':
+            'pub struct Header {\n    pub name: String,\n}\n\npub fn parse_header(line: &str) -> Header {\n    Header { name: line.to_string() }\n}\n',
           'rust/main.rs': 'fn main() {\n    let header = parse_header("x");\n    println!("{}", header.name);\n}\n',
           'python/retry.py': 'class RetryPolicy:\n    def next_delay(self, attempt):\n        return 2 ** attempt\n\n\nMAX_ATTEMPTS = 5\n',
           'python/use.py': 'from retry import RetryPolicy, MAX_ATTEMPTS\n\npolicy = RetryPolicy()\nprint(policy.next_delay(MAX_ATTEMPTS))\n',
@@ -155,7 +181,10 @@ export async function createWorld(overrides: TestEngineOptions = {}): Promise<Mc
         message: 'Speed up price formatting',
         author: ALAN,
         date: '2024-05-01T09:00:00Z',
-        files: { 'ts/price.ts': 'export function formatPrice(cents: number): string {\n  return `$${Math.trunc(cents / 100)}.${String(cents % 100).padStart(2, "0")}`;\n}\n' },
+        files: {
+          'ts/price.ts':
+            'export function formatPrice(cents: number): string {\n  return `$${Math.trunc(cents / 100)}.${String(cents % 100).padStart(2, "0")}`;\n}\n',
+        },
       },
     ],
   });

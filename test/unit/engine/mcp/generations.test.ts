@@ -27,8 +27,18 @@ interface Diffs {
 const CURATED = ['read_file', 'list_files', 'list_repos', 'keyword_search', 'commit_search', 'diff_search', 'deepsearch_read'];
 const ALL = [...CURATED, 'nls_search', 'go_to_definition', 'find_references', 'compare_revisions', 'get_contributor_repos', 'deepsearch'];
 const V1 = [
-  'sg_read_file', 'sg_list_files', 'sg_list_repos', 'sg_keyword_search', 'sg_nls_search', 'sg_go_to_definition', 'sg_find_references',
-  'sg_commit_search', 'sg_diff_search', 'sg_compare_revisions', 'sg_get_contributor_repos', 'sg_deepsearch',
+  'sg_read_file',
+  'sg_list_files',
+  'sg_list_repos',
+  'sg_keyword_search',
+  'sg_nls_search',
+  'sg_go_to_definition',
+  'sg_find_references',
+  'sg_commit_search',
+  'sg_diff_search',
+  'sg_compare_revisions',
+  'sg_get_contributor_repos',
+  'sg_deepsearch',
 ];
 
 async function post(url: string, body: unknown, token: string = TEST_TOKENS[0]): Promise<{ status: number; text: string }> {
@@ -92,10 +102,12 @@ describe('MCP tool server generations', function () {
     it('serves only the 2026 family with current, only v1 with v1, and nothing with none', async function () {
       const paths = Object.values(TOOL_SERVER_ENDPOINTS);
       const statuses = async (engine: TestEngine): Promise<Array<number | 'tools'>> =>
-        Promise.all(paths.map(async (path) => {
-          const answer = await listed(engine.url + path);
-          return Array.isArray(answer) ? 'tools' : answer;
-        }));
+        Promise.all(
+          paths.map(async (path) => {
+            const answer = await listed(engine.url + path);
+            return Array.isArray(answer) ? 'tools' : answer;
+          }),
+        );
       assert.deepEqual(await statuses(await engineWith({ variant: { toolServer: 'current' } })), ['tools', 'tools', 'tools', 404]);
       assert.deepEqual(await statuses(await engineWith({ variant: { toolServer: 'v1' } })), [404, 404, 404, 'tools']);
       assert.deepEqual(await statuses(await engineWith({ variant: { toolServer: 'none' } })), [404, 404, 404, 404]);
@@ -118,7 +130,10 @@ describe('MCP tool server generations', function () {
       const both = await all.ok<{ repositories: ContributorRepository[] }>('get_contributor_repos', { authors: ['alan', 'ada'] });
       assert.deepEqual(both.structured.repositories.map((repo) => repo.repoName).sort(), [APP, LIB]);
       const ada = await all.ok<{ repositories: ContributorRepository[] }>('get_contributor_repos', { authors: ['ada'] });
-      assert.deepEqual(ada.structured.repositories.map((repo) => repo.repoName), [APP]);
+      assert.deepEqual(
+        ada.structured.repositories.map((repo) => repo.repoName),
+        [APP],
+      );
       // Ada's and Alan's commits in app together.
       const appCount = both.structured.repositories.find((repo) => repo.repoName === APP)?.repoCommitCount ?? 0;
       assert.ok(appCount > (ada.structured.repositories[0]?.repoCommitCount ?? 0), `${appCount}`);
@@ -134,12 +149,24 @@ describe('MCP tool server generations', function () {
       const onMain = await all.ok<Commits>('commit_search', { repos: [APP], messageTerms: ['login'] });
       assert.deepEqual(onMain.structured.commits, [], 'the login commit is on a branch');
       const onBranch = await all.ok<Commits>('commit_search', { repos: [APP, LIB], messageTerms: ['login'], revisions: ['feature/login'] });
-      assert.deepEqual(onBranch.structured.commits.map((commit) => commit.commit), [world.commits.login]);
+      assert.deepEqual(
+        onBranch.structured.commits.map((commit) => commit.commit),
+        [world.commits.login],
+      );
       assert.match(onBranch.structured.query, /rev:\("feature\/login"\)/);
-      assert.ok(onBranch.texts.some((text) => text.includes(`${LIB} has no "feature/login" and was skipped`)), onBranch.texts.join('\n'));
+      assert.ok(
+        onBranch.texts.some((text) => text.includes(`${LIB} has no "feature/login" and was skipped`)),
+        onBranch.texts.join('\n'),
+      );
       const twoRevisions = await all.ok<Commits>('commit_search', { repos: [APP], authors: ['alan'], revisions: ['feature/login', 'v1.0'] });
-      assert.deepEqual(twoRevisions.structured.commits.map((commit) => commit.commit), [world.commits.login, world.commits.retryFix]);
-      assert.match(await all.fails('commit_search', { repos: [APP], revisions: ['no-such-branch'] }), /no-such-branch.*does not exist in github\.com\/acme\/app/);
+      assert.deepEqual(
+        twoRevisions.structured.commits.map((commit) => commit.commit),
+        [world.commits.login, world.commits.retryFix],
+      );
+      assert.match(
+        await all.fails('commit_search', { repos: [APP], revisions: ['no-such-branch'] }),
+        /no-such-branch.*does not exist in github\.com\/acme\/app/,
+      );
       assert.match(await all.fails('commit_search', { repos: [APP], revisions: ['--output=x'] }), /starts with "-"/);
       assert.match(onMain.structured.query, /count:50$/);
       assert.match((await all.ok<Commits>('commit_search', { repos: [APP], count: 150 })).structured.query, /count:100$/);
@@ -153,12 +180,18 @@ describe('MCP tool server generations', function () {
       assert.match(byAlan.structured.query, /author:\("alan" OR "nobody"\)/);
       assert.match(byAlan.structured.query, /count:20 /);
       const login = await all.ok<Diffs>('diff_search', { repos: [APP], pattern: 'user.length', revisions: ['feature/login'] });
-      assert.deepEqual(login.structured.results.map((result) => result.commit), [world.commits.login]);
+      assert.deepEqual(
+        login.structured.results.map((result) => result.commit),
+        [world.commits.login],
+      );
       assert.deepEqual((await all.ok<Diffs>('diff_search', { repos: [APP], pattern: 'user.length' })).structured.results, []);
       assert.match((await all.ok<Diffs>('diff_search', { repos: [APP], pattern: 'x', count: 80 })).structured.query, /count:50 /);
       assert.match(await all.fails('diff_search', { repos: [APP], pattern: 'x', author: 'alan' }), /author is not expected/);
       const v1Alan = await v1.ok<Diffs>('sg_diff_search', { repos: [APP], pattern: 'retries', author: 'alan' });
-      assert.deepEqual(v1Alan.structured.results.map((result) => result.commit), byAlan.structured.results.map((result) => result.commit));
+      assert.deepEqual(
+        v1Alan.structured.results.map((result) => result.commit),
+        byAlan.structured.results.map((result) => result.commit),
+      );
       assert.match(v1Alan.structured.query, /author:"alan" .*count:50 /);
     });
 
@@ -180,13 +213,20 @@ describe('MCP tool server generations', function () {
         const engine = await engineWith({ repos: [repo.dir] });
         const current = await open(engine.url, '/.api/mcp/all');
         const old = await open(engine.url, '/.api/mcp/v1');
-        const lines = (blocks: Block[]): number => blocks.reduce((sum, block) => sum + block.chunks.reduce((count, chunk) => count + chunk.endLine - chunk.startLine + 1, 0), 0);
+        const lines = (blocks: Block[]): number =>
+          blocks.reduce((sum, block) => sum + block.chunks.reduce((count, chunk) => count + chunk.endLine - chunk.startLine + 1, 0), 0);
         const args = { repo: 'refs', path: 'src/tick.ts', symbol: 'tick' };
         const byDefault = await current.ok<{ fileBlocks: Block[] }>('find_references', args);
         assert.equal(lines(byDefault.structured.fileBlocks), 10);
-        assert.ok(byDefault.texts.some((text) => /raise limit/.test(text)), byDefault.texts.join('\n'));
+        assert.ok(
+          byDefault.texts.some((text) => /raise limit/.test(text)),
+          byDefault.texts.join('\n'),
+        );
         // What is not shown is counted, not left out of the count: the import and 14 calls.
-        assert.ok(byDefault.texts.some((text) => /^10 of 15 references to tick, in 1 of 1 file \(TypeScript\/JavaScript files\):/.test(text)), byDefault.texts.join('\n'));
+        assert.ok(
+          byDefault.texts.some((text) => /^10 of 15 references to tick, in 1 of 1 file \(TypeScript\/JavaScript files\):/.test(text)),
+          byDefault.texts.join('\n'),
+        );
         assert.equal(lines((await current.ok<{ fileBlocks: Block[] }>('find_references', { ...args, limit: 3 })).structured.fileBlocks), 3);
         assert.equal(lines((await current.ok<{ fileBlocks: Block[] }>('find_references', { ...args, limit: 100 })).structured.fileBlocks), 15);
         assert.equal(lines((await old.ok<{ fileBlocks: Block[] }>('sg_find_references', args)).structured.fileBlocks), 15);
@@ -220,7 +260,10 @@ describe('MCP tool server generations', function () {
         assert.equal(structured.conversation_id, conversation.id, identifier);
         assert.equal(structured.processing, false);
         assert.equal(structured.link, conversation.share_url);
-        assert.deepEqual(structured.questions.map((question) => [question.question, question.status]), [['Where is parseConfig defined?', 'completed']]);
+        assert.deepEqual(
+          structured.questions.map((question) => [question.question, question.status]),
+          [['Where is parseConfig defined?', 'completed']],
+        );
         assert.equal(structured.questions[0]?.answer, conversation.questions[0]?.answer);
         assert.match(text, /Question 1: Where is parseConfig defined\?/);
         assert.match(text, /parseConfig/);
@@ -231,7 +274,10 @@ describe('MCP tool server generations', function () {
 
     it("reads another user's conversation only when sharing is on", async function () {
       const other = await open(world.engine.url, '/.api/mcp', TEST_TOKENS[1]);
-      assert.equal((await other.ok<DeepSearchReadResult>('deepsearch_read', { identifier: conversation.share_url! })).structured.conversation_id, conversation.id);
+      assert.equal(
+        (await other.ok<DeepSearchReadResult>('deepsearch_read', { identifier: conversation.share_url! })).structured.conversation_id,
+        conversation.id,
+      );
       const closed = await engineWith({ sharing: false });
       const mine = await closed.ask('Where is the server started?');
       const owner = await open(closed.url, '/.api/mcp');
@@ -281,7 +327,12 @@ describe('MCP tool server generations', function () {
 
     it('answers 403 on every endpoint to users without MCP access, after the token check', async function () {
       const engine = await engineWith({ variant: { mcpAccess: 'denied' } });
-      const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } };
+      const initialize = {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+      };
       for (const path of Object.values(TOOL_SERVER_ENDPOINTS)) {
         const answer = await post(engine.url + path, initialize);
         assert.equal(answer.status, 403, path);

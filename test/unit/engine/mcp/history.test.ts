@@ -55,15 +55,27 @@ describe('MCP tools: history', function () {
       assert.equal(fix.totalCount, 1);
       assert.equal(fix.limitHit, false);
       assert.match(fix.query, /type:commit/);
-      assert.deepEqual(titles(await commitSearch({ repos: [APP], messageTerms: ['RENAME', 'latin-1'] })), ['Add big data file and Latin-1 notes', 'Rename util to helpers']);
+      assert.deepEqual(titles(await commitSearch({ repos: [APP], messageTerms: ['RENAME', 'latin-1'] })), [
+        'Add big data file and Latin-1 notes',
+        'Rename util to helpers',
+      ]);
     });
 
     it('filters by authors (names or e-mails, any of them) across repositories', async function () {
       const grace = await commitSearch({ repos: [APP, LIB, TOOLS], authors: ['grace'] });
       assert.deepEqual(titles(grace), ['Add deploy script', 'Add documentation links', 'Rename util to helpers', 'Polyglot helpers']);
-      assert.deepEqual(grace.commits.map((commit) => commit.repository), [TOOLS, APP, APP, LIB]);
+      assert.deepEqual(
+        grace.commits.map((commit) => commit.repository),
+        [TOOLS, APP, APP, LIB],
+      );
       const both = await commitSearch({ repos: ['github.com/acme/*'], authors: ['alan@example', 'navy.example'] });
-      assert.deepEqual(titles(both), ['Speed up price formatting', 'Add documentation links', 'Rename util to helpers', 'Fix retry bug in config parsing', 'Polyglot helpers']);
+      assert.deepEqual(titles(both), [
+        'Speed up price formatting',
+        'Add documentation links',
+        'Rename util to helpers',
+        'Fix retry bug in config parsing',
+        'Polyglot helpers',
+      ]);
     });
 
     it('combines different criteria with AND', async function () {
@@ -74,13 +86,22 @@ describe('MCP tools: history', function () {
     it('finds commits by the code they added or removed, and by the files they touched', async function () {
       assert.deepEqual(titles(await commitSearch({ repos: [APP], contentTerms: ['retries ?? 5'] })), ['Fix retry bug in config parsing']);
       // A pure rename changes no line, so it does not count as adding or removing slugify.
-      assert.deepEqual(titles(await commitSearch({ repos: [APP], contentTerms: ['logger.info', 'slugify'] })), ['Remove console logging', 'Initial import of the billing app']);
+      assert.deepEqual(titles(await commitSearch({ repos: [APP], contentTerms: ['logger.info', 'slugify'] })), [
+        'Remove console logging',
+        'Initial import of the billing app',
+      ]);
       assert.deepEqual(titles(await commitSearch({ repos: [APP], files: ['src/helpers.ts'] })), ['Rename util to helpers']);
-      assert.deepEqual(titles(await commitSearch({ repos: [APP], files: ['data', 'src/db/*.ts'] })), ['Add big data file and Latin-1 notes', 'Initial import of the billing app']);
+      assert.deepEqual(titles(await commitSearch({ repos: [APP], files: ['data', 'src/db/*.ts'] })), [
+        'Add big data file and Latin-1 notes',
+        'Initial import of the billing app',
+      ]);
     });
 
     it('takes dates as after/before, absolute (inclusive days and months) or relative', async function () {
-      assert.deepEqual(titles(await commitSearch({ repos: [APP], after: '2024-02-01', before: '2024-03-01' })), ['Rename util to helpers', 'Fix retry bug in config parsing']);
+      assert.deepEqual(titles(await commitSearch({ repos: [APP], after: '2024-02-01', before: '2024-03-01' })), [
+        'Rename util to helpers',
+        'Fix retry bug in config parsing',
+      ]);
       assert.deepEqual(titles(await commitSearch({ repos: [APP], after: '03/02/2024', before: 'march 2024' })), ['Add big data file and Latin-1 notes']);
       assert.deepEqual(titles(await commitSearch({ repos: [APP, LIB], before: 'january 2024' })), ['Polyglot helpers', 'Initial import of the billing app']);
       assert.deepEqual(titles(await commitSearch({ repos: [APP, LIB], after: '1 week ago' })), ['Remove console logging']);
@@ -102,7 +123,10 @@ describe('MCP tools: history', function () {
     });
 
     it('matches regular expressions with useRegex, and literal text without', async function () {
-      assert.deepEqual(titles(await commitSearch({ repos: [APP], messageTerms: ['^(Fix|Remove) '], useRegex: true })), ['Remove console logging', 'Fix retry bug in config parsing']);
+      assert.deepEqual(titles(await commitSearch({ repos: [APP], messageTerms: ['^(Fix|Remove) '], useRegex: true })), [
+        'Remove console logging',
+        'Fix retry bug in config parsing',
+      ]);
       assert.deepEqual(titles(await commitSearch({ repos: [APP], messageTerms: ['^(Fix|Remove) '] })), []);
       assert.deepEqual(titles(await commitSearch({ repos: [APP], messageTerms: ['(unclosed'] })), []);
       assert.match(await mcp.fails('sg_commit_search', { repos: [APP], messageTerms: ['(unclosed'], useRegex: true }), /not a valid regular expression/);
@@ -132,7 +156,10 @@ describe('MCP tools: history', function () {
 
     it('finds added and removed lines, with the positions of the matches in each hunk', async function () {
       const result = await diffSearch({ repos: [APP], pattern: 'console.log' });
-      assert.deepEqual(result.results.map((each) => each.commit), [world.commits.recent, world.commits.initial]);
+      assert.deepEqual(
+        result.results.map((each) => each.commit),
+        [world.commits.recent, world.commits.initial],
+      );
       for (const each of result.results) {
         const lines = each.diffHunk.split('\n');
         assert.match(lines[0] ?? '', /^--- /);
@@ -154,9 +181,15 @@ describe('MCP tools: history', function () {
 
     it('keeps to added or removed lines when asked', async function () {
       const added = await diffSearch({ repos: [APP], pattern: 'console.log', added: true });
-      assert.deepEqual(added.results.map((each) => each.commit), [world.commits.initial]);
+      assert.deepEqual(
+        added.results.map((each) => each.commit),
+        [world.commits.initial],
+      );
       const removed = await diffSearch({ repos: [APP], pattern: 'console.log', removed: true });
-      assert.deepEqual(removed.results.map((each) => each.commit), [world.commits.recent]);
+      assert.deepEqual(
+        removed.results.map((each) => each.commit),
+        [world.commits.recent],
+      );
       assert.match(removed.query, /select:commit\.diff\.removed/);
       const both = await diffSearch({ repos: [APP], pattern: 'console.log', added: true, removed: true });
       assert.equal(both.results.length, 2);
@@ -164,15 +197,24 @@ describe('MCP tools: history', function () {
 
     it('filters by author and dates, across repository patterns', async function () {
       const alan = await diffSearch({ repos: [APP], pattern: 'retries', author: 'alan' });
-      assert.deepEqual(alan.results.map((each) => each.commit), [world.commits.retryFix]);
+      assert.deepEqual(
+        alan.results.map((each) => each.commit),
+        [world.commits.retryFix],
+      );
       const ranges = alan.results[0]?.matchRanges ?? [];
       assert.equal(ranges.length, 4, 'retries twice on the removed and twice on the added line');
       assert.equal(new Set(ranges.map((range) => range.startLine)).size, 2);
       const early = await diffSearch({ repos: [APP], pattern: 'retries', before: '2024-01-31' });
-      assert.deepEqual(early.results.map((each) => each.diffHunk.split('\n')[1]), ['+++ b/lib/retry_policy.py', '+++ b/src/config.ts']);
+      assert.deepEqual(
+        early.results.map((each) => each.diffHunk.split('\n')[1]),
+        ['+++ b/lib/retry_policy.py', '+++ b/src/config.ts'],
+      );
       assert.deepEqual([...new Set(early.results.map((each) => each.commit))], [world.commits.initial]);
       const recent = await diffSearch({ repos: ['*'], pattern: 'logger', after: '1 week ago' });
-      assert.deepEqual(recent.results.map((each) => each.commit), [world.commits.recent]);
+      assert.deepEqual(
+        recent.results.map((each) => each.commit),
+        [world.commits.recent],
+      );
       const everywhere = await diffSearch({ repos: ['github.com/acme/*'], pattern: 'formatPrice' });
       assert.deepEqual([...new Set(everywhere.results.map((each) => each.repository))].sort(), [APP, LIB]);
       assert.match(await mcp.fails('sg_diff_search', { repos: [APP], pattern: 'x', author: `--output=${injected}` }), /starts with "-"/);
@@ -180,9 +222,15 @@ describe('MCP tools: history', function () {
 
     it('takes regular expressions with useRegex and bounds the count', async function () {
       const regex = await diffSearch({ repos: [APP], pattern: 'retries \\?\\? [35]', useRegex: true, added: true });
-      assert.deepEqual(regex.results.map((each) => each.commit), [world.commits.retryFix, world.commits.initial]);
+      assert.deepEqual(
+        regex.results.map((each) => each.commit),
+        [world.commits.retryFix, world.commits.initial],
+      );
       const posix = await diffSearch({ repos: [APP], pattern: 'retries \\?\\? [[:digit:]]', useRegex: true, added: true });
-      assert.deepEqual(posix.results.map((each) => each.commit), [world.commits.retryFix, world.commits.initial]);
+      assert.deepEqual(
+        posix.results.map((each) => each.commit),
+        [world.commits.retryFix, world.commits.initial],
+      );
       const literal = await diffSearch({ repos: [APP], pattern: 'retries \\?\\? [35]' });
       assert.deepEqual(literal.results, []);
       const one = await diffSearch({ repos: [APP], pattern: 'console.log', count: 1 });
@@ -211,7 +259,10 @@ describe('MCP tools: history', function () {
       const sum = (index: number): number => numstat.reduce((total, line) => total + (Number(line.split('\t')[index]) || 0), 0);
       assert.equal(result.totalAdded, sum(0));
       assert.equal(result.totalDeleted, sum(1));
-      assert.deepEqual({ repository: result.repository, base: result.base, head: result.head, hasNextPage: result.hasNextPage }, { repository: APP, base: 'v1.0', head: 'main', hasNextPage: false });
+      assert.deepEqual(
+        { repository: result.repository, base: result.base, head: result.head, hasNextPage: result.hasNextPage },
+        { repository: APP, base: 'v1.0', head: 'main', hasNextPage: false },
+      );
       const renamed = result.files.find((file) => file.path === 'src/helpers.ts');
       assert.deepEqual({ added: renamed?.added, deleted: renamed?.deleted }, { added: 0, deleted: 0 });
       assert.ok(!result.files.some((file) => file.path === 'src/util.ts'), 'a rename is one entry');
@@ -248,7 +299,10 @@ describe('MCP tools: history', function () {
         if (!page.hasNextPage) break;
         after = page.endCursor;
       }
-      assert.deepEqual(seen, all.files.map((file) => file.path));
+      assert.deepEqual(
+        seen,
+        all.files.map((file) => file.path),
+      );
       assert.equal(pages, Math.ceil(all.totalModified / 2));
     });
 
@@ -267,7 +321,8 @@ describe('MCP tools: history', function () {
   });
 
   describe('sg_get_contributor_repos', function () {
-    const contributors = async (args: Record<string, unknown>): Promise<Contributors> => (await mcp.ok<Contributors>('sg_get_contributor_repos', args)).structured;
+    const contributors = async (args: Record<string, unknown>): Promise<Contributors> =>
+      (await mcp.ok<Contributors>('sg_get_contributor_repos', args)).structured;
 
     it('lists the repositories of an author by name, most commits first', async function () {
       const grace = await contributors({ author: 'grace' });
@@ -286,8 +341,14 @@ describe('MCP tools: history', function () {
     });
 
     it('applies limit and minCommits', async function () {
-      assert.deepEqual((await contributors({ author: 'grace', minCommits: 2 })).repositories.map((repo) => repo.repoName), [APP]);
-      assert.deepEqual((await contributors({ author: 'grace', limit: 1 })).repositories.map((repo) => repo.repoName), [APP]);
+      assert.deepEqual(
+        (await contributors({ author: 'grace', minCommits: 2 })).repositories.map((repo) => repo.repoName),
+        [APP],
+      );
+      assert.deepEqual(
+        (await contributors({ author: 'grace', limit: 1 })).repositories.map((repo) => repo.repoName),
+        [APP],
+      );
       assert.match(await mcp.fails('sg_get_contributor_repos', { author: 'grace', limit: 0 }), /limit must be/);
       assert.match(await mcp.fails('sg_get_contributor_repos', { author: 'grace', minCommits: -1 }), /minCommits must be/);
     });

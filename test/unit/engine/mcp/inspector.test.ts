@@ -39,7 +39,20 @@ describe('MCP: the Inspector CLI against the engine', function () {
   async function inspect(era: string, ...args: string[]): Promise<Record<string, unknown>> {
     const { stdout } = await run(
       NODE,
-      [INSPECTOR, '--cli', `${engine.url}/.api/mcp/all`, '--transport', 'http', '--header', `Authorization: token ${TEST_TOKENS[0]}`, '--protocol-era', era, '--format', 'json', ...args],
+      [
+        INSPECTOR,
+        '--cli',
+        `${engine.url}/.api/mcp/all`,
+        '--transport',
+        'http',
+        '--header',
+        `Authorization: token ${TEST_TOKENS[0]}`,
+        '--protocol-era',
+        era,
+        '--format',
+        'json',
+        ...args,
+      ],
       { cwd: home, timeout: 90_000, env: { ...process.env, HOME: home, XDG_CONFIG_HOME: path.join(home, '.config') } },
     );
     return JSON.parse(stdout) as Record<string, unknown>;
@@ -50,7 +63,21 @@ describe('MCP: the Inspector CLI against the engine', function () {
       const listed = (await inspect(era, '--method', 'tools/list')) as { result?: { tools?: Array<{ name: string }> }; tools?: Array<{ name: string }> };
       const tools = (listed.result?.tools ?? listed.tools ?? []).map((tool) => tool.name);
       assert.ok(tools.includes('read_file') && tools.includes('keyword_search'), tools.join(', '));
-      const called = (await inspect(era, '--method', 'tools/call', '--tool-name', 'read_file', '--tool-arg', `repo=${SAMPLE_APP_NAME}`, '--tool-arg', 'path=src/config.ts', '--tool-arg', 'startLine=11', '--tool-arg', 'endLine=11')) as {
+      const called = (await inspect(
+        era,
+        '--method',
+        'tools/call',
+        '--tool-name',
+        'read_file',
+        '--tool-arg',
+        `repo=${SAMPLE_APP_NAME}`,
+        '--tool-arg',
+        'path=src/config.ts',
+        '--tool-arg',
+        'startLine=11',
+        '--tool-arg',
+        'endLine=11',
+      )) as {
         result?: { content?: Array<{ text?: string }>; _meta?: Record<string, unknown> };
       };
       assert.equal(called.result?.content?.[0]?.text, '11: export function parseConfig(text: string): AppConfig {');

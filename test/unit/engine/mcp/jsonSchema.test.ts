@@ -77,7 +77,10 @@ describe('Tool schemas (JSON Schema)', function () {
     const wrongMode: Args = { repo: 'a', mode: 'slow' };
     // @ts-expect-error: no other properties
     const extra: Args = { repo: 'a', colour: 'red' };
-    assert.deepEqual([full, least].map((value) => problems(args, value)), [[], []]);
+    assert.deepEqual(
+      [full, least].map((value) => problems(args, value)),
+      [[], []],
+    );
     for (const refused of [missing, wrongMode, extra]) assert.notDeepEqual(problems(args, refused), [], JSON.stringify(refused));
   });
 });

@@ -16,7 +16,17 @@ import fingerprints from './referenceFingerprints.json';
 const EXPECTED: Record<string, { required: string[]; properties: string[]; outputRequired: string[] }> = {
   sg_commit_search: {
     required: ['repos'],
-    properties: ['after:string', 'authors:array', 'before:string', 'contentTerms:array', 'count:integer', 'files:array', 'messageTerms:array', 'repos:array', 'useRegex:boolean'],
+    properties: [
+      'after:string',
+      'authors:array',
+      'before:string',
+      'contentTerms:array',
+      'count:integer',
+      'files:array',
+      'messageTerms:array',
+      'repos:array',
+      'useRegex:boolean',
+    ],
     outputRequired: ['commits', 'limitHit', 'query', 'totalCount'],
   },
   sg_compare_revisions: {
@@ -31,7 +41,17 @@ const EXPECTED: Record<string, { required: string[]; properties: string[]; outpu
   },
   sg_diff_search: {
     required: ['pattern', 'repos'],
-    properties: ['added:boolean', 'after:string', 'author:string', 'before:string', 'count:integer', 'pattern:string', 'removed:boolean', 'repos:array', 'useRegex:boolean'],
+    properties: [
+      'added:boolean',
+      'after:string',
+      'author:string',
+      'before:string',
+      'count:integer',
+      'pattern:string',
+      'removed:boolean',
+      'repos:array',
+      'useRegex:boolean',
+    ],
     outputRequired: ['limitHit', 'query', 'results', 'totalCount'],
   },
   sg_find_references: {
@@ -145,23 +165,34 @@ describe('MCP tool server: protocol', function () {
 
   it('matches the reference tool schemas (their fingerprints, kept in this repository)', function () {
     const expected = Object.fromEntries(Object.entries(EXPECTED).map(([name, shape]) => [name, hash(JSON.stringify(shape))]));
-    assert.deepEqual(expected, FINGERPRINTS.shapes, 'the table above is the reference\'s shapes');
+    assert.deepEqual(expected, FINGERPRINTS.shapes, "the table above is the reference's shapes");
     // Where the reference file itself is at hand (beside this repository), the fingerprints are its own.
-    if (existsSync(REFERENCE)) assert.deepEqual(referenceFingerprints(readReference()), FINGERPRINTS, 'referenceFingerprints.json is out of date: rebuild it with referenceFingerprints()');
+    if (existsSync(REFERENCE))
+      assert.deepEqual(
+        referenceFingerprints(readReference()),
+        FINGERPRINTS,
+        'referenceFingerprints.json is out of date: rebuild it with referenceFingerprints()',
+      );
   });
 
   it('writes its own tool descriptions', async function () {
     const theirs = new Set(FINGERPRINTS.sentences);
-    assert.ok(theirs.size > 100, 'the reference\'s sentences are known');
+    assert.ok(theirs.size > 100, "the reference's sentences are known");
     const { tools } = await session.client.listTools();
     for (const tool of tools) {
-      for (const sentence of sentencesOf(tool.description ?? '')) assert.ok(!theirs.has(hash(sentence)), `${tool.name} copies a sentence of the reference: "${sentence}"`);
+      for (const sentence of sentencesOf(tool.description ?? ''))
+        assert.ok(!theirs.has(hash(sentence)), `${tool.name} copies a sentence of the reference: "${sentence}"`);
     }
   });
 
   it('answers 401 with a JSON error without a token or with a wrong one', async function () {
     const url = world.engine.url + MCP_PATH;
-    const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 't', version: '1' } } };
+    const initialize = {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+    };
     const attempts: Array<Record<string, string>> = [{}, { Authorization: 'token not-a-real-token' }, { Authorization: 'Basic abc' }];
     for (const headers of attempts) {
       const response = await post(url, initialize, headers);
@@ -222,7 +253,9 @@ describe('MCP tool server: protocol', function () {
   it('serves several clients at once', async function () {
     const sessions = await Promise.all([0, 1, 0].map((user) => McpSession.open(world.engine.url, TEST_TOKENS[user as 0 | 1])));
     try {
-      const replies = await Promise.all(sessions.map((each, index) => each.ok<{ content: string }>('sg_read_file', { repo: APP, path: 'README.md', endLine: index + 1 })));
+      const replies = await Promise.all(
+        sessions.map((each, index) => each.ok<{ content: string }>('sg_read_file', { repo: APP, path: 'README.md', endLine: index + 1 })),
+      );
       replies.forEach((reply, index) => assert.equal(reply.structured.content.split('\n').length, index + 1));
     } finally {
       await Promise.all(sessions.map((each) => each.close()));

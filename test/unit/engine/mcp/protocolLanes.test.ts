@@ -26,7 +26,13 @@ interface RpcReply {
 
 /** One raw POST of the 2026 lane, with the headers the revision asks for unless told otherwise. */
 async function post2026(url: string, method: string, params: Record<string, unknown>, headers: Record<string, string | undefined> = {}): Promise<RpcReply> {
-  const sent: Record<string, string> = { ...AUTH, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', 'MCP-Protocol-Version': '2026-07-28', 'Mcp-Method': method };
+  const sent: Record<string, string> = {
+    ...AUTH,
+    'Content-Type': 'application/json',
+    Accept: 'application/json, text/event-stream',
+    'MCP-Protocol-Version': '2026-07-28',
+    'Mcp-Method': method,
+  };
   for (const [name, value] of Object.entries(headers)) {
     if (value === undefined) delete sent[name];
     else sent[name] = value;
@@ -125,7 +131,13 @@ describe('MCP: the 2026-07-28 lane beside the 2025 handshake', function () {
       // The header names a 2026 version but the body has no _meta: the revision's -32602, not the handshake.
       const noMeta = await fetch(url, {
         method: 'POST',
-        headers: { ...AUTH, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', 'MCP-Protocol-Version': '2026-07-28', 'Mcp-Method': 'tools/list' },
+        headers: {
+          ...AUTH,
+          'Content-Type': 'application/json',
+          Accept: 'application/json, text/event-stream',
+          'MCP-Protocol-Version': '2026-07-28',
+          'Mcp-Method': 'tools/list',
+        },
         body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
       });
       assert.equal(noMeta.status, 400);
@@ -160,7 +172,7 @@ describe('MCP: the 2026-07-28 lane beside the 2025 handshake', function () {
     });
   });
 
-  describe('a token without the tool server\'s scope', function () {
+  describe("a token without the tool server's scope", function () {
     let engine: TestEngine;
     before(async function () {
       engine = await startTestEngine({ paceMs: 0, users: [{ token: TEST_TOKENS[0], id: 1, scopes: ['externalapi:read'] }] });
@@ -173,13 +185,24 @@ describe('MCP: the 2026-07-28 lane beside the 2025 handshake', function () {
       const url = `${engine.url}/.api/mcp/all`;
       const modern = await fetch(url, {
         method: 'POST',
-        headers: { ...AUTH, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', 'MCP-Protocol-Version': '2026-07-28', 'Mcp-Method': 'server/discover' },
+        headers: {
+          ...AUTH,
+          'Content-Type': 'application/json',
+          Accept: 'application/json, text/event-stream',
+          'MCP-Protocol-Version': '2026-07-28',
+          'Mcp-Method': 'server/discover',
+        },
         body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'server/discover', params: { _meta: META() } }),
       });
       const legacy = await fetch(url, {
         method: 'POST',
         headers: { ...AUTH, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' },
-        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'old', version: '1' } } }),
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'initialize',
+          params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'old', version: '1' } },
+        }),
       });
       assert.deepEqual([modern.status, legacy.status], [403, 403]);
       assert.match(await modern.text(), /mcp/);
@@ -210,7 +233,7 @@ describe('MCP: the 2026-07-28 lane beside the 2025 handshake', function () {
       assert.match(body.error?.message ?? '', /Unsupported protocol version: 2026-07-28 \(supported versions: 2025-11-25/);
     });
 
-    it('2026 only: the SDK 2.x client works statelessly; the handshake is refused with the revision\'s error', async function () {
+    it("2026 only: the SDK 2.x client works statelessly; the handshake is refused with the revision's error", async function () {
       engine = await startTestEngine({ paceMs: 0, variant: { toolProtocol: '2026' } });
       const url = `${engine.url}/.api/mcp/v1`;
       const client = await connect2026(url, { pin: '2026-07-28' });
@@ -223,7 +246,12 @@ describe('MCP: the 2026-07-28 lane beside the 2025 handshake', function () {
       const initialize = await fetch(url, {
         method: 'POST',
         headers: { ...AUTH, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' },
-        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'old', version: '1' } } }),
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'initialize',
+          params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'old', version: '1' } },
+        }),
       });
       assert.equal(initialize.status, 400);
       const refused = (await initialize.json()) as RpcReply['body'];

@@ -18,7 +18,11 @@ describe('MCP tools: a runaway filter pattern', function () {
   let mcp: McpSession;
 
   before(async function () {
-    repo = await createTestRepo({ name: 'runaway', origin: 'https://github.com/acme/runaway.git', commits: [{ files: { [LONG_NAME]: 'export const retryLimit = 3;\n', 'src/ok.ts': 'export const retryLimit = 4;\n' }, message: 'Files' }] });
+    repo = await createTestRepo({
+      name: 'runaway',
+      origin: 'https://github.com/acme/runaway.git',
+      commits: [{ files: { [LONG_NAME]: 'export const retryLimit = 3;\n', 'src/ok.ts': 'export const retryLimit = 4;\n' }, message: 'Files' }],
+    });
     engine = await startTestEngine({ repos: [repo.dir] });
     mcp = await McpSession.open(engine.url);
   });
@@ -54,8 +58,14 @@ describe('MCP tools: a runaway filter pattern', function () {
 
   it('gives the same verdicts as before for a pattern that matches in time', async function () {
     const reply = await mcp.ok<{ blocks: Array<{ file: string }> }>('sg_keyword_search', { query: 'retryLimit file:ok\\.ts$' });
-    assert.deepEqual(reply.structured.blocks.map((block) => block.file), ['src/ok.ts']);
+    assert.deepEqual(
+      reply.structured.blocks.map((block) => block.file),
+      ['src/ok.ts'],
+    );
     const excluded = await mcp.ok<{ blocks: Array<{ file: string }> }>('sg_keyword_search', { query: 'retryLimit -file:ok\\.ts$' });
-    assert.deepEqual(excluded.structured.blocks.map((block) => block.file), [LONG_NAME]);
+    assert.deepEqual(
+      excluded.structured.blocks.map((block) => block.file),
+      [LONG_NAME],
+    );
   });
 });

@@ -51,7 +51,10 @@ describe('MCP tools: code search', function () {
     it('needs every plain term in the same file (AND by default), or either with OR', async function () {
       assert.deepEqual(files(await search('loadConfig readFileSync')), [`${APP}:src/config.ts`]);
       assert.deepEqual(files(await search('loadConfig AND formatPrice')), [`${APP}:src/server.ts`]);
-      assert.deepEqual(files(await search('slugify OR computeTotal')).sort(), [`${APP}:src/helpers.ts`, `${LIB}:java/Billing.java`, `${LIB}:java/Invoice.java`].sort());
+      assert.deepEqual(
+        files(await search('slugify OR computeTotal')).sort(),
+        [`${APP}:src/helpers.ts`, `${LIB}:java/Billing.java`, `${LIB}:java/Invoice.java`].sort(),
+      );
       assert.deepEqual(files(await search('formatPrice NOT loadConfig')), [`${LIB}:ts/price.ts`]);
       assert.deepEqual(files(await search('formatPrice AND (cents OR logger)')).sort(), [`${APP}:src/server.ts`, `${LIB}:ts/price.ts`].sort());
     });
@@ -67,10 +70,16 @@ describe('MCP tools: code search', function () {
     it('filters by repo:, file:, lang: (and their negations) and combines repo filters with OR', async function () {
       assert.deepEqual(files(await search('repo:^github\\.com/acme/lib$ formatPrice')), [`${LIB}:ts/price.ts`]);
       assert.deepEqual(files(await search('-repo:lib formatPrice')), [`${APP}:src/server.ts`]);
-      assert.deepEqual(files(await search('file:\\.py$ retry')).sort(), [`${APP}:lib/retry_policy.py`, `${LIB}:python/retry.py`, `${LIB}:python/use.py`].sort());
+      assert.deepEqual(
+        files(await search('file:\\.py$ retry')).sort(),
+        [`${APP}:lib/retry_policy.py`, `${LIB}:python/retry.py`, `${LIB}:python/use.py`].sort(),
+      );
       assert.deepEqual(files(await search('-file:\\.py$ -file:\\.md$ retries')), [`${APP}:src/config.ts`]);
       assert.deepEqual(files(await search('lang:go Config')).sort(), [`${LIB}:go/main.go`, `${LIB}:go/server.go`]);
-      assert.deepEqual(files(await search('(repo:tools OR repo:lib) billing')).sort(), [`${LIB}:java/Billing.java`, `${LIB}:java/Invoice.java`, `${TOOLS}:deploy.sh`].sort());
+      assert.deepEqual(
+        files(await search('(repo:tools OR repo:lib) billing')).sort(),
+        [`${LIB}:java/Billing.java`, `${LIB}:java/Invoice.java`, `${TOOLS}:deploy.sh`].sort(),
+      );
       const pathsOnly = await search('file:README\\.md$');
       assert.deepEqual(files(pathsOnly), [`${APP}:README.md`]);
       assert.deepEqual(pathsOnly.blocks[0]?.chunks, []);
@@ -92,7 +101,10 @@ describe('MCP tools: code search', function () {
       // The file matches on every line: the chunk's size bound is what stops it, so it must be reached.
       assert.ok(chunks.length >= 1 && chunks.length <= 3, `1 to 3 chunks: ${JSON.stringify(chunks.map((chunk) => chunk.content.length))}`);
       for (const chunk of chunks) assert.ok(chunk.content.length > 0 && chunk.content.length <= 1024, `chunk of ${chunk.content.length} characters`);
-      assert.ok(chunks.some((chunk) => chunk.content.length > 900), 'a chunk is cut near its bound, not short of it');
+      assert.ok(
+        chunks.some((chunk) => chunk.content.length > 900),
+        'a chunk is cut near its bound, not short of it',
+      );
       const everything = await mcp.ok<Blocks>('sg_keyword_search', { query: '/./' });
       assert.equal(everything.structured.blocks.length, 15);
       assert.match(everything.texts.join('\n'), /more matching files are not shown/);
@@ -143,7 +155,13 @@ describe('MCP tools: code search', function () {
 
     it('searches an identifier whole, in its camelCase and snake_case spellings, never by its parts', async function () {
       const camel = await mcp.ok<Blocks>('sg_nls_search', { query: 'computeTotal' });
-      assert.deepEqual(camel.structured.blocks.slice(0, 2).map((block) => block.file).sort(), ['java/Billing.java', 'java/Invoice.java']);
+      assert.deepEqual(
+        camel.structured.blocks
+          .slice(0, 2)
+          .map((block) => block.file)
+          .sort(),
+        ['java/Billing.java', 'java/Invoice.java'],
+      );
       const snake = await mcp.ok<Blocks>('sg_nls_search', { query: 'retry_with_backoff' });
       assert.equal(snake.structured.blocks[0]?.file, 'lib/retry_policy.py');
       assert.ok(!snake.structured.blocks.some((block) => block.file === 'python/retry.py'), 'the "retry" part alone does not match');

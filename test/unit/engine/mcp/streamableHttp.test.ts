@@ -85,7 +85,13 @@ describe('MCP tool server: Streamable HTTP transport', function () {
     });
 
     it('answers JSON that is no JSON-RPC message with 400 and an invalid request (-32600)', async function () {
-      for (const body of [{ hello: 'world' }, { jsonrpc: '1.0', id: 1, method: 'ping' }, { jsonrpc: '2.0', id: null, method: 'ping' }, { jsonrpc: '2.0', id: 1, method: 'ping', params: [1] }, 'null']) {
+      for (const body of [
+        { hello: 'world' },
+        { jsonrpc: '1.0', id: 1, method: 'ping' },
+        { jsonrpc: '2.0', id: null, method: 'ping' },
+        { jsonrpc: '2.0', id: 1, method: 'ping', params: [1] },
+        'null',
+      ]) {
         assertRejected(await send(body), 400, -32600);
       }
     });
@@ -140,7 +146,11 @@ describe('MCP tool server: Streamable HTTP transport', function () {
 
     it('lists the tools with JSON Schemas and annotations, under the names of each endpoint', async function () {
       const reply = await rpc('tools/list', {});
-      const tools = (reply.result as { tools: Array<{ name: string; inputSchema: Record<string, unknown>; outputSchema: Record<string, unknown>; annotations: Record<string, unknown> }> }).tools;
+      const tools = (
+        reply.result as {
+          tools: Array<{ name: string; inputSchema: Record<string, unknown>; outputSchema: Record<string, unknown>; annotations: Record<string, unknown> }>;
+        }
+      ).tools;
       const readFile = tools.find((tool) => tool.name === 'sg_read_file');
       assert.ok(readFile);
       assert.deepEqual(readFile.inputSchema.required, ['repo', 'path']);
@@ -214,10 +224,15 @@ describe('MCP tool server: Streamable HTTP transport', function () {
     it('answers a batch from a client of 2025-03-26 or older with the replies in order, notifications left out', async function () {
       const headerSets: Array<Record<string, string>> = [{}, { 'MCP-Protocol-Version': '2025-03-26' }];
       for (const headers of headerSets) {
-        const answer = await send([ping(1), { jsonrpc: '2.0', method: 'notifications/initialized' }, { jsonrpc: '2.0', id: 2, method: 'nope' }, ping(3)], { headers });
+        const answer = await send([ping(1), { jsonrpc: '2.0', method: 'notifications/initialized' }, { jsonrpc: '2.0', id: 2, method: 'nope' }, ping(3)], {
+          headers,
+        });
         assert.equal(answer.status, 200);
         const replies = answer.body as RpcReply[];
-        assert.deepEqual(replies.map((reply) => reply.id), [1, 2, 3]);
+        assert.deepEqual(
+          replies.map((reply) => reply.id),
+          [1, 2, 3],
+        );
         assert.deepEqual(replies[0]?.result, {});
         assert.equal(replies[1]?.error?.code, -32601);
       }
@@ -262,10 +277,10 @@ describe('MCP tool server: Streamable HTTP transport', function () {
       try {
         for (const authorization of [undefined, 'token not-a-valid-token']) {
           const response = await fetch(withoutOAuth.url + MCP_PATH, {
-          method: 'POST',
-          headers: { 'Content-Type': 'application/json', Accept: ACCEPT, ...(authorization ? { Authorization: authorization } : {}) },
-          body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }),
-        });
+            method: 'POST',
+            headers: { 'Content-Type': 'application/json', Accept: ACCEPT, ...(authorization ? { Authorization: authorization } : {}) },
+            body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }),
+          });
           assert.equal(response.status, 401);
           const challenge = response.headers.get('www-authenticate') ?? '';
           assert.match(challenge, /^Bearer realm="Deep Search local engine", error="invalid_token", error_description="[^"]+"$/);
@@ -276,7 +291,10 @@ describe('MCP tool server: Streamable HTTP transport', function () {
         await withoutOAuth.stop();
       }
       const withOAuth = await fetch(engine.url + MCP_PATH, { method: 'POST', headers: { 'Content-Type': 'application/json', Accept: ACCEPT }, body: '{}' });
-      assert.match(withOAuth.headers.get('www-authenticate') ?? '', /error_description="[^"]+", resource_metadata="http:\/\/127\.0\.0\.1:\d+\/\.well-known\/oauth-protected-resource\/\.api\/mcp\/v1"$/);
+      assert.match(
+        withOAuth.headers.get('www-authenticate') ?? '',
+        /error_description="[^"]+", resource_metadata="http:\/\/127\.0\.0\.1:\d+\/\.well-known\/oauth-protected-resource\/\.api\/mcp\/v1"$/,
+      );
       await withOAuth.text();
     });
 

@@ -34,7 +34,10 @@ describe('engine: Slots (work at once)', function () {
 
   it('frees the slot of a task that throws, and drops a waiter whose signal aborts', async function () {
     const slots = new Slots(1);
-    await assert.rejects(slots.run(async () => Promise.reject(new Error('boom'))), /boom/);
+    await assert.rejects(
+      slots.run(async () => Promise.reject(new Error('boom'))),
+      /boom/,
+    );
     let releaseFirst!: () => void;
     const first = slots.run(() => new Promise<void>((resolve) => (releaseFirst = resolve)));
     const controller = new AbortController();

@@ -46,7 +46,13 @@ describe('BestOf', function () {
     best.offer({ score: 1, name: 'a', seq: 0 });
     const first = best.items();
     best.offer({ score: 5, name: 'b', seq: 1 });
-    assert.deepEqual(first.map((item) => item.name), ['a']);
-    assert.deepEqual(best.items().map((item) => item.name), ['b', 'a']);
+    assert.deepEqual(
+      first.map((item) => item.name),
+      ['a'],
+    );
+    assert.deepEqual(
+      best.items().map((item) => item.name),
+      ['b', 'a'],
+    );
   });
 });

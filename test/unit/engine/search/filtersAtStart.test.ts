@@ -21,7 +21,8 @@ function manyFiles(): Record<string, string> {
   const files: Record<string, string> = {};
   for (let at = 0; at < 240; at++) {
     const name = `src/part${String(at).padStart(3, '0')}.${at % 2 === 0 ? 'ts' : 'md'}`;
-    files[name] = `${`export const value${at} = compute(${at}); // line of part ${at}\n`.repeat(40)}${at === 10 || at === 200 ? 'the ZebraCorn is here\n' : ''}`;
+    files[name] =
+      `${`export const value${at} = compute(${at}); // line of part ${at}\n`.repeat(40)}${at === 10 || at === 200 ? 'the ZebraCorn is here\n' : ''}`;
   }
   return files;
 }
@@ -40,9 +41,20 @@ describe('search filters built at start', function () {
     const plain = await startTestEngine({ repos: [repo.dir], filtersAtStart: false });
     const sessions: McpSession[] = [];
     try {
-      await waitFor(() => Promise.resolve(logs.find((line) => READY.test(line))), (line) => line !== undefined, { description: 'the filter built at start' });
-      assert.equal((await readdir(path.join(dataDir, 'search-filters'), { recursive: true })).filter((name) => name.endsWith('.grams')).length, 1, 'kept on disk');
-      assert.ok(logs.some((line) => /^ripgrep is ready for filtered at /.test(line)), 'ripgrep could have answered');
+      await waitFor(
+        () => Promise.resolve(logs.find((line) => READY.test(line))),
+        (line) => line !== undefined,
+        { description: 'the filter built at start' },
+      );
+      assert.equal(
+        (await readdir(path.join(dataDir, 'search-filters'), { recursive: true })).filter((name) => name.endsWith('.grams')).length,
+        1,
+        'kept on disk',
+      );
+      assert.ok(
+        logs.some((line) => /^ripgrep is ready for filtered at /.test(line)),
+        'ripgrep could have answered',
+      );
 
       const [session, plainSession] = [await McpSession.open(engine.url), await McpSession.open(plain.url)];
       sessions.push(session, plainSession);
@@ -61,7 +73,11 @@ describe('search filters built at start', function () {
       await engine.dispose();
       logs.length = 0;
       engine = await started();
-      await waitFor(() => Promise.resolve(logs.find((line) => line.startsWith('search filter of'))), (line) => line !== undefined, { description: 'the filter read back' });
+      await waitFor(
+        () => Promise.resolve(logs.find((line) => line.startsWith('search filter of'))),
+        (line) => line !== undefined,
+        { description: 'the filter read back' },
+      );
       assert.match(logs.find((line) => line.startsWith('search filter of')) ?? '', /^search filter of filtered at [0-9a-f]{12} read from disk: 240 files$/);
       const again = await McpSession.open(engine.url);
       sessions.push(again);
@@ -82,16 +98,27 @@ describe('search filters built at start', function () {
     const engine = await startTestEngine({ repos: [repo.dir], ripgrepPath: vscodeRipgrep(), log: (line) => logs.push(line), filtersAtStart: false });
     const session = await McpSession.open(engine.url);
     try {
-      await waitFor(() => Promise.resolve(logs.find((line) => line.startsWith('ripgrep is ready'))), (line) => line !== undefined, { description: 'the read-ahead' });
+      await waitFor(
+        () => Promise.resolve(logs.find((line) => line.startsWith('ripgrep is ready'))),
+        (line) => line !== undefined,
+        { description: 'the read-ahead' },
+      );
       // Built at start, this filter would be ready well within a second.
       await sleep(1000);
       assert.ok(!logs.some((line) => line.startsWith('search filter of')), logs.join('\n'));
       assert.match((await session.ok('sg_keyword_search', { query: 'zebracorn' })).text, /^2 files match "zebracorn"/);
-      assert.ok(logs.some((line) => line.startsWith('ripgrep answers searches of filtered')), `ripgrep answered the first search:\n${logs.join('\n')}`);
-      const built = await waitFor(() => Promise.resolve(logs.filter((line) => /^search (index|filter) of filtered at .* ready/.test(line))), (lines) => lines.length === 2, {
-        description: 'the index, then the filter',
-        timeoutMs: 30_000,
-      });
+      assert.ok(
+        logs.some((line) => line.startsWith('ripgrep answers searches of filtered')),
+        `ripgrep answered the first search:\n${logs.join('\n')}`,
+      );
+      const built = await waitFor(
+        () => Promise.resolve(logs.filter((line) => /^search (index|filter) of filtered at .* ready/.test(line))),
+        (lines) => lines.length === 2,
+        {
+          description: 'the index, then the filter',
+          timeoutMs: 30_000,
+        },
+      );
       assert.match(built[0] ?? '', /^search index of/);
       assert.match(built[1] ?? '', READY);
     } finally {
@@ -109,7 +136,9 @@ describe('search filters built at start', function () {
     const indexes = new SearchIndexes({ log: (line) => logs.push(line), budgetBytes: 0, filterDir: path.join(root, 'filters') });
     try {
       // Enough text that the build lasts long enough to be seen (a few hundred milliseconds).
-      await generateRepository(dir, 20_000, (at) => ({ path: `d${at % 100}/f${at}.txt`, content: `line ${at} of generated text\n`.repeat(40) }), { checkout: false });
+      await generateRepository(dir, 20_000, (at) => ({ path: `d${at % 100}/f${at}.txt`, content: `line ${at} of generated text\n`.repeat(40) }), {
+        checkout: false,
+      });
       const repo = { name: 'generated', dir, bare: false };
       const own = niceOf('self');
       assert.ok(own < 10, `the test runs at nice ${own}: a build could not go lower than that`);

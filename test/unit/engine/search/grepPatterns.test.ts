@@ -31,7 +31,10 @@ describe('search index: git grep patterns in JavaScript', function () {
   it('folds case in ASCII only, as git does under LC_ALL=C', function () {
     const matcher = lineMatcher(['école'], 'fixed', false, false);
     assert.equal(matcher?.kind === 'regex' && matcher.flags, 'g', 'no i flag: it would fold Latin-1 bytes of UTF-8 sequences');
-    assert.deepEqual(matchingLines(matcher, 'ÉCOLE\nÉCOLE\nécole\nÉCOLE école\nécOLE\n').map((line) => Buffer.from(line, 'latin1').toString('utf8')), ['école', 'ÉCOLE école', 'écOLE']);
+    assert.deepEqual(
+      matchingLines(matcher, 'ÉCOLE\nÉCOLE\nécole\nÉCOLE école\nécOLE\n').map((line) => Buffer.from(line, 'latin1').toString('utf8')),
+      ['école', 'ÉCOLE école', 'écOLE'],
+    );
   });
 
   it('never lets a translated regular expression match across a line end', function () {

@@ -23,7 +23,13 @@ describe('the text every match must contain (n-gram filter)', function () {
     ['too short to look up', 'ab', 'fixed', true, anything],
     ['runs around classes and repetition', 'function\\s+\\w+Sync\\(', 'perl', false, { kind: 'all', of: [literal('function'), literal('sync(')] }],
     ['alternation in a group', '(mergeMap|switchMap)\\(', 'perl', true, { kind: 'any', of: [literal('mergemap'), literal('switchmap')] }],
-    ['an anchor and an alternation', '^export (function|CONST)', 'perl', false, { kind: 'all', of: [literal('export '), { kind: 'any', of: [literal('function'), literal('const')] }] }],
+    [
+      'an anchor and an alternation',
+      '^export (function|CONST)',
+      'perl',
+      false,
+      { kind: 'all', of: [literal('export '), { kind: 'any', of: [literal('function'), literal('const')] }] },
+    ],
     ['an optional group is not required', 'foo(?:bar)?baz', 'perl', true, { kind: 'all', of: [literal('foo'), literal('baz')] }],
     ['an optional character ends a run', 'abcd?efg', 'perl', true, { kind: 'all', of: [literal('abc'), literal('efg')] }],
     ['a repeated character joins both runs', 'abc+def', 'perl', true, { kind: 'all', of: [literal('abc'), literal('cdef')] }],
@@ -41,7 +47,10 @@ describe('the text every match must contain (n-gram filter)', function () {
   }
 
   it('stops a run at a non-ASCII byte where case is ignored (the n-grams fold ASCII only)', function () {
-    assert.deepEqual(requiredText({ kind: 'regex', source: 'caf\\xe9 au lait', flags: 'gi', wholeWord: false }), { kind: 'all', of: [literal('caf'), literal(' au lait')] });
+    assert.deepEqual(requiredText({ kind: 'regex', source: 'caf\\xe9 au lait', flags: 'gi', wholeWord: false }), {
+      kind: 'all',
+      of: [literal('caf'), literal(' au lait')],
+    });
     assert.deepEqual(requiredText({ kind: 'regex', source: 'caf\\xe9', flags: 'g', wholeWord: false }), literal('caf\u00e9'));
   });
 

@@ -9,7 +9,10 @@ import { parseQuery, requiredPatterns } from '../../../../src/engine/search/quer
 function required(text: string): string[] {
   const query = parseQuery(text);
   const ids = requiredPatterns(query.root);
-  return query.patterns.filter((pattern) => ids.has(pattern.id)).map((pattern) => pattern.value).sort();
+  return query.patterns
+    .filter((pattern) => ids.has(pattern.id))
+    .map((pattern) => pattern.value)
+    .sort();
 }
 
 describe('keyword query: required patterns', function () {

@@ -85,7 +85,11 @@ async function createWorld(repo: TestRepo): Promise<World> {
 }
 
 /** git grep's result and the early one, and whether ripgrep answered the early one. */
-async function both(world: World, options: GrepOptions, target = world.target): Promise<{ expected: GrepResult; actual: GrepResult; answered: boolean; declined: boolean }> {
+async function both(
+  world: World,
+  options: GrepOptions,
+  target = world.target,
+): Promise<{ expected: GrepResult; actual: GrepResult; answered: boolean; declined: boolean }> {
   const expected = await grepTarget(world.plain, target, options);
   const stats = world.indexes.ripgrep?.stats;
   assert.ok(stats, 'the engine has its ripgrep');
@@ -110,35 +114,90 @@ describe('ripgrep before the search index is ready', function () {
     const cases: Array<[string, GrepOptions, (result: GrepResult) => void]> = [
       ['a literal', grep(['parseConfig'], 'fixed'), (result) => assert.deepEqual([...result.files.keys()], ['docs/README.md', 'docs/bom.md', 'src/app.ts'])],
       ['a literal, case-insensitive', grep(['PARSEconfig'], 'fixed', { caseSensitive: false }), (result) => assert.equal(result.counts.get('src/app.ts'), 5)],
-      ['non-ASCII, case folded in ASCII only', grep(['école'], 'fixed', { caseSensitive: false }), (result) => assert.deepEqual(result.files.get('docs/unicode.md')?.map((line) => line.line), [2, 3])],
-      ['whole words', grep(['parseConfig'], 'fixed', { wholeWord: true, linesPerFile: 100 }), (result) => assert.deepEqual(result.files.get('src/app.ts')?.map((line) => line.line), [3, 4, 7, 8, 10])],
-      ['a regular expression with classes', grep(['function\\s+\\w+Sync\\s*\\('], 'perl'), (result) => assert.deepEqual(result.files.get('src/util.js')?.map((line) => line.line), [1, 2, 5])],
-      ['character classes and ranges, case-insensitive', grep(['[A-Z][a-z]+config\\b', '[^a-z ]{4,}'], 'perl', { caseSensitive: false }), (result) => assert.ok(result.files.has('src/app.ts'))],
-      ['alternation in one pattern', grep(['^export (function|CONST)'], 'perl', { caseSensitive: false }), (result) => assert.equal(result.counts.get('src/app.ts'), 2)],
-      ['alternation of several patterns', grep(['alpha\\s+beta', 'retry_with_\\w+'], 'perl'), (result) => assert.deepEqual([...result.files.keys()], ['lib/retry.py', 'src/util.js'])],
+      [
+        'non-ASCII, case folded in ASCII only',
+        grep(['école'], 'fixed', { caseSensitive: false }),
+        (result) =>
+          assert.deepEqual(
+            result.files.get('docs/unicode.md')?.map((line) => line.line),
+            [2, 3],
+          ),
+      ],
+      [
+        'whole words',
+        grep(['parseConfig'], 'fixed', { wholeWord: true, linesPerFile: 100 }),
+        (result) =>
+          assert.deepEqual(
+            result.files.get('src/app.ts')?.map((line) => line.line),
+            [3, 4, 7, 8, 10],
+          ),
+      ],
+      [
+        'a regular expression with classes',
+        grep(['function\\s+\\w+Sync\\s*\\('], 'perl'),
+        (result) =>
+          assert.deepEqual(
+            result.files.get('src/util.js')?.map((line) => line.line),
+            [1, 2, 5],
+          ),
+      ],
+      [
+        'character classes and ranges, case-insensitive',
+        grep(['[A-Z][a-z]+config\\b', '[^a-z ]{4,}'], 'perl', { caseSensitive: false }),
+        (result) => assert.ok(result.files.has('src/app.ts')),
+      ],
+      [
+        'alternation in one pattern',
+        grep(['^export (function|CONST)'], 'perl', { caseSensitive: false }),
+        (result) => assert.equal(result.counts.get('src/app.ts'), 2),
+      ],
+      [
+        'alternation of several patterns',
+        grep(['alpha\\s+beta', 'retry_with_\\w+'], 'perl'),
+        (result) => assert.deepEqual([...result.files.keys()], ['lib/retry.py', 'src/util.js']),
+      ],
       ['$ before a carriage return', grep(['end$', 'settings\\.$'], 'perl'), (result) => assert.equal(result.files.size, 0)],
       ['anchors and empty lines', grep(['^[^a-z]+$', '^$', 'x{y', 'a+?b'], 'perl'), (result) => assert.ok(result.files.has('src/app.ts'))],
-      ['a negated class, case-insensitive', grep(['^[^e]+$'], 'perl', { caseSensitive: false }), (result) => assert.ok(!result.files.get('src/app.ts')?.some((line) => /e/i.test(line.text)))],
-      ['POSIX ERE', grep(['^[[:space:]]*(async[[:space:]]+)?def[[:space:]]+retry_with_backoff[[:space:]]*\\(', 'x[\\.]y'], 'extended'), (result) => assert.deepEqual([...result.files.keys()], ['lib/retry.py'])],
-      ['pathspecs by extension', grep(['needle'], 'fixed', { pathspecs: ['*.txt', '*.md'] }), (result) => assert.ok(!result.files.has('src/util.js') && result.files.has('docs/bom.md'))],
+      [
+        'a negated class, case-insensitive',
+        grep(['^[^e]+$'], 'perl', { caseSensitive: false }),
+        (result) => assert.ok(!result.files.get('src/app.ts')?.some((line) => /e/i.test(line.text))),
+      ],
+      [
+        'POSIX ERE',
+        grep(['^[[:space:]]*(async[[:space:]]+)?def[[:space:]]+retry_with_backoff[[:space:]]*\\(', 'x[\\.]y'], 'extended'),
+        (result) => assert.deepEqual([...result.files.keys()], ['lib/retry.py']),
+      ],
+      [
+        'pathspecs by extension',
+        grep(['needle'], 'fixed', { pathspecs: ['*.txt', '*.md'] }),
+        (result) => assert.ok(!result.files.has('src/util.js') && result.files.has('docs/bom.md')),
+      ],
       [
         'the files git searches: tracked, regular, text (not binary, -diff, untracked, linked, or only ignored by ripgrep)',
         grep(['needle'], 'fixed'),
         (result) =>
-          assert.deepEqual([...result.files.keys()], [
-            '-dash.txt',
-            '.hidden/settings.txt',
-            'data/late-nul.txt',
-            'data/no-final-newline.txt',
-            'docs/bom.md',
-            'docs/latin1.txt',
-            'docs/naïve notes.md',
-            'docs/unicode.md',
-            'ignored.txt',
-            'src/util.js',
-          ]),
+          assert.deepEqual(
+            [...result.files.keys()],
+            [
+              '-dash.txt',
+              '.hidden/settings.txt',
+              'data/late-nul.txt',
+              'data/no-final-newline.txt',
+              'docs/bom.md',
+              'docs/latin1.txt',
+              'docs/naïve notes.md',
+              'docs/unicode.md',
+              'ignored.txt',
+              'src/util.js',
+            ],
+          ),
       ],
-      ['a byte order mark kept as bytes', grep(['needle on'], 'fixed'), (result) => assert.equal(result.files.get('docs/bom.md')?.[0]?.text, '\uFEFFneedle on the first line')],
+      [
+        'a byte order mark kept as bytes',
+        grep(['needle on'], 'fixed'),
+        (result) => assert.equal(result.files.get('docs/bom.md')?.[0]?.text, '\uFEFFneedle on the first line'),
+      ],
       ['Latin-1 bytes', grep(['caf.'], 'perl'), (result) => assert.equal(result.files.get('docs/latin1.txt')?.[0]?.text, 'caf\uFFFD na\uFFFDve needle')],
       ...CAP_CASES,
     ];
@@ -152,7 +211,11 @@ describe('ripgrep before the search index is ready', function () {
     }
 
     it('leaves to git grep what ripgrep cannot settle: a lookahead, a directory pathspec, binary lines that fill its share of the output', async function () {
-      for (const options of [grep(['parse(?=Config)'], 'perl'), grep(['parseConfig'], 'fixed', { pathspecs: ['src/'] }), grep(['bulkyterm'], 'fixed', { maxOutputBytes: 200 })]) {
+      for (const options of [
+        grep(['parse(?=Config)'], 'perl'),
+        grep(['parseConfig'], 'fixed', { pathspecs: ['src/'] }),
+        grep(['bulkyterm'], 'fixed', { maxOutputBytes: 200 }),
+      ]) {
         const { expected, actual, answered } = await both(world, options);
         assert.deepEqual(actual, expected);
         assert.ok(!answered, `git grep answered ${JSON.stringify(options.patterns)}`);
@@ -212,7 +275,12 @@ describe('ripgrep before the search index is ready', function () {
       assert.deepEqual(changed.actual, changed.expected);
       assert.ok(!changed.actual.files.has('src/app.ts'), 'the commit has no needle in src/app.ts');
       assert.ok(changed.declined, 'ripgrep declined');
-      assert.ok(world.logs.some((line) => /^ripgrep does not search github\.com\/acme\/awkward at [0-9a-f]{12}: the working tree differs from [0-9a-f]{12}; git grep answers$/.test(line)), world.logs.join('\n'));
+      assert.ok(
+        world.logs.some((line) =>
+          /^ripgrep does not search github\.com\/acme\/awkward at [0-9a-f]{12}: the working tree differs from [0-9a-f]{12}; git grep answers$/.test(line),
+        ),
+        world.logs.join('\n'),
+      );
       const again = await both(world, options);
       assert.deepEqual(again.actual, again.expected);
       assert.ok(again.declined, 'still declined');
@@ -236,7 +304,9 @@ describe('ripgrep before the search index is ready', function () {
       await appendFile(path.join(world.repo.dir, 'src', 'app.ts'), 'const needle = "only in the working tree";\n');
       await world.indexes.prepare([world.target.repo]);
       assert.ok(
-        world.logs.includes(`ripgrep will not search github.com/acme/awkward at ${world.target.commit.slice(0, 12)}: the working tree differs from ${world.target.commit.slice(0, 12)} (for now)`),
+        world.logs.includes(
+          `ripgrep will not search github.com/acme/awkward at ${world.target.commit.slice(0, 12)}: the working tree differs from ${world.target.commit.slice(0, 12)} (for now)`,
+        ),
         world.logs.join('\n'),
       );
       const { expected, actual, declined } = await both(world, grep(['needle'], 'fixed'));
@@ -261,7 +331,10 @@ describe('ripgrep before the search index is ready', function () {
       assert.deepEqual(actual, expected);
       assert.ok(!actual.files.has('lib/retry.py'));
       assert.ok(declined);
-      assert.ok(world.logs.some((line) => line.includes('assume-unchanged or skip-worktree')), world.logs.join('\n'));
+      assert.ok(
+        world.logs.some((line) => line.includes('assume-unchanged or skip-worktree')),
+        world.logs.join('\n'),
+      );
     });
 
     it('a file swapped for a symbolic link to a file outside', async function () {
@@ -277,7 +350,10 @@ describe('ripgrep before the search index is ready', function () {
   });
 
   it('leaves to git grep a checkout that converts line endings (core.autocrlf)', async function () {
-    const repo = await createTestRepo({ name: 'crlf', commits: [{ message: 'LF files', files: { 'a.txt': 'needle at the end\nand more\n', 'b.txt': 'no match\n' } }] });
+    const repo = await createTestRepo({
+      name: 'crlf',
+      commits: [{ message: 'LF files', files: { 'a.txt': 'needle at the end\nand more\n', 'b.txt': 'no match\n' } }],
+    });
     const world = await createWorld(repo);
     try {
       await repo.git('config', 'core.autocrlf', 'true');
@@ -290,7 +366,10 @@ describe('ripgrep before the search index is ready', function () {
       assert.deepEqual(actual, expected);
       assert.deepEqual([...actual.files.keys()], ['a.txt'], 'the commit’s LF line ends with "end"');
       assert.ok(declined);
-      assert.ok(world.logs.some((line) => line.includes('the checkout converts files')), world.logs.join('\n'));
+      assert.ok(
+        world.logs.some((line) => line.includes('the checkout converts files')),
+        world.logs.join('\n'),
+      );
     } finally {
       world.indexes.close();
       await repo.remove();
@@ -313,7 +392,10 @@ describe('ripgrep before the search index is ready', function () {
         logs.some((line) => /^ripgrep answers searches of \S+ at [0-9a-f]{12} while it has no search index$/.test(line)),
         `ripgrep answered the first search:\n${logs.join('\n')}`,
       );
-      assert.ok(logs.some((line) => /^ripgrep is ready for \S+ at [0-9a-f]{12}$/.test(line)), `the engine read ahead for ripgrep as it started:\n${logs.join('\n')}`);
+      assert.ok(
+        logs.some((line) => /^ripgrep is ready for \S+ at [0-9a-f]{12}$/.test(line)),
+        `the engine read ahead for ripgrep as it started:\n${logs.join('\n')}`,
+      );
     } finally {
       await Promise.all(sessions.map((session) => session.close()));
       await withRipgrep.dispose();
@@ -362,7 +444,10 @@ describe('ripgrep in a VS Code install', function () {
 describe('the engine CLI’s --ripgrep', function () {
   it('is parsed, once', async function () {
     const { parseArgs } = await import('../../../../src/engine/cliArgs');
-    assert.deepEqual(parseArgs(['--ripgrep', '/opt/rg']), { kind: 'run', config: { repos: [], tokens: [], dataDir: '.engine-data', sharing: true, limits: {}, oauth: true, oauthClients: [], ripgrepPath: '/opt/rg' } });
+    assert.deepEqual(parseArgs(['--ripgrep', '/opt/rg']), {
+      kind: 'run',
+      config: { repos: [], tokens: [], dataDir: '.engine-data', sharing: true, limits: {}, oauth: true, oauthClients: [], ripgrepPath: '/opt/rg' },
+    });
     const twice = parseArgs(['--ripgrep=/a/rg', '--ripgrep', '/b/rg']);
     assert.equal(twice.kind, 'error');
     assert.match(twice.kind === 'error' ? twice.message : '', /--ripgrep was given twice/);
@@ -375,11 +460,15 @@ describe('the engine CLI’s --ripgrep', function () {
       const cli = path.resolve(__dirname, '../../../../src/engine/cli.ts');
       let failure: { status: number | null; stderr: string } | undefined;
       try {
-        execFileSync(process.execPath, ['--require', require.resolve('tsx/cjs'), cli, '--repo', repo.dir, '--data', data, '--port', '0', '--ripgrep', path.join(data, 'no-rg')], {
-          env: { ...process.env, NODE_OPTIONS: '' },
-          stdio: 'pipe',
-          timeout: 30_000,
-        });
+        execFileSync(
+          process.execPath,
+          ['--require', require.resolve('tsx/cjs'), cli, '--repo', repo.dir, '--data', data, '--port', '0', '--ripgrep', path.join(data, 'no-rg')],
+          {
+            env: { ...process.env, NODE_OPTIONS: '' },
+            stdio: 'pipe',
+            timeout: 30_000,
+          },
+        );
       } catch (error) {
         const { status, stderr } = error as { status: number | null; stderr: Buffer };
         failure = { status, stderr: stderr.toString() };

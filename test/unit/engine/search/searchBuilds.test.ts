@@ -25,7 +25,10 @@ describe('search index builds asked for by a search', function () {
   });
 
   async function target(name: string): Promise<SearchTarget> {
-    const repo = await createTestRepo({ name, commits: [{ message: 'Files', files: { 'src/a.ts': 'export const needle = 1;\n', 'README.md': '# needle\n' } }] });
+    const repo = await createTestRepo({
+      name,
+      commits: [{ message: 'Files', files: { 'src/a.ts': 'export const needle = 1;\n', 'README.md': '# needle\n' } }],
+    });
     repos.push(repo);
     return { repo: { name, dir: repo.dir, bare: false }, commit: await head(repo), revision: 'HEAD' };
   }
@@ -40,8 +43,15 @@ describe('search index builds asked for by a search', function () {
     assert.equal(indexes.isBuilding(wanted) || indexes.lookup(wanted, false) !== undefined, false, 'nor a moment later');
     indexes.buildWanted();
     assert.equal(indexes.isBuilding(wanted), true, 'asked for at once when the call is answered');
-    await waitFor(() => Promise.resolve(indexes?.lookup(wanted, false)), (index) => index !== undefined, { description: 'the index' });
-    assert.ok(logs.some((line) => line.startsWith('search index of wanted at ')), logs.join('\n'));
+    await waitFor(
+      () => Promise.resolve(indexes?.lookup(wanted, false)),
+      (index) => index !== undefined,
+      { description: 'the index' },
+    );
+    assert.ok(
+      logs.some((line) => line.startsWith('search index of wanted at ')),
+      logs.join('\n'),
+    );
   });
 
   it('goes first: the start-up filter under way gives way (and is built afterwards), those waiting wait', async function () {
@@ -53,13 +63,20 @@ describe('search index builds asked for by a search', function () {
     // Queues the three filters; the first one's build starts at once.
     await indexes.prepare([first.repo, second.repo, third.repo]);
     indexes.lookup(second);
-    const built = await waitFor(() => Promise.resolve(logs.filter((line) => / ready: /.test(line))), (lines) => lines.length === 4, { description: 'the builds' });
+    const built = await waitFor(
+      () => Promise.resolve(logs.filter((line) => / ready: /.test(line))),
+      (lines) => lines.length === 4,
+      { description: 'the builds' },
+    );
     assert.deepEqual(
       built.map((line) => /^search (index|filter) of (\w+) at /.exec(line)?.slice(1, 3).join(' ')),
       ['index second', 'filter second', 'filter third', 'filter first'],
       'the index first (its filter after it, in its turn), then the filters waiting, then the one that gave way',
     );
-    assert.ok(logs.some((line) => /^search filter of first at [0-9a-f]{12} put off: an index a search asked for is built first$/.test(line)), logs.join('\n'));
+    assert.ok(
+      logs.some((line) => /^search filter of first at [0-9a-f]{12} put off: an index a search asked for is built first$/.test(line)),
+      logs.join('\n'),
+    );
     await indexes.idle();
     assert.equal(logs.filter((line) => line.startsWith('search filter of second')).length, 1, `not built twice:\n${logs.join('\n')}`);
   });
@@ -69,10 +86,14 @@ describe('search index builds asked for by a search', function () {
     const late = await target('late');
     const asked = Date.now();
     indexes.buildAfterward(late);
-    await waitFor(() => Promise.resolve(indexes?.isBuilding(late) || indexes?.lookup(late, false) !== undefined), (started) => started, {
-      description: 'the build',
-      intervalMs: 10,
-    });
+    await waitFor(
+      () => Promise.resolve(indexes?.isBuilding(late) || indexes?.lookup(late, false) !== undefined),
+      (started) => started,
+      {
+        description: 'the build',
+        intervalMs: 10,
+      },
+    );
     const waited = Date.now() - asked;
     assert.ok(waited >= 1_900 && waited < 5_000, `started ${waited} ms after it was asked for`);
   });

@@ -26,7 +26,8 @@ export const APP_TS = [
   '',
 ].join('\n');
 
-export const RETRY_PY = 'import time\n\n\ndef retry_with_backoff(action, retries=3):\n    for attempt in range(retries):\n        return action()\n\nMAX_RETRIES = 5\n';
+export const RETRY_PY =
+  'import time\n\n\ndef retry_with_backoff(action, retries=3):\n    for attempt in range(retries):\n        return action()\n\nMAX_RETRIES = 5\n';
 
 /** 300 matching lines: over the default 200 kept per file. */
 export const MANY_ROWS = Array.from({ length: 300 }, (_, index) => `row ${index + 1} of the table`).join('\n') + '\n';
@@ -71,11 +72,20 @@ export function sharedFiles(title: string, utilComment: string): Record<string, 
 /** Writes (uncommitted) the files of bytes both suites search: binary, a late NUL, Latin-1. */
 export async function writeByteFiles(dir: string): Promise<void> {
   await mkdir(path.join(dir, 'assets'), { recursive: true });
-  await writeFile(path.join(dir, 'assets', 'logo.png'), Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0x0d]), Buffer.from(' needle parseConfig\n')]));
+  await writeFile(
+    path.join(dir, 'assets', 'logo.png'),
+    Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0x0d]), Buffer.from(' needle parseConfig\n')]),
+  );
   // A NUL only after the first 8000 bytes: git -I still takes the file as text.
-  await writeFile(path.join(dir, 'data', 'late-nul.txt'), Buffer.concat([Buffer.from(`${'x'.repeat(99)}\n`.repeat(81)), Buffer.from([0]), Buffer.from('\nneedle after the NUL\n')]));
+  await writeFile(
+    path.join(dir, 'data', 'late-nul.txt'),
+    Buffer.concat([Buffer.from(`${'x'.repeat(99)}\n`.repeat(81)), Buffer.from([0]), Buffer.from('\nneedle after the NUL\n')]),
+  );
   // "café naïve needle" in Latin-1: not UTF-8.
-  await writeFile(path.join(dir, 'docs', 'latin1.txt'), Buffer.from([0x63, 0x61, 0x66, 0xe9, 0x20, 0x6e, 0x61, 0xef, 0x76, 0x65, 0x20, 0x6e, 0x65, 0x65, 0x64, 0x6c, 0x65, 0x0a]));
+  await writeFile(
+    path.join(dir, 'docs', 'latin1.txt'),
+    Buffer.from([0x63, 0x61, 0x66, 0xe9, 0x20, 0x6e, 0x61, 0xef, 0x76, 0x65, 0x20, 0x6e, 0x65, 0x65, 0x64, 0x6c, 0x65, 0x0a]),
+  );
 }
 
 /** grep options for a test: case-sensitive unless `more` says otherwise. */
@@ -92,24 +102,40 @@ export const grep = (patterns: string[], syntax: GrepOptions['syntax'], more: Pa
  * which every way of answering (index, filter, ripgrep) must match exactly.
  */
 export const CAP_CASES: Array<[string, GrepOptions, (result: GrepResult) => void]> = [
-  ['the lines kept per file', grep(['row'], 'fixed'), (result) => {
-    assert.equal(result.files.get('data/rows.txt')?.length, 200);
-    assert.equal(result.counts.get('data/rows.txt'), 300);
-  }],
-  ['counts only: no lines kept', grep(['e'], 'fixed', { linesPerFile: 0 }), (result) => {
-    assert.equal(result.files.size, 0);
-    assert.ok((result.counts.get('src/app.ts') ?? 0) > 0);
-  }],
-  ['counts only: exact, where lines would pass the output cap', grep(['long', 'e'], 'fixed', { linesPerFile: 0, maxOutputBytes: 2000 }), (result) => {
-    assert.equal(result.truncated, false);
-    // Every one of its 40 lines (2,000 bytes of git grep's lines hold 4 of them).
-    assert.equal(result.counts.get('data/long.txt'), 40);
-    assert.ok(result.counts.size > 3, `${result.counts.size} files counted`);
-  }],
-  ['the output cap, cut inside a line', grep(['long'], 'fixed', { maxOutputBytes: 2000 }), (result) => {
-    assert.equal(result.truncated, true);
-    assert.equal(result.counts.get('data/long.txt'), 4);
-  }],
+  [
+    'the lines kept per file',
+    grep(['row'], 'fixed'),
+    (result) => {
+      assert.equal(result.files.get('data/rows.txt')?.length, 200);
+      assert.equal(result.counts.get('data/rows.txt'), 300);
+    },
+  ],
+  [
+    'counts only: no lines kept',
+    grep(['e'], 'fixed', { linesPerFile: 0 }),
+    (result) => {
+      assert.equal(result.files.size, 0);
+      assert.ok((result.counts.get('src/app.ts') ?? 0) > 0);
+    },
+  ],
+  [
+    'counts only: exact, where lines would pass the output cap',
+    grep(['long', 'e'], 'fixed', { linesPerFile: 0, maxOutputBytes: 2000 }),
+    (result) => {
+      assert.equal(result.truncated, false);
+      // Every one of its 40 lines (2,000 bytes of git grep's lines hold 4 of them).
+      assert.equal(result.counts.get('data/long.txt'), 40);
+      assert.ok(result.counts.size > 3, `${result.counts.size} files counted`);
+    },
+  ],
+  [
+    'the output cap, cut inside a line',
+    grep(['long'], 'fixed', { maxOutputBytes: 2000 }),
+    (result) => {
+      assert.equal(result.truncated, true);
+      assert.equal(result.counts.get('data/long.txt'), 4);
+    },
+  ],
   // The first record ("<commit>:docs/README.md\0" "2\0" and 32 bytes of text) has a 58-byte head and 91 bytes in all.
   ...[1, 57, 58, 59, 60, 90, 91, 92, 200, 600].map((maxOutputBytes): [string, GrepOptions, (result: GrepResult) => void] => [
     `the output cap at ${maxOutputBytes} bytes`,

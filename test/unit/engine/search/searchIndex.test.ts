@@ -81,7 +81,11 @@ async function createWorld(): Promise<World> {
     .split('\0')
     .flatMap((record) => /^100\d{3} blob \S+ +(\d+)\t/.exec(record)?.[1] ?? [])
     .map(Number);
-  const partialIndexes = new SearchIndexes({ log: () => undefined, scanTimeLimitMs: 500, budgetBytes: Math.floor(sizes.reduce((sum, size) => sum + size, 0) / 2) });
+  const partialIndexes = new SearchIndexes({
+    log: () => undefined,
+    scanTimeLimitMs: 500,
+    budgetBytes: Math.floor(sizes.reduce((sum, size) => sum + size, 0) / 2),
+  });
   const partial = { indexes: partialIndexes, index: await readyIndex(partialIndexes, target) };
   const filterDir = await mkdtemp(path.join(tmpdir(), 'filters-'));
   const filteredIndexes = new SearchIndexes({ log: () => undefined, budgetBytes: 0, filterDir });
@@ -91,7 +95,20 @@ async function createWorld(): Promise<World> {
   assert.ok(await partlyFilteredIndexes.filterFor(target.repo, target.commit), 'the filter built before is read from disk');
   const filtered = { ...plain, searchIndexes: filteredIndexes };
   const partlyFiltered = { ...plain, searchIndexes: partlyFilteredIndexes };
-  return { repo, target, indexes, index, logs, plain, indexed, partly: { ...plain, searchIndexes: partialIndexes }, partial, filtered, partlyFiltered, filterDir };
+  return {
+    repo,
+    target,
+    indexes,
+    index,
+    logs,
+    plain,
+    indexed,
+    partly: { ...plain, searchIndexes: partialIndexes },
+    partial,
+    filtered,
+    partlyFiltered,
+    filterDir,
+  };
 }
 
 /** Starts the target's build (an index if the budget has room, then the trigram filter) and waits for the filter. */
@@ -205,24 +222,80 @@ describe('search index', function () {
   describe('gives exactly what git grep gives', function () {
     const cases: Array<[string, GrepOptions, (result: Awaited<ReturnType<typeof grepTarget>>) => void]> = [
       ['a fixed string', grep(['parseConfig'], 'fixed'), (result) => assert.deepEqual([...result.files.keys()], ['docs/README.md', 'src/app.ts'])],
-      ['a fixed string, case-insensitive', grep(['PARSEconfig'], 'fixed', { caseSensitive: false }), (result) => assert.equal(result.counts.get('src/app.ts'), 5)],
-      ['non-ASCII, case folded in ASCII only', grep(['école'], 'fixed', { caseSensitive: false }), (result) => assert.deepEqual(result.files.get('docs/unicode.md')?.map((line) => line.line), [2, 3])],
-      ['whole words', grep(['parseConfig'], 'fixed', { wholeWord: true, linesPerFile: 100 }), (result) => assert.deepEqual(result.files.get('src/app.ts')?.map((line) => line.line), [3, 4, 7, 8, 10])],
-      ['whole words that need a second try on the line', grep(['needle'], 'fixed', { wholeWord: true, caseSensitive: false }), (result) => assert.ok(result.files.has('data/no-final-newline.txt'))],
-      ['a PCRE regular expression', grep(['function\\s+\\w+Sync\\s*\\('], 'perl'), (result) => assert.deepEqual(result.files.get('src/util.js')?.map((line) => line.line), [1, 2, 5])],
-      ['a case-insensitive one', grep(['^export (function|CONST)'], 'perl', { caseSensitive: false }), (result) => assert.equal(result.counts.get('src/app.ts'), 2)],
-      ['a regex that would span lines if it could', grep(['alpha\\s+beta', 'const alpha[^;]*beta'], 'perl'), (result) => assert.deepEqual(result.files.get('src/util.js'), [{ line: 8, text: 'alpha beta' }])],
+      [
+        'a fixed string, case-insensitive',
+        grep(['PARSEconfig'], 'fixed', { caseSensitive: false }),
+        (result) => assert.equal(result.counts.get('src/app.ts'), 5),
+      ],
+      [
+        'non-ASCII, case folded in ASCII only',
+        grep(['école'], 'fixed', { caseSensitive: false }),
+        (result) =>
+          assert.deepEqual(
+            result.files.get('docs/unicode.md')?.map((line) => line.line),
+            [2, 3],
+          ),
+      ],
+      [
+        'whole words',
+        grep(['parseConfig'], 'fixed', { wholeWord: true, linesPerFile: 100 }),
+        (result) =>
+          assert.deepEqual(
+            result.files.get('src/app.ts')?.map((line) => line.line),
+            [3, 4, 7, 8, 10],
+          ),
+      ],
+      [
+        'whole words that need a second try on the line',
+        grep(['needle'], 'fixed', { wholeWord: true, caseSensitive: false }),
+        (result) => assert.ok(result.files.has('data/no-final-newline.txt')),
+      ],
+      [
+        'a PCRE regular expression',
+        grep(['function\\s+\\w+Sync\\s*\\('], 'perl'),
+        (result) =>
+          assert.deepEqual(
+            result.files.get('src/util.js')?.map((line) => line.line),
+            [1, 2, 5],
+          ),
+      ],
+      [
+        'a case-insensitive one',
+        grep(['^export (function|CONST)'], 'perl', { caseSensitive: false }),
+        (result) => assert.equal(result.counts.get('src/app.ts'), 2),
+      ],
+      [
+        'a regex that would span lines if it could',
+        grep(['alpha\\s+beta', 'const alpha[^;]*beta'], 'perl'),
+        (result) => assert.deepEqual(result.files.get('src/util.js'), [{ line: 8, text: 'alpha beta' }]),
+      ],
       ['$ before a carriage return', grep(['end$', 'settings\\.$'], 'perl'), (result) => assert.equal(result.files.size, 0)],
       ['anchors and classes', grep(['^[^a-z]+$', '^$', 'x{y', 'a+?b'], 'perl'), (result) => assert.ok(result.files.has('src/app.ts'))],
-      ['a negated class, case-insensitive', grep(['^[^e]+$'], 'perl', { caseSensitive: false }), (result) => assert.ok(!result.files.get('src/app.ts')?.some((line) => /e/i.test(line.text)))],
-      ['POSIX ERE', grep(['^[[:space:]]*(async[[:space:]]+)?def[[:space:]]+retry_with_backoff[[:space:]]*\\(', 'x[\\.]y'], 'extended'), (result) => assert.deepEqual([...result.files.keys()], ['lib/retry.py'])],
+      [
+        'a negated class, case-insensitive',
+        grep(['^[^e]+$'], 'perl', { caseSensitive: false }),
+        (result) => assert.ok(!result.files.get('src/app.ts')?.some((line) => /e/i.test(line.text))),
+      ],
+      [
+        'POSIX ERE',
+        grep(['^[[:space:]]*(async[[:space:]]+)?def[[:space:]]+retry_with_backoff[[:space:]]*\\(', 'x[\\.]y'], 'extended'),
+        (result) => assert.deepEqual([...result.files.keys()], ['lib/retry.py']),
+      ],
       ...NAVIGATION_LANGUAGES.map((language): [string, GrepOptions, (result: Awaited<ReturnType<typeof grepTarget>>) => void] => [
         `the ${language.label} definition patterns, with their pathspecs`,
         grep(language.definitions('parseConfig'), 'extended', { pathspecs: pathspecsOf(language), linesPerFile: 20 }),
         (result) => assert.deepEqual([...result.files.keys()], language.id === 'typescript' ? ['src/app.ts'] : []),
       ]),
-      ['two pathspecs', grep(['re'], 'fixed', { pathspecs: ['*.py', '*.md'] }), (result) => assert.deepEqual([...result.files.keys()], ['docs/README.md', 'lib/retry.py'])],
-      ['files that are not text to git', grep(['needle'], 'fixed'), (result) => assert.deepEqual([...result.files.keys()], ['data/late-nul.txt', 'data/no-final-newline.txt', 'docs/latin1.txt'])],
+      [
+        'two pathspecs',
+        grep(['re'], 'fixed', { pathspecs: ['*.py', '*.md'] }),
+        (result) => assert.deepEqual([...result.files.keys()], ['docs/README.md', 'lib/retry.py']),
+      ],
+      [
+        'files that are not text to git',
+        grep(['needle'], 'fixed'),
+        (result) => assert.deepEqual([...result.files.keys()], ['data/late-nul.txt', 'data/no-final-newline.txt', 'docs/latin1.txt']),
+      ],
       ['Latin-1 bytes', grep(['caf.'], 'perl'), (result) => assert.equal(result.files.get('docs/latin1.txt')?.[0]?.text, 'caf\uFFFD na\uFFFDve needle')],
       ...CAP_CASES,
       [
@@ -238,7 +311,11 @@ describe('search index', function () {
         assertSameGrep(actual, expected);
         check(actual);
         assertSameGrep(await grepTarget(world.partly, world.target, options), expected, 'with half the tree indexed, the rest read by git grep');
-        assertSameGrep(await grepTarget(world.filtered, world.target, options), expected, 'with no index, git grep reading the files the trigram filter leaves');
+        assertSameGrep(
+          await grepTarget(world.filtered, world.target, options),
+          expected,
+          'with no index, git grep reading the files the trigram filter leaves',
+        );
         assertSameGrep(await grepTarget(world.partlyFiltered, world.target, options), expected, 'with half the tree indexed, the filter narrowing the rest');
       });
     }
@@ -268,7 +345,21 @@ describe('search index', function () {
 
   it('reads each text file exactly as git cat-file does, and leaves other files to git', async function () {
     const listed = (await world.repo.git('ls-tree', '-r', '--name-only', '-z', 'HEAD')).split('\0').filter(Boolean);
-    const textFiles = ['.gitattributes', 'data/empty.txt', 'data/late-nul.txt', 'data/long.txt', 'data/no-final-newline.txt', 'data/rows.txt', 'docs/README.md', 'docs/latin1.txt', 'docs/unicode.md', 'lib/retry.py', 'redos.txt', 'src/app.ts', 'src/util.js'];
+    const textFiles = [
+      '.gitattributes',
+      'data/empty.txt',
+      'data/late-nul.txt',
+      'data/long.txt',
+      'data/no-final-newline.txt',
+      'data/rows.txt',
+      'docs/README.md',
+      'docs/latin1.txt',
+      'docs/unicode.md',
+      'lib/retry.py',
+      'redos.txt',
+      'src/app.ts',
+      'src/util.js',
+    ];
     for (const file of listed) {
       const indexed = await world.index.readText(file, 1 << 20, world.plain.signal);
       if (!textFiles.includes(file)) {
@@ -297,10 +388,16 @@ describe('search index', function () {
     const started = Date.now();
     const matcher = lineMatcher(options.patterns, 'perl', true, false);
     assert.ok(matcher);
-    assert.equal(await world.index.grep({ matcher, pathspecs: [], linesPerFile: 200, maxOutputBytes: 1 << 20, what: options.what }, world.plain.signal), undefined);
+    assert.equal(
+      await world.index.grep({ matcher, pathspecs: [], linesPerFile: 200, maxOutputBytes: 1 << 20, what: options.what }, world.plain.signal),
+      undefined,
+    );
     assert.ok(Date.now() - started < 5_000, `the scan stopped after ${Date.now() - started} ms`);
     assert.match(world.logs.at(-1) ?? '', /took over 500 ms; git grep answers instead/);
-    await assert.rejects(grepTarget(world.indexed, world.target, options), /The regular expression \/\(a\+\)\+\$\/ needs too much backtracking and was stopped: simplify it/);
+    await assert.rejects(
+      grepTarget(world.indexed, world.target, options),
+      /The regular expression \/\(a\+\)\+\$\/ needs too much backtracking and was stopped: simplify it/,
+    );
     assert.ok(Date.now() - started < 10_000);
     // The worker survived: the index still answers.
     assertSameGrep(await fromIndex(world, grep(['parseConfig'], 'fixed')), await grepTarget(world.plain, world.target, grep(['parseConfig'], 'fixed')));
@@ -349,7 +446,11 @@ describe('search index', function () {
         return name;
       };
       const cancelled = new AbortController();
-      const turns = [indexes.takingTurns(target, new AbortController().signal, task('first')), indexes.takingTurns(target, cancelled.signal, task('cancelled')), indexes.takingTurns(target, new AbortController().signal, task('third'))];
+      const turns = [
+        indexes.takingTurns(target, new AbortController().signal, task('first')),
+        indexes.takingTurns(target, cancelled.signal, task('cancelled')),
+        indexes.takingTurns(target, new AbortController().signal, task('third')),
+      ];
       cancelled.abort();
       const outcomes = await Promise.allSettled(turns);
       assert.deepEqual(log, ['first', 'third']);
@@ -389,7 +490,13 @@ describe('search index', function () {
       assert.equal(logs.filter((line) => line.includes(' ready: ')).length, 2);
       const context = { ...toolContext(repo, 'github.com/acme/indexed', indexes), repositories: [repository] };
       const result = await grepTarget(context, second, grep(['after'], 'fixed'));
-      assert.deepEqual([...result.counts.entries()], [['a.ts', 1], ['b.ts', 1]]);
+      assert.deepEqual(
+        [...result.counts.entries()],
+        [
+          ['a.ts', 1],
+          ['b.ts', 1],
+        ],
+      );
       const older: SearchTarget = { ...first, revision: first.commit };
       assert.equal(indexes.lookup(older), undefined, 'an older revision is not indexed again');
       assert.deepEqual([...(await grepTarget(context, older, grep(['before'], 'fixed'))).counts.entries()], [['a.ts', 1]]);
@@ -456,7 +563,11 @@ describe('search index', function () {
         for (const query of ['widget file:\\.md$', 'widget -file:\\.ts$', 'widget lang:markdown', 'widget OR file:\\.md$']) {
           const expected = await keywordSearch(plain, { query });
           assert.deepEqual(await keywordSearch(await indexed(), { query }), expected, query);
-          if (query !== 'widget OR file:\\.md$') assert.ok(expected.structured.blocks.some((block) => block.file === 'zz/notes.md'), `${query} finds zz/notes.md`);
+          if (query !== 'widget OR file:\\.md$')
+            assert.ok(
+              expected.structured.blocks.some((block) => block.file === 'zz/notes.md'),
+              `${query} finds zz/notes.md`,
+            );
           if (query === 'widget -file:\\.ts$') assert.deepEqual(expected.notes ?? [], [], 'nothing was cut: the .ts files were never read');
         }
       });
@@ -503,7 +614,10 @@ describe('search index', function () {
           return found.scannedBytes;
         };
         assert.ok((await scanned(grep(['needleAlpha'], 'fixed'))) <= (total * 2) / 5, 'a rare term reads the two blocks that hold it, at most');
-        assert.ok((await scanned(grep(['(mergeMap|switchMap)\\('], 'perl', { caseSensitive: false }))) <= (total * 2) / 5, 'an alternation reads the blocks of its branches');
+        assert.ok(
+          (await scanned(grep(['(mergeMap|switchMap)\\('], 'perl', { caseSensitive: false }))) <= (total * 2) / 5,
+          'an alternation reads the blocks of its branches',
+        );
         assert.equal(await scanned(grep(['filler'], 'fixed')), total, 'a term in every block reads them all');
         assert.equal(await scanned(grep(['zebracorn'], 'fixed')), 0, 'a term in no block reads nothing');
       });
@@ -532,7 +646,11 @@ describe('search index', function () {
         files[`src/${words.join('-')}/file${at}.ts`] = `${words.map((word) => `const ${word} = ${at};`).join('\n')}\n${'// filler\n'.repeat(at % 7)}`;
       }
       await withRepository('selecting', files, async ({ plain, indexed }) => {
-        for (const [text, candidates] of [['alpha gamma', 10], ['alpha beta', 60], ['alpha', 120]] as const) {
+        for (const [text, candidates] of [
+          ['alpha gamma', 10],
+          ['alpha beta', 60],
+          ['alpha', 120],
+        ] as const) {
           const query = parseQuery(text);
           const terms = queryTerms(query.patterns.map((pattern) => pattern.value));
           const expected = await rankFiles(plain, query, terms, { limit: 7 });
@@ -548,7 +666,10 @@ describe('search index', function () {
       for (let at = 0; at < 2500; at++) files[`src/widget${at}.ts`] = `${'const widget = fetchWidget(); // widget\n'.repeat(30)}`;
       await withRepository('many', files, async ({ plain, indexed }) => {
         const terms = queryTerms(['widget']);
-        for (const [name, context] of [['git grep', plain], ['the index', await indexed()]] as const) {
+        for (const [name, context] of [
+          ['git grep', plain],
+          ['the index', await indexed()],
+        ] as const) {
           const exact = await rankFiles(context, parseQuery('widget'), terms, { limit: 5 });
           assert.equal(exact.total, 2500, name);
           assert.equal(exact.stats.documentFrequency.get('widget'), 2500, name);
@@ -564,25 +685,39 @@ describe('search index', function () {
     assert.ok(index.paths.length > 0 && index.unread.length > 0, `${index.paths.length} files indexed, ${index.unread.length} read per search`);
     // The files past the budget all come after the indexed ones, in tree order.
     const order = [...index.paths, ...index.unread];
-    assert.deepEqual(order, [...order].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)));
+    assert.deepEqual(
+      order,
+      [...order].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)),
+    );
   });
 
   it('shares one budget across repositories searched at once: one indexed whole, the next as far as the rest goes, a third not at all', async function () {
     const file = `${'widget line\n'.repeat(83)}widget!\n`; // 1,004 bytes
     const repos = await Promise.all(
       ['first', 'second', 'third'].map((name) =>
-        createTestRepo({ name, commits: [{ message: 'Files', files: Object.fromEntries(Array.from({ length: 10 }, (_, at) => [`src/file${at}.txt`, file])) }] }),
+        createTestRepo({
+          name,
+          commits: [{ message: 'Files', files: Object.fromEntries(Array.from({ length: 10 }, (_, at) => [`src/file${at}.txt`, file])) }],
+        }),
       ),
     );
     const logs: string[] = [];
     const indexes = new SearchIndexes({ log: (line) => logs.push(line), budgetBytes: 15_100 });
     try {
       const targets = await Promise.all(
-        repos.map(async (repo, at): Promise<SearchTarget> => ({ repo: { name: ['first', 'second', 'third'][at] ?? '', dir: repo.dir, bare: false }, commit: await head(repo), revision: 'HEAD' })),
+        repos.map(async (repo, at): Promise<SearchTarget> => ({
+          repo: { name: ['first', 'second', 'third'][at] ?? '', dir: repo.dir, bare: false },
+          commit: await head(repo),
+          revision: 'HEAD',
+        })),
       );
       // Their first searches come together: the builds take turns, each taking what the others left.
       for (const target of targets) indexes.lookup(target);
-      await waitFor(() => Promise.resolve(logs.length), (count) => count === 3, { description: 'the three outcomes' });
+      await waitFor(
+        () => Promise.resolve(logs.length),
+        (count) => count === 3,
+        { description: 'the three outcomes' },
+      );
       const found: Array<{ name: string; index: SearchIndex | undefined }> = [];
       for (const [at, repo] of repos.entries()) {
         const target = targets[at];
@@ -592,7 +727,11 @@ describe('search index', function () {
         found.push({ name, index });
         // Whatever the index holds, every search answers as git grep does.
         const plain: ToolContext = { ...toolContext(repo, name), repositories: [repository] };
-        for (const options of [grep(['widget'], 'fixed'), grep(['widget'], 'fixed', { linesPerFile: 0 }), grep(['widget!'], 'fixed', { maxOutputBytes: 300 })]) {
+        for (const options of [
+          grep(['widget'], 'fixed'),
+          grep(['widget'], 'fixed', { linesPerFile: 0 }),
+          grep(['widget!'], 'fixed', { maxOutputBytes: 300 }),
+        ]) {
           assertSameGrep(await grepTarget({ ...plain, searchIndexes: indexes }, target, options), await grepTarget(plain, target, options), name);
         }
       }
@@ -602,8 +741,14 @@ describe('search index', function () {
       assert.deepEqual(found[1]?.index?.unread, ['src/file5.txt', 'src/file6.txt', 'src/file7.txt', 'src/file8.txt', 'src/file9.txt']);
       assert.equal(found[2]?.index, undefined);
       assert.match(logs[0] ?? '', /^search index of first at [0-9a-f]{12} ready: 10 text files, 9\.8 KB, \d+\.\d s$/);
-      assert.match(logs[1] ?? '', /^search index of second at [0-9a-f]{12} ready: 5 text files, 4\.9 KB, \d+\.\d s; 5 files \(4\.9 KB\) past the index budget are read per search$/);
-      assert.match(logs[2] ?? '', /^no search index for third at [0-9a-f]{12}: its files add up to 9\.8 KB, and the search index budget has 40 bytes left; its searches read the tree$/);
+      assert.match(
+        logs[1] ?? '',
+        /^search index of second at [0-9a-f]{12} ready: 5 text files, 4\.9 KB, \d+\.\d s; 5 files \(4\.9 KB\) past the index budget are read per search$/,
+      );
+      assert.match(
+        logs[2] ?? '',
+        /^no search index for third at [0-9a-f]{12}: its files add up to 9\.8 KB, and the search index budget has 40 bytes left; its searches read the tree$/,
+      );
     } finally {
       indexes.close();
       await Promise.all(repos.map((repo) => repo.remove()));
@@ -615,7 +760,8 @@ describe('search index', function () {
     const files: Record<string, string> = {};
     for (let at = 0; at < 240; at++) {
       const name = `src/part${String(at).padStart(3, '0')}.${at % 2 === 0 ? 'ts' : 'md'}`;
-      files[name] = `${`export const value${at} = compute(${at}); // line of part ${at}\n`.repeat(40)}${at === 10 || at === 200 ? 'the ZebraCorn is here\n' : ''}`;
+      files[name] =
+        `${`export const value${at} = compute(${at}); // line of part ${at}\n`.repeat(40)}${at === 10 || at === 200 ? 'the ZebraCorn is here\n' : ''}`;
     }
     const repo = await createTestRepo({ name: 'filtered', commits: [{ message: 'Files', files }] });
     const filterDir = await mkdtemp(path.join(tmpdir(), 'filters-'));
@@ -632,7 +778,10 @@ describe('search index', function () {
       const plain: ToolContext = { ...toolContext(repo, 'filtered'), repositories: [repository] };
       const filter = await readyFilter(indexesWith(0), target);
       assert.equal(filter.paths.length, 240);
-      assert.match(logs.find((line) => line.startsWith('search filter of')) ?? '', /^search filter of filtered at [0-9a-f]{12} ready: 240 files, [\d.]+ (KB|MB) on disk, \d+\.\d s$/);
+      assert.match(
+        logs.find((line) => line.startsWith('search filter of')) ?? '',
+        /^search filter of filtered at [0-9a-f]{12} ready: 240 files, [\d.]+ (KB|MB) on disk, \d+\.\d s$/,
+      );
 
       const candidates = async (pattern: string, syntax: GrepOptions['syntax'], caseSensitive: boolean, maxFiles = 1000): Promise<string[] | undefined> => {
         const matcher = lineMatcher([pattern], syntax, caseSensitive, false);
@@ -681,9 +830,16 @@ describe('search index', function () {
         const spare = new SearchIndexes({ log: (line) => logs.push(line), budgetBytes: 0, filterDir: roomless, filterSpareBytes: Number.MAX_SAFE_INTEGER });
         open.push(spare);
         spare.lookup(target);
-        const said = await waitFor(() => Promise.resolve(logs.find((line) => line.startsWith('no search filter for'))), (line) => line !== undefined, { description: 'the log line' });
+        const said = await waitFor(
+          () => Promise.resolve(logs.find((line) => line.startsWith('no search filter for'))),
+          (line) => line !== undefined,
+          { description: 'the log line' },
+        );
         // Said before the tree is read: the disk has no room to spare whatever the filter's size.
-        assert.match(said ?? '', /^no search filter for filtered at [0-9a-f]{12}: the data folder's disk has [\d.]+ [KMGT]?B free, and filters are written only while [\d.]+ [KMGT]?B more stay free; searches the index does not answer read every file$/);
+        assert.match(
+          said ?? '',
+          /^no search filter for filtered at [0-9a-f]{12}: the data folder's disk has [\d.]+ [KMGT]?B free, and filters are written only while [\d.]+ [KMGT]?B more stay free; searches the index does not answer read every file$/,
+        );
         assert.deepEqual(await readdir(roomless, { recursive: true }), []);
         assert.deepEqual(await grepTarget({ ...plain, searchIndexes: spare }, target, searches[0]), expected[0]);
       } finally {
@@ -712,7 +868,10 @@ describe('search index', function () {
     const logs: string[] = [];
     const open: SearchIndexes[] = [];
     // Every file holds "common text quokka"; one of them also "zebracorn".
-    const fileAt = (at: number) => ({ path: `f/${Math.floor(at / 1000)}/${at}.txt`, content: `common text quokka ${at}\n${at === 40_000 ? 'zebracorn\n' : ''}` });
+    const fileAt = (at: number) => ({
+      path: `f/${Math.floor(at / 1000)}/${at}.txt`,
+      content: `common text quokka ${at}\n${at === 40_000 ? 'zebracorn\n' : ''}`,
+    });
     const repository = async (name: string, count: number): Promise<{ target: SearchTarget; plain: ToolContext }> => {
       const dir = path.join(root, name);
       await generateRepository(dir, count, fileAt, { checkout: false });
@@ -739,16 +898,30 @@ describe('search index', function () {
       // Six trigrams in every file: 393,216 entries would be, past the bound: the search reads the tree.
       assert.equal(await candidates('common text quokka'), undefined);
       for (const options of [grep(['zebracorn'], 'fixed'), grep(['common text quokka 4000'], 'fixed', { linesPerFile: 0 })]) {
-        assertSameGrep(await grepTarget({ ...fits.plain, searchIndexes: indexes }, fits.target, options), await grepTarget(fits.plain, fits.target, options), options.patterns[0]);
+        assertSameGrep(
+          await grepTarget({ ...fits.plain, searchIndexes: indexes }, fits.target, options),
+          await grepTarget(fits.plain, fits.target, options),
+          options.patterns[0],
+        );
       }
 
       const larger = await repository('larger', 65_537);
       indexes.lookup(larger.target);
-      const said = await waitFor(() => Promise.resolve(logs.find((line) => line.startsWith('no search filter for larger'))), (line) => line !== undefined, { description: 'the log line', timeoutMs: 60_000 });
-      assert.match(said ?? '', /^no search filter for larger at [0-9a-f]{12}: the tree has 65537 files, more than a filter holds \(65536\); searches the index does not answer read every file$/);
+      const said = await waitFor(
+        () => Promise.resolve(logs.find((line) => line.startsWith('no search filter for larger'))),
+        (line) => line !== undefined,
+        { description: 'the log line', timeoutMs: 60_000 },
+      );
+      assert.match(
+        said ?? '',
+        /^no search filter for larger at [0-9a-f]{12}: the tree has 65537 files, more than a filter holds \(65536\); searches the index does not answer read every file$/,
+      );
       assert.equal(await indexes.filterFor(larger.target.repo, larger.target.commit), undefined);
       const options = grep(['zebracorn'], 'fixed');
-      assertSameGrep(await grepTarget({ ...larger.plain, searchIndexes: indexes }, larger.target, options), await grepTarget(larger.plain, larger.target, options));
+      assertSameGrep(
+        await grepTarget({ ...larger.plain, searchIndexes: indexes }, larger.target, options),
+        await grepTarget(larger.plain, larger.target, options),
+      );
     } finally {
       for (const indexes of open) indexes.close();
       await removeDir(root);
@@ -761,7 +934,9 @@ describe('search index', function () {
     const mcp = await McpSession.open(engine.url);
     try {
       const calls: Array<[string, Record<string, unknown>]> = [
-        ...['parseConfig', 'PARSECONFIG case:yes', '/function\\s+\\w+Sync/', 'needle', 'lang:python retries', '"alpha beta"'].map((query): [string, Record<string, unknown>] => ['sg_keyword_search', { query }]),
+        ...['parseConfig', 'PARSECONFIG case:yes', '/function\\s+\\w+Sync/', 'needle', 'lang:python retries', '"alpha beta"'].map(
+          (query): [string, Record<string, unknown>] => ['sg_keyword_search', { query }],
+        ),
         ['sg_nls_search', { query: 'parse the config file' }],
         ['sg_go_to_definition', { repo: engine.engine.repoNames[0], path: 'src/app.ts', symbol: 'parseConfig' }],
         ['sg_find_references', { repo: engine.engine.repoNames[0], path: 'src/app.ts', symbol: 'parseConfig' }],
