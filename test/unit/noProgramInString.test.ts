@@ -12,6 +12,15 @@ import ts from 'typescript';
 
 const SRC = path.join(__dirname, '..', '..', 'src');
 
+/**
+ * The only text handed to `node:vm`: Node bounds synchronous work in time (a regular expression
+ * that backtracks) only while it runs as a vm script, so a worker runs the function it imported
+ * through a script of one call; and a fresh context is the one place a `gc` exposed at run time
+ * shows. Each is one expression naming code of its module; anything longer is a program and fails.
+ */
+const VM_CALLS = new Set(['result = match(request)', 'result = scan(request)', 'typeof gc === "function" ? gc : null']);
+const VM_RUNNERS = new Set(['Script', 'runInNewContext', 'runInContext', 'runInThisContext', 'compileFunction', 'SourceTextModule']);
+
 /** What in a source runs a program held in a string, each as `<line>: <what>`. */
 function programsInStrings(fileName: string, text: string): string[] {
   const source = ts.createSourceFile(fileName, text, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);
@@ -26,6 +35,16 @@ function programsInStrings(fileName: string, text: string): string[] {
     if (ts.isCallExpression(node) && ts.isIdentifier(node.expression) && node.expression.text === 'eval') report(node, 'eval()');
     if ((ts.isNewExpression(node) || ts.isCallExpression(node)) && ts.isIdentifier(node.expression) && node.expression.text === 'Function')
       report(node, 'Function()');
+    // Source text for `node:vm`: only the one-call scripts above. (A script's own `runInContext(context)`
+    // takes a context, not text: only `vm.x(…)`, or `x(…)` imported bare, takes source first.)
+    if ((ts.isNewExpression(node) || ts.isCallExpression(node)) && node.arguments && node.arguments.length > 0) {
+      const callee = node.expression;
+      const fromVm = ts.isIdentifier(callee) || (ts.isPropertyAccessExpression(callee) && callee.expression.getText(source) === 'vm');
+      const name = ts.isPropertyAccessExpression(callee) ? callee.name.text : ts.isIdentifier(callee) ? callee.text : '';
+      const first = node.arguments[0];
+      const allowed = ts.isStringLiteralLike(first) && VM_CALLS.has(first.text);
+      if (VM_RUNNERS.has(name) && (fromVm || ts.isStringLiteralLike(first)) && !allowed) report(node, `source text run by node:vm (${name})`);
+    }
     // `spawn(process.execPath, ['-e', source])` and the like: Node handed a program as an argument.
     if (ts.isCallExpression(node) && node.arguments.some((argument) => argument.getText(source) === 'process.execPath')) {
       const evalFlag = node.arguments.some(
@@ -72,6 +91,8 @@ describe('no program in a string', () => {
       "spawn(process.execPath, ['-e', LAUNCHER_SOURCE], { stdio: 'ignore' });",
       'const SOURCE = String.raw`const helper = (${helper.toString()});`;',
       'const SOURCE = `\n  const a = 1;\n  const score = (${termScore.toString()});\n`;',
+      "const script = new vm.Script('const a = 1; result = match(request)');",
+      'runInNewContext(SOURCE, sandbox);',
     ];
     assert.deepEqual(
       seeded.map((line) => programsInStrings('seeded.ts', line).length),

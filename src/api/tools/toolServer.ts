@@ -4,26 +4,13 @@
  * can use these facts without loading the MCP client.
  */
 import * as l10n from '@vscode/l10n';
-import { TOOL_SERVER_ENDPOINTS, type ToolServerTool } from '../../contract/toolServers';
+import { TOOL_SERVER_ENDPOINTS, TOOL_SERVER_TOOLS, type ToolServerTool } from '../../contract/toolServers';
 import { DeepSearchError, isDeepSearchError } from '../errors';
 
 /** The tools the extension uses, by their 2026 names (without the `sg_` of `/.api/mcp/v1`). */
 export type ToolName = Exclude<ToolServerTool, 'deepsearch_read'>;
 
-export const TOOL_NAMES: readonly ToolName[] = [
-  'read_file',
-  'list_files',
-  'list_repos',
-  'keyword_search',
-  'nls_search',
-  'go_to_definition',
-  'find_references',
-  'commit_search',
-  'diff_search',
-  'compare_revisions',
-  'get_contributor_repos',
-  'deepsearch',
-];
+export const TOOL_NAMES: readonly ToolName[] = TOOL_SERVER_TOOLS.filter((tool): tool is ToolName => tool !== 'deepsearch_read');
 
 /** What a user misses without each tool, in the words of the editor's features (read when said, so translated). */
 export const TOOL_FEATURES: Readonly<Record<ToolName, string>> = {

@@ -218,7 +218,8 @@ const SPECS: Readonly<Record<GrammarId, LanguageSpec>> = {
   },
 };
 
-const KINDS: ReadonlySet<string> = new Set<DefinitionKind>([
+/** Every kind a definition can be (a query's capture names them; a stored table is checked against them). */
+export const DEFINITION_KINDS: ReadonlySet<string> = new Set<DefinitionKind>([
   'function',
   'method',
   'class',
@@ -313,7 +314,7 @@ function definitionsIn(matches: QueryMatch[], spec: LanguageSpec): Definition[] 
       if (name) scopes.push({ start: scope.startIndex, end: scope.endIndex, name, methods: true });
       continue;
     }
-    const kindCapture = match.captures.find((c) => KINDS.has(c.name));
+    const kindCapture = match.captures.find((c) => DEFINITION_KINDS.has(c.name));
     const nameCapture = capture('name');
     if (!kindCapture || !nameCapture) continue;
     const resolved = spec.name ? spec.name(nameCapture) : { node: nameCapture };

@@ -12,7 +12,7 @@ import path from 'node:path';
 import { writeFileAtomically } from '../storage/atomicFile';
 import { ensureRoom } from '../storage/diskRoom';
 import { nextTurn } from '../runtime/inTurns';
-import { findDefinitions, MAX_NAME_LENGTH, type Definition, type DefinitionKind } from './definitions';
+import { DEFINITION_KINDS, findDefinitions, MAX_NAME_LENGTH, type Definition, type DefinitionKind } from './definitions';
 import { kindOfPath } from './fileKinds';
 import { grammarFor } from './grammars';
 
@@ -284,28 +284,13 @@ function isLine(value: unknown): value is number {
   return typeof value === 'number' && Number.isInteger(value) && value >= 1;
 }
 
-const KINDS = new Set<DefinitionKind>([
-  'function',
-  'method',
-  'class',
-  'interface',
-  'type',
-  'enum',
-  'struct',
-  'trait',
-  'module',
-  'constant',
-  'variable',
-  'field',
-]);
-
 /** A stored row as an entry, or nothing when it is not one (a table from another version, a damaged file). */
 function entryOf(row: unknown, paths: readonly unknown[]): SymbolEntry[] {
   if (!Array.isArray(row) || row.length !== 7) return [];
   const [index, name, kind, container, line, endLine, nameLine] = row as unknown[];
   const file: unknown = typeof index === 'number' ? paths[index] : undefined;
   if (typeof file !== 'string' || file.length > MAX_STORED_PATH || /[\0\n\r]/.test(file)) return [];
-  if (typeof name !== 'string' || name.length === 0 || name.length > MAX_NAME_LENGTH || !KINDS.has(kind as DefinitionKind)) return [];
+  if (typeof name !== 'string' || name.length === 0 || name.length > MAX_NAME_LENGTH || typeof kind !== 'string' || !DEFINITION_KINDS.has(kind)) return [];
   if (!isLine(line) || !isLine(endLine) || !isLine(nameLine) || endLine < line) return [];
   if (container !== null && (typeof container !== 'string' || container.length > MAX_NAME_LENGTH)) return [];
   return [{ path: file, name, kind: kind as DefinitionKind, line, endLine, nameLine, ...(typeof container === 'string' ? { container } : {}) }];
