@@ -57,6 +57,7 @@ async function main(argv: readonly string[]): Promise<void> {
       process.exitCode = configured.usage ? EXIT_USAGE : 1;
       return;
     }
+    for (const warning of configured.warnings) process.stderr.write(`${warning}\n`);
     model = configured.model;
   }
   await run({ ...config, ripgrepPath }, repos, model);

@@ -8,6 +8,7 @@ import { parseArgs as parseArgv, type ParseArgsConfig } from 'node:util';
 import { TOKEN_SCOPES } from '../contract/tokenScopes';
 import { TOOL_SERVER_TOOLS, type ToolServerTool } from '../contract/toolServers';
 import { DEFAULT_INVESTIGATION_LIMITS, INVESTIGATION_LIMIT_RANGES, type InvestigationLimits } from './models/chatModel';
+import type { ModelConfig } from './models/configuredModel';
 
 export interface CliConfig {
   /** Empty when none was given: the CLI then tries the current directory. */
@@ -41,15 +42,6 @@ export interface CliConfig {
   oauthClients: Array<{ id: string; redirectUris: string[] }>;
   /** `--model-url` and the rest: an OpenAI-compatible model that investigates; absent: the engine answers on its own. */
   model?: ModelConfig;
-}
-
-/** The model of `--model-url`, `--model`, `--model-key-env` / `--model-key-file` and the limits. */
-export interface ModelConfig {
-  baseUrl: string;
-  name: string;
-  /** Where the key is (the CLI reads it); never the key itself, which the command line must not carry. */
-  key?: { env: string } | { file: string };
-  limits: Partial<InvestigationLimits>;
 }
 
 export const CONVERSATION_APIS = ['legacy', 'both', 'connect'] as const;
@@ -199,6 +191,10 @@ interface ModelFlags {
   given: string[];
 }
 
+/** Query parameters that carry a credential (`api-key`, `access_token`, `key`, `sig`…): never on a command line, where logs and `ps` show it. */
+const CREDENTIAL_PARAMETER =
+  /(?:^|[-_.])(?:key|apikey|token|secret|password|passwd|pwd|auth|authorization|sig|signature|credentials?|code)$|^(?:api|access|auth)[-_]?key/i;
+
 function applyModel(model: ModelFlags, flag: string, value: string): string | undefined {
   if (model.given.includes(flag)) return `${flag} was given twice: give it once.`;
   model.given.push(flag);
@@ -208,6 +204,9 @@ function applyModel(model: ModelFlags, flag: string, value: string): string | un
       if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:'))
         return `--model-url must be an http or https URL such as http://127.0.0.1:11434/v1, not "${value.slice(0, 60)}".`;
       if (url.username || url.password) return '--model-url must not hold a user name or password: give the key with --model-key-env or --model-key-file.';
+      const credential = [...url.searchParams.keys()].find((name) => CREDENTIAL_PARAMETER.test(name));
+      if (credential !== undefined)
+        return `--model-url must not hold a credential (its query has "${credential.slice(0, 40)}"): give the key with --model-key-env or --model-key-file, which send it in the Authorization header.`;
       model.url = value;
       return undefined;
     }

@@ -131,12 +131,15 @@ export class Answerer {
           this.options.log?.(
             `answer: the investigation with ${model.label} failed: ${error instanceof Error && error.stack ? error.stack : errorMessage(error)}`,
           );
-        const why = error instanceof InvestigationFailure ? error.message : `the investigation hit an unexpected error (${errorMessage(error)})`;
+        const why =
+          error instanceof InvestigationFailure
+            ? error.message
+            : `${model.label} could not finish this answer: the investigation hit an unexpected error (${errorMessage(error)})`;
         fallback = {
-          note: `${model.label} could not finish this answer: ${why}. This is the engine's own answer, from its search.`,
+          note: `${why}. This is the engine's own answer, from its search.`,
           spent: error instanceof InvestigationFailure ? error.spent : { inputTokens: 0, outputTokens: 0, toolCalls: 0 },
         };
-        await request.report(`The model could not finish (${why}): answering from the engine's own search`);
+        await request.report(`${why}: answering from the engine's own search`);
       }
     }
     const run = new AnswerRun(this.options, request, context);

@@ -12,8 +12,11 @@ import type { WireSource, WireStats } from '../../contract/legacyWire';
 import type { ModelMessage, ModelTool, ModelToolCall, ModelTurn } from '../../contract/modelWire';
 import { zeroStats } from '../conversations/records';
 import type { Params } from '../mcp/jsonRpc';
-import { ModelError, type ChatModel, type InvestigationLimits } from '../models/chatModel';
-import type { ToolContext } from '../tools/context';
+import { isModelError, type ChatModel, type InvestigationLimits } from '../models/chatModel';
+import { failureSentence } from '../models/modelFailure';
+import { ToolError, type ToolContext } from '../tools/context';
+import { problems } from '../tools/jsonSchema';
+import { findRepository, normalizeRepoPath } from '../tools/paths';
 import { toolTable, type ServedTool } from '../tools/toolCalls';
 import type { Answer, EarlierExchange } from './answerShapes';
 import { blobUrl, titleFor } from './answerWriter';
@@ -25,8 +28,10 @@ import { describeCall, instructionsFor, takeFollowups, WRITE_NOW } from './inves
 const LEFT_OUT = ['deepsearch', 'deepsearch_read'];
 /** A tool result the model reads, at most (the rest is cut, and the model told how to narrow). */
 const MAX_RESULT_CHARS = 12_000;
-/** The conversation a turn sends, at most: past it, the oldest tool results are left out. */
+/** The conversation a turn sends, at most (every text, call and argument): past it, the oldest results are left out. */
 const MAX_HISTORY_CHARS = 240_000;
+/** The arguments of one call, at most: longer ones are refused (and not carried in the history). */
+const MAX_ARGUMENT_CHARS = 16 * 1024;
 /** Tool calls of one turn that run; the others are answered with an error. */
 const MAX_CALLS_PER_TURN = 8;
 /** Turns in a row that only repeat earlier calls before the model counts as looping. */
@@ -49,7 +54,10 @@ export interface InvestigationRequest {
   report(reasoning: string): Promise<void>;
 }
 
-/** Why the model's investigation ended without an answer, in words for the answer's note. */
+/**
+ * Why the model's investigation ended without an answer: a sentence that names the model and what
+ * happened (no final stop), for the answer's first line.
+ */
 export class InvestigationFailure extends Error {
   constructor(
     message: string,
@@ -78,9 +86,10 @@ export async function investigate(options: InvestigationOptions, context: ToolCo
     const written = await run.loop(signal);
     await request.report('Checking the citations against the repositories');
     const { answer, followups } = takeFollowups(written.slice(0, MAX_ANSWER_CHARS));
-    if (answer === '') throw run.failure(`${options.model.label} wrote no answer`);
+    if (answer === '') throw run.failure('it wrote no answer');
     const checking = performance.now();
-    const checked = await checkCitations(answer, context.instanceUrl, citationReader({ ...context, signal: request.signal }));
+    // Within the investigation's deadline: a check that cannot finish in time leaves no unchecked link.
+    const checked = await checkCitations(answer, context.instanceUrl, citationReader({ ...context, signal }));
     run.logTimes(Date.now() - started, { ...checked, ms: performance.now() - checking });
     return {
       title: titleFor(request.question),
@@ -91,8 +100,13 @@ export async function investigate(options: InvestigationOptions, context: ToolCo
     };
   } catch (error) {
     request.signal.throwIfAborted();
-    if (deadline.aborted) throw run.failure(`the investigation took longer than ${Math.round(options.limits.timeoutMs / 1000)} s`);
-    if (error instanceof ModelError) throw run.failure(error.message.replace(/\.$/, ''));
+    const seconds = Math.round(options.limits.timeoutMs / 1000);
+    if (deadline.aborted)
+      throw run.waitingForModel
+        ? run.failed(`${options.model.label} sent no answer in ${seconds} s, the time a question may take`)
+        : run.failure(`the investigation took longer than ${seconds} s`);
+    // Recognised by its kind, not its class: the model client may be a bundle of its own.
+    if (isModelError(error)) throw run.failed(failureSentence(error, run.toolCallsMade));
     throw error;
   }
 }
@@ -104,10 +118,16 @@ class Investigation {
   private readonly usage = { inputTokens: 0, outputTokens: 0 };
   private toolCalls = 0;
   private turns = 0;
+  /** Whether the investigation is waiting for the model now (a deadline then is the model's). */
+  waitingForModel = false;
   /** Time spent waiting for the model and in the tools; the rest is the engine's own. */
   private readonly spentMs = { model: 0, tools: 0 };
   /** Calls made, by their name and arguments, with the step that made them. */
   private readonly made = new Map<string, number>();
+  /** Calls refused (unknown tool, arguments that are not JSON or do not fit), by name and text, with the step. */
+  private readonly refused = new Map<string, number>();
+  /** The call behind each tool result, to forget it when its result is left out for room. */
+  private readonly callOfResult = new Map<ModelMessage, string>();
   /** Files read, in the order first read. */
   private readonly read = new Map<string, { repo: string; path: string }>();
 
@@ -129,8 +149,18 @@ class Investigation {
     this.messages.push({ role: 'user', text: request.question });
   }
 
+  get toolCallsMade(): number {
+    return this.toolCalls;
+  }
+
+  /** The model could not finish, for a reason of the investigation's (`why`). */
   failure(why: string): InvestigationFailure {
-    return new InvestigationFailure(why, { ...this.usage, toolCalls: this.toolCalls });
+    return this.failed(`${this.options.model.label} could not finish this answer: ${why}`);
+  }
+
+  /** The investigation ended with this sentence, keeping what was spent. */
+  failed(sentence: string): InvestigationFailure {
+    return new InvestigationFailure(sentence, { ...this.usage, toolCalls: this.toolCalls });
   }
 
   /** Turns until the model answers in words; its last text is the answer. */
@@ -145,17 +175,23 @@ class Investigation {
       if (last) this.messages.push({ role: 'user', text: WRITE_NOW });
       this.fitHistory();
       const asked = performance.now();
+      this.waitingForModel = true;
       const turn = await model.turn({ instructions, messages: this.messages, tools: last ? [] : this.offered, maxOutputTokens: MAX_OUTPUT_TOKENS }, signal);
+      this.waitingForModel = false;
       this.spentMs.model += performance.now() - asked;
       this.turns++;
       this.count(turn);
       if (turn.toolCalls.length === 0 || last) return turn.text;
       if (this.usage.inputTokens + this.usage.outputTokens > limits.maxTokens) {
-        throw this.failure(`${model.label} used more than its budget of ${limits.maxTokens.toLocaleString('en-US')} tokens before it answered`);
+        throw this.failure(`it used more than its budget of ${limits.maxTokens.toLocaleString('en-US')} tokens before it answered`);
       }
       const thought = turn.text.replace(/\s+/g, ' ').trim();
       if (thought !== '') await this.request.report(cut(thought, THOUGHT_CHARS, ''));
-      this.messages.push({ role: 'assistant', text: turn.text, toolCalls: turn.toolCalls });
+      // Calls that are not run are carried without their arguments: the history holds what the model may build on.
+      const carried = turn.toolCalls.map((call, index) =>
+        index < MAX_CALLS_PER_TURN && call.arguments.length <= MAX_ARGUMENT_CHARS ? call : { ...call, arguments: '{}' },
+      );
+      this.messages.push({ role: 'assistant', text: turn.text, toolCalls: carried });
       let fresh = 0;
       for (const [index, call] of turn.toolCalls.entries()) {
         signal.throwIfAborted();
@@ -167,45 +203,62 @@ class Investigation {
                 fresh: false,
               };
         if (result.fresh) fresh++;
-        this.messages.push({ role: 'tool', callId: call.id, name: call.name, text: result.text });
+        const message: ModelMessage = { role: 'tool', callId: call.id, name: call.name, text: result.text };
+        if (result.key !== undefined) this.callOfResult.set(message, result.key);
+        this.messages.push(message);
       }
       stale = fresh === 0 ? stale + 1 : 0;
-      if (stale >= MAX_STALE_TURNS) throw this.failure(`${model.label} kept repeating tool calls it had already made`);
+      if (stale >= MAX_STALE_TURNS) throw this.failure('it kept repeating tool calls it had already made');
     }
   }
 
-  /** Runs one call (unless it was made before), shown as a turn; its result as the model reads it. */
-  private async call(call: ModelToolCall, step: number): Promise<{ text: string; fresh: boolean }> {
+  /**
+   * Runs one call (unless it was made before), shown as a turn and counted only once its arguments
+   * pass; its result as the model reads it. A call refused again as it was before is no progress.
+   */
+  private async call(call: ModelToolCall, step: number): Promise<{ text: string; fresh: boolean; key?: string }> {
+    const name = call.name.slice(0, 200);
+    const refuse = (why: string): { text: string; fresh: boolean } => {
+      const key = `${name}\0${call.arguments.slice(0, MAX_ARGUMENT_CHARS + 1)}`;
+      const before = this.refused.get(key);
+      if (before !== undefined)
+        return { text: `${why} This is the call refused at step ${before}, made again unchanged: change it, or write the answer.`, fresh: false };
+      this.refused.set(key, step);
+      return { text: why, fresh: true };
+    };
+    const tool = this.tools.get(name);
+    if (!tool) return refuse(`There is no tool named ${JSON.stringify(name.slice(0, 80))}: use one of ${[...this.tools.keys()].join(', ')}.`);
+    if (call.arguments.length > MAX_ARGUMENT_CHARS)
+      return refuse(`The arguments of ${name} are longer than ${MAX_ARGUMENT_CHARS / 1024} KB: call it again with shorter ones.`);
     let args: Params;
     try {
       const parsed: unknown = JSON.parse(call.arguments || '{}');
       if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error('not a JSON object');
       args = parsed as Params;
     } catch (error) {
-      return {
-        text: `The arguments of ${call.name} are not a JSON object (${error instanceof Error ? error.message : String(error)}): call it again with valid JSON arguments.`,
-        fresh: true,
-      };
+      return refuse(
+        `The arguments of ${name} are not a JSON object (${error instanceof Error ? error.message : String(error)}): call it again with valid JSON arguments.`,
+      );
     }
-    const key = `${call.name}\0${stableJson(args)}`;
+    const wrong = problems(tool.listed.inputSchema, args);
+    if (wrong.length > 0) return refuse(`The arguments of ${name} do not fit its schema: ${wrong.join('; ')}. Call it again with arguments that do.`);
+    const key = `${name}\0${stableJson(args)}`;
     const before = this.made.get(key);
     if (before !== undefined)
       return { text: `This exact call was already made (step ${before}); its result is above. Make a different call, or write the answer.`, fresh: false };
     this.made.set(key, step);
-    const tool = this.tools.get(call.name);
-    if (!tool)
-      return { text: `There is no tool named ${JSON.stringify(call.name.slice(0, 80))}: use one of ${[...this.tools.keys()].join(', ')}.`, fresh: true };
-    await this.request.report(describeCall(call.name, args));
+    await this.request.report(describeCall(name, args));
     this.toolCalls++;
     const called = performance.now();
     const result = await tool.call(args, this.context);
     this.spentMs.tools += performance.now() - called;
     this.context.searchIndexes?.buildWanted();
-    if (!result.isError) this.noteRead(call.name, args, result.structuredContent);
+    if (!result.isError) this.noteRead(name, args, result.structuredContent);
     const text = result.content.map((part) => part.text).join('\n\n');
     return {
       text: cut(result.isError ? `Error: ${text}` : text, MAX_RESULT_CHARS, 'narrow the request (a line range, a filter) to see the rest'),
       fresh: true,
+      key,
     };
   }
 
@@ -220,10 +273,17 @@ class Investigation {
     }
   }
 
+  /** A file read, by the repository's own name and the normalised path (as the model spelled them, they may differ). */
   private remember(repo: string, path: string): void {
-    const clean = path.replace(/^\.?\/+/, '');
-    const key = `${repo}\0${clean}`;
-    if (!this.read.has(key) && this.read.size < MAX_SOURCES) this.read.set(key, { repo, path: clean });
+    let source: { repo: string; path: string };
+    try {
+      source = { repo: findRepository(this.context, repo).name, path: normalizeRepoPath(path) };
+    } catch (error) {
+      if (error instanceof ToolError) return;
+      throw error;
+    }
+    const key = `${source.repo}\0${source.path}`;
+    if (source.path !== '' && !this.read.has(key) && this.read.size < MAX_SOURCES) this.read.set(key, source);
   }
 
   private count(turn: ModelTurn): void {
@@ -241,15 +301,35 @@ class Investigation {
     );
   }
 
-  /** Leaves out the oldest tool results (the question and the calls stay) until the conversation fits. */
+  /**
+   * Leaves out the oldest tool results, then the oldest interim texts and calls' arguments (the
+   * question stays), until everything a turn sends fits. A call whose result was left out is
+   * forgotten, so that the model may make it again, as it is told.
+   */
   private fitHistory(): void {
-    let size = this.messages.reduce((total, message) => total + message.text.length, 0);
+    let size = this.messages.reduce((total, message) => total + sizeOf(message), 0);
+    const shorten = (message: ModelMessage, shorter: () => void): void => {
+      const before = sizeOf(message);
+      shorter();
+      size -= before - sizeOf(message);
+    };
     for (const message of this.messages) {
       if (size <= MAX_HISTORY_CHARS) return;
       if (message.role !== 'tool' || message.text.length < 200) continue;
-      const shorter = `(This result of ${message.name} was left out to make room: make the call again if you still need it.)`;
-      size -= message.text.length - shorter.length;
-      message.text = shorter;
+      shorten(message, () => {
+        message.text = `(This result of ${message.name} was left out to make room: make the call again if you still need it.)`;
+      });
+      const key = this.callOfResult.get(message);
+      if (key !== undefined) this.made.delete(key);
+      this.callOfResult.delete(message);
+    }
+    for (const message of this.messages.slice(0, -1)) {
+      if (size <= MAX_HISTORY_CHARS) return;
+      if (message.role !== 'assistant' || sizeOf(message) < 200) continue;
+      shorten(message, () => {
+        message.text = message.text === '' ? '' : '(Left out to make room.)';
+        message.toolCalls = message.toolCalls.map((call) => ({ ...call, arguments: '{}' }));
+      });
     }
   }
 
@@ -270,6 +350,12 @@ class Investigation {
       total_tokens: inputTokens + outputTokens,
     };
   }
+}
+
+/** What a message adds to a turn's request: its text, and each call's name and arguments. */
+function sizeOf(message: ModelMessage): number {
+  if (message.role !== 'assistant') return message.text.length + (message.role === 'tool' ? message.name.length + message.callId.length : 0);
+  return message.text.length + message.toolCalls.reduce((total, call) => total + call.id.length + call.name.length + call.arguments.length, 0);
 }
 
 function cut(text: string, max: number, advice: string): string {

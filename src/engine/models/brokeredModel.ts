@@ -44,14 +44,14 @@ export class ModelBroker {
     if (!pending) return;
     this.pending.delete(id);
     if (turn) pending.resolve(turn);
-    else pending.reject(new ModelError(error ?? 'The editor returned no reply from the model.'));
+    else pending.reject(editorFailure(error ?? 'The editor returned no reply from the model.'));
   }
 
   /** The host is gone: every turn waiting for it fails. */
   disconnected(): void {
     for (const [id, pending] of this.pending) {
       this.pending.delete(id);
-      pending.reject(new ModelError('The editor that runs the model is gone.'));
+      pending.reject(editorFailure('The editor that runs the model is gone.'));
     }
   }
 
@@ -75,8 +75,13 @@ export class ModelBroker {
       if (!this.send({ type: 'modelTurn', id, request })) {
         this.pending.delete(id);
         signal.removeEventListener('abort', onAbort);
-        reject(new ModelError('The editor that runs the model is gone.'));
+        reject(editorFailure('The editor that runs the model is gone.'));
       }
     });
   }
+}
+
+/** The host's words for a failure are whole sentences (they name the model): said as they are. */
+function editorFailure(sentence: string): ModelError {
+  return new ModelError('editor', { subject: '', what: sentence.replace(/\.$/, '') });
 }

@@ -7,24 +7,17 @@
 import type { InvestigationLimits, ModelTurn, ModelTurnRequest } from '../../contract/modelWire';
 
 export type { InvestigationLimits } from '../../contract/modelWire';
+export { isModelError, ModelError, type ModelFailureKind } from './modelFailure';
 
 export interface ChatModel {
   /** How the user knows the model ("llama3.1 at http://127.0.0.1:11434/v1", "GPT-4o (Copilot)"). */
   readonly label: string;
-  /** One turn; rejects with a `ModelError` saying what happened, or with the signal's reason. */
+  /** One turn; rejects with a `ModelError` (`modelFailure.ts`) saying what happened, or with the signal's reason. */
   turn(request: ModelTurnRequest, signal: AbortSignal): Promise<ModelTurn>;
 }
 
 /** The model the engine answers with now, if any: the user may choose another while it runs. */
 export type ModelSource = () => ChatModel | undefined;
-
-/** What went wrong with a model, in words a user can act on (never a key or a token). */
-export class ModelError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'ModelError';
-  }
-}
 
 export const DEFAULT_INVESTIGATION_LIMITS: InvestigationLimits = { maxSteps: 16, maxTokens: 400_000, timeoutMs: 5 * 60_000 };
 
