@@ -24,7 +24,26 @@ export interface ScriptedReply {
   /** An HTTP error instead of a reply, with this JSON body. */
   status?: number;
   error?: string;
+  /** The error's message repeats the request's Authorization header (as some proxies and gateways do). */
+  echoAuthorization?: boolean;
+  /** Misbehaviour instead of a reply (see `Fault`). */
+  fault?: Fault;
 }
+
+/**
+ * What a misbehaving server does:
+ * - `cut`: starts the reply, then closes the connection mid-stream;
+ * - `malformed`: an event stream whose events are not JSON;
+ * - `html`: status 200 with an HTML page (a login portal, a proxy's error page);
+ * - `never-ends`: starts the reply, then sends nothing more and keeps the connection open;
+ * - `flood`: text as fast as the connection takes it (bounded at `FLOOD_LIMIT_BYTES`, so that a client
+ *   without bounds fails its test rather than the machine);
+ * - `flood-line`: bytes of one endless line, no event ever complete (bounded the same way).
+ */
+export type Fault = 'cut' | 'malformed' | 'html' | 'never-ends' | 'flood' | 'flood-line';
+
+/** What a flood sends at most before it ends by itself. */
+export const FLOOD_LIMIT_BYTES = 64 * 1024 * 1024;
 
 /** The chat-completions request as the engine sent it (the parts the tests read). */
 export interface SeenRequest {
@@ -49,6 +68,8 @@ export interface ScriptedModelServer {
   requests: SeenRequest[];
   /** Requests whose connection the client closed before the reply was sent (a cancelled turn). */
   dropped(): number;
+  /** Bytes of floods sent, and floods the client stopped (closed the connection) before their bound. */
+  flooded(): { bytes: number; stopped: number };
   close(): Promise<void>;
 }
 
@@ -56,6 +77,7 @@ export interface ScriptedModelServer {
 export async function startScriptedModel(next: ScriptedReply[] | ((request: SeenRequest, index: number) => ScriptedReply)): Promise<ScriptedModelServer> {
   const requests: SeenRequest[] = [];
   let dropped = 0;
+  const floods = { bytes: 0, stopped: 0 };
   const pick = (request: SeenRequest, index: number): ScriptedReply =>
     Array.isArray(next) ? (next[Math.min(index, next.length - 1)] ?? { text: '' }) : next(request, index);
   const server = createServer((request, response) => {
@@ -88,9 +110,13 @@ export async function startScriptedModel(next: ScriptedReply[] | ((request: Seen
       }
     }
     if (reply.status) {
-      response
-        .writeHead(reply.status, { 'content-type': 'application/json' })
-        .end(JSON.stringify({ error: { message: reply.error ?? 'scripted error', type: 'scripted' } }));
+      const said = reply.error ?? 'scripted error';
+      const message = reply.echoAuthorization ? `${said}; request headers: Authorization: ${seen.authorization ?? '(none)'}` : said;
+      response.writeHead(reply.status, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message, type: 'scripted' } }));
+      return;
+    }
+    if (reply.fault === 'html') {
+      response.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><html><body><h1>Sign in to continue</h1></body></html>');
       return;
     }
     response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
@@ -99,6 +125,25 @@ export async function startScriptedModel(next: ScriptedReply[] | ((request: Seen
     };
     const base = { id: `chatcmpl-${requests.length}`, object: 'chat.completion.chunk', created: 1_700_000_000, model: seen.body.model };
     send({ ...base, choices: [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }] });
+    switch (reply.fault) {
+      case 'cut':
+        send({ ...base, choices: [{ index: 0, delta: { content: 'The answer begins and then' }, finish_reason: null }] });
+        response.destroy();
+        return;
+      case 'malformed':
+        response.end('data: {"choices": [this is not JSON\n\ndata: [DONE]\n\n');
+        return;
+      case 'never-ends':
+        send({ ...base, choices: [{ index: 0, delta: { content: 'Thinking' }, finish_reason: null }] });
+        await new Promise<void>((resolve) => response.once('close', resolve));
+        return;
+      case 'flood':
+      case 'flood-line':
+        await flood(response, reply.fault === 'flood' ? (piece) => `data: ${JSON.stringify({ ...base, choices: [{ index: 0, delta: { content: piece }, finish_reason: null }] })}\n\n` : (piece) => piece, floods);
+        return;
+      default:
+        break;
+    }
     // The text in a few pieces, as a model streams it.
     const text = reply.text ?? '';
     for (let at = 0; at < text.length; at += 40) send({ ...base, choices: [{ index: 0, delta: { content: text.slice(at, at + 40) }, finish_reason: null }] });
@@ -133,10 +178,32 @@ export async function startScriptedModel(next: ScriptedReply[] | ((request: Seen
     baseUrl: `http://127.0.0.1:${port}/v1`,
     requests,
     dropped: () => dropped,
+    flooded: () => ({ ...floods }),
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
         server.close(() => resolve());
       }),
   };
+}
+
+/** Writes as fast as the client reads, until it closes the connection or `FLOOD_LIMIT_BYTES` are sent. */
+async function flood(response: ServerResponse, frame: (piece: string) => string, floods: { bytes: number; stopped: number }): Promise<void> {
+  const piece = 'flood '.repeat(1_000);
+  let closed = false;
+  const close = new Promise<void>((resolve) =>
+    response.once('close', () => {
+      closed = true;
+      resolve();
+    }),
+  );
+  let sent = 0;
+  while (!closed && sent < FLOOD_LIMIT_BYTES) {
+    const chunk = frame(piece);
+    sent += chunk.length;
+    floods.bytes += chunk.length;
+    if (!response.write(chunk)) await Promise.race([close, new Promise<void>((resolve) => response.once('drain', resolve))]);
+  }
+  if (closed) floods.stopped++;
+  response.end();
 }
