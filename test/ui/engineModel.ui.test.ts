@@ -138,7 +138,7 @@ describe('the local engine with a VS Code model that fails (UI)', function () {
     return (await note.innerText()).trim();
   }
 
-  const failures: Array<{ mode: string; why: string | RegExp }> = [
+  const failures: Array<{ mode: string; why: string }> = [
     {
       mode: 'no-permissions',
       why: 'Deep Search may not use this model: allow it when VS Code asks (or in the Language Models settings), or choose another model',
@@ -156,13 +156,14 @@ describe('the local engine with a VS Code model that fails (UI)', function () {
     },
     { mode: 'mid-stream', why: 'the model’s provider failed (The connection to the scripted model broke in the middle of its reply)' },
     { mode: 'flood', why: 'the model’s reply ran past 512 KB, so Deep Search stopped it' },
+    { mode: 'tool-flood', why: 'the model asked for more than 64 tool calls at once, so Deep Search stopped it' },
   ];
   for (const { mode, why } of failures) {
     it(`says in the answer's note that the model failed (${mode}), and the engine answers on its own`, async () => {
       const question = await ask(`[fail:${mode}] Where is parseConfig defined?`);
       const note = await noteOfAnswer(question);
       await ui.screenshot(`model-fails-${mode}`);
-      assert.equal(note, `${LABEL} could not finish this answer: ${String(why)}. This is the engine's own answer, from its search.`);
+      assert.equal(note, `${LABEL} could not finish this answer: ${why}. This is the engine's own answer, from its search.`);
       // Nothing the provider echoed of its request's credentials reaches the panel.
       const shown = await question.innerText();
       assert.doesNotMatch(shown, /sk-scripted|scripted-secret-key/);
