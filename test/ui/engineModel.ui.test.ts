@@ -4,10 +4,13 @@
  * a stand-in for a model, which cannot run here) through VS Code's own API. A model chosen before
  * that VS Code does not offer is said once and the engine answers alone; then the model is chosen
  * from the palette and a question asked from the palette is answered in the panel by the model,
- * through the extension host's broker, with its citations checked by the engine.
+ * through the extension host's broker, with its citations checked by the engine. A model that fails
+ * (each way VS Code's providers fail) is named in the answer's note, with the engine's own answer;
+ * cancelling a question cancels the provider's request.
  */
 import * as assert from 'node:assert/strict';
 import * as path from 'node:path';
+import type { Locator } from 'playwright-core';
 import { VSCodeUi } from './vscodeUi';
 
 const PROVIDER = path.join(__dirname, '..', 'fixtures', 'scripted-model-provider');
@@ -54,6 +57,7 @@ describe('the local engine with a VS Code model (UI)', function () {
   });
 
   it('chooses the model from the palette, and the running local engine answers with it in the panel, its citations checked', async () => {
+    await ui.runCommand('Deep Search: Use Local Engine');
     await ui.runCommand('Deep Search: Choose Model for the Local Engine');
     const pick = ui.page.locator('.quick-input-widget', { has: ui.page.locator('.quick-input-title', { hasText: 'Model for the Local Engine' }) });
     const rows = pick.locator('.monaco-list-row');
@@ -61,7 +65,7 @@ describe('the local engine with a VS Code model (UI)', function () {
     await ui.screenshot('model-pick');
     await rows.filter({ hasText: 'Scripted Investigator' }).click();
     await pick.waitFor({ state: 'hidden' });
-    // The engine started in the test before learns the new model at once.
+    // The running engine learns the new model at once.
     await ui.runCommand('Deep Search: Ask Deep Search');
     await ui.answerInputBox('Ask Deep Search', 'What does retry_with_backoff do?');
 
@@ -92,5 +96,99 @@ describe('the local engine with a VS Code model (UI)', function () {
     await ui.screenshot('model-reasoning');
     assert.match(reasoning, /Investigating with Scripted Investigator \(scripted\)/);
     assert.match(reasoning, /Searching for retry_with_backoff|Searching for `retry_with_backoff`/);
+  });
+});
+
+describe('the local engine with a VS Code model that fails (UI)', function () {
+  this.timeout(180_000);
+  const LABEL = 'Scripted Investigator (scripted)';
+  let ui: VSCodeUi;
+
+  before(async () => {
+    ui = await VSCodeUi.launch({ paceMs: 0, signedIn: false, extensions: [PROVIDER], settings: { 'deepSearch.localEngine.model': 'scripted/investigator' } });
+    await ui.runCommand('Deep Search: Use Local Engine');
+    // Connected once the palette offers to sign out (before that, Ask would ask how to connect).
+    await ui.eventually(() => ui.paletteOffers('Deep Search: Sign Out'), 'the local engine to be connected', 90_000);
+  });
+
+  afterEach(async function () {
+    if (this.currentTest?.state === 'failed') await ui.screenshot(`failed-model-${this.currentTest.title.replace(/\W+/g, '-').slice(-60)}`);
+  });
+
+  after(async () => {
+    await ui?.close();
+  });
+
+  /** Asks from the palette; the question's article in the panel that shows it. */
+  async function ask(question: string): Promise<Locator> {
+    await ui.runCommand('Deep Search: Ask Deep Search');
+    await ui.answerInputBox('Ask Deep Search', question);
+    return ui.questionInPanel(question);
+  }
+
+  /** The answer's note (its first line, quoted) once the engine has answered on its own; the answer checked to be the engine's. */
+  async function noteOfAnswer(question: Locator): Promise<string> {
+    const answer = question.locator('.answer .markdown');
+    await answer.waitFor({ timeout: 90_000 });
+    const text = await answer.innerText();
+    // The engine's own answer follows the note.
+    assert.match(text, /How it is reached/);
+    const note = answer.locator('blockquote').first();
+    await note.scrollIntoViewIfNeeded();
+    return (await note.innerText()).trim();
+  }
+
+  const failures: Array<{ mode: string; why: string }> = [
+    {
+      mode: 'no-permissions',
+      why: 'Deep Search may not use this model: allow it when VS Code asks (or in the Language Models settings), or choose another model',
+    },
+    {
+      mode: 'blocked',
+      why: 'the model’s provider blocked the request (Requests from this extension are blocked by the scripted provider’s policy): choose another model',
+    },
+    { mode: 'not-found', why: 'this model is no longer available in VS Code: choose another model' },
+    {
+      mode: 'quota',
+      why:
+        'this model has reached its usage limit (Request failed with status 429 Too Many Requests: you have exceeded your monthly quota. ' +
+        'Request headers: Authorization: [redacted] api_key=[redacted]): wait, or choose another model',
+    },
+    { mode: 'mid-stream', why: 'the model’s provider failed (The connection to the scripted model broke in the middle of its reply)' },
+    { mode: 'flood', why: 'the model’s reply ran past 512 KB, so Deep Search stopped it' },
+    { mode: 'tool-flood', why: 'the model asked for more than 64 tool calls at once, so Deep Search stopped it' },
+  ];
+  for (const { mode, why } of failures) {
+    it(`says in the answer's note that the model failed (${mode}), and the engine answers on its own`, async () => {
+      const question = await ask(`[fail:${mode}] Where is parseConfig defined?`);
+      const note = await noteOfAnswer(question);
+      await ui.screenshot(`model-fails-${mode}`);
+      assert.equal(note, `${LABEL} could not finish this answer: ${why}. This is the engine's own answer, from its search.`);
+      // Nothing the provider echoed of its request's credentials reaches the panel.
+      const shown = await question.innerText();
+      assert.doesNotMatch(shown, /sk-scripted|scripted-secret-key/);
+      if (mode === 'flood') {
+        // The host stopped reading and cancelled the provider's request: the flood stopped long before its own 20 MB bound.
+        await ui.eventually(() => ui.notified(/Scripted provider: the flood was cancelled after \d+ KB\./), 'the flood to be cancelled');
+        assert.equal(await ui.notified(/the flood ran to its end/), false);
+      }
+    });
+  }
+
+  it("cancels the provider's request when the question is cancelled in the panel", async () => {
+    const question = await ask('[hang] Where is parseConfig defined?');
+    // The request reached the provider (it says so), and the question waits on it.
+    await ui.eventually(() => ui.notified(/Scripted provider: a request hangs until it is cancelled\./), 'the request to reach the provider');
+    // The click is taken once the button says it is cancelling (a hover over the panel may swallow one).
+    const cancel = question.locator('.cancel-button');
+    const canceled = question.locator('.status-label', { hasText: /^Canceled$/ });
+    await ui.eventually(async () => {
+      if ((await canceled.count()) > 0 || (await cancel.isDisabled().catch(() => true))) return true;
+      await cancel.click({ timeout: 5000 }).catch(() => undefined);
+      return false;
+    }, 'the Cancel button to take the click');
+    await canceled.waitFor({ timeout: 30_000 });
+    await ui.eventually(() => ui.notified(/Scripted provider: the hanging request was cancelled\./), "the cancel to reach the provider's request");
+    await ui.screenshot('model-cancelled');
   });
 });

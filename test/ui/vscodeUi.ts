@@ -197,6 +197,23 @@ export class VSCodeUi {
     throw new Error('no webview frame appeared');
   }
 
+  /**
+   * The article of a question, by its text, in whichever conversation panel shows it (a panel asked
+   * from before may still be open beside it).
+   */
+  async questionInPanel(text: string, timeoutMs = 60_000): Promise<Locator> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      for (const frame of this.page.frames()) {
+        if (frame.isDetached() || !(frame.name() === 'active-frame' || frame.url().includes('fake.html'))) continue;
+        const article = frame.locator('article.question', { has: frame.locator('.question-text', { hasText: exactly(text) }) });
+        if ((await article.count().catch(() => 0)) > 0) return article;
+      }
+      if (Date.now() > deadline) throw new Error(`no panel shows the question "${text}"`);
+      await this.page.waitForTimeout(100);
+    }
+  }
+
   /** The Conversations view's row for a label. */
   treeRow(label: string | RegExp): Locator {
     return this.page.locator('.monaco-list-row[role="treeitem"]', { hasText: label });

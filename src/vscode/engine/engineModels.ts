@@ -10,10 +10,11 @@ import type { InvestigationLimits, ModelDescription, ModelMessage, ModelToolCall
 import { Disposables } from '../disposables';
 import type { EngineModelRunner } from './engineProcess';
 import { SECTION } from '../settings';
+import { floodFailure, modelFailure, ModelTurnFailure, type ProviderError } from './modelFailure';
 
 const MODEL_SETTING = 'localEngine.model';
 const OFF = 'off';
-/** A reply kept at most, as the engine's contract bounds it. */
+/** A reply read at most, as the engine's contract bounds it: past these, the request is cancelled. */
 const MAX_REPLY_CHARS = 512 * 1024;
 const MAX_TOOL_CALLS = 64;
 
@@ -107,50 +108,59 @@ export class EngineModels extends Disposables implements EngineModelRunner {
     this.saidUnavailable.delete(picked.value);
   }
 
-  /** One turn of the engine's investigation on the chosen model. */
+  /**
+   * One turn of the engine's investigation on the chosen model. A failure rejects with a
+   * `ModelTurnFailure` in words; a reply past the bounds is not read further, and the provider's
+   * request is cancelled, as it is when the engine withdraws the turn (`signal`).
+   */
   async turn(request: ModelTurnRequest, signal: AbortSignal): Promise<ModelTurn> {
     const wanted = chosen();
     const model = wanted && (await this.select(wanted));
-    if (!model) throw new Error(vscode.l10n.t('The model chosen for the local engine is no longer available in VS Code.'));
+    if (!model) throw modelFailure({ code: 'NotFound', message: '' });
     const cancel = new vscode.CancellationTokenSource();
-    const onAbort = (): void => cancel.cancel();
+    // A provider that ignores the cancel would keep the turn waiting: the turn ends at the abort anyway.
+    let onAbort = (): void => undefined;
+    const aborted = new Promise<never>((_, reject) => {
+      onAbort = () => {
+        cancel.cancel();
+        reject(signal.reason);
+      };
+    });
+    aborted.catch(() => undefined);
     signal.addEventListener('abort', onAbort, { once: true });
     try {
+      signal.throwIfAborted();
       const messages = toChatMessages(request);
-      const response = await model.sendRequest(
-        messages,
-        {
-          justification: vscode.l10n.t(
-            'Deep Search’s local engine asks the model to investigate your question with its code tools, over your own repositories.',
-          ),
-          ...(request.tools.length > 0
-            ? { tools: request.tools.map((tool) => ({ name: tool.name, description: tool.description, inputSchema: tool.inputSchema })) }
-            : {}),
-        },
-        cancel.token,
-      );
-      let text = '';
-      const toolCalls: ModelToolCall[] = [];
-      for await (const part of response.stream) {
-        if (part instanceof vscode.LanguageModelTextPart) {
-          if (text.length < MAX_REPLY_CHARS) text += part.value.slice(0, MAX_REPLY_CHARS - text.length);
-        } else if (part instanceof vscode.LanguageModelToolCallPart && toolCalls.length < MAX_TOOL_CALLS) {
-          toolCalls.push({
-            id: part.callId.slice(0, 512),
-            name: part.name.slice(0, 256),
-            arguments: JSON.stringify(part.input ?? {}).slice(0, MAX_REPLY_CHARS),
-          });
-        }
-      }
-      // VS Code reports no usage: its own count of the tokens sent and received.
-      const counted = await Promise.all([
-        ...messages.map((message) => model.countTokens(message, cancel.token)),
-        model.countTokens(text + JSON.stringify(toolCalls), cancel.token),
-      ]);
-      const outputTokens = counted.pop() ?? 0;
-      return { text, toolCalls, usage: { inputTokens: counted.reduce((sum, count) => sum + count, 0), outputTokens } };
+      const reading = (async () => {
+        const response = await model.sendRequest(
+          messages,
+          {
+            justification: vscode.l10n.t(
+              'Deep Search’s local engine asks the model to investigate your question with its code tools, over your own repositories.',
+            ),
+            ...(request.tools.length > 0
+              ? { tools: request.tools.map((tool) => ({ name: tool.name, description: tool.description, inputSchema: tool.inputSchema })) }
+              : {}),
+          },
+          cancel.token,
+        );
+        const { text, toolCalls } = await readReply(response.stream, signal);
+        // VS Code reports no usage: its own count of the tokens sent and received.
+        const counted = await Promise.all([
+          ...messages.map((message) => model.countTokens(message, cancel.token)),
+          model.countTokens(text + JSON.stringify(toolCalls), cancel.token),
+        ]);
+        const outputTokens = counted.pop() ?? 0;
+        return { text, toolCalls, usage: { inputTokens: counted.reduce((sum, count) => sum + count, 0), outputTokens } };
+      })();
+      return await Promise.race([reading, aborted]);
     } catch (error) {
-      throw new Error(explain(error, labelOf(model)));
+      // Whatever ended the turn, the provider's request is over: a flood stops streaming at once.
+      cancel.cancel();
+      if (signal.aborted) throw signal.reason;
+      const failure = error instanceof ModelTurnFailure ? error : modelFailure(providerError(error));
+      this.log.warn(`A turn on ${labelOf(model)} failed (${failure.kind}): ${failure.message}`);
+      throw failure;
     } finally {
       signal.removeEventListener('abort', onAbort);
       cancel.dispose();
@@ -203,18 +213,33 @@ function parseInput(text: string): object {
   }
 }
 
-/** A model's failure in words: VS Code's reasons (no consent, blocked, gone) with what to do. */
-function explain(error: unknown, label: string): string {
-  if (error instanceof vscode.LanguageModelError) {
-    if (error.code === vscode.LanguageModelError.NoPermissions.name) {
-      return vscode.l10n.t(
-        '{0} may not be used by Deep Search: allow it when VS Code asks (or in the Language Models settings), or choose another model',
-        label,
-      );
+/** What a provider's error carries, whether VS Code's `LanguageModelError` or anything thrown. */
+function providerError(error: unknown): ProviderError {
+  if (error instanceof vscode.LanguageModelError) return { code: error.code, message: error.message, cause: error.cause };
+  if (error instanceof Error) return { message: error.message, cause: error.cause };
+  return { message: String(error) };
+}
+
+/**
+ * The reply's text and tool calls, read as they stream in; past the bounds (a flood), reading stops
+ * at once with a `ModelTurnFailure`, so that the reply never sits in memory whole.
+ */
+async function readReply(stream: AsyncIterable<unknown>, signal: AbortSignal): Promise<{ text: string; toolCalls: ModelToolCall[] }> {
+  let text = '';
+  const toolCalls: ModelToolCall[] = [];
+  for await (const part of stream) {
+    signal.throwIfAborted();
+    if (part instanceof vscode.LanguageModelTextPart) {
+      text += part.value;
+      if (text.length > MAX_REPLY_CHARS) throw floodFailure({ chars: MAX_REPLY_CHARS });
+    } else if (part instanceof vscode.LanguageModelToolCallPart) {
+      if (toolCalls.length === MAX_TOOL_CALLS) throw floodFailure({ toolCalls: MAX_TOOL_CALLS });
+      toolCalls.push({
+        id: part.callId.slice(0, 512),
+        name: part.name.slice(0, 256),
+        arguments: JSON.stringify(part.input ?? {}).slice(0, MAX_REPLY_CHARS),
+      });
     }
-    if (error.code === vscode.LanguageModelError.Blocked.name) return vscode.l10n.t('{0} refused the request ({1})', label, error.message);
-    if (error.code === vscode.LanguageModelError.NotFound.name) return vscode.l10n.t('{0} is no longer available in VS Code', label);
-    return vscode.l10n.t('{0} failed: {1}', label, error.message);
   }
-  return vscode.l10n.t('{0} failed: {1}', label, error instanceof Error ? error.message : String(error));
+  return { text, toolCalls };
 }
