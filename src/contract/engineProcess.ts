@@ -43,11 +43,8 @@ export type ToEngineMessage =
   | { type: 'stop' }
   /** The user chose another model (or none), or changed the limits. */
   | { type: 'model'; model: ModelDescription | null; investigationLimits?: Partial<InvestigationLimits> }
-  /**
-   * The host's answer to a `modelTurn`: the turn, or what went wrong in words (and, when the host
-   * knows, what kind of failure: `no-permissions`, `blocked`, `not-found`, `quota`, `flood`, `failed`).
-   */
-  | { type: 'modelReply'; id: number; turn?: ModelTurn; error?: string; kind?: string };
+  /** The host's answer to a `modelTurn`: the turn, or what went wrong in words. */
+  | { type: 'modelReply'; id: number; turn?: ModelTurn; error?: string };
 
 export type FromEngineMessage =
   /** The handshake: the engine listens at `url`. */
@@ -98,8 +95,7 @@ export function isToEngineMessage(value: unknown): value is ToEngineMessage {
     return (
       Number.isSafeInteger(message.id) &&
       (message.turn === undefined || isModelTurn(message.turn)) &&
-      (message.error === undefined || (typeof message.error === 'string' && message.error.length <= 2000)) &&
-      (message.kind === undefined || (typeof message.kind === 'string' && message.kind.length <= 64))
+      (message.error === undefined || (typeof message.error === 'string' && message.error.length <= 2000))
     );
   }
   if (message.type !== 'start' || typeof message.options !== 'object' || message.options === null) return false;

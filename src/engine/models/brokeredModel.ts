@@ -9,6 +9,8 @@ import type { ModelDescription, ModelTurn, ModelTurnRequest } from '../../contra
 import { ModelError, type ChatModel } from './chatModel';
 
 interface Pending {
+  /** The model the turn went to. */
+  label: string;
   resolve(turn: ModelTurn): void;
   reject(error: unknown): void;
 }
@@ -30,7 +32,7 @@ export class ModelBroker {
   current(): ChatModel | undefined {
     const description = this.description;
     if (!description) return undefined;
-    return { label: description.label, turn: (request, signal) => this.turn(request, signal) };
+    return { label: description.label, turn: (request, signal) => this.turn(description.label, request, signal) };
   }
 
   /** The host chose another model, or none. Turns under way finish on the one they started with. */
@@ -44,18 +46,18 @@ export class ModelBroker {
     if (!pending) return;
     this.pending.delete(id);
     if (turn) pending.resolve(turn);
-    else pending.reject(editorFailure(error ?? 'The editor returned no reply from the model.'));
+    else pending.reject(editorFailure(pending.label, error ?? 'the editor returned no reply from the model'));
   }
 
   /** The host is gone: every turn waiting for it fails. */
   disconnected(): void {
     for (const [id, pending] of this.pending) {
       this.pending.delete(id);
-      pending.reject(editorFailure('The editor that runs the model is gone.'));
+      pending.reject(editorFailure(pending.label, 'the editor that runs the model is gone'));
     }
   }
 
-  private turn(request: ModelTurnRequest, signal: AbortSignal): Promise<ModelTurn> {
+  private turn(label: string, request: ModelTurnRequest, signal: AbortSignal): Promise<ModelTurn> {
     signal.throwIfAborted();
     const id = this.nextId++;
     return new Promise<ModelTurn>((resolve, reject) => {
@@ -70,18 +72,18 @@ export class ModelBroker {
           signal.removeEventListener('abort', onAbort);
           finish(value);
         };
-      this.pending.set(id, { resolve: settle(resolve), reject: settle(reject) });
+      this.pending.set(id, { label, resolve: settle(resolve), reject: settle(reject) });
       signal.addEventListener('abort', onAbort, { once: true });
       if (!this.send({ type: 'modelTurn', id, request })) {
         this.pending.delete(id);
         signal.removeEventListener('abort', onAbort);
-        reject(editorFailure('The editor that runs the model is gone.'));
+        reject(editorFailure(label, 'the editor that runs the model is gone'));
       }
     });
   }
 }
 
-/** The host's words for a failure are whole sentences (they name the model): said as they are. */
-function editorFailure(sentence: string): ModelError {
-  return new ModelError('editor', { subject: '', what: sentence.replace(/\.$/, '') });
+/** The host's words for a failure say why (no consent, blocked, a usage limit), after the model's name. */
+function editorFailure(label: string, reason: string): ModelError {
+  return new ModelError('editor', { subject: label, what: 'could not finish this answer', advice: reason.replace(/\.$/, '') });
 }

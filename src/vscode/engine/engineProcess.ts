@@ -172,9 +172,7 @@ export class EngineProcess {
           if (!controller.signal.aborted) this.send({ type: 'modelReply', id, turn });
         },
         (error: unknown) => {
-          if (controller.signal.aborted) return;
-          const kind = error instanceof Error && 'kind' in error && typeof error.kind === 'string' ? { kind: error.kind } : {};
-          this.send({ type: 'modelReply', id, error: (error instanceof Error ? error.message : String(error)).slice(0, 2000), ...kind });
+          if (!controller.signal.aborted) this.send({ type: 'modelReply', id, error: (error instanceof Error ? error.message : String(error)).slice(0, 2000) });
         },
       )
       .finally(() => this.turns.delete(id));

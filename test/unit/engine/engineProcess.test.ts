@@ -263,7 +263,10 @@ describe('the local engine in its own process', function () {
     it('ends in its own answer, saying why, when the host model fails', async function () {
       const engine = await startWithModel({ turn: () => Promise.reject(new Error('GPT (test) may not be used by Deep Search')) }, { label: 'GPT (test)' });
       const conversation = await ask(engine, 'Where is `parseConfig` defined?');
-      assert.match(conversation.questions[0]?.answer ?? '', /^> GPT \(test\) may not be used by Deep Search\. This is the engine's own answer/);
+      assert.match(
+        conversation.questions[0]?.answer ?? '',
+        /^> GPT \(test\) could not finish this answer: GPT \(test\) may not be used by Deep Search\. This is the engine's own answer/,
+      );
     });
   });
 });
