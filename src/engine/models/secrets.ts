@@ -15,9 +15,9 @@ const MIN_SECRET_CHARS = 8;
 
 /** Credentials a server's error text may echo, whatever the key was. */
 const ECHOED_CREDENTIALS = [
-  /\b(?:proxy-)?authorization\s*[:=]\s*["']?(?:[A-Za-z][\w-]*\s+)?[^\s"',;]+/gi,
+  /\b(?:proxy-)?authorization["']?\s*[:=]\s*["']?(?:[A-Za-z][\w-]*\s+)?[^\s"',;]+/gi,
   /\b(?:bearer|basic|token)\s+[A-Za-z0-9._~+/=-]{6,}/gi,
-  /\b(?:x-)?api[-_]?key\s*["']?\s*[:=]\s*["']?[^\s"',;&]+/gi,
+  /\b(?:x-)?api[-_]?key["']?\s*[:=]\s*["']?[^\s"',;&]+/gi,
 ];
 
 export interface Scrubber {

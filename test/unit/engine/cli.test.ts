@@ -184,6 +184,12 @@ describe('engine CLI arguments: the model', function () {
         /name of an environment variable .* the key itself never goes on the command line/,
       ],
       [['--model-url', 'http://user:sk-1@127.0.0.1:1/v1', '--model', 'm'], /must not hold a user name or password/],
+      [
+        ['--model-url', 'https://gw.example/v1?api-key=sk-1', '--model', 'm'],
+        /must not hold a credential \(its query has "api-key"\): give the key with --model-key-env/,
+      ],
+      [['--model-url', 'https://gw.example/v1?x=1&access_token=sk-1', '--model', 'm'], /its query has "access_token"/],
+      [['--model-url', 'https://gw.example/v1?sig=abc', '--model', 'm'], /its query has "sig"/],
       [['--model-url', 'file:///etc/passwd', '--model', 'm'], /must be an http or https URL/],
       [['--model-url', 'http://127.0.0.1:1/v1', '--model', 'm', '--model-steps', '0'], /--model-steps must be a whole number from 1 to 100/],
       [['--model-url', 'http://127.0.0.1:1/v1', '--model', 'm', '--model-timeout', '99999'], /--model-timeout must be a whole number from 1 to 3600/],
@@ -193,7 +199,10 @@ describe('engine CLI arguments: the model', function () {
       const command = parseArgs(args);
       assert.equal(command.kind, 'error', args.join(' '));
       assert.match(command.kind === 'error' ? command.message : '', message, args.join(' '));
+      assert.ok(!(command.kind === 'error' && command.message.includes('sk-1')), 'the credential is not repeated');
     }
+    // A query that carries no credential (Azure's api-version) is the server's own business.
+    assert.equal(parseArgs(['--model-url', 'https://x.openai.azure.com/openai/v1?api-version=preview', '--model', 'm']).kind, 'run');
   });
 });
 

@@ -10,7 +10,7 @@ import { blobUrl } from '../../../src/engine/answers/answerWriter';
 import type { InvestigationLimits } from '../../../src/engine/models/chatModel';
 import { createOpenAiModel } from '../../../src/engine/models/openaiModel';
 import { startTestEngine, waitFor, type TestEngine } from '../../support/engineHarness';
-import { SAMPLE_APP_NAME } from '../../support/gitRepos';
+import { createTestRepo, SAMPLE_APP_NAME } from '../../support/gitRepos';
 import { startScriptedModel, type ScriptedModelServer, type ScriptedReply } from '../../support/scriptedModel';
 
 const KEY = 'sk-scripted-secret-4711';
@@ -28,10 +28,14 @@ describe('investigating with an OpenAI-compatible model', function () {
     model = undefined;
   });
 
-  async function start(script: ScriptedReply[] | Parameters<typeof startScriptedModel>[0], limits: Partial<InvestigationLimits> = {}): Promise<TestEngine> {
+  async function start(
+    script: ScriptedReply[] | Parameters<typeof startScriptedModel>[0],
+    limits: Partial<InvestigationLimits> = {},
+    repos?: string[],
+  ): Promise<TestEngine> {
     model = await startScriptedModel(script);
     const chat = createOpenAiModel({ baseUrl: model.baseUrl, model: 'scripted-1', apiKey: KEY, keySource: '$SCRIPTED_KEY' });
-    engine = await startTestEngine({ paceMs: 0, model: () => chat, investigationLimits: limits });
+    engine = await startTestEngine({ paceMs: 0, model: () => chat, investigationLimits: limits, ...(repos ? { repos } : {}) });
     return engine;
   }
 
@@ -183,6 +187,89 @@ describe('investigating with an OpenAI-compatible model', function () {
     assert.equal(question.answer, 'The repository holds src/ and lib/.');
     assert.match(model!.requests[1]?.body.messages.at(-1)?.content ?? '', /^The arguments of read_file are not a JSON object/);
     assert.match(model!.requests[2]?.body.messages.at(-1)?.content ?? '', /src\//);
+  });
+
+  it('shows and counts a call only once its arguments fit the tool, and counts the same refused call made again as repetition', async function () {
+    await start([{ toolCalls: [{ name: 'keyword_search', arguments: { querry: 'parseConfig' } }] }]);
+    const question = await answered('Where is `parseConfig` defined?');
+    assert.match(question.answer ?? '', /^> scripted-1 at \S+ could not finish this answer: it kept repeating tool calls it had already made\./);
+    assert.equal(model!.requests.length, 3, 'refused once, then twice more unchanged: looping');
+    assert.match(model!.requests[1]?.body.messages.at(-1)?.content ?? '', /^The arguments of keyword_search do not fit its schema: /);
+    assert.match(model!.requests[2]?.body.messages.at(-1)?.content ?? '', /made again unchanged/);
+    // The turns of the investigation, before the engine answers on its own (whose own steps follow).
+    const turns = question.turns ?? [];
+    const modelTurns = turns.slice(
+      0,
+      turns.findIndex((turn) => turn.reasoning.endsWith("answering from the engine's own search")),
+    );
+    assert.ok(modelTurns.length > 0 && !modelTurns.some((turn) => /^Searching/.test(turn.reasoning)), 'a refused call is not shown as a step');
+  });
+
+  it('runs again a call whose result was left out to make room, as the model is told it may', async function () {
+    const lines = Array.from({ length: 400 }, (_, index) => `line ${String(index + 1).padStart(3, '0')} ${'x'.repeat(90)}`);
+    const big = await createTestRepo({
+      commits: [{ files: { 'big.txt': `${lines.join('\n')}\n` }, message: 'big' }],
+      origin: 'https://github.com/acme/big.git',
+    });
+    try {
+      // Eight reads a turn of about 12,000 characters each: the fourth turn's history is past the bound.
+      const read = (turn: number, index: number): { name: string; arguments: unknown } => ({
+        name: 'read_file',
+        arguments: { repo: 'github.com/acme/big', path: 'big.txt', startLine: 1 + turn * 8 + index, endLine: 400 },
+      });
+      await start(
+        (_request, index) =>
+          index < 4
+            ? { toolCalls: Array.from({ length: 8 }, (_, call) => read(index, call)) }
+            : index === 4
+              ? { toolCalls: [read(0, 0)] }
+              : { text: 'Read it all.' },
+        { maxSteps: 10 },
+        [big.dir],
+      );
+      const question = await answered('What does big.txt hold?');
+      assert.equal(question.answer?.split('\n')[0], 'Read it all.');
+      const fifth = model!.requests[4]?.body.messages ?? [];
+      assert.ok(
+        fifth.some((message) => message.role === 'tool' && /was left out to make room/.test(message.content ?? '')),
+        'the oldest results were left out before the fifth turn',
+      );
+      const again = model!.requests[5]?.body.messages.at(-1)?.content ?? '';
+      assert.match(again, /line 001 x{90}/, 'the call made again was run again');
+      assert.doesNotMatch(again, /already made/);
+      assert.equal(question.stats?.tool_calls, 33);
+    } finally {
+      await big.remove();
+    }
+  });
+
+  it("keeps everything a turn sends within the bound: texts, results and the calls' arguments", async function () {
+    // Every turn: eight calls of about 15,000 characters of arguments each (refused by the schema, carried in the history).
+    const long = (turn: number, call: number): { name: string; arguments: unknown } => ({
+      name: 'keyword_search',
+      arguments: { query: `${turn}-${call} ${'y'.repeat(15_000)}`, unknown: true },
+    });
+    await start(
+      (_request, index) => (index < 6 ? { text: 'z'.repeat(5_000), toolCalls: Array.from({ length: 8 }, (_, call) => long(index, call)) } : { text: 'Done.' }),
+      { maxSteps: 10 },
+    );
+    await answered('Where is `parseConfig` defined?');
+    const sizes = model!.requests.map((request) => JSON.stringify(request.body.messages).length);
+    assert.ok(sizes.length >= 7, `${sizes.length} turns`);
+    // The bound is 240,000 characters of text; JSON's quoting and the instructions add a little.
+    for (const size of sizes) assert.ok(size < 280_000, `a turn sent ${size} characters: ${sizes.join(', ')}`);
+  });
+
+  it("lists the files read under the repository's own name and the normalised path, however the model spelled them", async function () {
+    await start([
+      { toolCalls: [{ name: 'read_file', arguments: { repo: 'https://GitHub.com/ACME/app.git', path: './src//config.ts' } }] },
+      { text: 'It is in src/config.ts.' },
+    ]);
+    const question = await answered('Where is `parseConfig` defined?');
+    assert.deepEqual(
+      question.sources?.map((source) => [source.metadata?.repoName, source.label]),
+      [[SAMPLE_APP_NAME, 'src/config.ts']],
+    );
   });
 
   it('carries the earlier question and answer into a follow-up', async function () {
