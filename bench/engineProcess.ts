@@ -26,11 +26,14 @@ export interface EngineProcess {
   close(): Promise<void>;
 }
 
-/** `args`: the engine CLI's arguments (after `dist/engine.js`). Error lines of its log go to the bench log. */
-export async function startEngineProcess(context: BenchContext, args: readonly string[]): Promise<EngineProcess> {
+/**
+ * `args`: the engine CLI's arguments (after `dist/engine.js`); `env`: variables besides the
+ * extension's (a model key's). Error lines of its log go to the bench log.
+ */
+export async function startEngineProcess(context: BenchContext, args: readonly string[], env: NodeJS.ProcessEnv = {}): Promise<EngineProcess> {
   const child = spawn(process.execPath, [path.join(context.root, 'dist', 'engine.js'), ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, ...ENGINE_ENVIRONMENT },
+    env: { ...process.env, ...ENGINE_ENVIRONMENT, ...env },
   });
   const lines: string[] = [];
   let url: string | undefined;

@@ -7,6 +7,7 @@ import { engineBurstFigure } from './engineBurst';
 import { engineScalingFigure } from './engineScaling';
 import { engineSearchFigure } from './engineSearch';
 import { hostFigure } from './host';
+import { modelFailuresFigure } from './modelFailures';
 import { modelInvestigationFigure } from './modelInvestigation';
 import { packageFigure } from './package';
 import { pollingFigure } from './polling';
@@ -15,6 +16,7 @@ import { renderingFigure } from './rendering';
 export const figures: Figure[] = [
   answerQualityFigure,
   modelInvestigationFigure,
+  modelFailuresFigure,
   answersFigure,
   pollingFigure,
   hostFigure,

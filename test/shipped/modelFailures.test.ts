@@ -13,21 +13,19 @@
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { chmod, readdir, readFile, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
+import { chmod, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { API_PATH, type WireConversation, type WireQuestion } from '../../src/contract/legacyWire';
 import { CLIENT_HEADER, waitFor } from '../support/engineHarness';
 import { createSampleAppRepo, createTempDir, removeDir, type TestRepo } from '../support/gitRepos';
-import { FLOOD_LIMIT_BYTES, startScriptedModel, type ScriptedModelServer, type ScriptedReply } from '../support/scriptedModel';
+import { allText, closedPort, descendantEnvironments, MODEL_FAULTS, SEARCH_TURN } from '../support/modelFaults';
+import { FLOOD_LIMIT_BYTES, startScriptedModel, type ScriptedModelServer } from '../support/scriptedModel';
 
 const ENGINE = path.resolve(__dirname, '../../dist/engine.js');
 const KEY = 'sk-dist-test-5f0c1e9a7b3d2468';
 const KEY_VARIABLE = 'DSE_DIST_MODEL_KEY';
 const TOKEN = 'dse_dist_token';
 const QUESTION = 'Where is `parseConfig` defined?';
-/** A first turn that calls a tool, so that a failure after it has something spent to keep. */
-const SEARCH: ScriptedReply = { toolCalls: [{ name: 'keyword_search', arguments: { query: 'parseConfig' } }], usage: { prompt: 1_200, completion: 30 } };
 
 interface Run {
   question: WireQuestion;
@@ -141,53 +139,7 @@ describe('the shipped engine with a model server that misbehaves (dist/)', funct
     assert.doesNotMatch(run.question.answer ?? '', /unexpected error/);
   }
 
-  const cases: Array<{ name: string; script: ScriptedReply[]; line: RegExp; spent?: boolean; extra?: string[] }> = [
-    {
-      name: 'refuses the key with a 401 whose message echoes the Authorization header',
-      script: [{ status: 401, error: 'Invalid API key', echoAuthorization: true }],
-      line: /^> The model server at 127\.0\.0\.1:\d+ refused the key \(401\) \(Invalid API key; request headers: \[redacted\]\): check \$DSE_DIST_MODEL_KEY\. /,
-    },
-    {
-      name: 'answers 500, echoing the Authorization header, after a tool call',
-      script: [SEARCH, { status: 500, error: 'upstream failed', echoAuthorization: true }],
-      line: /^> The model server at 127\.0\.0\.1:\d+ answered 500 after one tool call \(upstream failed; request headers: \[redacted\]\)\. /,
-      spent: true,
-    },
-    {
-      name: 'cuts the stream in the middle of a reply',
-      script: [SEARCH, { fault: 'cut' }],
-      line: /^> The model server at 127\.0\.0\.1:\d+ (?:closed the connection before its reply was complete|stopped in the middle of its reply) after one tool call: check the server’s log\. /,
-      spent: true,
-    },
-    {
-      name: 'sends an event stream that is not JSON',
-      script: [{ fault: 'malformed' }],
-      line: /^> The model server at 127\.0\.0\.1:\d+ sent a reply the engine could not read \(.+\)\. /,
-    },
-    {
-      name: 'sends an HTML page with status 200',
-      script: [{ fault: 'html' }],
-      line: /^> The model server at 127\.0\.0\.1:\d+ sent text\/html, not a chat completion: check that --model-url is its OpenAI-compatible base URL/,
-    },
-    {
-      name: 'starts a reply and never ends it',
-      script: [{ fault: 'never-ends' }],
-      line: /^> scripted-1 at http:\/\/127\.0\.0\.1:\d+\/v1 sent no answer in 3 s, the time a question may take\. /,
-      extra: ['--model-timeout', '3'],
-    },
-    {
-      name: 'floods the event stream',
-      script: [{ fault: 'flood' }],
-      line: /^> The model server at 127\.0\.0\.1:\d+ sent a reply of more than 512 KB of text, which was cut off: /,
-    },
-    {
-      name: 'floods one endless line that never completes an event',
-      script: [{ fault: 'flood-line' }],
-      line: /^> The model server at 127\.0\.0\.1:\d+ sent a reply of more than 16 MB, which was cut off: /,
-    },
-  ];
-
-  for (const scenario of cases) {
+  for (const scenario of MODEL_FAULTS) {
     it(`names the failure when the server ${scenario.name}, keeps what was spent, and shows the key nowhere`, async function () {
       model = await startScriptedModel(scenario.script);
       const run = await ask(scenario.name.replace(/\W+/g, '-').slice(0, 40), model.baseUrl, scenario.extra);
@@ -196,7 +148,7 @@ describe('the shipped engine with a model server that misbehaves (dist/)', funct
       assertNoKey(run);
       if (scenario.spent) {
         assert.ok((run.question.stats?.tool_calls ?? 0) >= 1, 'the tool call made before the failure is counted');
-        assert.ok((run.question.stats?.total_input_tokens ?? 0) >= 1_200, 'the tokens of the turn before the failure are kept');
+        assert.ok((run.question.stats?.total_input_tokens ?? 0) >= (SEARCH_TURN.usage?.prompt ?? 0), 'the tokens of the turn before the failure are kept');
       }
       if (scenario.script.some((reply) => reply.fault?.startsWith('flood'))) {
         const flooded = model.flooded();
@@ -257,51 +209,3 @@ describe('the shipped engine with a model server that misbehaves (dist/)', funct
     assert.ok(!refused.output().includes(KEY));
   });
 });
-
-/** The environments of every process below `pid`, read from /proc while they run. */
-async function descendantEnvironments(pid: number): Promise<string[]> {
-  const parents = new Map<number, number>();
-  for (const entry of await readdir('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    const stat = await readFile(`/proc/${entry}/stat`, 'utf8').catch(() => '');
-    // The parent's id is the second field after the command's closing parenthesis.
-    const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-    if (Number.isInteger(parent)) parents.set(Number(entry), parent);
-  }
-  const below = new Set([pid]);
-  for (let grew = true; grew;) {
-    grew = false;
-    for (const [child, parent] of parents) {
-      if (below.has(parent) && !below.has(child)) {
-        below.add(child);
-        grew = true;
-      }
-    }
-  }
-  below.delete(pid);
-  const environments: string[] = [];
-  for (const child of below) {
-    const environment = await readFile(`/proc/${child}/environ`, 'utf8').catch(() => undefined);
-    if (environment !== undefined) environments.push(environment.replace(/\0/g, '\n'));
-  }
-  return environments;
-}
-
-/** Every file below `dir`, as text. */
-async function allText(dir: string): Promise<string> {
-  const texts: string[] = [];
-  for (const entry of await readdir(dir, { recursive: true, withFileTypes: true })) {
-    if (entry.isFile()) texts.push(await readFile(path.join(entry.parentPath, entry.name), 'utf8'));
-  }
-  return texts.join('\n');
-}
-
-/** A port on 127.0.0.1 that nothing listens on (taken, then let go). */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  assert.ok(address && typeof address === 'object');
-  return address.port;
-}
