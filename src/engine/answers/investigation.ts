@@ -11,13 +11,12 @@
 import type { WireSource, WireStats } from '../../contract/legacyWire';
 import type { ModelMessage, ModelTool, ModelToolCall, ModelTurn } from '../../contract/modelWire';
 import { zeroStats } from '../conversations/records';
-import type { Params } from '../mcp/jsonRpc';
 import { isModelError, type ChatModel, type InvestigationLimits } from '../models/chatModel';
 import { failureSentence } from '../models/modelFailure';
 import { ToolError, type ToolContext } from '../tools/context';
 import { problems } from '../tools/jsonSchema';
 import { findRepository, normalizeRepoPath } from '../tools/paths';
-import { toolTable, type ServedTool } from '../tools/toolCalls';
+import { toolTable, type ServedTool, type ToolArguments } from '../tools/toolCalls';
 import type { Answer, EarlierExchange } from './answerShapes';
 import { blobUrl, titleFor } from './answerWriter';
 import { citationReader } from './citationReader';
@@ -230,11 +229,11 @@ class Investigation {
     if (!tool) return refuse(`There is no tool named ${JSON.stringify(name.slice(0, 80))}: use one of ${[...this.tools.keys()].join(', ')}.`);
     if (call.arguments.length > MAX_ARGUMENT_CHARS)
       return refuse(`The arguments of ${name} are longer than ${MAX_ARGUMENT_CHARS / 1024} KB: call it again with shorter ones.`);
-    let args: Params;
+    let args: ToolArguments;
     try {
       const parsed: unknown = JSON.parse(call.arguments || '{}');
       if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error('not a JSON object');
-      args = parsed as Params;
+      args = parsed as ToolArguments;
     } catch (error) {
       return refuse(
         `The arguments of ${name} are not a JSON object (${error instanceof Error ? error.message : String(error)}): call it again with valid JSON arguments.`,
@@ -253,24 +252,13 @@ class Investigation {
     const result = await tool.call(args, this.context);
     this.spentMs.tools += performance.now() - called;
     this.context.searchIndexes?.buildWanted();
-    if (!result.isError) this.noteRead(name, args, result.structuredContent);
-    const text = result.content.map((part) => part.text).join('\n\n');
+    if (!result.ok) return { text: cut(`Error: ${result.failure.message}`, MAX_RESULT_CHARS, ''), fresh: true, key };
+    for (const file of result.filesRead) this.remember(file.repo, file.path);
     return {
-      text: cut(result.isError ? `Error: ${text}` : text, MAX_RESULT_CHARS, 'narrow the request (a line range, a filter) to see the rest'),
+      text: cut([result.text, ...result.notes].join('\n\n'), MAX_RESULT_CHARS, 'narrow the request (a line range, a filter) to see the rest'),
       fresh: true,
       key,
     };
-  }
-
-  /** The files a call showed whole or in part: what it read, and definitions with their bodies. */
-  private noteRead(name: string, args: Params, structured: Record<string, unknown> | undefined): void {
-    if (name === 'read_file' && typeof args.repo === 'string' && typeof args.path === 'string') this.remember(args.repo, args.path);
-    if (name === 'go_to_definition' && Array.isArray(structured?.fileBlocks)) {
-      for (const block of structured.fileBlocks as unknown[]) {
-        const { repo, file } = (block ?? {}) as { repo?: unknown; file?: unknown };
-        if (typeof repo === 'string' && typeof file === 'string') this.remember(repo, file);
-      }
-    }
   }
 
   /** A file read, by the repository's own name and the normalised path (as the model spelled them, they may differ). */

@@ -5,7 +5,7 @@
  * `notifications/cancelled` cannot reach the request it names (closing the connection cancels).
  */
 import { INVALID_PARAMS, isObject, METHOD_NOT_FOUND, RpcError, type JsonRpcRequest, type Params } from './jsonRpc';
-import type { JsonSchema } from '../tools/jsonSchema';
+import type { ToolDescription } from '../tools/toolCalls';
 
 /** Newest first: the versions the official MCP SDK (1.32) speaks, clients of older ones included. */
 export const PROTOCOL_VERSIONS: readonly string[] = ['2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05', '2024-10-07'];
@@ -21,14 +21,8 @@ export function negotiateProtocolVersion(requested: string): string {
 /** The schemas say their dialect: JSON Schema 2020-12, MCP's default and what real servers publish. */
 export const SCHEMA_DIALECT = 'https://json-schema.org/draft/2020-12/schema';
 
-export interface ListedTool {
-  name: string;
-  title: string;
-  description: string;
-  inputSchema: JsonSchema;
-  outputSchema: JsonSchema;
-  annotations: { title: string; readOnlyHint: boolean; openWorldHint: boolean };
-}
+/** A tool as tools/list lists it: the catalogue's own description. */
+export type ListedTool = ToolDescription;
 
 export interface CallToolResult {
   content: Array<{ type: 'text'; text: string }>;

@@ -13,12 +13,12 @@ import type { ToolServerEndpoint } from '../../contract/toolServers';
 import type { AuthenticatedUser } from '../http/auth';
 import type { ServedRepository } from '../git/repos';
 import type { DeepSearchBackend } from '../tools/context';
-import { mcpMethods, PROTOCOL_VERSIONS, type ToolCatalogue } from './protocol';
+import { mcpMethods, PROTOCOL_VERSIONS, type CallToolResult, type ToolCatalogue } from './protocol';
 import { statelessMethods } from './stateless';
 import type { SymbolTables } from '../code/symbolTable';
 import { searchIndexesFor, type SearchIndexes } from '../search/searchIndex';
 import { MAX_BATCH_MESSAGES, serveStreamableHttp, type ProtocolLanes } from './streamableHttp';
-import { toolError, toolTable } from '../tools/toolCalls';
+import { toolTable, type ToolResult } from '../tools/toolCalls';
 import type { Slots } from '../runtime/slots';
 
 export const MCP_SERVER_NAME = 'deep-search-local-engine';
@@ -93,7 +93,7 @@ export function createMcpHandler(options: McpHandlerOptions): McpHandler {
         const callSignal = AbortSignal.any([requestSignal]);
         setMaxListeners(16 + 8 * options.repositories.length, callSignal);
         try {
-          return await options.toolSlots.run(() => tool.call(args, { ...shared, user, signal: callSignal }), callSignal);
+          return asCallToolResult(await options.toolSlots.run(() => tool.call(args, { ...shared, user, signal: callSignal }), callSignal));
         } catch (error) {
           // Cancelled while waiting for its turn.
           if (callSignal.aborted) return toolError('The request was cancelled.');
@@ -117,4 +117,24 @@ export function createMcpHandler(options: McpHandlerOptions): McpHandler {
       response.off('close', onClose);
     }
   };
+}
+
+/**
+ * A tool's result as MCP carries it: its text, then its notes, as text parts, and its structured
+ * content; a failure is a result with `isError`, worded as the SDK's server words schema failures.
+ */
+function asCallToolResult(result: ToolResult): CallToolResult {
+  if (!result.ok) {
+    const { kind, message } = result.failure;
+    const prefix = kind === 'arguments' ? 'MCP error -32602: Input validation error: ' : kind === 'output' ? 'MCP error -32602: Output validation error: ' : '';
+    return toolError(`${prefix}${message}`);
+  }
+  return {
+    content: [result.text, ...result.notes].map((text) => ({ type: 'text' as const, text })),
+    structuredContent: result.structured,
+  };
+}
+
+function toolError(message: string): CallToolResult {
+  return { content: [{ type: 'text', text: message }], isError: true };
 }

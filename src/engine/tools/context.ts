@@ -46,6 +46,13 @@ export interface ToolOutput<T> {
   structured: T;
   /** Extra remarks, sent as a second text block so the first stays clean. */
   notes?: string[];
+  /** The files the result shows whole or in part (a read, definitions with their bodies), by served name. */
+  filesRead?: FileRead[];
+}
+
+export interface FileRead {
+  repo: string;
+  path: string;
 }
 
 /** Time one tool call may spend in git in total. */

@@ -59,7 +59,7 @@ export async function readFile(context: ToolContext, args: ReadFileArgs): Promis
   const first = startLine ?? 1;
   if (lines.length === 0) {
     if (ranged && first > 1) throw new ToolError(`${entry.path} is empty: leave out startLine and endLine.`);
-    return { text: '(empty file)', structured: { content: '' } };
+    return { text: '(empty file)', structured: { content: '' }, filesRead: [{ repo: repo.name, path: entry.path }] };
   }
   if (first > lines.length) {
     if (blob.truncated)
@@ -85,7 +85,7 @@ export async function readFile(context: ToolContext, args: ReadFileArgs): Promis
   if (entry.path !== path) notes.push(`${path} is a symbolic link; this is ${entry.path}.`);
   if (endLine !== undefined && endLine > lines.length) notes.push(`${entry.path} has ${plural(lines.length, 'line')}; the range stops there.`);
   if (!blob.utf8) notes.push(`${entry.path} is not valid UTF-8: bytes that are not UTF-8 are shown as �.`);
-  return { text: content, structured: { content }, notes };
+  return { text: content, structured: { content }, notes, filesRead: [{ repo: repo.name, path: entry.path }] };
 }
 
 export interface ListFilesArgs {

@@ -138,7 +138,12 @@ export async function goToDefinition(context: ToolContext, args: NavigationArgs)
       notes,
     };
   }
-  return { text: `${plural(shown.length, 'definition')} of ${symbol}:\n\n${renderBlocks(blocks)}`, structured: { fileBlocks: blocks }, notes };
+  return {
+    text: `${plural(shown.length, 'definition')} of ${symbol}:\n\n${renderBlocks(blocks)}`,
+    structured: { fileBlocks: blocks },
+    notes,
+    filesRead: blocks.map((block) => ({ repo: block.repo, path: block.file })),
+  };
 }
 
 /** `find_references` of 2026 takes `limit`, the most references to return (default 10); v1 has none and gets every one up to the bound. */

@@ -1,21 +1,42 @@
 /**
- * A tool call as every caller makes it — the tool server's clients and the engine's own
- * investigation (answers/investigation.ts): the arguments checked against the tool's schema, a
- * time budget, the result checked against its output schema, and every failure a tool error whose
- * text says what to change.
+ * A tool call as every caller makes it — the tool server's clients (through `mcp/server.ts`, which
+ * wraps the result into MCP's content parts) and the engine's own investigation
+ * (answers/investigation.ts), which reads it natively: the arguments checked against the tool's
+ * schema, a time budget, the result checked against its output schema, and every failure a
+ * `ToolFailure` whose message says what to change.
  */
 import { GitError } from '../git/git';
 import { errorMessage } from '../../contract/errorMessage';
 import type { ToolServerEndpoint } from '../../contract/toolServers';
-import type { Params } from '../mcp/jsonRpc';
-import type { CallToolResult, ListedTool } from '../mcp/protocol';
-import { TOOL_BUDGET_MS, ToolError, type ToolContext } from './context';
-import { problems } from './jsonSchema';
+import { TOOL_BUDGET_MS, ToolError, type FileRead, type ToolContext } from './context';
+import { problems, type JsonSchema } from './jsonSchema';
 import { endpointTools, plainToolNames, type ToolDefinition } from './tools';
 
+/** A tool's arguments, as a caller sends them (checked against its input schema before it runs). */
+export type ToolArguments = Record<string, unknown>;
+
+/** What a tool is, as a catalogue lists it. */
+export interface ToolDescription {
+  name: string;
+  title: string;
+  description: string;
+  inputSchema: JsonSchema;
+  outputSchema: JsonSchema;
+  annotations: { title: string; readOnlyHint: boolean; openWorldHint: boolean };
+}
+
+/** Why a call gave no result: its arguments or its output did not fit the schema, or it failed. */
+export interface ToolFailure {
+  kind: 'arguments' | 'output' | 'failed';
+  message: string;
+}
+
+export type ToolResult =
+  { ok: true; text: string; notes: string[]; structured: Record<string, unknown>; filesRead: FileRead[] } | { ok: false; failure: ToolFailure };
+
 export interface ServedTool {
-  listed: ListedTool;
-  call(args: Params, context: ToolContext): Promise<CallToolResult>;
+  listed: ToolDescription;
+  call(args: ToolArguments, context: ToolContext): Promise<ToolResult>;
 }
 
 /** The tools of an endpoint by the names it gives them. */
@@ -37,8 +58,10 @@ export function toolTable(endpoint: ToolServerEndpoint, disabled: ReadonlySet<st
         },
         call: async (args, context) => {
           const result = await callTool(definition, name, args, context, log);
-          // The first text block is the result itself (it may quote code); errors and notes are the engine's words.
-          return { ...result, content: result.content.map((part, index) => (result.isError || index > 0 ? { ...part, text: speak(part.text) } : part)) };
+          // The text is the result itself (it may quote code); failures and notes are the engine's words.
+          return result.ok
+            ? { ...result, notes: result.notes.map(speak) }
+            : { ok: false, failure: { ...result.failure, message: speak(result.failure.message) } };
         },
       });
     });
@@ -49,14 +72,12 @@ export function toolTable(endpoint: ToolServerEndpoint, disabled: ReadonlySet<st
 async function callTool<I, O>(
   definition: ToolDefinition<I, O>,
   name: string,
-  args: Params,
+  args: ToolArguments,
   context: ToolContext,
   log: (line: string) => void,
-): Promise<CallToolResult> {
+): Promise<ToolResult> {
   const wrong = problems(definition.input, args);
-  if (wrong.length > 0) {
-    return toolError(`MCP error -32602: Input validation error: Invalid arguments for tool ${name}: ${wrong.join('; ')}.`);
-  }
+  if (wrong.length > 0) return failed('arguments', `Invalid arguments for tool ${name}: ${wrong.join('; ')}.`);
   const budget = definition.budgeted ? AbortSignal.timeout(TOOL_BUDGET_MS) : undefined;
   const signal = budget ? AbortSignal.any([context.signal, budget]) : context.signal;
   try {
@@ -66,28 +87,33 @@ async function callTool<I, O>(
     const unfit = problems(definition.output, output.structured);
     if (unfit.length > 0) {
       log(`mcp ${name}: result does not fit the output schema: ${unfit.join('; ')}`);
-      return toolError(`MCP error -32602: Output validation error: Invalid structured content for tool ${name}: ${unfit.join('; ')}.`);
+      return failed('output', `Invalid structured content for tool ${name}: ${unfit.join('; ')}.`);
     }
-    const content: CallToolResult['content'] = [{ type: 'text', text: output.text }];
-    for (const note of output.notes ?? []) content.push({ type: 'text', text: note });
-    return { content, structuredContent: output.structured as Record<string, unknown> };
+    return {
+      ok: true,
+      text: output.text,
+      notes: output.notes ?? [],
+      structured: output.structured as Record<string, unknown>,
+      filesRead: output.filesRead ?? [],
+    };
   } catch (error) {
     if (budget?.aborted) {
-      return toolError(
+      return failed(
+        'failed',
         `${name} took longer than ${TOOL_BUDGET_MS / 1000} s and was stopped: narrow the request (a repo: or file: filter, fewer repositories, a shorter date range, a smaller range).`,
       );
     }
-    if (error instanceof ToolError) return toolError(error.message);
+    if (error instanceof ToolError) return failed('failed', error.message);
     const message = errorMessage(error);
     if (error instanceof GitError) {
       log(`mcp ${name}: git failed: ${message}`);
-      return toolError(`${name} failed in git: ${message}. Check the arguments; the engine log has details.`);
+      return failed('failed', `${name} failed in git: ${message}. Check the arguments; the engine log has details.`);
     }
     log(`mcp ${name}: internal error: ${error instanceof Error && error.stack ? error.stack : message}`);
-    return toolError(`${name} hit an internal engine error: ${message}. The engine log has details.`);
+    return failed('failed', `${name} hit an internal engine error: ${message}. The engine log has details.`);
   }
 }
 
-export function toolError(message: string): CallToolResult {
-  return { content: [{ type: 'text', text: message }], isError: true };
+function failed(kind: ToolFailure['kind'], message: string): ToolResult {
+  return { ok: false, failure: { kind, message } };
 }
