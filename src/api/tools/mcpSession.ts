@@ -14,20 +14,22 @@
  * tool call; so it imports nothing of the extension's other code.
  */
 import * as l10n from '@vscode/l10n';
+import {
+  HANDSHAKE_VERSIONS,
+  META_CLIENT_CAPABILITIES,
+  META_CLIENT_INFO,
+  META_PROTOCOL_VERSION,
+  METHOD_NOT_FOUND,
+  STATELESS_VERSION as MODERN_VERSION,
+  UNSUPPORTED_PROTOCOL_VERSION,
+} from '../../contract/mcpProtocol';
 import { sseEvents, SseTooLargeError, type SseEvent } from './sseEvents';
 
 /** Its bundle (dist/mcp.js) has its own copy of @vscode/l10n: the tool client configures it through this. */
 export { useTranslations } from '../translations';
 
-export const MODERN_VERSION = '2026-07-28';
-/** The handshake's versions, newest first: the newest is offered, any is accepted. */
-export const HANDSHAKE_VERSIONS: readonly string[] = ['2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05', '2024-10-07'];
-
-const META_PROTOCOL_VERSION = 'io.modelcontextprotocol/protocolVersion';
-const META_CLIENT_INFO = 'io.modelcontextprotocol/clientInfo';
-const META_CLIENT_CAPABILITIES = 'io.modelcontextprotocol/clientCapabilities';
-const UNSUPPORTED_PROTOCOL_VERSION = -32022;
-const METHOD_NOT_FOUND = -32601;
+/** The revisions it speaks: the handshake's newest is offered, any of them accepted. */
+export { HANDSHAKE_VERSIONS, STATELESS_VERSION as MODERN_VERSION } from '../../contract/mcpProtocol';
 /** A resumable event stream that ends before its answer is taken up again this many times at most. */
 const MAX_RESUMPTIONS = 2;
 /** A closed session is ended on the server within this time, or left to expire there. */

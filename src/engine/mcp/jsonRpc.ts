@@ -3,13 +3,7 @@
  * tells requests (answered) from notifications and responses (taken, never answered).
  */
 
-export const PARSE_ERROR = -32700;
-export const INVALID_REQUEST = -32600;
-export const METHOD_NOT_FOUND = -32601;
-export const INVALID_PARAMS = -32602;
-export const INTERNAL_ERROR = -32603;
-/** Implementation-defined server error: what the Streamable HTTP transport reports with an HTTP error status. */
-export const SERVER_ERROR = -32000;
+export { INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR, SERVER_ERROR } from '../../contract/mcpProtocol';
 
 /** MCP allows strings and integers only (not null, not fractions). */
 export type RequestId = string | number;

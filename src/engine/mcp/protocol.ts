@@ -4,12 +4,12 @@
  * stands alone, so it offers no session, no subscriptions and no list-changed notifications, and a
  * `notifications/cancelled` cannot reach the request it names (closing the connection cancels).
  */
+import { HANDSHAKE_VERSIONS as PROTOCOL_VERSIONS, LATEST_HANDSHAKE_VERSION as LATEST_PROTOCOL_VERSION } from '../../contract/mcpProtocol';
 import { INVALID_PARAMS, isObject, METHOD_NOT_FOUND, RpcError, type JsonRpcRequest, type Params } from './jsonRpc';
 import type { ToolDescription } from '../tools/toolCalls';
 
 /** Newest first: the versions the official MCP SDK (1.32) speaks, clients of older ones included. */
-export const PROTOCOL_VERSIONS: readonly string[] = ['2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05', '2024-10-07'];
-export const LATEST_PROTOCOL_VERSION = '2025-11-25';
+export { HANDSHAKE_VERSIONS as PROTOCOL_VERSIONS, LATEST_HANDSHAKE_VERSION as LATEST_PROTOCOL_VERSION } from '../../contract/mcpProtocol';
 /** Versions from this one on have no JSON-RPC batches. */
 export const FIRST_VERSION_WITHOUT_BATCHES = '2025-06-18';
 

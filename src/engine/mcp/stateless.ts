@@ -7,20 +7,28 @@
  * here (404). Errors the revision defines: -32602 with HTTP 400 for a request without its `_meta`,
  * -32022 with the versions served for a version not served, -32020 when headers and body disagree.
  */
+import {
+  HEADER_MISMATCH,
+  META_CLIENT_CAPABILITIES,
+  META_PROTOCOL_VERSION,
+  META_SERVER_INFO,
+  STATELESS_VERSION as PROTOCOL_2026,
+  UNSUPPORTED_PROTOCOL_VERSION,
+} from '../../contract/mcpProtocol';
 import { INVALID_PARAMS, isObject, METHOD_NOT_FOUND, RpcError, type JsonRpcRequest, type Params } from './jsonRpc';
 import type { ServerInfo, ToolCatalogue } from './protocol';
 import { toolListing } from './protocol';
 
-export const PROTOCOL_2026 = '2026-07-28';
+export {
+  HEADER_MISMATCH,
+  META_CLIENT_CAPABILITIES,
+  META_PROTOCOL_VERSION,
+  META_SERVER_INFO,
+  STATELESS_VERSION as PROTOCOL_2026,
+  UNSUPPORTED_PROTOCOL_VERSION,
+} from '../../contract/mcpProtocol';
 /** The stateless revisions this server speaks, newest first. */
 export const STATELESS_VERSIONS: readonly string[] = [PROTOCOL_2026];
-
-export const META_PROTOCOL_VERSION = 'io.modelcontextprotocol/protocolVersion';
-export const META_CLIENT_CAPABILITIES = 'io.modelcontextprotocol/clientCapabilities';
-export const META_SERVER_INFO = 'io.modelcontextprotocol/serverInfo';
-
-export const HEADER_MISMATCH = -32020;
-export const UNSUPPORTED_PROTOCOL_VERSION = -32022;
 
 /** How long a client may keep the tool list: it changes only when the engine starts again. */
 const TOOL_LIST_TTL_MS = 5 * 60_000;
