@@ -124,3 +124,11 @@ export const WIRE_SORTS: readonly WireSort[] = ['id', '-id', 'created_at', '-cre
 export const API_PATH = '/.api/deepsearch/v1';
 /** The deprecated v1 tool server (`sg_` names); every endpoint is in `contract/toolServers.ts`. */
 export const MCP_PATH: string = TOOL_SERVER_ENDPOINTS.v1;
+
+/** A question whose answer is final: neither waiting nor being answered. */
+export function isFinished(question: Pick<WireQuestion, 'status'>): boolean {
+  return question.status !== 'processing' && question.status !== 'pending';
+}
+
+/** The longest question the local engine takes, in characters (a selection's code included). */
+export const MAX_QUESTION_LENGTH = 20_000;

@@ -6,22 +6,9 @@
 import type { WireQuestionError } from '../contract/legacyWire';
 import type { InvestigationLimits, ModelSource } from './models/chatModel';
 import type { OAuthOptions } from './oauth/authorizationServer';
+import type { EngineUser } from './http/auth';
 
-export interface EngineUser {
-  /** The access token that identifies this user (`Authorization: token <t>` or `Bearer <t>`). */
-  token: string;
-  /** Defaults to the user's position in `users`, starting at 1. */
-  id?: number;
-  /** Defaults to `user<id>`. */
-  name?: string;
-  /**
-   * The token's scopes, as a scoped access token or OAuth token has them (contract TOKEN_SCOPES):
-   * `user:all` reaches everything, `externalapi:read` / `externalapi:write` the conversation APIs,
-   * `mcp` the tool server; anything else is refused with a 403 naming the missing scope.
-   * Undefined (the default): an unscoped token that reaches everything.
-   */
-  scopes?: string[];
-}
+export type { EngineUser } from './http/auth';
 
 /** The documented ways real servers differ; the engine can speak each, so clients are tested on all. */
 export interface EngineVariant {

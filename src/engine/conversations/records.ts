@@ -45,9 +45,7 @@ export function zeroStats(): WireStats {
 }
 
 /** True once a question will not change any more (answered, failed or cancelled). */
-export function isFinished(question: WireQuestion): boolean {
-  return question.status !== 'processing' && question.status !== 'pending';
-}
+export { isFinished } from '../../contract/legacyWire';
 
 /** A timestamp strictly after `previous`, so `updated_at` visibly advances on every change. */
 export function nextTimestamp(previous?: string): string {

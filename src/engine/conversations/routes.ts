@@ -8,7 +8,9 @@ import { HttpError, jsonReply, noContentReply, type Reply } from '../http/http';
 import { parseListQuery } from './listing';
 import { echo } from '../http/echo';
 
-export const MAX_QUESTION_LENGTH = 20_000;
+import { MAX_QUESTION_LENGTH } from '../../contract/legacyWire';
+
+export { MAX_QUESTION_LENGTH };
 
 export interface ApiRequest {
   method: string;

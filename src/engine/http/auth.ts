@@ -5,10 +5,33 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { TOKEN_SCOPES } from '../../contract/tokenScopes';
 import { HttpError } from './http';
-import type { EngineUser } from '../options';
-import type { AccessVerdict } from '../oauth/issuedTokens';
+
+export interface EngineUser {
+  /** The access token that identifies this user (`Authorization: token <t>` or `Bearer <t>`). */
+  token: string;
+  /** Defaults to the user's position in `users`, starting at 1. */
+  id?: number;
+  /** Defaults to `user<id>`. */
+  name?: string;
+  /**
+   * The token's scopes, as a scoped access token or OAuth token has them (contract TOKEN_SCOPES):
+   * `user:all` reaches everything, `externalapi:read` / `externalapi:write` the conversation APIs,
+   * `mcp` the tool server; anything else is refused with a 403 naming the missing scope.
+   * Undefined (the default): an unscoped token that reaches everything.
+   */
+  scopes?: string[];
+}
+
+/** What an OAuth token was granted: to whom, through which client, with which scopes. */
+export interface Grant {
+  userId: number;
+  clientId: string;
+  scopes: readonly string[];
+}
 
 /** What the engine's authorization server says of a token it may have issued. */
+export type AccessVerdict = { kind: 'valid'; grant: Grant; expiresAt: number } | { kind: 'expired'; expiredAt: number } | { kind: 'unknown' };
+
 export interface IssuedTokenVerifier {
   verifyAccess(token: string): AccessVerdict;
 }

@@ -8,14 +8,12 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { WireTokenResponse } from '../../contract/oauthWire';
 import { OAUTH_SCOPES } from '../../contract/oauthWire';
+import type { AccessVerdict, Grant } from '../http/auth';
 import { sweep } from './bounded';
 
+export type { AccessVerdict, Grant } from '../http/auth';
+
 /** Who a token acts for, for which client, with which scopes. */
-export interface Grant {
-  userId: number;
-  clientId: string;
-  scopes: readonly string[];
-}
 
 export interface TokenLifetimes {
   /** Seconds an access token lives (instances: 3600). */
@@ -25,7 +23,6 @@ export interface TokenLifetimes {
 }
 
 /** What an access token is, or why it is not. */
-export type AccessVerdict = { kind: 'valid'; grant: Grant; expiresAt: number } | { kind: 'expired'; expiredAt: number } | { kind: 'unknown' };
 
 /** An OAuth error of the token endpoint (RFC 6749 §5.2): its code and a sentence for people. */
 export class OAuthError extends Error {

@@ -3,7 +3,7 @@
  * /regular expressions/, AND, OR, NOT and parentheses, and the filters repo:, file:, rev:, lang:,
  * case:, count: and patterntype:. Parsing only; nothing here runs a pattern.
  */
-import { ToolError } from '../tools/context';
+import { ToolError } from '../messages/toolError';
 
 export type QueryNode =
   | { kind: 'pattern'; id: number; value: string; regex: boolean }

@@ -5,7 +5,7 @@
  */
 import { Worker } from 'node:worker_threads';
 import { entryPoint } from '../runtime/entryPoints';
-import { ToolError } from '../tools/context';
+import { ToolError } from '../messages/toolError';
 import { echo } from '../http/echo';
 import { errorMessage } from '../../contract/errorMessage';
 

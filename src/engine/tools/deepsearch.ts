@@ -4,10 +4,8 @@
  * a conversation's questions and answers by its link or read token, for whoever may read it.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { WireConversation, WireQuestion } from '../../contract/legacyWire';
+import { isFinished, MAX_QUESTION_LENGTH, type WireConversation, type WireQuestion } from '../../contract/legacyWire';
 import { HttpError } from '../http/http';
-import { isFinished } from '../conversations/records';
-import { MAX_QUESTION_LENGTH } from '../conversations/routes';
 import { echo } from '../http/echo';
 import { ToolError, type ToolContext, type ToolOutput } from './context';
 
