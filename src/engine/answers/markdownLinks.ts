@@ -1,0 +1,255 @@
+/**
+ * An answer's links as the panel sees them: one parse with marked (GFM, as src/webview/markdown.ts
+ * configures it), every form found (inline with or without a title, `<…>` destinations, images,
+ * reference links and their definitions, autolinks, bare URLs, `href`s of raw HTML), each with
+ * where it stands in the text, so that it can be rewritten. Code spans and blocks hold no links.
+ *
+ * marked's tokens carry their source (`raw`) but no offsets: the walk keeps a cursor over the text
+ * and finds each token's source at or just after it, in document order. Inside quotes and list
+ * items marked reads lines without their markers and indentation, so a source over several lines
+ * is matched line by line with those left out. Bounded: emphasis is not parsed (it does not change
+ * which text is a link, and marked's emphasis and e-mail matching are superlinear in delimiter
+ * runs), nesting is measured before parsing, and the search for sources is charged to a budget.
+ */
+import { Lexer, Marked, type Token, type Tokens } from 'marked';
+
+export type LinkForm = 'inline' | 'reference' | 'image' | 'autolink' | 'url' | 'definition' | 'html';
+
+export interface MarkdownLink {
+  form: LinkForm;
+  /** The link's source in the text: `[label](url)`, `<url>`, the URL, the definition, or an HTML attribute's value. */
+  start: number;
+  end: number;
+  /** The destination as marked resolved it (escapes and entities read, not percent-decoded). */
+  href: string;
+  title?: string;
+  /** The label's source (`[label]`), the alt text of an image, or the URL of an autolink. */
+  label: string;
+  /** For a definition: the label it defines, as written. */
+  tag?: string;
+}
+
+export type LinkScan = { links: MarkdownLink[] } | { unreadable: string };
+
+/** Nesting of lists and quotes on a line, and text nested deeply times its depth: marked reads such a line once per level. */
+const MAX_NESTING = 64;
+const MAX_DEEP_TEXT = 8_000_000;
+/** How far past the cursor a token's source is looked for. */
+const SEARCH_WINDOW = 64 * 1024;
+/** Characters searched for sources, per character of the answer. */
+const SEARCH_WORK_PER_CHAR = 32;
+
+const markdown = new Marked({ gfm: true, breaks: false, async: false });
+/** marked's GFM text rule without its e-mail lookaheads, which scan a whole run of word characters at every stop in it. */
+const INLINE_TEXT =
+  /^(`+|~+|[^`~])(?:(?=[`~])|(?= {2,}\n)|[\s\S]*?(?:(?=[\\<!\[`*~_]|\b_|[hH][tT][tT][pP][sS]?:\/\/|[fF][tT][pP]:\/\/|www\.|$)|[^ ](?= {2,}\n)))/;
+const URL_START = /^(?:[hH][tT][tT][pP][sS]?:\/\/|[fF][tT][pP]:\/\/|www\.)/;
+markdown.use({
+  tokenizer: {
+    emStrong: () => undefined,
+    del: () => undefined,
+    // Only web addresses: e-mail addresses are not links into a repository, and finding them is costly.
+    url: (src) => (URL_START.test(src) ? false : undefined),
+    inlineText(src) {
+      const match = INLINE_TEXT.exec(src);
+      return match ? { type: 'text', raw: match[0], text: match[0], escaped: false } : undefined;
+    },
+  },
+});
+
+const INLINE_LINK = Lexer.rules.inline.gfm.link;
+const REFERENCE_LINK = Lexer.rules.inline.gfm.reflink;
+const SHORTCUT_LINK = Lexer.rules.inline.gfm.nolink;
+const DEFINITION_TAG = /^ {0,3}\[((?:\\[\s\S]|[^\\\[\]])+)\]:/;
+const HTML_HREF = /(\shref\s*=\s*)("([^"]*)"|'([^']*)'|([^\s"'=<>`]+))/gi;
+
+/** The answer's links in order, or why it cannot be read as Markdown within bounds. */
+export function markdownLinks(text: string): LinkScan {
+  const tooNested = nestingCost(text);
+  if (tooNested) return { unreadable: tooNested };
+  let tokens: Token[];
+  try {
+    tokens = markdown.lexer(text);
+  } catch {
+    return { unreadable: 'it could not be read as Markdown' };
+  }
+  const walk = new SourceWalk(text);
+  walk.tokens(tokens);
+  return walk.spent ? { unreadable: 'its Markdown took too long to follow' } : { links: walk.links };
+}
+
+/** Why the answer is nested too deeply to parse (lists and quotes, by markers and indentation), if it is. */
+function nestingCost(text: string): string | undefined {
+  let deep = 0;
+  let at = 0;
+  while (at < text.length) {
+    let end = text.indexOf('\n', at);
+    if (end < 0) end = text.length;
+    let level = 0;
+    let columns = 0;
+    let pos = at;
+    for (; pos < end; pos++) {
+      const char = text.charCodeAt(pos);
+      if (char === 32) columns++;
+      else if (char === 9) columns += 4;
+      else if (char === 62) level++;
+      else if ((char === 45 || char === 42 || char === 43) && (pos + 1 === end || text.charCodeAt(pos + 1) === 32 || text.charCodeAt(pos + 1) === 9)) level++;
+      else break;
+    }
+    level += Math.floor(columns / 2);
+    if (level > MAX_NESTING) return `it nests lists or quotes more than ${MAX_NESTING} levels deep`;
+    if (level > 4) deep += (end - at) * (level - 4);
+    if (deep > MAX_DEEP_TEXT) return 'it nests too much of its text in lists or quotes';
+    at = end + 1;
+  }
+  return undefined;
+}
+
+/** Walks marked's tokens in document order, finding each one's source in the text. */
+class SourceWalk {
+  readonly links: MarkdownLink[] = [];
+  spent = false;
+  private cursor = 0;
+  private work: number;
+
+  constructor(private readonly text: string) {
+    this.work = SEARCH_WORK_PER_CHAR * text.length + SEARCH_WINDOW;
+  }
+
+  tokens(tokens: readonly Token[]): void {
+    for (const token of tokens) {
+      if (this.spent) return;
+      this.token(token);
+    }
+  }
+
+  private token(token: Token): void {
+    switch (token.type) {
+      case 'link':
+      case 'image':
+        this.link(token as Tokens.Link | Tokens.Image);
+        return;
+      case 'def':
+        this.definition(token as Tokens.Def);
+        return;
+      case 'html':
+        this.html(token as Tokens.HTML);
+        return;
+      case 'table': {
+        const table = token as Tokens.Table;
+        for (const cell of table.header) this.tokens(cell.tokens);
+        for (const row of table.rows) for (const cell of row) this.tokens(cell.tokens);
+        return;
+      }
+      case 'list':
+        this.tokens((token as Tokens.List).items);
+        return;
+      default: {
+        const children = (token as { tokens?: Token[] }).tokens;
+        if (children) this.tokens(children);
+        else this.locate(token.raw);
+      }
+    }
+  }
+
+  private link(token: Tokens.Link | Tokens.Image): void {
+    const found = this.locate(token.raw);
+    if (!found) return;
+    const image = token.type === 'image';
+    const base = { start: found.start, end: found.end, href: token.href, ...(token.title ? { title: token.title } : {}) };
+    if (token.type === 'link' && token.autolink) {
+      const form = token.raw.startsWith('<') ? 'autolink' : 'url';
+      this.links.push({ form, ...base, label: token.text });
+      return;
+    }
+    const inline = INLINE_LINK.exec(token.raw);
+    if (inline?.[0] === token.raw) {
+      this.links.push({ form: image ? 'image' : 'inline', ...base, label: inline[1] ?? '' });
+      return;
+    }
+    const reference = REFERENCE_LINK.exec(token.raw) ?? SHORTCUT_LINK.exec(token.raw);
+    this.links.push({ form: image ? 'image' : 'reference', ...base, label: reference?.[1] ?? token.text });
+  }
+
+  private definition(token: Tokens.Def): void {
+    const found = this.locate(token.raw);
+    if (!found) return;
+    const tag = DEFINITION_TAG.exec(token.raw)?.[1] ?? token.tag;
+    this.links.push({ form: 'definition', ...found, href: token.href, ...(token.title ? { title: token.title } : {}), label: '', tag });
+  }
+
+  /** Raw HTML the panel keeps: an `<a href>` is a link as much as Markdown's. */
+  private html(token: Tokens.HTML): void {
+    const found = this.locate(token.raw);
+    if (!found || !/\shref\s*=/i.test(token.raw)) return;
+    const source = this.text.slice(found.start, found.end);
+    for (const match of source.matchAll(HTML_HREF)) {
+      const value = match[3] ?? match[4] ?? match[5] ?? '';
+      const quoted = match[3] !== undefined || match[4] !== undefined ? 1 : 0;
+      const start = found.start + match.index + (match[1] ?? '').length + quoted;
+      this.links.push({ form: 'html', start, end: start + value.length, href: decodeEntities(value), label: '' });
+    }
+  }
+
+  /** Where `raw` stands at or after the cursor (the cursor then moves past it), if it can be found. */
+  private locate(raw: string): { start: number; end: number } | undefined {
+    if (raw === '') return undefined;
+    const found =
+      this.exact(raw) ?? (raw.includes('\n') ? this.byLines(raw) : undefined) ?? (raw.includes('|') ? this.exact(raw.replace(/\|/g, '\\|')) : undefined);
+    if (found) this.cursor = found.end;
+    return found;
+  }
+
+  private exact(raw: string): { start: number; end: number } | undefined {
+    const at = this.search(raw, this.cursor);
+    return at === undefined ? undefined : { start: at, end: at + raw.length };
+  }
+
+  /** `raw` whose lines lost a quote's markers or a list item's indentation, matched line by line. */
+  private byLines(raw: string): { start: number; end: number } | undefined {
+    const lines = raw.split('\n').map((line) => line.replace(/^[ \t>]+/, ''));
+    const first = lines[0] ?? '';
+    let start = first === '' ? this.cursor : this.search(first, this.cursor);
+    if (start === undefined) return undefined;
+    let at = start + first.length;
+    for (let index = 1; index < lines.length; index++) {
+      if (this.text.charCodeAt(at) !== 10) return undefined;
+      at++;
+      while (at < this.text.length && /[ \t>]/.test(this.text.charAt(at))) at++;
+      const line = lines[index] ?? '';
+      if (!this.text.startsWith(line, at)) return undefined;
+      at += line.length;
+      this.charge(line.length);
+    }
+    if (first === '') start = this.cursor;
+    return { start, end: at };
+  }
+
+  /** Where `needle` starts within the window past `from`, its cost charged to the budget. */
+  private search(needle: string, from: number): number | undefined {
+    const window = this.text.slice(from, from + SEARCH_WINDOW + needle.length);
+    const at = window.indexOf(needle);
+    this.charge(at < 0 ? window.length : at + needle.length);
+    return at < 0 ? undefined : from + at;
+  }
+
+  private charge(chars: number): void {
+    this.work -= chars;
+    if (this.work < 0) this.spent = true;
+  }
+}
+
+/** The character references a browser reads in an attribute that matter to a URL. */
+function decodeEntities(value: string): string {
+  return value.replace(
+    /&(?:#(\d{1,7})|#x([0-9a-f]{1,6})|(amp|colon|sol|period|percnt|quot|apos|lt|gt));?/gi,
+    (whole, dec?: string, hex?: string, name?: string) => {
+      if (dec !== undefined || hex !== undefined) {
+        const code = dec !== undefined ? Number(dec) : parseInt(hex ?? '', 16);
+        return code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : whole;
+      }
+      const named: Record<string, string> = { amp: '&', colon: ':', sol: '/', period: '.', percnt: '%', quot: '"', apos: "'", lt: '<', gt: '>' };
+      return named[(name ?? '').toLowerCase()] ?? whole;
+    },
+  );
+}
