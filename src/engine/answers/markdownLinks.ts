@@ -35,9 +35,9 @@ export type LinkScan = { links: MarkdownLink[] } | { unreadable: string };
 const MAX_NESTING = 64;
 const MAX_DEEP_TEXT = 8_000_000;
 /** How far past the cursor a token's source is looked for. */
-const SEARCH_WINDOW = 64 * 1024;
+const SEARCH_WINDOW = 8 * 1024;
 /** Characters searched for sources, per character of the answer. */
-const SEARCH_WORK_PER_CHAR = 32;
+const SEARCH_WORK_PER_CHAR = 64;
 
 const markdown = new Marked({ gfm: true, breaks: false, async: false });
 /** marked's GFM text rule without its e-mail lookaheads, which scan a whole run of word characters at every stop in it. */
@@ -94,7 +94,15 @@ function nestingCost(text: string): string | undefined {
       else if (char === 9) columns += 4;
       else if (char === 62) level++;
       else if ((char === 45 || char === 42 || char === 43) && (pos + 1 === end || text.charCodeAt(pos + 1) === 32 || text.charCodeAt(pos + 1) === 9)) level++;
-      else break;
+      else if (char >= 48 && char <= 57) {
+        // An ordered list's marker: digits, then `.` or `)`.
+        let digits = pos;
+        while (digits < end && digits - pos < 9 && text.charCodeAt(digits) >= 48 && text.charCodeAt(digits) <= 57) digits++;
+        const mark = text.charCodeAt(digits);
+        if (mark !== 46 && mark !== 41) break;
+        level++;
+        pos = digits;
+      } else break;
     }
     level += Math.floor(columns / 2);
     if (level > MAX_NESTING) return `it nests lists or quotes more than ${MAX_NESTING} levels deep`;
@@ -194,8 +202,7 @@ class SourceWalk {
   /** Where `raw` stands at or after the cursor (the cursor then moves past it), if it can be found. */
   private locate(raw: string): { start: number; end: number } | undefined {
     if (raw === '') return undefined;
-    const found =
-      this.exact(raw) ?? (raw.includes('\n') ? this.byLines(raw) : undefined) ?? (raw.includes('|') ? this.exact(raw.replace(/\|/g, '\\|')) : undefined);
+    const found = raw.includes('\n') ? this.byLines(raw) : raw.includes('|') ? this.inCell(raw) : this.exact(raw);
     if (found) this.cursor = found.end;
     return found;
   }
@@ -205,24 +212,55 @@ class SourceWalk {
     return at === undefined ? undefined : { start: at, end: at + raw.length };
   }
 
-  /** `raw` whose lines lost a quote's markers or a list item's indentation, matched line by line. */
+  /** `raw` from a table's cell, where marked reads `\\|` as `|`. */
+  private inCell(raw: string): { start: number; end: number } | undefined {
+    const pipe = raw.indexOf('|');
+    let start = this.search(pipe > 0 ? raw.slice(0, pipe) : '|', this.cursor);
+    if (start === undefined) return undefined;
+    if (pipe === 0 && this.text.charCodeAt(start - 1) === 92) start--;
+    let at = start;
+    for (let index = 0; index < raw.length; index++, at++) {
+      if (raw.charCodeAt(index) === 124 && this.text.charCodeAt(at) === 92 && this.text.charCodeAt(at + 1) === 124) at++;
+      if (this.text.charCodeAt(at) !== raw.charCodeAt(index)) return undefined;
+    }
+    this.charge(raw.length);
+    return { start, end: at };
+  }
+
+  /**
+   * `raw` over several lines, matched line by line with the markers and indentation at their starts
+   * left out on both sides (a quote's or a list item's lines lose them in marked's reading).
+   */
   private byLines(raw: string): { start: number; end: number } | undefined {
     const lines = raw.split('\n').map((line) => line.replace(/^[ \t>]+/, ''));
     const first = lines[0] ?? '';
-    let start = first === '' ? this.cursor : this.search(first, this.cursor);
-    if (start === undefined) return undefined;
-    let at = start + first.length;
+    let from = this.cursor;
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const start = first === '' ? from : this.search(first, from);
+      if (start === undefined) return undefined;
+      const end = this.linesFrom(lines, start + first.length);
+      if (end !== undefined) return { start, end };
+      if (first === '') return undefined;
+      from = start + 1;
+    }
+    return undefined;
+  }
+
+  /** Where the lines after the first end, matched from `at` (the end of the first), if they match. */
+  private linesFrom(lines: readonly string[], at: number): number | undefined {
     for (let index = 1; index < lines.length; index++) {
       if (this.text.charCodeAt(at) !== 10) return undefined;
       at++;
-      while (at < this.text.length && /[ \t>]/.test(this.text.charAt(at))) at++;
       const line = lines[index] ?? '';
+      let skipped = at;
+      while (skipped < this.text.length && /[ \t>]/.test(this.text.charAt(skipped))) skipped++;
+      // An empty line ends where its markers do only if nothing else follows them (else it is the next token's indentation).
+      if (line !== '' || skipped === this.text.length || this.text.charCodeAt(skipped) === 10) at = skipped;
+      this.charge(line.length + 1);
       if (!this.text.startsWith(line, at)) return undefined;
       at += line.length;
-      this.charge(line.length);
     }
-    if (first === '') start = this.cursor;
-    return { start, end: at };
+    return at;
   }
 
   /** Where `needle` starts within the window past `from`, its cost charged to the budget. */

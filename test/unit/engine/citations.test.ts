@@ -246,6 +246,14 @@ const FORMS: FormCase[] = [
     removed: 'See utils.',
   },
   {
+    form: 'a revision after the name',
+    write: inline,
+    real: `${URL}/${REPO}@main/-/blob/lib/utils.js?L1-2`,
+    invented: `${URL}/${REPO}@no-such-branch/-/blob/lib/utils.js?L1-2`,
+    kept: `See [utils](${URL}/${REPO}@main/-/blob/lib/utils.js?L1-2).`,
+    removed: 'See utils.',
+  },
+  {
     form: 'over two lines of a quote',
     write: (url) => `> See [the\n> utils](${url}).`,
     real: REAL,
@@ -393,11 +401,24 @@ describe('citations checked within bounds', function () {
   });
 
   it('shows an answer nested too deeply to read as text, so that none of its links is live', async function () {
-    const checked = await checkCitations(`${'- '.repeat(50_000)}[utils](${INVENTED})`, URL, gitReader(repo));
-    assert.match(
-      checked.markdown,
-      /^_Citations could not be checked: it nests lists or quotes more than 64 levels deep, so the answer is shown as text\._\n\n```text\n/,
-    );
-    assert.equal(checked.checked, 0);
+    for (const nested of ['- '.repeat(50_000), '1. '.repeat(50_000), '> '.repeat(50_000), `${' '.repeat(10_000)}- `]) {
+      const checked = await checkCitations(`${nested}[utils](${INVENTED})`, URL, gitReader(repo));
+      assert.match(
+        checked.markdown,
+        /^_Citations could not be checked: it nests lists or quotes more than 64 levels deep, so the answer is shown as text\._\n\n```text\n/,
+      );
+      assert.equal(checked.checked, 0);
+    }
+  });
+
+  it('follows a long answer of lists, quotes, tables and code to its last link', async function () {
+    const block = (index: number) =>
+      `${index + 1}. Step [${index}](https://example.com/${index}) goes on\n   over a second line\n\n   > quoted with [a link](https://example.com/q${index})\n   > and more\n\n   \`\`\`js\n   [not a link](${INVENTED})\n   \`\`\`\n\n| a | \`b \\| c\` |\n| - | - |\n| [x](https://example.com/t${index}) | y |\n\n`;
+    let answer = '';
+    for (let index = 0; answer.length < 400_000; index++) answer += block(index);
+    const checked = await checkCitations(`${answer}Last: [utils](${INVENTED}).`, URL, gitReader(repo));
+    assert.ok(checked.markdown.startsWith(answer), checked.markdown.slice(0, 300));
+    assert.ok(checked.markdown.slice(answer.length).startsWith('Last: utils.'), checked.markdown.slice(answer.length));
+    assert.deepEqual([checked.checked, checked.removed], [1, 1]);
   });
 });
