@@ -119,6 +119,8 @@ class CitationCheck {
         this.approved.add(link.href);
         continue;
       }
+      // A link inside a label that was rewritten whole stays as the label has it (and the answer is read again below).
+      if (link.start < at) continue;
       if (verdict.kind !== 'removed') this.approved.add(verdict.url);
       result += this.text.slice(at, link.start) + replacement;
       at = link.end;

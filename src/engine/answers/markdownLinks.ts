@@ -163,20 +163,12 @@ class SourceWalk {
   private link(token: Tokens.Link | Tokens.Image): void {
     const found = this.locate(token.raw);
     if (!found) return;
-    const image = token.type === 'image';
-    const base = { start: found.start, end: found.end, href: token.href, ...(token.title ? { title: token.title } : {}) };
-    if (token.type === 'link' && token.autolink) {
-      const form = token.raw.startsWith('<') ? 'autolink' : 'url';
-      this.links.push({ form, ...base, label: token.text });
-      return;
-    }
-    const inline = INLINE_LINK.exec(token.raw);
-    if (inline?.[0] === token.raw) {
-      this.links.push({ form: image ? 'image' : 'inline', ...base, label: inline[1] ?? '' });
-      return;
-    }
-    const reference = REFERENCE_LINK.exec(token.raw) ?? SHORTCUT_LINK.exec(token.raw);
-    this.links.push({ form: image ? 'image' : 'reference', ...base, label: reference?.[1] ?? token.text });
+    this.links.push(linkAt(token, found));
+    // A label can hold links of its own (an autolink, an image), which the panel shows as links too.
+    if (token.type === 'link' && token.autolink) return;
+    this.cursor = found.start;
+    this.tokens(token.tokens);
+    this.cursor = Math.max(this.cursor, found.end);
   }
 
   private definition(token: Tokens.Def): void {
@@ -275,6 +267,16 @@ class SourceWalk {
     this.work -= chars;
     if (this.work < 0) this.spent = true;
   }
+}
+
+function linkAt(token: Tokens.Link | Tokens.Image, found: { start: number; end: number }): MarkdownLink {
+  const image = token.type === 'image';
+  const base = { start: found.start, end: found.end, href: token.href, ...(token.title ? { title: token.title } : {}) };
+  if (token.type === 'link' && token.autolink) return { form: token.raw.startsWith('<') ? 'autolink' : 'url', ...base, label: token.text };
+  const inline = INLINE_LINK.exec(token.raw);
+  if (inline?.[0] === token.raw) return { form: image ? 'image' : 'inline', ...base, label: inline[1] ?? '' };
+  const reference = REFERENCE_LINK.exec(token.raw) ?? SHORTCUT_LINK.exec(token.raw);
+  return { form: image ? 'image' : 'reference', ...base, label: reference?.[1] ?? token.text };
 }
 
 /** The character references a browser reads in an attribute that matter to a URL. */

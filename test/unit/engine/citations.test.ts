@@ -300,6 +300,15 @@ describe('citations in every form the panel links', function () {
     assert.equal(checked.checked, 0);
   });
 
+  it('checks links inside the label of another link', async function () {
+    const answer = (url: string) => `See [<${url}>](https://example.com/a) and [![utils](${url})](https://example.com/b).`;
+    const good = await checkCitations(answer(REAL), URL, gitReader(repo));
+    assert.equal(good.markdown, answer(REAL));
+    const bad = await checkCitations(answer(INVENTED), URL, gitReader(repo));
+    assert.ok(bad.markdown.startsWith(`See [${INVENTED.replace('://', ':\\/\\/')}](https://example.com/a) and [utils](https://example.com/b).`), bad.markdown);
+    assert.equal(bad.removed, 2);
+  });
+
   it('does not let a removed link become a bare address again', async function () {
     const checked = await checkCitations(`See [${INVENTED}](${INVENTED}) and [www.example.com](${INVENTED}).`, URL, gitReader(repo));
     assert.ok(checked.markdown.startsWith(`See ${INVENTED.replace('://', ':\\/\\/')} and www\\.example.com.`), checked.markdown);
