@@ -49,7 +49,8 @@ export class InstanceAddress {
   /** What `href` (as marked resolved it) points at. */
   fileLink(href: string): InstanceLink {
     // Most links of an answer are not into a repository's file: told apart before parsing them.
-    if (href.length > 4_000 || !/\/-\/blob\//i.test(href.replace(/%2f/gi, '/'))) return undefined;
+    // As a browser reads it: tabs and newlines dropped, a backslash a `/` (and `%2F` one once decoded).
+    if (href.length > 4_000 || !/\/-\/blob\//i.test(href.replace(/[\t\n\r]/g, '').replace(/%2f|\\/gi, '/'))) return undefined;
     const url = this.resolve(href.trim());
     if (!url || !this.onInstance(url)) return undefined;
     // Written as a file link, it is one: `..` that leads out of the file part or the instance's path reads nothing.

@@ -246,6 +246,14 @@ const FORMS: FormCase[] = [
     removed: 'See utils.',
   },
   {
+    form: 'backslashes and a tab, as a browser reads them',
+    write: (url) => `See [utils](<${url}>).`,
+    real: `http://127.0.0.1:9\\\\github.com\\\\acme\\\\app\\\\-\\\\bl\tob\\\\lib\\\\utils.js?L1-2`,
+    invented: `http:\\\\127.0.0.1:9\\\\github.com\\\\acme\\\\app\\\\-\\\\blob\\\\lib\\\\nope.js`,
+    kept: `See [utils](${REAL}).`,
+    removed: 'See utils.',
+  },
+  {
     form: 'a revision after the name',
     write: inline,
     real: `${URL}/${REPO}@main/-/blob/lib/utils.js?L1-2`,
