@@ -4,6 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { checkCitations, type CitationReader } from '../../../src/engine/answers/citations';
+import { InstanceAddress } from '../../../src/engine/answers/instanceLinks';
 import { createTestRepo, type TestRepo } from '../../support/gitRepos';
 
 const URL = 'http://127.0.0.1:9';
@@ -186,6 +187,14 @@ const FORMS: FormCase[] = [
     write: inline,
     real: `/${REPO}/-/blob/lib/utils.js?L1-2`,
     invented: `/${REPO}/-/blob/lib/nope.js?L1-2`,
+    kept: `See [utils](${REAL}).`,
+    removed: 'See utils.',
+  },
+  {
+    form: 'relative without a leading slash',
+    write: inline,
+    real: `${REPO}/-/blob/lib/utils.js?L1-2`,
+    invented: `${REPO}/-/blob/lib/nope.js?L1-2`,
     kept: `See [utils](${REAL}).`,
     removed: 'See utils.',
   },
@@ -437,5 +446,55 @@ describe('citations checked within bounds', function () {
     assert.ok(checked.markdown.startsWith(answer), checked.markdown.slice(0, 300));
     assert.ok(checked.markdown.slice(answer.length).startsWith('Last: utils.'), checked.markdown.slice(answer.length));
     assert.deepEqual([checked.checked, checked.removed], [1, 1]);
+  });
+});
+
+describe('the instance an answer links into', function () {
+  const instance = new InstanceAddress('https://sg.example.com/prefix/');
+
+  it('reads links on its origin under its path, and relative ones under its path too', function () {
+    const file = { repo: REPO, path: 'src/a.ts', range: { start: 3, end: 3 } };
+    assert.deepEqual(instance.fileLink(`https://SG.example.com:443/prefix/${REPO}/-/blob/src/a.ts#L3`), file);
+    assert.deepEqual(instance.fileLink(`/${REPO}/-/blob/src/a.ts?L3`), file);
+    assert.deepEqual(instance.fileLink(`//sg.example.com/prefix/${REPO}/-/blob/src/a.ts?L3`), file);
+  });
+
+  it('refuses a file link that leads out of its path, and leaves other hosts and pages alone', function () {
+    assert.equal(instance.fileLink(`https://sg.example.com/other/${REPO}/-/blob/src/a.ts`), 'unreadable');
+    assert.equal(instance.fileLink(`https://sg.example.com/prefix/${REPO}/-/blob/`), 'unreadable');
+    assert.equal(instance.fileLink(`https://sg.example.com/prefix/${REPO}@/-/blob/a.ts`), 'unreadable');
+    assert.equal(instance.fileLink(`https://sg.example.com/prefix/${REPO}/-/blob/a%ZZ.ts`), 'unreadable');
+    assert.equal(instance.fileLink(`http://localhost/prefix/${REPO}/-/blob/src/a.ts`), undefined);
+    assert.equal(instance.fileLink(`https://github.com/acme/app/-/blob/main/src/a.ts`), undefined);
+    assert.equal(instance.fileLink(`https://sg.example.com/prefix/${REPO}/-/tree/src`), undefined);
+    assert.equal(instance.fileLink('mailto:someone@sg.example.com'), undefined);
+  });
+
+  it('writes a file link as the engine does, a revision after the name', function () {
+    assert.equal(
+      instance.fileUrl({ repo: REPO, revision: 'v1.2', path: 'src/my file(1).ts', range: { start: 1, end: 2 } }),
+      `https://sg.example.com/prefix/${REPO}@v1.2/-/blob/src/my%20file%281%29.ts?L1-2`,
+    );
+  });
+
+  it('takes every loopback spelling with the same port for the engine on 127.0.0.1, and no other port', function () {
+    const engine = new InstanceAddress('http://127.0.0.1:9');
+    for (const host of [
+      'localhost',
+      'LOCALHOST.',
+      'app.localhost',
+      '127.0.0.1',
+      '127.1',
+      '0x7f.0.0.1',
+      '2130706433',
+      '127.8.9.10',
+      '[::1]',
+      '[0:0::1]',
+      '[::ffff:127.0.0.1]',
+      '0.0.0.0',
+    ])
+      assert.deepEqual(engine.fileLink(`http://${host}:9/${REPO}/-/blob/a.ts`), { repo: REPO, path: 'a.ts' }, host);
+    assert.equal(engine.fileLink(`http://localhost:10/${REPO}/-/blob/a.ts`), undefined);
+    assert.equal(engine.fileLink(`http://example.com:9/${REPO}/-/blob/a.ts`), undefined);
   });
 });
