@@ -175,7 +175,7 @@ class SourceWalk {
     const found = this.locate(token.raw);
     if (!found) return;
     const tag = DEFINITION_TAG.exec(token.raw)?.[1] ?? token.tag;
-    this.links.push({ form: 'definition', ...found, href: token.href, ...(token.title ? { title: token.title } : {}), label: '', tag });
+    this.links.push({ form: 'definition', ...found, href: decodeReferences(token.href), ...(token.title ? { title: token.title } : {}), label: '', tag });
   }
 
   /** Raw HTML the panel keeps: an `<a href>` is a link as much as Markdown's. */
@@ -187,7 +187,7 @@ class SourceWalk {
       const value = match[3] ?? match[4] ?? match[5] ?? '';
       const quoted = match[3] !== undefined || match[4] !== undefined ? 1 : 0;
       const start = found.start + match.index + (match[1] ?? '').length + quoted;
-      this.links.push({ form: 'html', start, end: start + value.length, href: decodeEntities(value), label: '' });
+      this.links.push({ form: 'html', start, end: start + value.length, href: decodeReferences(value), label: '' });
     }
   }
 
@@ -271,25 +271,86 @@ class SourceWalk {
 
 function linkAt(token: Tokens.Link | Tokens.Image, found: { start: number; end: number }): MarkdownLink {
   const image = token.type === 'image';
-  const base = { start: found.start, end: found.end, href: token.href, ...(token.title ? { title: token.title } : {}) };
-  if (token.type === 'link' && token.autolink) return { form: token.raw.startsWith('<') ? 'autolink' : 'url', ...base, label: token.text };
+  const autolink = token.type === 'link' && token.autolink === true;
+  const base = {
+    start: found.start,
+    end: found.end,
+    href: autolink ? token.href : decodeReferences(token.href),
+    ...(token.title ? { title: token.title } : {}),
+  };
+  if (autolink) return { form: token.raw.startsWith('<') ? 'autolink' : 'url', ...base, label: token.text };
   const inline = INLINE_LINK.exec(token.raw);
   if (inline?.[0] === token.raw) return { form: image ? 'image' : 'inline', ...base, label: inline[1] ?? '' };
   const reference = REFERENCE_LINK.exec(token.raw) ?? SHORTCUT_LINK.exec(token.raw);
   return { form: image ? 'image' : 'reference', ...base, label: reference?.[1] ?? token.text };
 }
 
-/** The character references a browser reads in an attribute that matter to a URL. */
-function decodeEntities(value: string): string {
+/** Named character references that stand for ASCII characters, the ones that can spell an address. */
+const ASCII_REFERENCES: Readonly<Record<string, string>> = {
+  Tab: '\t',
+  NewLine: '\n',
+  excl: '!',
+  quot: '"',
+  QUOT: '"',
+  num: '#',
+  dollar: '$',
+  percnt: '%',
+  amp: '&',
+  AMP: '&',
+  apos: "'",
+  lpar: '(',
+  rpar: ')',
+  ast: '*',
+  midast: '*',
+  plus: '+',
+  comma: ',',
+  period: '.',
+  sol: '/',
+  colon: ':',
+  semi: ';',
+  lt: '<',
+  LT: '<',
+  equals: '=',
+  gt: '>',
+  GT: '>',
+  quest: '?',
+  commat: '@',
+  lsqb: '[',
+  lbrack: '[',
+  bsol: '\\',
+  rsqb: ']',
+  rbrack: ']',
+  Hat: '^',
+  lowbar: '_',
+  UnderBar: '_',
+  grave: '`',
+  DiacriticalGrave: '`',
+  lcub: '{',
+  lbrace: '{',
+  verbar: '|',
+  vert: '|',
+  VerticalLine: '|',
+  rcub: '}',
+  rbrace: '}',
+};
+/** The ones a browser reads without their `;`, too. */
+const LEGACY = new Set(['amp', 'AMP', 'lt', 'LT', 'gt', 'GT', 'quot', 'QUOT']);
+
+/**
+ * A destination as the panel's browser reads it: marked leaves character references in it (but
+ * for autolinks), and the browser decodes them in the attribute.
+ */
+export function decodeReferences(value: string): string {
+  if (!value.includes('&')) return value;
   return value.replace(
-    /&(?:#(\d{1,7})|#x([0-9a-f]{1,6})|(amp|colon|sol|period|percnt|quot|apos|lt|gt));?/gi,
-    (whole, dec?: string, hex?: string, name?: string) => {
+    /&(?:#(\d{1,8})|#[xX]([0-9a-fA-F]{1,7})|([A-Za-z][A-Za-z0-9]{1,31}))(;?)/g,
+    (whole, dec?: string, hex?: string, name?: string, semi?: string) => {
       if (dec !== undefined || hex !== undefined) {
         const code = dec !== undefined ? Number(dec) : parseInt(hex ?? '', 16);
-        return code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : whole;
+        return String.fromCodePoint(code > 0 && code <= 0x10ffff && (code < 0xd800 || code > 0xdfff) ? code : 0xfffd);
       }
-      const named: Record<string, string> = { amp: '&', colon: ':', sol: '/', period: '.', percnt: '%', quot: '"', apos: "'", lt: '<', gt: '>' };
-      return named[(name ?? '').toLowerCase()] ?? whole;
+      const char = name !== undefined ? ASCII_REFERENCES[name] : undefined;
+      return char !== undefined && (semi === ';' || LEGACY.has(name ?? '')) ? char : whole;
     },
   );
 }

@@ -263,6 +263,14 @@ const FORMS: FormCase[] = [
     removed: 'See utils.',
   },
   {
+    form: 'character references, which the browser reads in the address',
+    write: inline,
+    real: `http&#58;//127.0.0.1:9/github.com/acme/app&sol;&#45;/blob/lib/utils.js?L1-2`,
+    invented: `http://127.0.0.1:9/github.com/acme/app&#x2F;&#45;/blob/lib/nope.js`,
+    kept: `See [utils](http&#58;//127.0.0.1:9/github.com/acme/app&sol;&#45;/blob/lib/utils.js?L1-2).`,
+    removed: 'See utils.',
+  },
+  {
     form: 'a revision after the name',
     write: inline,
     real: `${URL}/${REPO}@main/-/blob/lib/utils.js?L1-2`,
