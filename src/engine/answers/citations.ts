@@ -209,8 +209,9 @@ class CitationCheck {
     const fence = open[1];
     const bodyStart = lineEnd + open[0].length;
     const window = text.slice(bodyStart - 1, bodyStart + MAX_QUOTE_CHARS);
-    const close = window.indexOf(`\n${fence}`);
-    return window.slice(1, close < 0 ? window.length : close).split('\n');
+    // The closing fence may be indented as the opening one is (in a list item).
+    const close = new RegExp(`\\n[ \\t]*${fence.charAt(0)}{${fence.length},}[ \\t]*(?:\\n|$)`).exec(window);
+    return window.slice(1, close ? close.index : window.length).split('\n');
   }
 }
 

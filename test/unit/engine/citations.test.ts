@@ -365,6 +365,12 @@ describe('quotes that are real', function () {
     assert.deepEqual([checked.checked, checked.repaired, checked.removed], [1, 0, 0]);
   });
 
+  it('reads a quote in a list item to its indented closing fence', async function () {
+    const answer = `- The cookie [is signed](${link('lib/response.js', '3-7')}):\n\n  \`\`\`js\n  if (signed) {\n  \`\`\`\n\n  and more words after it.\n`;
+    const checked = await check(answer);
+    assert.equal(checked.markdown, answer);
+  });
+
   it('unlinks a quote whose first line is real and the rest invented', async function () {
     const answer = quoted(
       link('lib/response.js', '3-7'),
