@@ -42,7 +42,7 @@ const SEARCH_WORK_PER_CHAR = 64;
 const markdown = new Marked({ gfm: true, breaks: false, async: false });
 /** marked's GFM text rule without its e-mail lookaheads, which scan a whole run of word characters at every stop in it. */
 const INLINE_TEXT =
-  /^(`+|~+|[^`~])(?:(?=[`~])|(?= {2,}\n)|[\s\S]*?(?:(?=[\\<!\[`*~_]|\b_|[hH][tT][tT][pP][sS]?:\/\/|[fF][tT][pP]:\/\/|www\.|$)|[^ ](?= {2,}\n)))/;
+  /^(`+|~+|[^`~])(?:(?=[`~])|(?= {2,}\n)|[\s\S]*?(?:(?=[\\<!\[`*~_]|\b_|[hH][tT][tT][pP][sS]?:\/\/|[fF][tT][pP]:\/\/|(?<![^\s*_~(])www\.|$)|[^ ](?= {2,}\n)))/;
 const URL_START = /^(?:[hH][tT][tT][pP][sS]?:\/\/|[fF][tT][pP]:\/\/|www\.)/;
 markdown.use({
   tokenizer: {

@@ -334,6 +334,11 @@ describe('citations in every form the panel links', function () {
     assert.equal(bad.removed, 2);
   });
 
+  it('reads a bare address after a word that ends in www, as the panel does', async function () {
+    const checked = await checkCitations(`See awww.x/${INVENTED} now.`, URL, gitReader(repo));
+    assert.ok(checked.markdown.startsWith(`See awww.x/${INVENTED.replace('://', ':\\/\\/')} now.`), checked.markdown);
+  });
+
   it('does not let a removed link become a bare address again', async function () {
     const checked = await checkCitations(`See [${INVENTED}](${INVENTED}) and [www.example.com](${INVENTED}).`, URL, gitReader(repo));
     assert.ok(checked.markdown.startsWith(`See ${INVENTED.replace('://', ':\\/\\/')} and www\\.example.com.`), checked.markdown);
