@@ -7,9 +7,10 @@
  * marked's tokens carry their source (`raw`) but no offsets: the walk keeps a cursor over the text
  * and finds each token's source at or just after it, in document order. Inside quotes and list
  * items marked reads lines without their markers and indentation, so a source over several lines
- * is matched line by line with those left out. Bounded: emphasis is not parsed (it does not change
- * which text is a link, and marked's emphasis and e-mail matching are superlinear in delimiter
- * runs), nesting is measured before parsing, and the search for sources is charged to a budget.
+ * is matched line by line with those left out. Bounded: e-mail addresses are not looked for
+ * (marked's rule for them is superlinear in runs of word characters), emphasis only when its
+ * delimiters are few, nesting is measured before parsing, and the search for sources is charged to
+ * a budget.
  */
 import { Lexer, Marked, type Token, type Tokens } from 'marked';
 
@@ -39,16 +40,35 @@ const SEARCH_WINDOW = 8 * 1024;
 /** Characters searched for sources, per character of the answer. */
 const SEARCH_WORK_PER_CHAR = 64;
 
-const markdown = new Marked({ gfm: true, breaks: false, async: false });
+/** Emphasis delimiters (`*`, `_`, `~`) in one paragraph, and their count times the paragraph's length over the answer. */
+const MAX_DELIMITERS_PER_PARAGRAPH = 500;
+const MAX_EMPHASIS_COST = 50_000_000;
+
 /** marked's GFM text rule without its e-mail lookaheads, which scan a whole run of word characters at every stop in it. */
 const INLINE_TEXT =
   /^(`+|~+|[^`~])(?:(?=[`~])|(?= {2,}\n)|[\s\S]*?(?:(?=[\\<!\[`*~_]|\b_|[hH][tT][tT][pP][sS]?:\/\/|[fF][tT][pP]:\/\/|(?<![^\s*_~(])www\.|$)|[^ ](?= {2,}\n)))/;
 const URL_START = /^(?:[hH][tT][tT][pP][sS]?:\/\/|[fF][tT][pP]:\/\/|www\.)/;
+/** The panel's marked (GFM), but for e-mail addresses: they are not links into a repository, and finding them is costly. */
+const markdown = new Marked({ gfm: true, breaks: false, async: false });
 markdown.use({
+  tokenizer: {
+    url: (src) => (URL_START.test(src) ? false : undefined),
+    inlineText(src) {
+      const match = INLINE_TEXT.exec(src);
+      return match ? { type: 'text', raw: match[0], text: match[0], escaped: false } : undefined;
+    },
+  },
+});
+/**
+ * The same without emphasis, for answers whose delimiters would cost marked more than linear time:
+ * emphasis changes no link but where a bare address ends before a delimiter (a link read longer is
+ * one that is not found, and the check fails closed on it).
+ */
+const plainMarkdown = new Marked({ gfm: true, breaks: false, async: false });
+plainMarkdown.use({
   tokenizer: {
     emStrong: () => undefined,
     del: () => undefined,
-    // Only web addresses: e-mail addresses are not links into a repository, and finding them is costly.
     url: (src) => (URL_START.test(src) ? false : undefined),
     inlineText(src) {
       const match = INLINE_TEXT.exec(src);
@@ -69,13 +89,34 @@ export function markdownLinks(text: string): LinkScan {
   if (tooNested) return { unreadable: tooNested };
   let tokens: Token[];
   try {
-    tokens = markdown.lexer(text);
+    tokens = (emphasisIsCheap(text) ? markdown : plainMarkdown).lexer(text);
   } catch {
     return { unreadable: 'it could not be read as Markdown' };
   }
   const walk = new SourceWalk(text);
   walk.tokens(tokens);
   return walk.spent ? { unreadable: 'its Markdown took too long to follow' } : { links: walk.links };
+}
+
+/** Whether marked's emphasis pass stays near linear: few delimiters per paragraph, each scanning at most its paragraph. */
+function emphasisIsCheap(text: string): boolean {
+  let cost = 0;
+  let start = 0;
+  let delimiters = 0;
+  for (let at = 0; at <= text.length; at++) {
+    const char = text.charCodeAt(at);
+    if (char === 42 || char === 95 || char === 126) delimiters++;
+    // A paragraph ends at a blank line (or the end).
+    const blank = char === 10 && /^[ \t]*(?:\n|$)/.test(text.slice(at + 1, at + 81));
+    if (blank || at === text.length) {
+      if (delimiters > MAX_DELIMITERS_PER_PARAGRAPH) return false;
+      cost += delimiters * (at - start);
+      if (cost > MAX_EMPHASIS_COST) return false;
+      start = at + 1;
+      delimiters = 0;
+    }
+  }
+  return true;
 }
 
 /** Why the answer is nested too deeply to parse (lists and quotes, by markers and indentation), if it is. */
