@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { Marked, type Token, type Tokens } from 'marked';
-import { decodeReferences, markdownLinks } from '../../../src/engine/answers/markdownLinks';
+import { decodeReferences, markdownLinks, type MarkdownLink } from '../../../src/engine/answers/markdownLinks';
 
 const panel = new Marked({ gfm: true, breaks: false, async: false });
 
@@ -62,6 +62,15 @@ const FRAGMENTS = [
   `[y](${URL}/&#45;y.js)`,
   `<a href="${URL}/html.js">h</a>`,
   `[<${URL}/inner.js>](https://example.com/outer)`,
+  `[multi\nline](${URL}/m.js)`,
+  `[label [nested] brackets](${URL}/n.js)`,
+  `[t](${URL}/t.js 'single')`,
+  `\n\n\`\`\`js\n[in code](${URL}/c.js)\n\`\`\`\n\n`,
+  `\n    [indented code](${URL}/i.js)\n`,
+  `${URL}/trailing.js?L1).`,
+  `(${URL}/in-parens.js)`,
+  `**${URL}/bold.js**`,
+  `_${URL}/under.js_`,
   '*',
   '_',
   '`',
@@ -71,7 +80,7 @@ const FRAGMENTS = [
   'text',
   'more words',
 ];
-const BLOCKS = ['', '- ', '> ', '1. ', '# ', '| ', '    ', '  - '];
+const BLOCKS = ['', '- ', '> ', '1. ', '# ', '| ', '    ', '  - ', '> - ', '- > ', '\t'];
 
 /** The same answers every run (a small linear congruential generator). */
 function answers(count: number): string[] {
@@ -91,8 +100,38 @@ function answers(count: number): string[] {
   });
 }
 
+/** Why a link's place in the text is not where its source is, if it is not. */
+function misplaced(text: string, link: MarkdownLink): string | undefined {
+  const source = text.slice(link.start, link.end);
+  const fits =
+    link.form === 'inline' || link.form === 'image'
+      ? /^!?\[[\s\S]*\)$/.test(source)
+      : link.form === 'reference'
+        ? /^!?\[[\s\S]*\]$/.test(source)
+        : link.form === 'autolink'
+          ? source === `<${link.label}>`
+          : link.form === 'url'
+            ? source === link.label
+            : link.form === 'definition'
+              ? /^\[[^\]]+\]:/.test(source)
+              : source !== '' && decodeReferences(source) === link.href;
+  return fits ? undefined : `${link.form} at ${link.start}: ${JSON.stringify(source)}`;
+}
+
 describe('the links of an answer, as the panel links them', function () {
-  it('finds the same links as the panel on two thousand varied answers', function () {
-    for (const answer of answers(2000)) assert.deepEqual(checkedLinks(answer), panelLinks(answer), answer);
+  it('finds the same links as the panel on five thousand varied answers', function () {
+    for (const answer of answers(5000)) assert.deepEqual(checkedLinks(answer), panelLinks(answer), answer);
+  });
+
+  it('places every link where its source is, for the check to rewrite it', function () {
+    for (const answer of answers(5000)) {
+      const scan = markdownLinks(answer);
+      assert.ok('links' in scan);
+      assert.deepEqual(
+        scan.links.map((link) => misplaced(answer, link)).filter((why) => why !== undefined),
+        [],
+        answer,
+      );
+    }
   });
 });
