@@ -1,15 +1,17 @@
 /**
  * The reads a citation check makes (`citations.ts`), over the served repositories at the revision
- * the question was answered at: a file's lines (`git cat-file`, bounded), and where a line of code
- * is (a literal search with the tools' search stack, the first hit). Names and paths come from the model's links: a repository that
- * is not served, a path that is not in the commit, or one that tries to leave it reads as nothing.
+ * the question was answered at (or the one a link names): a file's lines (`git cat-file`, bounded)
+ * with the repository's canonical name and the normalised path, and where a line of code is (a
+ * literal search with the tools' search stack, the first hit). Names and paths come from the
+ * model's links: a repository that is not served, a path that is not in the commit, or one that
+ * tries to leave it reads as nothing.
  */
 import { ToolError } from '../messages/toolError';
 import { readBlobText, splitLines } from '../tools/blocks';
 import type { ToolContext } from '../tools/context';
 import { grepTarget } from '../tools/grep';
 import { findRepository, normalizeRepoPath, resolveEntry, resolveRevision } from '../tools/paths';
-import type { CitationReader } from './citations';
+import type { CitationReader, CitedFile } from './citations';
 
 /** A cited file is read up to this size (the answer's links point into the first part of larger ones). */
 const MAX_FILE_BYTES = 1024 * 1024;
@@ -18,13 +20,14 @@ const MAX_FIND_CHARS = 400;
 
 export function citationReader(context: ToolContext): CitationReader {
   const commits = new Map<string, Promise<string | undefined>>();
-  const files = new Map<string, Promise<readonly string[] | undefined>>();
-  const commitOf = (name: string): Promise<string | undefined> => {
-    let commit = commits.get(name);
+  const files = new Map<string, Promise<CitedFile | undefined>>();
+  const commitOf = (name: string, revision: string | undefined): Promise<string | undefined> => {
+    const key = `${name}\0${revision ?? ''}`;
+    let commit = commits.get(key);
     if (!commit) {
-      // A repository that is not served, or has no commits, holds nothing to cite.
+      // A repository that is not served, a revision it does not have, or no commits: nothing to cite.
       commit = Promise.resolve()
-        .then(() => resolveRevision(context, findRepository(context, name), undefined))
+        .then(() => resolveRevision(context, findRepository(context, name), revision))
         .then(
           (resolved) => resolved.commit,
           (error: unknown) => {
@@ -32,34 +35,36 @@ export function citationReader(context: ToolContext): CitationReader {
             throw error;
           },
         );
-      commits.set(name, commit);
+      commits.set(key, commit);
     }
     return commit;
   };
-  const read = async (name: string, path: string): Promise<readonly string[] | undefined> => {
-    const commit = await commitOf(name);
+  const read = async (name: string, path: string, revision: string | undefined): Promise<CitedFile | undefined> => {
+    const commit = await commitOf(name, revision);
     if (!commit) return undefined;
     const repo = findRepository(context, name);
-    const entry = await resolveEntry(context, repo, commit, normalizeRepoPath(path), commit);
+    const normalised = normalizeRepoPath(path);
+    const entry = await resolveEntry(context, repo, commit, normalised, commit);
     if (entry.type !== 'blob') return undefined;
     const blob = await readBlobText(context, repo, entry.oid, entry.size, MAX_FILE_BYTES);
-    return blob.binary ? undefined : splitLines(blob.text);
+    // The repository's own name and the path as written once normalised (a symbolic link keeps its own path).
+    return blob.binary ? undefined : { repo: repo.name, path: normalised, lines: splitLines(blob.text) };
   };
   return {
-    lines: (name, path) => {
-      const key = `${name}\0${path}`;
-      let lines = files.get(key);
-      if (!lines) {
-        lines = read(name, path).catch((error: unknown) => {
+    file: (name, path, revision) => {
+      const key = `${name}\0${revision ?? ''}\0${path}`;
+      let file = files.get(key);
+      if (!file) {
+        file = read(name, path, revision).catch((error: unknown) => {
           if (error instanceof ToolError) return undefined;
           throw error;
         });
-        files.set(key, lines);
+        files.set(key, file);
       }
-      return lines;
+      return file;
     },
-    find: async (name, text) => {
-      const commit = await commitOf(name);
+    find: async (name, text, revision) => {
+      const commit = await commitOf(name, revision);
       if (!commit || text.length > MAX_FIND_CHARS || text.includes('\n')) return undefined;
       // The search stack the tools use (the index, its trigram filter, ripgrep, git grep), as a literal.
       const target = { repo: findRepository(context, name), commit, revision: commit };
