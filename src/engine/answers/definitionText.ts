@@ -28,8 +28,21 @@ const MAX_LINE = 1_000;
 /** Lines of a body read for its words. */
 const MAX_BODY_LINES = 400;
 
-/** The stemmed words of a text: identifiers split into their parts (`parseConfigFile` → pars, config, fil). */
-export function wordsOf(text: string): string[] {
+/** Lines' words, kept: the files an answer reads are the ones the next question about the same code reads. */
+const wordsKept = new Map<string, readonly string[]>();
+const WORDS_KEPT = 50_000;
+
+/** The stemmed words of a text: identifiers split into their parts (`parseConfigFile` → pars, config, file). */
+export function wordsOf(text: string): readonly string[] {
+  const kept = wordsKept.get(text);
+  if (kept) return kept;
+  const words = splitWords(text);
+  if (wordsKept.size >= WORDS_KEPT) wordsKept.clear();
+  wordsKept.set(text, words);
+  return words;
+}
+
+function splitWords(text: string): string[] {
   const words: string[] = [];
   for (const token of text.slice(0, MAX_LINE).match(/[A-Za-z][A-Za-z0-9]*/g) ?? []) {
     for (const part of token.match(/[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+/g) ?? []) {
