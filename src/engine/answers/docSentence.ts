@@ -88,5 +88,6 @@ function firstSentence(text: string): string | undefined {
     sentence = `${cut.slice(0, Math.max(cut.lastIndexOf(' '), 1))}…`;
   }
   if ((sentence.match(/[A-Za-z]+/g)?.length ?? 0) < MIN_WORDS) return undefined;
-  return sentence;
+  // Said as a sentence: with its full stop.
+  return /[.!?…]$/.test(sentence) ? sentence : `${sentence}.`;
 }

@@ -35,6 +35,13 @@ describe('documentation sentence', function () {
     assert.equal(documentationSentence(lines, 1, 4, 4), 'Returns the connection to the pool once the body is read.');
   });
 
+  it('ends a sentence its authors left without a full stop with one', function () {
+    assert.equal(
+      documentationSentence(['// CompletionOptions are the options to control shell completion', 'type CompletionOptions struct {'], 1, 2, 2),
+      'CompletionOptions are the options to control shell completion.',
+    );
+  });
+
   it('says nothing when there is no comment, or one of a word or two', function () {
     assert.equal(documentationSentence(['function run() {', '  go();', '}'], undefined, 1, 1), undefined);
     assert.equal(documentationSentence(['// TODO', 'function run() {'], 1, 2, 2), undefined);
