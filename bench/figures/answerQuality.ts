@@ -48,8 +48,12 @@ const TOKEN = 'dse_bench_answer_quality_token';
 const SHORT_GOALS = { p1: 0.9, r3: 0.97, quoted: 0.8 } as const;
 /** How far the engine's P@1 over all styles is to be above BM25's. */
 const OVER_BM25 = 0.15;
-/** The median answer time of the engine before issue 34 (89f3779) on the short questions, and the factor allowed. */
-const EARLIER_MEDIAN_MS = 49;
+/**
+ * The median answer time of the engine before issue 34 (89f3779) on this figure's short questions, and
+ * the factor allowed: measured on 2026-11-28 with this figure run from 070f30b (the engine of 89f3779)
+ * just before the engine of issue 34, on this machine while other work loaded it (load average 5).
+ */
+const EARLIER_MEDIAN_MS = 139;
 const TIME_FACTOR = 1.5;
 /** Questions per project in a `--quick` run (the first ones of each). */
 const QUICK_QUESTIONS = 3;
