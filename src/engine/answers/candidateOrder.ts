@@ -1,7 +1,7 @@
 /**
- * The order of an answer's candidates: the definitions ranking (`spanRanking.ts`), the definitions
- * by what they are (`definitionText.ts`: their names, documentation and bodies against every word
- * of the question) and BM25 over the source files, fused (`fusion.ts`): files first, then the spans
+ * The order of an answer's candidates: the definitions ranking (`spanRanking.ts`), for a description
+ * the definitions by what they are (`definitionText.ts`: their names, documentation and bodies
+ * against every word it says), and BM25 over the source files, fused (`fusion.ts`): files first, then the spans
  * of each file. A ranking that misfires on a question's wording falls back to what the others find,
  * BM25 among them. Pure.
  */
@@ -13,11 +13,13 @@ import type { CandidateFile, ScoredSpan } from './spanRanking';
 
 /**
  * How much each ranking weighs, for a question and for a description: a question's few words say
- * what the definition is named and does (the definitions ranking reads them best); a paragraph's
- * many words misfire more often in names, and say more of what the code is and which file holds it.
+ * what the definition is named and does (the definitions ranking reads them best, names, bodies and
+ * documentation alike, with BM25 as its floor); a paragraph's many words misfire more often in names,
+ * and say more of what the code is (the definitions by their words weighted by rarity, which a
+ * question's few words are too few for) and which file holds it.
  */
 const WEIGHTS = {
-  question: { spans: 1, described: 0.25, bm25: 0.25 },
+  question: { spans: 1, described: 0, bm25: 0.25 },
   description: { spans: 0.5, described: 1, bm25: 1 },
 } as const;
 
@@ -33,34 +35,15 @@ export interface CandidateOrder<F extends CandidateFile> {
  */
 export function orderCandidates<F extends CandidateFile>(spans: ReadonlyArray<ScoredSpan<F>>, question: QuestionAnalysis): CandidateOrder<F> {
   const weights = WEIGHTS[question.kind];
-  const described = describedScores(spans, question.described);
+  // A question's few words are too few to weigh by rarity: only a description is matched by them.
+  const described = weights.described > 0 ? describedScores(spans, question.described) : new Map<ScoredSpan<F>, number>();
   const leading = spans.filter((span) => LEADING_KINDS.has(span.file.kind));
+  const byFile = (score: (span: ScoredSpan<F>) => number): Map<F, number> => bestOf(leading, (span) => span.file, score);
   const fileRankings: Array<Ranking<F>> = [
-    {
-      scores: bestOf(
-        leading,
-        (span) => span.file,
-        (span) => span.score,
-      ),
-      weight: weights.spans,
-    },
-    {
-      scores: bestOf(
-        leading,
-        (span) => span.file,
-        (span) => described.get(span) ?? 0,
-      ),
-      weight: weights.described,
-    },
-    {
-      scores: bestOf(
-        leading,
-        (span) => span.file,
-        (span) => span.file.fileScore,
-      ),
-      weight: weights.bm25,
-    },
-  ];
+    { scores: byFile((span) => span.score), weight: weights.spans },
+    { scores: byFile((span) => described.get(span) ?? 0), weight: weights.described },
+    { scores: byFile((span) => span.file.fileScore), weight: weights.bm25 },
+  ].filter((ranking) => ranking.weight > 0);
   const files = fuse(fileRankings);
   const fileRank = new Map(files.map((file, index) => [file, index]));
   const spanScore = fusedScores<ScoredSpan<F>>([
