@@ -267,7 +267,7 @@ class AnswerRun {
       ? [delegate, ...nearLead(leading, lead).filter((span) => !overlaps(span, delegate))].slice(0, ALSO_QUOTED)
       : nearLead(leading, lead);
     // When the lead is not clearly ahead, the next guesses are named too (each from a file not cited yet).
-    if (!clearlyAhead(lead, leading, retrieved.unanimous)) findings.candidates = secondGuesses(leading, [lead, ...findings.also], findings.also.length);
+    if (!clearlyAhead(lead, leading, retrieved.unanimous)) findings.candidates = secondGuesses(leading, [lead, ...findings.also]);
     findings.related = retrieved.files.filter((file) => !LEADING_KINDS.has(file.kind));
     findings.knownNames = new Set(retrieved.files.flatMap((file) => (file.definitions ?? []).map((definition) => definition.name)));
     if (lead.definition) {
@@ -332,7 +332,7 @@ function oneLine(text: string): string {
   return text.replace(/[\u0000-\u001f\u007f]/g, ' ');
 }
 
-/** Other candidates an answer names at most (those quoted after the lead among them). */
+/** Second guesses named at most. */
 const SECOND_GUESSES = 4;
 /** The lead is clearly ahead when the best span of another file scores under this share of it (and every ranking agrees). */
 const CLEARLY_AHEAD_SHARE = 0.5;
@@ -344,12 +344,12 @@ function clearlyAhead(lead: AnswerSpan, leading: readonly AnswerSpan[], unanimou
   return unanimous && (next === undefined || next.score < lead.score * CLEARLY_AHEAD_SHARE);
 }
 
-/** The best span of each further file, in the answer's order, up to `SECOND_GUESSES` with the `quoted` ones. */
-function secondGuesses(leading: readonly AnswerSpan[], cited: readonly AnswerSpan[], quoted: number): AnswerSpan[] {
+/** The best span of each further file, in the answer's order, up to `SECOND_GUESSES`. */
+function secondGuesses(leading: readonly AnswerSpan[], cited: readonly AnswerSpan[]): AnswerSpan[] {
   const files = new Set(cited.map((span) => span.file));
   const guesses: AnswerSpan[] = [];
   for (const span of leading) {
-    if (guesses.length + quoted >= SECOND_GUESSES) break;
+    if (guesses.length === SECOND_GUESSES) break;
     if (files.has(span.file)) continue;
     files.add(span.file);
     guesses.push(span);
