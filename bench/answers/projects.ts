@@ -2,7 +2,7 @@
  * The projects of the answer-quality figure as git repositories, one per project, installed at their
  * pinned versions from the registries this machine reaches (bench/answers/questions.ts says which)
  * and cached in `.bench/answers/repos/<id>/` (git-ignored), rebuilt when a project's pin changes:
- *  - npm: `npm pack <name>@<version>`, the package's own files (no dependencies);
+ *  - npm: `npm pack <name>@<version>`, the package's own files (no dependencies), or one folder of them;
  *  - Debian: `apt-get download <name>=<version>` into a temporary folder and `dpkg-deb -x` there
  *    (nothing is installed on the system), then the package's source tree. When apt does not know
  *    the version, `apt-get update` runs once first (as root only; a log line says so).
@@ -78,7 +78,9 @@ export async function ensureProjectRepos(context: BenchContext, projects: readon
 }
 
 function describeSource(source: ProjectSource): string {
-  return source.registry === 'npm' ? `npm ${source.name}@${source.version}` : `Debian ${source.name} ${source.version} (${source.tree})`;
+  return source.registry === 'npm'
+    ? `npm ${source.name}@${source.version}${source.tree ? ` (${source.tree})` : ''}`
+    : `Debian ${source.name} ${source.version} (${source.tree})`;
 }
 
 /** Downloads and unpacks the source; returns the folder of the tree to commit. */
@@ -93,7 +95,9 @@ async function fetchTree(context: BenchContext, source: ProjectSource, scratch: 
     const tarball = packed.stdout.trim().split('\n').pop() ?? '';
     if (!tarball.endsWith('.tgz')) throw new Error(`npm pack ${source.name}@${source.version} named no tarball: ${packed.stdout.slice(0, 200)}`);
     await run('tar', ['-xzf', path.join(scratch, tarball), '-C', unpacked]);
-    return path.join(unpacked, 'package');
+    const tree = path.join(unpacked, 'package', source.tree ?? '');
+    if (!existsSync(tree)) throw new Error(`${source.name}@${source.version} has no ${source.tree ?? 'package folder'}`);
+    return tree;
   }
   const spec = `${source.name}=${source.version}`;
   // apt downloads as its sandbox user (_apt), which must be able to write the folder.

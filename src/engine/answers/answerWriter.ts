@@ -9,6 +9,7 @@ import type { Definition } from '../code/definitions';
 import { plural } from '../messages/plural';
 import type { ServedRepository } from '../git/repos';
 import { squashName, type QuestionAnalysis } from './question';
+import { documentationSentence } from './docSentence';
 import type { Reach, Use } from './reach';
 import type { AnswerSpan, ReadFile } from './retrieval';
 import { codeOf } from './spanRanking';
@@ -26,6 +27,8 @@ export interface Findings {
   /** The span that answers, and the spans of other files worth quoting after it. */
   lead?: AnswerSpan;
   also: AnswerSpan[];
+  /** When the lead is not clearly ahead: the next guesses, named with their signature and one line. */
+  candidates: AnswerSpan[];
   reach?: Reach;
   /** Tests, examples and docs among the files read (see also). */
   related: ReadFile[];
@@ -168,12 +171,11 @@ export function writeAnswer(findings: Findings): string {
   }
   parts.push(leadSentence(lead, findings));
   parts.push(quoteSpan(lead, findings.instanceUrl, WINDOW_BEFORE, WINDOW_AFTER, true));
-  const reached = describeReach(lead, findings);
-  if (reached) parts.push(reached);
-  if (findings.also.length > 0) {
+  // The other code that may answer comes before how the lead is reached: a second guess matters more than the lead's callers.
+  if (findings.also.length > 0 || findings.candidates.length > 0) {
     parts.push('#### Also relevant');
     findings.also.forEach((span, index) => {
-      parts.push(`${spanHeading(span, findings.instanceUrl)}${describeTerms(span, findings.question)}`);
+      parts.push(`${spanHeading(span, findings.instanceUrl)}${describeSpan(span, findings.question)}`);
       // The first is quoted as fully as the lead (a wrapper's delegate is where its work is).
       parts.push(
         index === 0
@@ -181,7 +183,10 @@ export function writeAnswer(findings: Findings): string {
           : quoteSpan(span, findings.instanceUrl, ALSO_WINDOW_BEFORE, ALSO_WINDOW_AFTER),
       );
     });
+    if (findings.candidates.length > 0) parts.push(findings.candidates.map((span) => `- ${candidateLine(span, findings)}`).join('\n'));
   }
+  const reached = describeReach(lead, findings);
+  if (reached) parts.push(reached);
   const seeAlso = describeSeeAlso(lead, findings);
   if (seeAlso) parts.push(seeAlso);
   return withNotes(parts, findings.notes);
@@ -204,11 +209,26 @@ function leadSentence(lead: AnswerSpan, findings: Findings): string {
   const what = `${inlineCode(qualifiedName(definition))} (${where}${inRepo})`;
   const kind = describeKind(definition);
   const verb = lead.named ? `is the ${kind} the question names` : `is the ${kind} that answers this`;
+  // What it does in its own documentation's words; the question's words only where it has none.
+  const documented = documentationSentence(file.lines, lead.docStart, lead.start, definition.nameLine);
+  if (documented) return `${what} ${verb}. Its documentation says: “${documented}”${key}`;
   // Its own name is no news: the words it holds besides.
   const ownName = squashName(qualifiedName(definition));
   const others = { ...lead, termsHeld: lead.termsHeld.filter((term) => !ownName.includes(term.replaceAll('_', ''))) };
   const holds = others.termsHeld.length > 0 ? `: it holds ${termList(others, findings.question)}` : '';
   return `${what} ${verb}${holds}.${key}`;
+}
+
+/** A second guess on one line: its name and place, its signature, and what its documentation says (else its key line). */
+function candidateLine(span: AnswerSpan, findings: Findings): string {
+  const { file, definition } = span;
+  const heading = spanHeading(span, findings.instanceUrl);
+  if (!definition) return `${heading}: ${inlineCode(clip(file.lines[span.bestLine - 1]?.trim() ?? '', MAX_INLINE_LINE))}`;
+  const signature = inlineCode(clip(file.lines[definition.nameLine - 1]?.trim() ?? definition.name, MAX_INLINE_LINE));
+  const documented = documentationSentence(file.lines, span.docStart, span.start, definition.nameLine);
+  if (documented) return `${heading}: ${signature}. ${documented}`;
+  const key = span.bestLine !== definition.nameLine ? file.lines[span.bestLine - 1]?.trim() : undefined;
+  return key ? `${heading}: ${signature}, line ${span.bestLine}: ${inlineCode(clip(key, MAX_INLINE_LINE))}` : `${heading}: ${signature}`;
 }
 
 function describeKind(definition: Definition): string {
@@ -224,7 +244,10 @@ function termList(span: AnswerSpan, question: QuestionAnalysis): string {
   return `${words.slice(0, -1).join(', ')} and ${words[words.length - 1] ?? ''}`;
 }
 
-function describeTerms(span: AnswerSpan, question: QuestionAnalysis): string {
+/** What a quoted span after the lead is: its documentation's first sentence, else the question's words it holds. */
+function describeSpan(span: AnswerSpan, question: QuestionAnalysis): string {
+  const documented = span.definition ? documentationSentence(span.file.lines, span.docStart, span.start, span.definition.nameLine) : undefined;
+  if (documented) return `: ${documented}`;
   return span.termsHeld.length > 0 ? `: holds ${termList(span, question)}.` : '.';
 }
 
@@ -284,14 +307,19 @@ function describeReach(lead: AnswerSpan, findings: Findings): string | undefined
   if (!reach || !definition) return undefined;
   const repo = lead.file.target.repo.name;
   const name = inlineCode(definition.name);
+  const item = (use: Use): string =>
+    `- ${useLink(use, repo, findings.instanceUrl)}${use.within ? ` in ${inlineCode(qualifiedName(use.within))}` : ''}: ${inlineCode(clip(use.text, MAX_INLINE_LINE))}`;
+  // Other declarations of the name (overrides, implementations) are no uses: said apart.
+  const implemented =
+    reach.implementations.length > 0
+      ? `\n\nImplemented by (declarations of ${name} elsewhere, not uses):\n\n${reach.implementations
+          .map((use) => `- ${useLink(use, repo, findings.instanceUrl)}${use.within?.container ? ` in ${inlineCode(use.within.container)}` : ''}`)
+          .join('\n')}`
+      : '';
   if (reach.callers.length === 0) {
-    return `#### How it is reached\n\nNo other implementation file of ${repo} names ${name}: it is reached from outside (it is part of what the code offers its users) or through a reference.`;
+    return `#### How it is reached\n\nNo other implementation file of ${repo} uses ${name}: it is reached from outside (it is part of what the code offers its users) or through a reference.${implemented}`;
   }
-  const items = reach.callers.map(
-    (use) =>
-      `- ${useLink(use, repo, findings.instanceUrl)}${use.within ? ` in ${inlineCode(qualifiedName(use.within))}` : ''}: ${inlineCode(clip(use.text, MAX_INLINE_LINE))}`,
-  );
-  return `#### How it is reached\n\n${name} is used by:\n\n${items.join('\n')}`;
+  return `#### How it is reached\n\n${name} is used by:\n\n${reach.callers.map(item).join('\n')}${implemented}`;
 }
 
 function describeSeeAlso(lead: AnswerSpan, findings: Findings): string | undefined {

@@ -168,7 +168,7 @@ export class Answerer {
 
 /** The files the answer quotes and links, by the link form of the instance's sources. */
 function sourcesOf(findings: Findings): WireSource[] {
-  const spans = [findings.lead, ...findings.also].filter((span): span is AnswerSpan => span !== undefined);
+  const spans = [findings.lead, ...findings.also, ...findings.candidates].filter((span): span is AnswerSpan => span !== undefined);
   const seen = new Set<string>();
   const sources: WireSource[] = [];
   for (const { file } of spans) {
@@ -208,6 +208,7 @@ class AnswerRun {
       question,
       searched: repositories,
       also: [],
+      candidates: [],
       related: [],
       knownNames: new Set(),
       totalFiles: 0,
@@ -268,6 +269,8 @@ class AnswerRun {
     findings.also = delegate
       ? [delegate, ...nearLead(leading, lead).filter((span) => !overlaps(span, delegate))].slice(0, ALSO_QUOTED)
       : nearLead(leading, lead);
+    // When the lead is not clearly ahead, the next guesses are named too (each from a file not cited yet).
+    if (!clearlyAhead(lead, leading, retrieved.unanimous)) findings.candidates = secondGuesses(leading, [lead, ...findings.also]);
     findings.related = retrieved.files.filter((file) => !LEADING_KINDS.has(file.kind));
     findings.knownNames = new Set(retrieved.files.flatMap((file) => (file.definitions ?? []).map((definition) => definition.name)));
     if (lead.definition) {
@@ -332,6 +335,31 @@ function oneLine(text: string): string {
   return text.replace(/[\u0000-\u001f\u007f]/g, ' ');
 }
 
+/** Second guesses named at most. */
+const SECOND_GUESSES = 4;
+/** The lead is clearly ahead when the best span of another file scores under this share of it (and every ranking agrees). */
+const CLEARLY_AHEAD_SHARE = 0.5;
+
+/** Whether the lead needs no second guess: the question names it, or every ranking puts it first and nothing else comes near. */
+function clearlyAhead(lead: AnswerSpan, leading: readonly AnswerSpan[], unanimous: boolean): boolean {
+  if (lead.named) return true;
+  const next = leading.find((span) => span.file !== lead.file);
+  return unanimous && (next === undefined || next.score < lead.score * CLEARLY_AHEAD_SHARE);
+}
+
+/** The best span of each further file, in the answer's order, up to `SECOND_GUESSES`. */
+function secondGuesses(leading: readonly AnswerSpan[], cited: readonly AnswerSpan[]): AnswerSpan[] {
+  const files = new Set(cited.map((span) => span.file));
+  const guesses: AnswerSpan[] = [];
+  for (const span of leading) {
+    if (guesses.length === SECOND_GUESSES) break;
+    if (files.has(span.file)) continue;
+    files.add(span.file);
+    guesses.push(span);
+  }
+  return guesses;
+}
+
 /**
  * The next spans that score near the lead (in its file or another), none overlapping one already
  * chosen: an answer is often two definitions (the method and the helper it calls).
@@ -339,7 +367,9 @@ function oneLine(text: string): string {
 function nearLead(spans: readonly AnswerSpan[], lead: AnswerSpan): AnswerSpan[] {
   const chosen: AnswerSpan[] = [lead];
   for (const span of spans) {
-    if (chosen.length > ALSO_QUOTED || span.score < lead.score * ALSO_SHARE) break;
+    if (chosen.length > ALSO_QUOTED) break;
+    // In the fused order, a span near the lead's score may come after one that is not.
+    if (span.score < lead.score * ALSO_SHARE) continue;
     if (chosen.some((known) => known.file === span.file && known.start <= span.end && span.start <= known.end)) continue;
     chosen.push(span);
   }

@@ -5,7 +5,9 @@
  * stems, which a definition's name may hold (`suggest` in `SuggestionsFor`). Pure functions.
  */
 import { queryTerms, stem, type SearchTermSpec } from '../search/ranking';
-import { extractSearchTerms, splitIdentifier } from '../search/searchTerms';
+import { extractSearchTerms, isStopword, splitIdentifier } from '../search/searchTerms';
+import { wordsOf } from './definitionText';
+import { readQuestion, type QuestionKind } from './questionKind';
 
 export interface MemberForm {
   /** `res` of `res.cookie`; `Axios` of `Axios.prototype.request`. */
@@ -38,10 +40,18 @@ export interface QuestionAnalysis {
   asksHow: boolean;
   /** The question's word each term comes from (`valu` → `value`), to speak the question's words. */
   labels: Map<string, string>;
+  /** A question, or a description of the code (a paragraph: matched against what each definition is). */
+  kind: QuestionKind;
+  /** The stems of every word that can say what the code is (its frame left out), each once: what a description is matched by. */
+  described: string[];
 }
 
 const MAX_NAMES = 8;
 const MAX_STEMS = 16;
+/** Stems of a description kept for its names' words, and terms it is searched by (a paragraph says more than a question). */
+const MAX_DESCRIPTION_STEMS = 40;
+const MAX_DESCRIPTION_TERMS = 32;
+const MAX_DESCRIBED = 120;
 const MAX_NUMBERS = 4;
 /**
  * Words code uses for what questions say in other words: a question asks where a token is "kept",
@@ -72,7 +82,8 @@ const FILE_EXTENSION = /^(js|ts|tsx|jsx|mjs|cjs|py|go|rs|rb|php|java|cs|c|h|cc|c
 const SKIPPED = new Set(['does', 'do', 'how', 'what', 'where', 'which', 'when', 'why', 'who']);
 
 export function analyseQuestion(question: string): QuestionAnalysis {
-  const bounded = question.slice(0, 8_000);
+  // A frame ("Which function matches the following description?") says how to read the rest, nothing of the code.
+  const bounded = readQuestion(question.slice(0, 8_000), false).text;
   const members: MemberForm[] = [];
   for (const match of bounded.matchAll(MEMBER_FORM)) {
     const owner = match[1] ?? '';
@@ -94,19 +105,23 @@ export function analyseQuestion(question: string): QuestionAnalysis {
   // A word written as a call (`call()`, `next(err)`) is a name too.
   for (const call of bounded.matchAll(/\b([A-Za-z_$][\w$]{2,})\((?:[\w$, ]{0,40})\)/g)) if (call[1]) addName(call[1]);
   for (const term of extracted) if (codeShaped.has(term) || inCode.has(term)) addName(term);
+  const kind = readQuestion(bounded, names.length > 0).kind;
+  const describing = kind === 'description';
   const stems: string[] = [];
-  for (const word of extracted) {
+  // A description's every plain word may be a name's (a question's first few say what it asks).
+  const plainWords = describing ? (bounded.match(/[A-Za-z_$][\w$]*/g) ?? []).filter((word) => word.length >= 3 && !isStopword(word)) : extracted;
+  for (const word of plainWords) {
     if (names.includes(word) || SKIPPED.has(word.toLowerCase())) continue;
     const stemmed = stem(word);
     if (stemmed.length >= 3 && !stems.includes(stemmed)) stems.push(stemmed);
   }
   // Status codes and other numbers name things too (`handle_401`): a few (a pasted log has hundreds).
   for (const number of (bounded.match(/\b\d{3,}\b/g) ?? []).slice(0, MAX_NUMBERS)) if (!stems.includes(number)) stems.push(number);
-  stems.splice(MAX_STEMS);
+  stems.splice(describing ? MAX_DESCRIPTION_STEMS : MAX_STEMS);
   const conditions = conditionStems(bounded, stems);
   // Members and owners are searched too: `res.cookie` holds the words `res` and `cookie`; a phrasal verb as code writes it (`back off` → `backoff`).
   const searched = [...bounded.split(/\s+/).filter(Boolean), ...members.flatMap(({ owner, member }) => [owner, member]), ...phrasalVerbs(bounded)];
-  const terms = queryTerms(searched);
+  const terms = queryTerms(searched, describing ? MAX_DESCRIPTION_TERMS : undefined);
   const synonyms = synonymsOf(terms);
   const shown = [
     ...members.map(({ owner, member }) => `${owner}.${member}`),
@@ -125,8 +140,13 @@ export function analyseQuestion(question: string): QuestionAnalysis {
     const word = SYNONYMS.flat().find((candidate) => stem(candidate) === synonym.text);
     if (word) labels.set(synonym.text, word);
   }
-  const asksHow = /^\s*(how|why|in what order|what happens|when does|when do|when is|when are)\b/i.test(bounded);
-  return { terms, synonyms, names, members, stems, conditions, shown, labels, asksHow };
+  const asksHow = describing || /^\s*(how|why|in what order|what happens|when does|when do|when is|when are)\b/i.test(bounded);
+  const described = [
+    ...new Set(
+      (bounded.match(/[A-Za-z_$][\w$]*/g) ?? []).filter((word) => !isStopword(word) && !SKIPPED.has(word.toLowerCase())).flatMap((word) => wordsOf(word)),
+    ),
+  ].slice(0, MAX_DESCRIBED);
+  return { terms, synonyms, names, members, stems, conditions, shown, labels, asksHow, kind, described };
 }
 
 const PARTICLES = new Set(['off', 'up', 'out', 'in', 'down', 'back', 'over', 'on']);

@@ -23,6 +23,8 @@ export interface Use {
 
 export interface Reach {
   callers: Use[];
+  /** Declarations of the same name elsewhere (overrides, implementations of an interface's method): not uses. */
+  implementations: Use[];
   tests: Use[];
   docs: Use[];
 }
@@ -47,7 +49,7 @@ export async function findReach(context: ToolContext, target: SearchTarget, path
     linesPerFile: LINES_PER_FILE,
     what: `The name ${name}`,
   });
-  const reach: Reach = { callers: [], tests: [], docs: [] };
+  const reach: Reach = { callers: [], implementations: [], tests: [], docs: [] };
   for (const [usePath, lines] of result.files) {
     const kind = kindOfPath(usePath);
     for (const { line, text } of lines) {
@@ -66,7 +68,9 @@ export async function findReach(context: ToolContext, target: SearchTarget, path
       }
     }
   }
-  reach.callers = await placeCallers(context, target, reach.callers);
+  const placed = await placeCallers(context, target, reach.callers, definition.name);
+  reach.callers = placed.callers;
+  reach.implementations = placed.implementations;
   return reach;
 }
 
@@ -116,22 +120,41 @@ function reachedAs(definition: Definition): string {
   return CONSTRUCTORS.has(definition.name) && definition.container ? definition.container : definition.name;
 }
 
-/** The callers, one per file (its first use), each with the definition it sits in; generated files dropped. */
-async function placeCallers(context: ToolContext, target: SearchTarget, uses: readonly Use[]): Promise<Use[]> {
-  const placed: Use[] = [];
-  const seen = new Set<string>();
+/**
+ * The callers, one per file (its first call), each with the definition it sits in; generated files
+ * dropped. A line that declares a definition of the same name (`public void write(…)` of another
+ * class, an override, an implementation) is no use of it: those are listed apart.
+ */
+async function placeCallers(
+  context: ToolContext,
+  target: SearchTarget,
+  uses: readonly Use[],
+  name: string,
+): Promise<{ callers: Use[]; implementations: Use[] }> {
+  const callers: Use[] = [];
+  const implementations: Use[] = [];
+  const called = new Set<string>();
+  const declared = new Set<string>();
   for (const use of uses) {
-    if (seen.has(use.path) || placed.length >= MAX_CALLERS) continue;
-    seen.add(use.path);
+    if (callers.length >= MAX_CALLERS && implementations.length >= MAX_CALLERS) break;
+    if (called.has(use.path) && declared.has(use.path)) continue;
     const blob = await readTargetText(context, target, use.path, MAX_FILE_BYTES).catch(() => undefined);
     if (!blob || blob.binary) continue;
     // What the answer's files are, by the same attributes and the same kept definitions.
     if ((await kindOf(context, target, use.path, splitLines(blob.text))) !== 'implementation') continue;
     const definitions = (await definitionsOf(target, use.path, blob.text)) ?? [];
+    const declaration = definitions.find((definition) => definition.name === name && definition.nameLine === use.line);
+    if (declaration) {
+      if (!declared.has(use.path) && implementations.length < MAX_CALLERS) implementations.push({ ...use, within: declaration });
+      declared.add(use.path);
+      continue;
+    }
+    if (called.has(use.path) || callers.length >= MAX_CALLERS) continue;
+    called.add(use.path);
     const within = definitions
       .filter((definition) => ENCLOSING.has(definition.kind) && definition.line <= use.line && definition.endLine >= use.line)
       .sort((a, b) => a.endLine - a.line - (b.endLine - b.line))[0];
-    placed.push({ ...use, ...(within ? { within } : {}) });
+    callers.push({ ...use, ...(within ? { within } : {}) });
   }
-  return placed;
+  return { callers, implementations };
 }

@@ -17,6 +17,7 @@ import { readBlobsAtOnce, readTargetText, splitLines } from '../tools/blocks';
 import type { ToolContext } from '../tools/context';
 import { listTree } from '../tools/grep';
 import { allowedByFilters, rankFiles, type RankOptions } from '../tools/fileRanking';
+import { orderCandidates } from './candidateOrder';
 import type { QuestionAnalysis } from './question';
 import { rankSpans, scoreName, SHORT_TERM, type CandidateFile, type ScoredSpan, type TermWeights } from './spanRanking';
 
@@ -28,8 +29,10 @@ export interface ReadFile extends CandidateFile {
 export type AnswerSpan = ScoredSpan<ReadFile>;
 
 export interface Retrieved {
-  /** Ranked spans, best first (at most a few per file). */
+  /** Ranked spans, best first (at most a few per file): the definitions ranking fused with BM25 over the source files. */
   spans: AnswerSpan[];
+  /** Whether every ranking put the first file first (the lead is clearly ahead). */
+  unanimous: boolean;
   /** Every file read, by ranking order of the search. */
   files: ReadFile[];
   /** Files holding some of the terms. */
@@ -60,6 +63,8 @@ export interface RetrieveOptions {
 const CANDIDATES = 60;
 /** Candidates read and parsed by default: the best by BM25 weighed by what their path says they are. */
 const FILES_READ = 16;
+/** The same for a description: its words are spread over more files. */
+const DESCRIPTION_FILES_READ = 24;
 const MAX_FILE_BYTES = 1024 * 1024;
 const SPANS_PER_FILE = 6;
 
@@ -86,7 +91,7 @@ export async function retrieve(context: ToolContext, question: QuestionAnalysis,
   let charsRead = 0;
   const weightsTotal = [...weights.values()].reduce((sum, weight) => sum + weight, 0) || 1;
   const toRead: Array<{ target: SearchTarget; path: string; score: number }> = prior
-    .slice(0, options.filesRead ?? FILES_READ)
+    .slice(0, options.filesRead ?? (question.kind === 'description' ? DESCRIPTION_FILES_READ : FILES_READ))
     .map(({ file }) => ({ target: file.target, path: file.document.path, score: file.score }));
   // Definitions named for the question, wherever they are: their files are read too.
   const scores = new Map(ranked.files.map((file) => [`${file.target.repo.dir}\0${file.document.path}`, file.score]));
@@ -118,12 +123,14 @@ export async function retrieve(context: ToolContext, question: QuestionAnalysis,
     files.push({ target: file.target, path: file.path, kind, lines, definitions, fileScore: file.score });
   }
   const perFile = new Map<ReadFile, number>();
-  const spans = (await rankSpans(files, question, weights)).filter((span) => {
+  // Fused with BM25 over the files read (their `fileScore`): the floor under the definitions ranking.
+  const ordered = orderCandidates(await rankSpans(files, question, weights), question);
+  const spans = ordered.spans.filter((span) => {
     const count = perFile.get(span.file) ?? 0;
     perFile.set(span.file, count + 1);
     return count < SPANS_PER_FILE;
   });
-  return { spans, files, total: ranked.total, stats: ranked.stats, weights, notes: ranked.notes, charsRead };
+  return { spans, unanimous: ordered.unanimous, files, total: ranked.total, stats: ranked.stats, weights, notes: ranked.notes, charsRead };
 }
 
 /** How long an answer waits for a commit's symbol table being built before it answers without. */

@@ -60,8 +60,8 @@ export function candidateTerms(fileCounts: readonly number[], common: number): n
   return rarest === -1 ? [] : [rarest];
 }
 
-/** The terms of a natural-language query, at most twelve, deduplicated. */
-export function queryTerms(words: readonly string[]): SearchTermSpec[] {
+/** The terms of a natural-language query, at most twelve (or `max`: a paragraph says more than a question), deduplicated. */
+export function queryTerms(words: readonly string[], max = MAX_TERMS): SearchTermSpec[] {
   const terms = new Map<string, SearchTermSpec>();
   const add = (text: string, weight: number): void => {
     if (text.length < 2 || terms.has(text)) return;
@@ -81,7 +81,7 @@ export function queryTerms(words: readonly string[]): SearchTermSpec[] {
       }
     }
   }
-  return [...terms.values()].slice(0, MAX_TERMS);
+  return [...terms.values()].slice(0, max);
 }
 
 export interface Document {

@@ -21,6 +21,11 @@ const STOPWORDS = new Set(
   ).split(' '),
 );
 
+/** Whether a word says nothing of what code is about (`the`, `which`, `code`, `please`). */
+export function isStopword(word: string): boolean {
+  return STOPWORDS.has(word.toLowerCase());
+}
+
 /** Keywords that fill code blocks without saying what the code is about. */
 const CODE_KEYWORDS = new Set(
   (

@@ -1,0 +1,91 @@
+/**
+ * What each definition is, in the words a description of it uses: its name split into words, its
+ * documentation, its parameters, and the identifiers and strings of its body (camelCase and
+ * snake_case split, each word stemmed as search stems it); and a BM25 ranking of definitions for a
+ * description, each of its words weighted by its rarity across the definitions (not across files:
+ * a word every file holds once may still say which function it is). Pure.
+ */
+import { stem } from '../search/ranking';
+
+/** A definition's lines as the ranking reads them. */
+export interface DefinitionSource {
+  name: string;
+  /** Its owner's name (`res` of `res.cookie`), when it has one. */
+  container?: string;
+  /** The lines of its documentation (above it), signature and body. */
+  documentation: readonly string[];
+  body: readonly string[];
+}
+
+/** How many times a word in a name, in documentation and in a body counts (a name says what it is). */
+const NAME_COUNT = 3;
+const DOCUMENTATION_COUNT = 2;
+const BODY_COUNT = 1;
+const K1 = 1.2;
+const B = 0.75;
+/** Characters of a line read for its words. */
+const MAX_LINE = 1_000;
+/** Lines of a body read for its words. */
+const MAX_BODY_LINES = 400;
+
+/** Lines' words, kept: the files an answer reads are the ones the next question about the same code reads. */
+const wordsKept = new Map<string, readonly string[]>();
+const WORDS_KEPT = 50_000;
+
+/** The stemmed words of a text: identifiers split into their parts (`parseConfigFile` → pars, config, file). */
+export function wordsOf(text: string): readonly string[] {
+  const kept = wordsKept.get(text);
+  if (kept) return kept;
+  const words = splitWords(text);
+  if (wordsKept.size >= WORDS_KEPT) wordsKept.clear();
+  wordsKept.set(text, words);
+  return words;
+}
+
+function splitWords(text: string): string[] {
+  const words: string[] = [];
+  for (const token of text.slice(0, MAX_LINE).match(/[A-Za-z][A-Za-z0-9]*/g) ?? []) {
+    for (const part of token.match(/[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+/g) ?? []) {
+      if (part.length >= 2 && !/^[0-9]+$/.test(part)) words.push(stem(part));
+    }
+  }
+  return words;
+}
+
+/** A definition's words with how often each counts. */
+export function definitionWords(definition: DefinitionSource): Map<string, number> {
+  const counts = new Map<string, number>();
+  const add = (words: readonly string[], times: number): void => {
+    for (const word of words) counts.set(word, (counts.get(word) ?? 0) + times);
+  };
+  add(wordsOf(`${definition.container ?? ''} ${definition.name}`), NAME_COUNT);
+  for (const line of definition.documentation) add(wordsOf(line), DOCUMENTATION_COUNT);
+  for (const line of definition.body.slice(0, MAX_BODY_LINES)) add(wordsOf(line), BODY_COUNT);
+  return counts;
+}
+
+/**
+ * The definitions' BM25 scores for the description's words (stems; each counted once), indexed as
+ * `definitions`; a word no definition holds weighs nothing, one most of them hold next to nothing.
+ */
+export function describeScores(definitions: ReadonlyArray<ReadonlyMap<string, number>>, words: readonly string[]): number[] {
+  const asked = [...new Set(words)];
+  const total = definitions.length;
+  if (total === 0 || asked.length === 0) return definitions.map(() => 0);
+  const lengths = definitions.map((counts) => [...counts.values()].reduce((sum, count) => sum + count, 0));
+  const averageLength = lengths.reduce((sum, length) => sum + length, 0) / total || 1;
+  const idf = new Map<string, number>();
+  for (const word of asked) {
+    const containing = definitions.filter((counts) => counts.has(word)).length;
+    if (containing > 0) idf.set(word, Math.log(1 + (total - containing + 0.5) / (containing + 0.5)));
+  }
+  return definitions.map((counts, index) => {
+    const norm = 1 - B + (B * (lengths[index] ?? 0)) / averageLength;
+    let score = 0;
+    for (const [word, weight] of idf) {
+      const frequency = counts.get(word) ?? 0;
+      if (frequency > 0) score += (weight * frequency * (K1 + 1)) / (frequency + K1 * norm);
+    }
+    return score;
+  });
+}
