@@ -155,7 +155,7 @@ function engineUrlOf(instructions: string): string {
   return /\((http:\/\/127\.0\.0\.1:\d+)\//.exec(instructions)?.[1] ?? 'http://127.0.0.1:1';
 }
 
-/** An answer whose every citation is invented, one per form a link takes, and one real one. */
+/** An answer whose every citation is invented, one per form a link takes (a paragraph each), and one real one. */
 function inventedCitations(url: string): string {
   const port = new URL(url).port;
   const blob = (base: string, file: string, range = '?L1-3'): string => `${base}/${SAMPLE_APP_NAME}/-/blob/${file}${range}`;
@@ -171,16 +171,17 @@ function inventedCitations(url: string): string {
     `IPv6: [invented](${blob(`http://[::1]:${port}`, 'src/invented-v6.ts')}).`,
     `Climbing out: [invented](${blob(url, 'src/../../../../etc/passwd')}).`,
     `Encoded: [invented](${blob(url, 'src/%2e%2e/%2e%2e/etc/passwd')}).`,
-    `A quote whose first line is real [src/config.ts](${blob(url, 'src/config.ts', '?L11-13')}):`,
-    '',
-    '```ts',
-    'export function parseConfig(text: string): AppConfig {',
-    '  return invented(text);',
-    '  // and more invented code',
-    '```',
-    '',
+    [
+      `A quote whose first line is real [src/config.ts](${blob(url, 'src/config.ts', '?L11-13')}):`,
+      '',
+      '```ts',
+      'export function parseConfig(text: string): AppConfig {',
+      '  return invented(text);',
+      '  // and more invented code',
+      '```',
+    ].join('\n'),
     `[ref]: ${blob(url, 'src/invented-reference.ts')}`,
-  ].join('\n');
+  ].join('\n\n');
 }
 
 /**
