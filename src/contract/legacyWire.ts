@@ -132,3 +132,18 @@ export function isFinished(question: Pick<WireQuestion, 'status'>): boolean {
 
 /** The longest question the local engine takes, in characters (a selection's code included). */
 export const MAX_QUESTION_LENGTH = 20_000;
+
+/** Stats of nothing done yet. */
+export function zeroStats(): WireStats {
+  return {
+    time_millis: 0,
+    tool_calls: 0,
+    total_input_tokens: 0,
+    cached_tokens: 0,
+    cache_creation_input_tokens: 0,
+    prompt_tokens: 0,
+    completion_tokens: 0,
+    total_tokens: 0,
+    credits: 0,
+  };
+}

@@ -8,11 +8,11 @@ import { markdownFence } from '../../contract/markdownFence';
 import type { Definition } from '../code/definitions';
 import { plural } from '../messages/plural';
 import type { ServedRepository } from '../git/repos';
-import { squashName, type QuestionAnalysis } from './question';
+import { squashName, type QuestionAnalysis } from '../repo/question';
 import { documentationSentence } from './docSentence';
 import type { Reach, Use } from './reach';
-import type { AnswerSpan, ReadFile } from './retrieval';
-import { codeOf } from './spanRanking';
+import type { AnswerSpan, ReadFile } from '../repo/retrieval';
+import { codeOf } from '../repo/spanRanking';
 
 interface LineWindow {
   /** 1-based, inclusive. */

@@ -7,10 +7,10 @@
  * tries to leave it reads as nothing.
  */
 import { ToolError } from '../messages/toolError';
-import { readBlobText, splitLines } from '../tools/blocks';
-import type { ToolContext } from '../tools/context';
-import { grepTarget } from '../tools/grep';
-import { findRepository, normalizeRepoPath, resolveEntry, resolveRevision } from '../tools/paths';
+import { readBlobText, splitLines } from '../repo/blocks';
+import type { ToolContext } from '../repo/context';
+import { grepTarget } from '../repo/grep';
+import { findRepository, normalizeRepoPath, resolveEntry, resolveRevision } from '../repo/paths';
 import type { CitationReader, CitedFile } from './citations';
 
 /** A cited file is read up to this size (the answer's links point into the first part of larger ones). */

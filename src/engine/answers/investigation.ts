@@ -10,12 +10,12 @@
  */
 import type { WireSource, WireStats } from '../../contract/legacyWire';
 import type { ModelMessage, ModelTool, ModelToolCall, ModelTurn } from '../../contract/modelWire';
-import { zeroStats } from '../conversations/records';
+import { zeroStats } from '../../contract/legacyWire';
 import { isModelError, type ChatModel, type InvestigationLimits } from '../models/chatModel';
 import { failureSentence } from '../models/modelFailure';
-import { ToolError, type ToolContext } from '../tools/context';
+import { ToolError, type ToolContext } from '../repo/context';
 import { problems } from '../tools/jsonSchema';
-import { findRepository, normalizeRepoPath } from '../tools/paths';
+import { findRepository, normalizeRepoPath } from '../repo/paths';
 import { toolTable, type ServedTool, type ToolArguments } from '../tools/toolCalls';
 import type { Answer, EarlierExchange } from './answerShapes';
 import { blobUrl, titleFor } from './answerWriter';

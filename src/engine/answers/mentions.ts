@@ -7,7 +7,7 @@
  */
 import type { ServedRepository } from '../git/repos';
 import { parseQuery, type ParsedQuery } from '../search/query';
-import { escapeRegExp } from '../tools/paths';
+import { escapeRegExp } from '../repo/paths';
 
 /** More mentions than this are read as plain words. */
 const MAX_MENTIONS = 10;

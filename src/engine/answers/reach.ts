@@ -6,11 +6,11 @@
 import { kindOfPath, type FileKind } from '../code/fileKinds';
 import type { Definition } from '../code/definitions';
 import type { SearchTarget } from '../search/grepResult';
-import { readTargetText, splitLines } from '../tools/blocks';
-import type { ToolContext } from '../tools/context';
-import { grepTarget } from '../tools/grep';
-import { definitionsOf, kindOf } from './retrieval';
-import { codeOf, IMPORT_LINE } from './spanRanking';
+import { readTargetText, splitLines } from '../repo/blocks';
+import type { ToolContext } from '../repo/context';
+import { grepTarget } from '../repo/grep';
+import { definitionsOf, kindOf } from '../repo/retrieval';
+import { codeOf, IMPORT_LINE } from '../repo/spanRanking';
 
 export interface Use {
   path: string;

@@ -2,7 +2,7 @@
  * What the engine stores about a conversation: its wire questions as served, plus the owner and the
  * read token. `service.ts` turns a record into a `WireConversation` for each requester.
  */
-import type { WireQuestion, WireStats } from '../../contract/legacyWire';
+import type { WireQuestion } from '../../contract/legacyWire';
 
 export interface ConversationRecord {
   id: number;
@@ -30,19 +30,7 @@ export interface IdCounters {
   nextQuestionId: number;
 }
 
-export function zeroStats(): WireStats {
-  return {
-    time_millis: 0,
-    tool_calls: 0,
-    total_input_tokens: 0,
-    cached_tokens: 0,
-    cache_creation_input_tokens: 0,
-    prompt_tokens: 0,
-    completion_tokens: 0,
-    total_tokens: 0,
-    credits: 0,
-  };
-}
+export { zeroStats } from '../../contract/legacyWire';
 
 /** True once a question will not change any more (answered, failed or cancelled). */
 export { isFinished } from '../../contract/legacyWire';

@@ -12,7 +12,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ToolServerEndpoint } from '../../contract/toolServers';
 import type { AuthenticatedUser } from '../http/auth';
 import type { ServedRepository } from '../git/repos';
-import type { DeepSearchBackend } from '../tools/context';
+import type { DeepSearchBackend } from '../repo/context';
 import { mcpMethods, PROTOCOL_VERSIONS, type CallToolResult, type ToolCatalogue } from './protocol';
 import { statelessMethods } from './stateless';
 import type { SymbolTables } from '../code/symbolTable';

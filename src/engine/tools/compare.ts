@@ -3,9 +3,9 @@
  * a time (`first`, `after`), each with its added/deleted line counts and its hunks.
  */
 import type { ServedRepository } from '../git/repos';
-import { decodeCursor, encodeCursor, git, integerArgument, plural, ToolError, type ToolContext, type ToolOutput } from './context';
+import { decodeCursor, encodeCursor, git, integerArgument, plural, ToolError, type ToolContext, type ToolOutput } from '../repo/context';
 import { parsePatch, patchPath, type FilePatch } from './patches';
-import { findRepository, resolveRevision } from './paths';
+import { findRepository, resolveRevision } from '../repo/paths';
 
 const FIRST_DEFAULT = 50;
 const FIRST_MAX = 100;

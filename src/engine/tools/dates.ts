@@ -4,7 +4,7 @@
  * A date without a time covers its whole day (or month, or year): `after` starts at its beginning,
  * `before` ends at its end. Anything else is refused with the accepted forms, never guessed.
  */
-import { ToolError } from './context';
+import { ToolError } from '../repo/context';
 
 const MONTHS = ['january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december'];
 const UNIT_MS: Readonly<Record<string, number>> = {

@@ -7,7 +7,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { isFinished, MAX_QUESTION_LENGTH, type WireConversation, type WireQuestion } from '../../contract/legacyWire';
 import { HttpError } from '../http/http';
 import { echo } from '../http/echo';
-import { ToolError, type ToolContext, type ToolOutput } from './context';
+import { ToolError, type ToolContext, type ToolOutput } from '../repo/context';
 
 const POLL_MS = 100;
 

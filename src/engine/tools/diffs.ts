@@ -4,11 +4,11 @@
  * POSIX ERE); the hunks are then cut out of their patches and the matches located line by line.
  */
 import type { ServedRepository } from '../git/repos';
-import { git, integerArgument, plural, ToolError, type ToolContext, type ToolOutput } from './context';
+import { git, integerArgument, plural, ToolError, type ToolContext, type ToolOutput } from '../repo/context';
 import { dateArguments } from './dates';
 import { checkAuthor, checkRevisions, checkTerms, escapeExtended, explainLogError, historyStarts, type CountLimits } from './history';
 import { hunkHeader, parsePatch, type Hunk } from './patches';
-import { selectRepositories } from './paths';
+import { selectRepositories } from '../repo/paths';
 import { fromPosix, literalRanges, matchRangesEach } from '../search/regex';
 import type { DiffQuery } from '../../contract/toolWire';
 import { echo } from '../http/echo';

@@ -3,9 +3,9 @@
  * repositories at any revision, with line numbers, ranges and the 128 KB limit.
  */
 import { readFile as readText } from 'node:fs/promises';
-import { readBlobText, splitLines } from './blocks';
-import { decodeCursor, encodeCursor, formatSize, git, integerArgument, plural, ToolError, type ToolContext, type ToolOutput } from './context';
-import { findRepository, normalizeRepoPath, resolveEntry, resolveRevision } from './paths';
+import { readBlobText, splitLines } from '../repo/blocks';
+import { decodeCursor, encodeCursor, formatSize, git, integerArgument, plural, ToolError, type ToolContext, type ToolOutput } from '../repo/context';
+import { findRepository, normalizeRepoPath, resolveEntry, resolveRevision } from '../repo/paths';
 import type { RepositoryEntry } from '../../contract/toolWire';
 import { echo } from '../http/echo';
 

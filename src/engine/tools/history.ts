@@ -5,10 +5,10 @@
  * follow `--`. One implementation serves both generations: tools.ts adapts each one's arguments.
  */
 import type { ServedRepository } from '../git/repos';
-import { explainGitError, git, integerArgument, plural, ToolError, type ToolContext, type ToolOutput } from './context';
+import { explainGitError, git, integerArgument, plural, ToolError, type ToolContext, type ToolOutput } from '../repo/context';
 import { dateArguments } from './dates';
 import { GitError } from '../git/git';
-import { checkPathPattern, checkRevision, resolveRevision, selectRepositories } from './paths';
+import { checkPathPattern, checkRevision, resolveRevision, selectRepositories } from '../repo/paths';
 import type { CommitMatch, CommitQuery } from '../../contract/toolWire';
 import { echo } from '../http/echo';
 

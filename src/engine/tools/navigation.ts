@@ -4,11 +4,11 @@
  * references are whole-word matches in files of the same language, without the definitions.
  */
 import type { ServedRepository } from '../git/repos';
-import { chunksFromLines, makeChunk, readTargetText, renderBlocks, splitLines, type FileBlock } from './blocks';
-import { integerArgument, plural, ToolError, type ToolContext, type ToolOutput } from './context';
-import { grepTarget, type GrepLine, type GrepOptions, type SearchTarget } from './grep';
-import { definitionEnd, escapeIdentifier, NAVIGATION_LANGUAGES, navigationLanguageOf, pathspecsOf, type NavigationLanguage } from './languages';
-import { findRepository, normalizeRepoPath, resolveEntry, resolveRevision } from './paths';
+import { chunksFromLines, makeChunk, readTargetText, renderBlocks, splitLines, type FileBlock } from '../repo/blocks';
+import { integerArgument, plural, ToolError, type ToolContext, type ToolOutput } from '../repo/context';
+import { grepTarget, type GrepLine, type GrepOptions, type SearchTarget } from '../repo/grep';
+import { definitionEnd, escapeIdentifier, NAVIGATION_LANGUAGES, navigationLanguageOf, pathspecsOf, type NavigationLanguage } from '../repo/languages';
+import { findRepository, normalizeRepoPath, resolveEntry, resolveRevision } from '../repo/paths';
 import { echo } from '../http/echo';
 
 const MAX_DEFINITIONS = 10;

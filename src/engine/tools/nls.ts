@@ -1,16 +1,16 @@
 /**
- * `sg_nls_search`: natural-language search, on the stack answers use (`answers/retrieval.ts`): the
+ * `sg_nls_search`: natural-language search, on the stack answers use (`repo/retrieval.ts`): the
  * query's words become stems and whole identifiers, BM25 picks the candidate files, and the files come
  * back ranked by their best definition (its name, the words its body holds, what the file is: code
  * before tests and docs), each with the spans that hold the most of the words. Filters work as in
  * keyword search. The editor's Search Code, in its natural-language mode, calls this tool.
  */
-import { makeChunk, renderBlocks, type Chunk, type FileBlock } from './blocks';
-import { plural, ToolError, type ToolContext, type ToolOutput } from './context';
+import { makeChunk, renderBlocks, type Chunk, type FileBlock } from '../repo/blocks';
+import { plural, ToolError, type ToolContext, type ToolOutput } from '../repo/context';
 import { parseQuery } from '../search/query';
-import { checkFilters } from './targets';
-import { analyseQuestion } from '../answers/question';
-import { retrieve, type AnswerSpan, type ReadFile } from '../answers/retrieval';
+import { checkFilters } from '../repo/targets';
+import { analyseQuestion } from '../repo/question';
+import { retrieve, type AnswerSpan, type ReadFile } from '../repo/retrieval';
 
 const MAX_FILES = 15;
 const CHUNKS_PER_FILE = 3;

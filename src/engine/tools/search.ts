@@ -3,15 +3,15 @@
  * or /regex/ is grepped once per repository; AND, OR and NOT then combine at the level of files
  * (as code search does), filters narrow, and the best files come back as numbered chunks.
  */
-import { bestChunks, chunksFromLines, readBlobsAtOnce, readTargetText, renderBlocks, splitLines, type FileBlock } from './blocks';
-import { plural, ToolError, type ToolContext, type ToolOutput } from './context';
-import { DEFAULT_LINES_PER_FILE, grepTarget, listTree, type FileCounts, type GrepLine, type GrepOptions, type SearchTarget } from './grep';
+import { bestChunks, chunksFromLines, readBlobsAtOnce, readTargetText, renderBlocks, splitLines, type FileBlock } from '../repo/blocks';
+import { plural, ToolError, type ToolContext, type ToolOutput } from '../repo/context';
+import { DEFAULT_LINES_PER_FILE, grepTarget, listTree, type FileCounts, type GrepLine, type GrepOptions, type SearchTarget } from '../repo/grep';
 import { evaluate, parseQuery, positivePatterns, requiredPatterns, type ParsedQuery, type PatternNode, type QueryNode } from '../search/query';
-import { checkFilters, evaluateKnown, filterVerdicts, matchesWithoutPatterns, selectTargets } from './targets';
+import { checkFilters, evaluateKnown, filterVerdicts, matchesWithoutPatterns, selectTargets } from '../repo/targets';
 import { echo } from '../http/echo';
 import { keptPromise } from '../runtime/keptPromises';
 import { forEachInTurns } from '../runtime/inTurns';
-import { escapeRegExp } from './paths';
+import { escapeRegExp } from '../repo/paths';
 import { lineMatcher, type LineMatcher } from '../search/grepPatterns';
 import { testEach } from '../search/regex';
 import { BestOf } from '../search/bestOf';

@@ -8,7 +8,7 @@
 import { GitError } from '../git/git';
 import { errorMessage } from '../../contract/errorMessage';
 import type { ToolServerEndpoint } from '../../contract/toolServers';
-import { TOOL_BUDGET_MS, ToolError, type FileRead, type ToolContext } from './context';
+import { TOOL_BUDGET_MS, ToolError, type FileRead, type ToolContext } from '../repo/context';
 import { problems, type JsonSchema } from './jsonSchema';
 import { endpointTools, plainToolNames, type ToolDefinition } from './tools';
 

@@ -6,7 +6,7 @@
  */
 import { ENDPOINT_TOOLS, servedToolName, TOOL_SERVER_TOOLS, type ToolServerEndpoint, type ToolServerTool } from '../../contract/toolServers';
 import { compareRevisions } from './compare';
-import type { ToolContext, ToolOutput } from './context';
+import type { ToolContext, ToolOutput } from '../repo/context';
 import { deepSearch, deepSearchRead } from './deepsearch';
 import { DIFFS_2026, DIFFS_V1, diffSearch } from './diffs';
 import { listFiles, listRepos, readFile } from './files';

@@ -1,9 +1,9 @@
 /**
  * What a definition is in a description's words, and how definitions rank for one
- * (src/engine/answers/definitionText.ts).
+ * (src/engine/repo/definitionText.ts).
  */
 import assert from 'node:assert/strict';
-import { definitionWords, describeScores, wordsOf } from '../../../src/engine/answers/definitionText';
+import { definitionWords, describeScores, wordsOf } from '../../../src/engine/repo/definitionText';
 
 describe('definition text', function () {
   it('splits identifiers into stemmed words', function () {

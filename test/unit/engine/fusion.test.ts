@@ -1,13 +1,13 @@
 /**
- * Fusing rankings (src/engine/answers/fusion.ts), and the order of an answer's candidates that
+ * Fusing rankings (src/engine/repo/fusion.ts), and the order of an answer's candidates that
  * fuses the definitions ranking, the definitions by what they are and BM25 over the source files
- * (src/engine/answers/candidateOrder.ts).
+ * (src/engine/repo/candidateOrder.ts).
  */
 import assert from 'node:assert/strict';
-import { orderCandidates } from '../../../src/engine/answers/candidateOrder';
-import { bestOf, fuse } from '../../../src/engine/answers/fusion';
-import { analyseQuestion } from '../../../src/engine/answers/question';
-import type { CandidateFile, ScoredSpan } from '../../../src/engine/answers/spanRanking';
+import { orderCandidates } from '../../../src/engine/repo/candidateOrder';
+import { bestOf, fuse } from '../../../src/engine/repo/fusion';
+import { analyseQuestion } from '../../../src/engine/repo/question';
+import type { CandidateFile, ScoredSpan } from '../../../src/engine/repo/spanRanking';
 import type { FileKind } from '../../../src/engine/code/fileKinds';
 
 describe('fusion of rankings', function () {

@@ -1,10 +1,10 @@
 /**
  * Telling a question from a description, and a description from its frame
- * (src/engine/answers/questionKind.ts, and how question.ts reads each).
+ * (src/engine/repo/questionKind.ts, and how question.ts reads each).
  */
 import assert from 'node:assert/strict';
-import { analyseQuestion } from '../../../src/engine/answers/question';
-import { readQuestion, sentencesOf } from '../../../src/engine/answers/questionKind';
+import { analyseQuestion } from '../../../src/engine/repo/question';
+import { readQuestion, sentencesOf } from '../../../src/engine/repo/questionKind';
 
 const PARAGRAPH =
   'When a user types a subcommand that does not exist, the tool offers close matches by edit distance or by prefix. ' +

@@ -1,10 +1,10 @@
 /**
- * How definitions are ranked for a question (src/engine/answers/spanRanking.ts), on files given as
+ * How definitions are ranked for a question (src/engine/repo/spanRanking.ts), on files given as
  * lines with their definitions: the rules the answers issue names, one test each.
  */
 import assert from 'node:assert/strict';
-import { analyseQuestion } from '../../../src/engine/answers/question';
-import { rankSpans, type CandidateFile } from '../../../src/engine/answers/spanRanking';
+import { analyseQuestion } from '../../../src/engine/repo/question';
+import { rankSpans, type CandidateFile } from '../../../src/engine/repo/spanRanking';
 import type { Definition } from '../../../src/engine/code/definitions';
 import type { FileKind } from '../../../src/engine/code/fileKinds';
 

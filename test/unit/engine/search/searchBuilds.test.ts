@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import * as path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { SearchIndexes } from '../../../../src/engine/search/searchIndex';
-import type { SearchTarget } from '../../../../src/engine/tools/grep';
+import type { SearchTarget } from '../../../../src/engine/repo/grep';
 import { waitFor } from '../../../support/engineHarness';
 import { createTempDir, createTestRepo, removeDir, type TestRepo } from '../../../support/gitRepos';
 import { head } from './searchFiles';

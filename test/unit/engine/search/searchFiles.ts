@@ -6,9 +6,9 @@
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
-import type { ToolContext } from '../../../../src/engine/tools/context';
+import type { ToolContext } from '../../../../src/engine/repo/context';
 import assert from 'node:assert/strict';
-import type { GrepOptions, GrepResult } from '../../../../src/engine/tools/grep';
+import type { GrepOptions, GrepResult } from '../../../../src/engine/repo/grep';
 import type { SearchIndexes } from '../../../../src/engine/search/searchIndex';
 import type { TestRepo } from '../../../support/gitRepos';
 

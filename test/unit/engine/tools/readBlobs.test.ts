@@ -1,5 +1,5 @@
 /**
- * readBlobsAtOnce (src/engine/tools/blocks.ts): the blobs of the files a search shows, read from the
+ * readBlobsAtOnce (src/engine/repo/blocks.ts): the blobs of the files a search shows, read from the
  * commit in two git processes (their sizes, then the bytes), never from the working tree; those
  * over the bound, missing, not blobs (a folder, a submodule), or whose name git cannot take on a line
  * are left out.
@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
-import { readBlobsAtOnce } from '../../../../src/engine/tools/blocks';
+import { readBlobsAtOnce } from '../../../../src/engine/repo/blocks';
 import { createTestRepo } from '../../../support/gitRepos';
 import { head, toolContext } from '../search/searchFiles';
 

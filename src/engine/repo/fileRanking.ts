@@ -1,7 +1,7 @@
 /**
  * The files of a search that hold a query's terms, scored with BM25 (stems and whole identifiers, the
  * path a bonus): counted and scored in a repository's search index when it is ready, by git grep (or
- * ripgrep) otherwise. The first stage of natural-language search and of answers (`answers/retrieval.ts`
+ * ripgrep) otherwise. The first stage of natural-language search and of answers (`repo/retrieval.ts`
  * reads the best of them and ranks their definitions).
  */
 import type { ToolContext } from './context';
