@@ -46,7 +46,7 @@ describe('Deep Search in a real VS Code (UI)', function () {
     // The host's reply to the request (by its id) clears the draft.
     await webview.waitForFunction(() => document.querySelector('textarea')?.value === '');
     const cancel = followup.locator('.cancel-button');
-    await cancel.click();
+    await ui.clickWhenReady(cancel);
     await followup.locator('.status-label', { hasText: /^Canceled$/ }).waitFor({ timeout: 30_000 });
     await ui.screenshot('panel-followup-cancelled');
   });

@@ -56,7 +56,7 @@ describe('Against a server with only the 7.x interfaces (UI)', function () {
     await ui.answerInputBox('Deep Search: Sign In (1/2)', ui.engine.url);
     // The engine has an OAuth server: the ways to sign in are offered; this one pastes a token.
     const ways = ui.page.locator('.quick-input-widget', { has: ui.page.locator('.quick-input-title', { hasText: 'Deep Search: Sign In (2/2)' }) });
-    await ways.locator('.monaco-list-row', { hasText: 'Paste an access token' }).click();
+    await ui.clickWhenReady(ways.locator('.monaco-list-row', { hasText: 'Paste an access token' }));
     await ui.answerInputBox('Deep Search: Access Token', HOST_TEST_TOKEN);
     const report = ui.toast(
       /Signed in to http:\/\/127\.0\.0\.1:\d+\. Conversations work\. Its tool server does not offer natural-language code search, Go to Definition across repositories, comparing revisions/,

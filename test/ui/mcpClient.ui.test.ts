@@ -50,8 +50,8 @@ describe("VS Code's own MCP client and the engine's tools (UI)", function () {
       await ui.page.waitForTimeout(1000);
     }
     assert.match(await servers.innerText(), /Stopped/);
-    await servers.click();
-    await ui.page.locator('.quick-input-list .monaco-list-row', { hasText: 'Start Server' }).first().click();
+    await ui.clickWhenReady(servers);
+    await ui.clickWhenReady(ui.page.locator('.quick-input-list .monaco-list-row', { hasText: 'Start Server' }).first());
     // The server's output (VS Code shows it as the server starts) says what VS Code's client found there.
     const output = ui.page.locator('.view-lines', { hasText: /Discovered\s+\d+\s+tools/ }).first();
     await output.waitFor({ timeout: 30_000 });

@@ -30,7 +30,7 @@ describe('Tools in a real VS Code (UI)', function () {
     assert.match(await row.innerText(), /github\.com\/acme\/billing/);
     assert.match(await row.innerText(), /3: export function invoiceLine/);
     await ui.screenshot('search-code-results');
-    await row.click();
+    await ui.clickWhenReady(row);
     await ui.page.locator('.tabs-container .tab.active', { hasText: 'invoice.ts' }).waitFor();
     // The match is on line 3; the status bar shows where the selection ends.
     assert.match(await ui.page.locator('[id="status.editor.selection"]').innerText(), /Ln 3, Col 28/);
@@ -41,7 +41,8 @@ describe('Tools in a real VS Code (UI)', function () {
   it('Search Code in natural language: the code that answers comes first, before the docs that mention it', async () => {
     await ui.runCommand('Deep Search: Search Code…');
     const keywords = ui.page.locator('.quick-input-widget', { has: ui.page.locator('.quick-input-title', { hasText: 'Search Code (keywords)' }) });
-    await keywords.locator('.action-label[aria-label="Switch to natural-language search"]').click();
+    // The palette's typing left the mouse where a hover over the search box can cover the button.
+    await ui.clickWhenReady(keywords.locator('.action-label[aria-label="Switch to natural-language search"]'));
     const widget = ui.page.locator('.quick-input-widget', { has: ui.page.locator('.quick-input-title', { hasText: /natural/i }) });
     const input = widget.locator('input.input');
     await input.waitFor();

@@ -142,6 +142,34 @@ export class VSCodeUi {
     await this.engine.close();
   }
 
+  /**
+   * Clicks `target` once nothing covers it. A hover shown where the mouse last stopped (after typing
+   * into a box, say) can lie over the target and take the click: move the mouse away, wait for the
+   * hovers to go, and click only once a trial click says the target itself would receive it.
+   */
+  async clickWhenReady(target: Locator, options: { button?: 'left' | 'right'; timeoutMs?: number } = {}): Promise<void> {
+    const deadline = Date.now() + (options.timeoutMs ?? 30_000);
+    const hovers = this.page.locator('.monaco-hover:visible, .workbench-hover-container:visible, .monaco-hover-content:visible');
+    await target.waitFor({ timeout: options.timeoutMs ?? 30_000 });
+    for (;;) {
+      // The top-left corner of the window: the menu button's edge, which shows no hover.
+      await this.page.mouse.move(1, 1);
+      await hovers
+        .first()
+        .waitFor({ state: 'hidden', timeout: 2000 })
+        .catch(() => undefined);
+      const receives = await target.click({ trial: true, timeout: 2000, button: options.button }).then(
+        () => true,
+        () => false,
+      );
+      if (receives) {
+        await target.click({ timeout: 5000, button: options.button });
+        return;
+      }
+      if (Date.now() > deadline) throw new Error(`nothing would let a click reach ${target.toString()}`);
+    }
+  }
+
   /** F1, the command's title, then a click on its row once the rows have arrived. */
   async runCommand(title: string): Promise<void> {
     const input = this.page.locator('.quick-input-widget input');
@@ -160,8 +188,7 @@ export class VSCodeUi {
     }
     // Exact match: "Ask Deep Search" must not pick "Ask Deep Search About Selection".
     const row = this.page.locator('.quick-input-list .monaco-list-row').filter({ has: this.page.locator('.label-name', { hasText: exactly(title) }) });
-    await row.waitFor();
-    await row.click();
+    await this.clickWhenReady(row);
   }
 
   /** Types into the input box titled `title` (not the closing palette) and submits it. */
@@ -250,7 +277,7 @@ export class VSCodeUi {
       const input = this.page.locator('.quick-input-widget input');
       await input.waitFor();
       await input.fill(name);
-      await this.page.locator('.quick-input-list .monaco-list-row', { hasText: name }).first().click();
+      await this.clickWhenReady(this.page.locator('.quick-input-list .monaco-list-row', { hasText: name }).first());
       if (
         await active.waitFor({ timeout: 5000 }).then(
           () => true,
