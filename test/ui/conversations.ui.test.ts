@@ -1,5 +1,16 @@
 import * as assert from 'node:assert/strict';
+import { answeredConversation } from '../support/storedConversations';
 import { VSCodeUi } from './vscodeUi';
+
+/** A conversation of the engine's before VS Code starts, for the test that follows one up. */
+const STORED_TITLE = 'How the server reads its settings';
+const STORED = answeredConversation({
+  id: 1,
+  question: 'How does the server read its settings?',
+  title: STORED_TITLE,
+  answer: 'The server calls `loadConfig`, which reads the file and hands it to [`parseConfig`](/github.com/acme/app/-/blob/src/config.ts?L11).',
+  at: new Date().toISOString(),
+});
 
 describe('Deep Search in a real VS Code (UI)', function () {
   this.timeout(180_000);
@@ -7,7 +18,7 @@ describe('Deep Search in a real VS Code (UI)', function () {
 
   before(async () => {
     // Slow enough that a question is still running when the tree's context menu is opened.
-    ui = await VSCodeUi.launch({ paceMs: 2500 });
+    ui = await VSCodeUi.launch({ paceMs: 2500, storedConversations: [STORED] });
   });
 
   afterEach(async function () {
@@ -35,9 +46,12 @@ describe('Deep Search in a real VS Code (UI)', function () {
   });
 
   it("sends a follow-up from the panel box, clears the draft once the host replies, and cancels it with the panel's button", async () => {
-    // Back to the conversation's tab (the source link opened an editor over it).
-    await ui.page.locator('.tabs-container .tab', { hasText: 'Where is parseConfig defined' }).click();
+    // Its own conversation, alone in the editor area (so its webview is the one found).
+    await ui.runCommand('View: Close All Editors');
+    await ui.runCommand('Deep Search: Focus on Conversations View');
+    await ui.clickWhenReady(ui.treeRow(STORED_TITLE));
     const webview = await ui.webview();
+    await webview.locator('.question.is-completed .answer').first().waitFor();
     const box = webview.locator('textarea');
     await box.fill('And where is it called?');
     await box.press('Control+Enter');
@@ -46,7 +60,7 @@ describe('Deep Search in a real VS Code (UI)', function () {
     // The host's reply to the request (by its id) clears the draft.
     await webview.waitForFunction(() => document.querySelector('textarea')?.value === '');
     const cancel = followup.locator('.cancel-button');
-    await cancel.click();
+    await ui.clickWhenReady(cancel);
     await followup.locator('.status-label', { hasText: /^Canceled$/ }).waitFor({ timeout: 30_000 });
     await ui.screenshot('panel-followup-cancelled');
   });

@@ -63,7 +63,7 @@ describe('the local engine with a VS Code model (UI)', function () {
     const rows = pick.locator('.monaco-list-row');
     await rows.filter({ hasText: 'Off' }).waitFor();
     await ui.screenshot('model-pick');
-    await rows.filter({ hasText: 'Scripted Investigator' }).click();
+    await ui.clickWhenReady(rows.filter({ hasText: 'Scripted Investigator' }));
     await pick.waitFor({ state: 'hidden' });
     // The running engine learns the new model at once.
     await ui.runCommand('Deep Search: Ask Deep Search');

@@ -7,6 +7,7 @@
  */
 import * as assert from 'node:assert/strict';
 import * as path from 'node:path';
+import type { Locator } from 'playwright-core';
 import { VSCodeUi } from './vscodeUi';
 
 const FIXTURE = path.join(__dirname, '..', 'fixtures', 'scripted-model-provider');
@@ -28,7 +29,8 @@ describe("VS Code's own MCP client and the engine's tools (UI)", function () {
     await ui?.close();
   });
 
-  it('starts the Deep Search server from MCP: List Servers and lists its tools', async () => {
+  /** "MCP: List Servers", opened until it lists the Deep Search server; its row. */
+  async function listedServer(): Promise<Locator> {
     // The extension defines the server once it has signed in (at start, from the launch token); the
     // list shows what was defined when it opened, so it is opened again until the server is there.
     const servers = ui.page.locator('.quick-input-list .monaco-list-row', { hasText: 'Deep Search' }).first();
@@ -44,18 +46,27 @@ describe("VS Code's own MCP client and the engine's tools (UI)", function () {
           () => false,
         ))
       )
-        break;
+        return servers;
       if (attempt === 8) throw new Error('MCP: List Servers never listed Deep Search');
       await ui.page.keyboard.press('Escape');
       await ui.page.waitForTimeout(1000);
     }
-    assert.match(await servers.innerText(), /Stopped/);
-    await servers.click();
-    await ui.page.locator('.quick-input-list .monaco-list-row', { hasText: 'Start Server' }).first().click();
+  }
+
+  /** Starts the server from its row; the server's output once VS Code's client has listed its tools. */
+  async function startServer(servers: Locator): Promise<string> {
+    await ui.clickWhenReady(servers);
+    await ui.clickWhenReady(ui.page.locator('.quick-input-list .monaco-list-row', { hasText: 'Start Server' }).first());
     // The server's output (VS Code shows it as the server starts) says what VS Code's client found there.
     const output = ui.page.locator('.view-lines', { hasText: /Discovered\s+\d+\s+tools/ }).first();
     await output.waitFor({ timeout: 30_000 });
-    const log = await output.innerText();
+    return output.innerText();
+  }
+
+  it('starts the Deep Search server from MCP: List Servers and lists its tools', async () => {
+    const servers = await listedServer();
+    assert.match(await servers.innerText(), /Stopped/);
+    const log = await startServer(servers);
     assert.match(log, /Connection\s+state:\s+Running/);
     const discovered = Number(/Discovered\s+(\d+)\s+tools/.exec(log)?.[1]);
     assert.ok(discovered >= 10, `tools listed: ${discovered}`);
@@ -63,6 +74,10 @@ describe("VS Code's own MCP client and the engine's tools (UI)", function () {
   });
 
   it("calls a tool of the engine through VS Code's MCP client", async () => {
+    // Its own server, whether or not the test before started it.
+    const servers = await listedServer();
+    if (/Running/.test(await servers.innerText())) await ui.page.keyboard.press('Escape');
+    else await startServer(servers);
     const before = served.length;
     await ui.runCommand("Scripted: Read a File Through VS Code's MCP Client");
     const note = ui.page.locator('.notification-list-item', { hasText: 'Through MCP' });

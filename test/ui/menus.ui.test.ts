@@ -151,7 +151,9 @@ describe('Contributed menus and keybindings in a real VS Code (UI)', function ()
 
     const before = ui.openedTabs.length;
     await ui.contextMenuItem(row, 'Open in Browser');
-    for (let waited = 0; ui.openedTabs.length === before && waited < 10_000; waited += 100) await ui.page.waitForTimeout(100);
+    await ui.eventually(() => Promise.resolve(ui.openedTabs.length > before), 'a browser tab');
+    // A second tab would have been sent before the host answers what comes next.
+    await ui.afterExtensionHost();
     const opened = await ui.tabUrls(before);
     assert.equal(opened.length, 1, opened.join(', '));
     assert.match(opened[0], new RegExp(`/deepsearch/${STORED.read_token}$`));

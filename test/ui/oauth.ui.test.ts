@@ -55,7 +55,7 @@ describe('Sign in with OAuth (UI)', function () {
       ['Sign in with your browser', 'Sign in with a device code', 'Paste an access token'],
       'the three ways, in this order',
     );
-    await rows.filter({ hasText: way }).click();
+    await ui.clickWhenReady(rows.filter({ hasText: way }));
   }
 
   /** Whether something accepts TCP connections at the host and port of `url`. */

@@ -81,11 +81,13 @@ describe("The conversation panel's header buttons in a real VS Code (UI)", funct
 
     const before = ui.openedTabs.length;
     await webview.locator('.conversation-actions .action-openInBrowser').click();
-    for (let waited = 0; ui.openedTabs.length === before && waited < 10_000; waited += 100) await ui.page.waitForTimeout(100);
+    await ui.eventually(() => Promise.resolve(ui.openedTabs.length > before), 'a browser tab');
+    // A second tab would have been sent before the host answers what comes next.
+    await ui.afterExtensionHost();
     const opened = await ui.tabUrls(before);
     assert.equal(opened.length, 1, opened.join(', '));
     assert.match(opened[0], new RegExp(`/deepsearch/${STORED.read_token}$`));
-    assert.equal(await ui.page.locator('.notification-toast .codicon-error').count(), 0, 'no error showed');
+    assert.equal(await ui.notifications('errors'), 0, 'no error showed');
   });
 
   it('a Delete the instance refuses is reported once, saying it was the delete that failed, and the panel stays', async () => {
@@ -96,9 +98,9 @@ describe("The conversation panel's header buttons in a real VS Code (UI)", funct
       const failed = ui.toast(/Could not delete the conversation: .*Deleting conversations is turned off on this instance/);
       await failed.waitFor();
       await ui.screenshot('panel-actions-delete-refused');
-      // A second report (the command's and the panel's) would come right after the first.
-      await ui.page.waitForTimeout(2000);
-      assert.equal(await ui.page.locator('.notification-toast .codicon-error').count(), 1, 'the failure is shown once');
+      // A second report (the command's and the panel's) would have been sent before the host answers what comes next.
+      await ui.afterExtensionHost();
+      assert.equal(await ui.notifications('errors'), 1, 'the failure is shown once');
       assert.equal(await webview.locator('.conversation-actions .action-delete').isDisabled(), false, 'the conversation is still shown');
       await ui.treeRow(TITLE).waitFor();
       await ui.runCommand('Notifications: Clear All Notifications');

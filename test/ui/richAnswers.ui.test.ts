@@ -191,7 +191,10 @@ describe('Rich answers in the real VS Code (UI)', function () {
     await image.click();
     const svg = Buffer.from(((await image.getAttribute('src')) ?? '').split(',')[1] ?? '', 'base64').toString('utf8');
     assert.doesNotMatch(svg, /<foreignObject|javascript:|\bhref=|onerror=/i);
-    await ui.page.waitForTimeout(500);
+    // The panel has handled a click since the one on the image (its source shown), and the host has answered since.
+    await webview.getByRole('button', { name: 'Show source' }).click();
+    await webview.locator('.diagram-block.is-showing-source pre').waitFor();
+    await ui.afterExtensionHost();
     assert.deepEqual(dialogs, [], 'nothing of the diagram ran');
     // Nothing opened either: still the panel in front, no browser tab.
     assert.equal(ui.openedTabs.length, 0);

@@ -31,7 +31,7 @@ for (const toolProtocol of ['2025', '2026'] as const) {
       await widget.locator('input.input').fill('invoiceLine');
       const row = widget.locator('.quick-input-list .monaco-list-row', { hasText: 'invoice.ts' }).first();
       await row.waitFor({ timeout: 30_000 });
-      await row.click();
+      await ui.clickWhenReady(row);
       // Read through the tool server (read_file), in the revision it speaks.
       await ui.page.locator('.tabs-container .tab.active', { hasText: 'invoice.ts' }).waitFor();
       await ui.page.locator('.view-line', { hasText: 'export function invoiceLine' }).waitFor();

@@ -142,6 +142,51 @@ export class VSCodeUi {
     await this.engine.close();
   }
 
+  /**
+   * Clicks `target` once nothing covers it. A hover shown where the mouse last stopped (after typing
+   * into a box, say) can lie over the target and take the click: move the mouse away, wait for the
+   * hovers to go, and click only once a trial click says the target itself would receive it.
+   */
+  async clickWhenReady(target: Locator, options: { button?: 'left' | 'right'; timeoutMs?: number } = {}): Promise<void> {
+    const deadline = Date.now() + (options.timeoutMs ?? 30_000);
+    const hovers = this.page.locator('.monaco-hover:visible, .workbench-hover-container:visible, .monaco-hover-content:visible');
+    // A browser tab opened meanwhile leaves VS Code's in the background, where animation frames (which
+    // Playwright's check that the target stands still waits for) come about once a second.
+    await this.page.bringToFront();
+    await target.waitFor({ timeout: options.timeoutMs ?? 30_000 });
+    for (;;) {
+      // The top-left corner of the window: the menu button's edge, which shows no hover.
+      await this.page.mouse.move(1, 1);
+      await hovers
+        .first()
+        .waitFor({ state: 'hidden', timeout: 2000 })
+        .catch(() => undefined);
+      const refused = await target.click({ trial: true, timeout: 5000, button: options.button }).then(
+        () => undefined,
+        (error: Error) => error,
+      );
+      if (!refused) {
+        await target.click({ timeout: 5000, button: options.button });
+        return;
+      }
+      if (Date.now() > deadline) throw new Error(`nothing would let a click reach ${target.toString()}: ${refused.message}`);
+    }
+  }
+
+  /**
+   * A round trip through the extension host, for asserting that something did not happen: one of the
+   * extension's commands opens its box, which is then closed. The host answers in order, so whatever
+   * it sent the window before (a notification, a browser tab) has arrived by then. Escape hides the
+   * toasts: count notifications in the center (`notified`, `notifications`) afterwards.
+   */
+  async afterExtensionHost(): Promise<void> {
+    await this.runCommand('Deep Search: Search Code…');
+    const box = this.page.locator('.quick-input-widget', { has: this.page.locator('.quick-input-title', { hasText: /^\s*Search Code/ }) });
+    await box.waitFor();
+    await this.page.keyboard.press('Escape');
+    await box.waitFor({ state: 'hidden' });
+  }
+
   /** F1, the command's title, then a click on its row once the rows have arrived. */
   async runCommand(title: string): Promise<void> {
     const input = this.page.locator('.quick-input-widget input');
@@ -160,8 +205,7 @@ export class VSCodeUi {
     }
     // Exact match: "Ask Deep Search" must not pick "Ask Deep Search About Selection".
     const row = this.page.locator('.quick-input-list .monaco-list-row').filter({ has: this.page.locator('.label-name', { hasText: exactly(title) }) });
-    await row.waitFor();
-    await row.click();
+    await this.clickWhenReady(row);
   }
 
   /** Types into the input box titled `title` (not the closing palette) and submits it. */
@@ -250,7 +294,7 @@ export class VSCodeUi {
       const input = this.page.locator('.quick-input-widget input');
       await input.waitFor();
       await input.fill(name);
-      await this.page.locator('.quick-input-list .monaco-list-row', { hasText: name }).first().click();
+      await this.clickWhenReady(this.page.locator('.quick-input-list .monaco-list-row', { hasText: name }).first());
       if (
         await active.waitFor({ timeout: 5000 }).then(
           () => true,
@@ -317,6 +361,14 @@ export class VSCodeUi {
    * window goes there, including toasts that have already hidden themselves.
    */
   async notified(message: RegExp): Promise<boolean> {
+    return (await this.notifications(message)) > 0;
+  }
+
+  /**
+   * How many notifications of the center match (every notification of this window goes there);
+   * `errors` counts those shown as errors, whatever they say.
+   */
+  async notifications(message: RegExp | 'errors'): Promise<number> {
     const center = this.page.locator('.notifications-center');
     // Seen on a loaded machine: the center stays shut after the command (focus moving to a view that
     // opened meanwhile closes it). Ask again rather than wait on a center that will not open.
@@ -328,11 +380,14 @@ export class VSCodeUi {
         if (attempt === 4) throw error;
       }
     }
-    const found = await center.locator('.notification-list-item-message', { hasText: message }).count();
+    const found =
+      message === 'errors'
+        ? await center.locator('.notification-list-item', { has: this.page.locator('.codicon-error') }).count()
+        : await center.locator('.notification-list-item-message', { hasText: message }).count();
     // Closed again (toasts do not show while it is open): the status bar's bell toggles it.
     if (await center.isVisible()) await this.page.locator('[id="status.notifications"]').click();
     await center.waitFor({ state: 'hidden', timeout: 5000 });
-    return found > 0;
+    return found;
   }
 
   /** The notification toast whose message matches. */

@@ -21,13 +21,29 @@ describe('conversation panel: diagrams', function () {
   this.timeout(60_000);
   const env = usePanelEnvironment();
 
+  /** The page's requests, in the order it made them. */
+  const requested = new WeakMap<PanelPage, string[]>();
+
   async function openWith(answer: string): Promise<PanelPage> {
     const panel = await env.open();
+    const urls: string[] = [];
+    panel.page.on('request', (request) => urls.push(new URL(request.url()).pathname));
+    requested.set(panel, urls);
     await panel.page.evaluate(() => {
       window.__hostile = [];
     });
     await panel.send(snapshot(conversation([completedQuestion(1, { answer })])));
     return panel;
+  }
+
+  /**
+   * The requests the page has made, once a round trip through the page has followed what came
+   * before: a request a script started earlier is reported before the round trip's answer.
+   */
+  async function requestsSoFar(panel: PanelPage): Promise<string[]> {
+    await panel.page.evaluate(() => new Promise((resolve) => requestAnimationFrame(resolve)));
+    await panel.page.evaluate(() => 0);
+    return [...(requested.get(panel) ?? [])];
   }
 
   /** The SVG text of the first diagram image. */
@@ -69,7 +85,11 @@ describe('conversation panel: diagrams', function () {
     const before = diagramChunks().length;
     const panel = await openWith('No diagram here:\n\n```ts\nconst a = 1;\n```\n');
     await panel.page.locator('.code-block pre').waitFor();
-    await panel.page.waitForTimeout(500);
+    // The answer is rendered, and the page has said what it asked for since.
+    assert.deepEqual(
+      (await requestsSoFar(panel)).filter((request) => /\/chunks\/diagramRenderer-/.test(request)),
+      [],
+    );
     assert.equal(diagramChunks().length, before);
     assert.equal(await panel.page.locator('.diagram-block').count(), 0);
   });
@@ -77,9 +97,15 @@ describe('conversation panel: diagrams', function () {
   it('runs a hostile diagram in strict mode: no HTML labels, no callbacks, no links, nothing executed', async () => {
     const panel = await openWith(HOSTILE);
     const svg = await drawnSvg(panel);
-    await panel.page.waitForTimeout(500);
     // Click everything drawn where a user could: the image, then the toggle and back.
     await panel.page.locator('.diagram-block img').click();
+    const toggle = panel.page.locator('.diagram-block').getByRole('button', { name: 'Show source' });
+    await toggle.click();
+    await panel.page.locator('.diagram-block pre').waitFor();
+    await toggle.click();
+    await panel.page.locator('.diagram-block img').waitFor();
+    // The clicks were handled after the drawing, and the label's image would have been asked for.
+    assert.ok(!(await requestsSoFar(panel)).includes('/x'), "the label's <img src=x> was never loaded");
     assert.deepEqual(await panel.page.evaluate(() => window.__hostile), [], 'nothing of the diagram ran');
     assert.doesNotMatch(svg, /<foreignObject/i, 'labels are SVG text, not HTML');
     assert.doesNotMatch(svg, /javascript:/i);

@@ -5,15 +5,25 @@
  * tests, or with whatever mentions a word most.
  */
 import assert from 'node:assert/strict';
-import { cp } from 'node:fs/promises';
+import { execFile } from 'node:child_process';
+import { rm } from 'node:fs/promises';
 import * as path from 'node:path';
+import { promisify } from 'node:util';
 import { Answerer } from '../../../src/engine/answers/answerer';
 import { discoverRepositories, type ServedRepository } from '../../../src/engine/git/repos';
 import { createTempDir, DEFAULT_AUTHOR, git, removeDir } from '../../support/gitRepos';
 
 const ROOT = path.resolve(__dirname, '..', '..', '..');
+/**
+ * The commit of this repository's own history the questions are asked of, not the moving tree: a
+ * change elsewhere cannot make them fail or pass. Move it on deliberately, when an answer should
+ * change with the code (every clone has it: CI runs on a clone with the whole history).
+ */
+const PINNED_COMMIT = 'd805cbc50fdabf7d3c6c55cb8ae649ae73667358';
 /** What a newcomer would ask about: the sources, the tests and the docs (not dependencies or builds). */
 const COPIED = ['src', 'test', 'bench', 'scripts', 'README.md', 'CHANGELOG.md', 'package.json'];
+/** Not this file: its questions, word for word, would answer themselves. */
+const THIS_FILE = path.relative(ROOT, __filename).split(path.sep).join('/');
 
 const QUESTIONS: ReadonlyArray<{ question: string; leadsWith: string | readonly string[]; quotes: RegExp }> = [
   { question: 'How does the poller back off after errors?', leadsWith: 'src/conversations/poller.ts', quotes: /backoff|back off/i },
@@ -40,12 +50,19 @@ describe('answers about this repository', function () {
   let copy: string;
   let repositories: ServedRepository[];
 
-  // A git repository of this checkout's files as they are now (CI's checkout may not be a clone).
+  // A git repository of this repository's files at the pinned commit, from git archive.
   before(async function () {
+    const run = promisify(execFile);
+    const known = await run('git', ['cat-file', '-t', `${PINNED_COMMIT}^{commit}`], { cwd: ROOT }).then(
+      () => true,
+      () => false,
+    );
+    assert.ok(known, `this checkout lacks commit ${PINNED_COMMIT}: run the tests in a clone with its history (git fetch --unshallow)`);
     copy = await createTempDir('dse-this-repo-');
-    // Not this file: its questions, word for word, would answer themselves.
-    const filter = (source: string): boolean => path.resolve(source) !== path.resolve(__filename);
-    for (const entry of COPIED) await cp(path.join(ROOT, entry), path.join(copy, entry), { recursive: true, filter });
+    const archive = path.join(copy, '.archive.tar');
+    await run('git', ['archive', '--format=tar', '-o', archive, PINNED_COMMIT, '--', ...COPIED, `:(exclude)${THIS_FILE}`], { cwd: ROOT });
+    await run('tar', ['-x', '-f', archive, '-C', copy]);
+    await rm(archive);
     const author = {
       GIT_AUTHOR_NAME: DEFAULT_AUTHOR.name,
       GIT_AUTHOR_EMAIL: DEFAULT_AUTHOR.email,

@@ -17,7 +17,8 @@ describe('git runner', function () {
   });
 
   /** A git "command" that just sleeps, so timeouts and cancellation have something to stop. */
-  const napArgs = ['-c', 'alias.nap=!sleep 5', 'nap'];
+  const NAP_SECONDS = 30;
+  const napArgs = ['-c', `alias.nap=!sleep ${NAP_SECONDS}`, 'nap'];
 
   it('passes arguments to git without a shell', async function () {
     const result = await runGit(['grep', '-F', '-n', '-e', '$(touch pwned)', 'HEAD', '--'], { cwd: repo.dir });
@@ -68,7 +69,8 @@ describe('git runner', function () {
       assert.match(error.message, /^git nap timed out after 100 ms$/);
       return true;
     });
-    assert.ok(Date.now() - started < 4_000, 'did not wait for the sleep');
+    // Measured against the nap itself, not a time limit: a slow machine cannot stretch 100 ms so far.
+    assert.ok(Date.now() - started < (NAP_SECONDS * 1000) / 2, 'did not wait for the sleep');
   });
 
   it('stops git when the signal aborts, and refuses to start with an aborted signal', async function () {

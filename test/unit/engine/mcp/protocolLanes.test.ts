@@ -53,6 +53,44 @@ async function connect2025(url: string): Promise<Client2025> {
   return client;
 }
 
+interface RawReply {
+  status: number;
+  /** The headers a client acts on: the challenge and the body's type. */
+  headers: { 'www-authenticate': string | null; 'content-type': string | null };
+  body: string;
+}
+
+/** The first request of each lane, raw: the 2026 lane's server/discover, the handshake's initialize. */
+async function firstRequests(url: string, headers: Record<string, string>): Promise<{ modern: RawReply; legacy: RawReply }> {
+  const raw = async (response: Response): Promise<RawReply> => ({
+    status: response.status,
+    headers: { 'www-authenticate': response.headers.get('www-authenticate'), 'content-type': response.headers.get('content-type') },
+    body: await response.text(),
+  });
+  const modern = await fetch(url, {
+    method: 'POST',
+    headers: {
+      ...headers,
+      'Content-Type': 'application/json',
+      Accept: 'application/json, text/event-stream',
+      'MCP-Protocol-Version': '2026-07-28',
+      'Mcp-Method': 'server/discover',
+    },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'server/discover', params: { _meta: META() } }),
+  });
+  const legacy = await fetch(url, {
+    method: 'POST',
+    headers: { ...headers, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'old', version: '1' } },
+    }),
+  });
+  return { modern: await raw(modern), legacy: await raw(legacy) };
+}
+
 async function readsConfig(call: (args: Record<string, unknown>) => Promise<unknown>): Promise<void> {
   const result = await call({ repo: SAMPLE_APP_NAME, path: 'src/config.ts', startLine: 11, endLine: 11 });
   assert.match(JSON.stringify(result), /11: export function parseConfig/);
@@ -166,9 +204,12 @@ describe('MCP: the 2026-07-28 lane beside the 2025 handshake', function () {
       }
     });
 
-    it('asks for the token in both lanes alike', async function () {
-      const { status } = await post2026(url, 'server/discover', { _meta: META() }, { Authorization: undefined });
-      assert.equal(status, 401);
+    it('asks for the token in both lanes alike: 401, the same Bearer challenge and the same words', async function () {
+      const { modern, legacy } = await firstRequests(url, {});
+      assert.equal(modern.status, 401);
+      assert.match(modern.headers['www-authenticate'] ?? '', /^Bearer realm="Deep Search local engine", error="invalid_token", error_description="[^"]+"/);
+      assert.match(modern.body, /token/i);
+      assert.deepEqual(legacy, modern);
     });
   });
 
@@ -181,31 +222,11 @@ describe('MCP: the 2026-07-28 lane beside the 2025 handshake', function () {
       await engine?.dispose();
     });
 
-    it('is refused alike in both lanes (403, naming the scope)', async function () {
-      const url = `${engine.url}/.api/mcp/all`;
-      const modern = await fetch(url, {
-        method: 'POST',
-        headers: {
-          ...AUTH,
-          'Content-Type': 'application/json',
-          Accept: 'application/json, text/event-stream',
-          'MCP-Protocol-Version': '2026-07-28',
-          'Mcp-Method': 'server/discover',
-        },
-        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'server/discover', params: { _meta: META() } }),
-      });
-      const legacy = await fetch(url, {
-        method: 'POST',
-        headers: { ...AUTH, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' },
-        body: JSON.stringify({
-          jsonrpc: '2.0',
-          id: 1,
-          method: 'initialize',
-          params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'old', version: '1' } },
-        }),
-      });
-      assert.deepEqual([modern.status, legacy.status], [403, 403]);
-      assert.match(await modern.text(), /mcp/);
+    it('is refused alike in both lanes (403, naming the scope, the same headers and words)', async function () {
+      const { modern, legacy } = await firstRequests(`${engine.url}/.api/mcp/all`, AUTH);
+      assert.equal(modern.status, 403);
+      assert.match(modern.body, /mcp/);
+      assert.deepEqual(legacy, modern);
     });
   });
 

@@ -3,8 +3,8 @@
  * file kept outside this repository): a hash of each tool's argument and result shapes, and a hash
  * of each long sentence of its description. They are facts about the reference, kept here so the
  * protocol tests check the engine against it on any clone; no text of the reference is kept.
- * `referenceFingerprints.json` holds them; rebuild it with `referenceFingerprints()` when the
- * reference changes (its test says so when the reference is at hand and differs).
+ * `referenceFingerprints.json` holds them; `rebuildFingerprints.ts` rebuilds or checks it from the
+ * reference (no test reads outside the repository).
  */
 import { createHash } from 'node:crypto';
 

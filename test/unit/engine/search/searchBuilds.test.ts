@@ -5,7 +5,6 @@
  */
 import assert from 'node:assert/strict';
 import * as path from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { SearchIndexes } from '../../../../src/engine/search/searchIndex';
 import type { SearchTarget } from '../../../../src/engine/repo/grep';
 import { waitFor } from '../../../support/engineHarness';
@@ -38,9 +37,8 @@ describe('search index builds asked for by a search', function () {
     indexes = new SearchIndexes({ log: (line) => logs.push(line) });
     const wanted = await target('wanted');
     indexes.buildAfterward(wanted);
-    assert.equal(indexes.isBuilding(wanted), false, 'not beside the search that asked');
-    await sleep(200);
-    assert.equal(indexes.isBuilding(wanted) || indexes.lookup(wanted, false) !== undefined, false, 'nor a moment later');
+    // Nor a moment later: 'starts after two seconds when no call ends first' measures when it does.
+    assert.equal(indexes.isBuilding(wanted) || indexes.lookup(wanted, false) !== undefined, false, 'not beside the search that asked');
     indexes.buildWanted();
     assert.equal(indexes.isBuilding(wanted), true, 'asked for at once when the call is answered');
     await waitFor(
@@ -94,7 +92,9 @@ describe('search index builds asked for by a search', function () {
         intervalMs: 10,
       },
     );
+    // Started by itself (nothing called buildWanted), and not before its two seconds: a timer never
+    // fires early, so this cannot fail on a slow machine.
     const waited = Date.now() - asked;
-    assert.ok(waited >= 1_900 && waited < 5_000, `started ${waited} ms after it was asked for`);
+    assert.ok(waited >= 1_900, `started ${waited} ms after it was asked for`);
   });
 });

@@ -385,20 +385,19 @@ describe('search index', function () {
 
   it('stops a catastrophic regular expression in bounded time, and git grep reports it as before', async function () {
     const options = grep(['(a+)+$'], 'perl', { what: 'The regular expression /(a+)+$/' });
-    const started = Date.now();
     const matcher = lineMatcher(options.patterns, 'perl', true, false);
     assert.ok(matcher);
     assert.equal(
       await world.index.grep({ matcher, pathspecs: [], linesPerFile: 200, maxOutputBytes: 1 << 20, what: options.what }, world.plain.signal),
       undefined,
     );
-    assert.ok(Date.now() - started < 5_000, `the scan stopped after ${Date.now() - started} ms`);
+    // Stopped at its limit: on the 41 characters of redos.txt the match backtracks 2^40 times, so
+    // without the limit neither call here would return before the test's own time runs out.
     assert.match(world.logs.at(-1) ?? '', /took over 500 ms; git grep answers instead/);
     await assert.rejects(
       grepTarget(world.indexed, world.target, options),
       /The regular expression \/\(a\+\)\+\$\/ needs too much backtracking and was stopped: simplify it/,
     );
-    assert.ok(Date.now() - started < 10_000);
     // The worker survived: the index still answers.
     assertSameGrep(await fromIndex(world, grep(['parseConfig'], 'fixed')), await grepTarget(world.plain, world.target, grep(['parseConfig'], 'fixed')));
   });
