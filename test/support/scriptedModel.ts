@@ -139,7 +139,13 @@ export async function startScriptedModel(next: ScriptedReply[] | ((request: Seen
         return;
       case 'flood':
       case 'flood-line':
-        await flood(response, reply.fault === 'flood' ? (piece) => `data: ${JSON.stringify({ ...base, choices: [{ index: 0, delta: { content: piece }, finish_reason: null }] })}\n\n` : (piece) => piece, floods);
+        await flood(
+          response,
+          reply.fault === 'flood'
+            ? (piece) => `data: ${JSON.stringify({ ...base, choices: [{ index: 0, delta: { content: piece }, finish_reason: null }] })}\n\n`
+            : (piece) => piece,
+          floods,
+        );
         return;
       default:
         break;
