@@ -5,6 +5,7 @@
 //   node esbuild.mjs [--production] [--watch] [--only extension|network|webview|engineServer|engine|openaiModel|engineHosted|searchWorkerThread|regexWorkerThread|processLauncherChild]
 import * as esbuild from 'esbuild';
 import { copyFileSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 
 const args = process.argv.slice(2);
@@ -56,6 +57,26 @@ const undiciSubset = {
     build.onResolve({ filter: /^undici$/ }, (args) =>
       args.importer.startsWith(path.resolve('src') + path.sep) ? { path: path.resolve('src/api/undiciSubset.cjs') } : undefined,
     );
+  },
+};
+
+/**
+ * Mermaid's parser package loads each of its fifteen grammars with an `import()` of its own: as
+ * many chunks again in the webview, past the 100 scripts that `vsce package` accepts before it
+ * warns. Imported statically, they make one chunk with the parser, which loads only when an
+ * answer draws a diagram that needs one.
+ */
+const mermaidGrammarsTogether = {
+  name: 'mermaid-grammars-together',
+  setup(build) {
+    build.onLoad({ filter: /[\\/]@mermaid-js[\\/]parser[\\/]dist[\\/]mermaid-parser\.core\.mjs$/ }, async (args) => {
+      const imports = [];
+      const contents = (await readFile(args.path, 'utf8')).replace(/await import\(("\.\/chunks\/[^"]+")\)/g, (_, specifier) => {
+        imports.push(`import * as grammar${imports.length} from ${specifier};`);
+        return `grammar${imports.length - 1}`;
+      });
+      return { contents: `${imports.join('\n')}\n${contents}`, loader: 'js', resolveDir: path.dirname(args.path) };
+    });
   },
 };
 
@@ -208,7 +229,11 @@ if (!only || only.startsWith('engine')) {
 // bundle carries no network or Markdown code, and `npm run bench` reports it.
 mkdirSync('out/meta', { recursive: true });
 for (const [name, bundle] of selected) {
-  const options = { ...bundle, metafile: true, plugins: [linkOwnBundles(bundle.entryPoints[0]), undiciSubset] };
+  const options = {
+    ...bundle,
+    metafile: true,
+    plugins: [linkOwnBundles(bundle.entryPoints[0]), undiciSubset, ...(name === 'webview' ? [mermaidGrammarsTogether] : [])],
+  };
   if (watch) {
     const context = await esbuild.context(options);
     await context.watch();

@@ -45,6 +45,18 @@ const DIAGRAM = answeredConversation({
   at: new Date(Date.now() - 60_000).toISOString(),
 });
 
+const PIE_TITLE = 'Where the time goes';
+
+/** A pie chart: its grammar is one of those Mermaid's parser loads (built into one chunk with it). */
+const PIE = answeredConversation({
+  id: 6,
+  question: 'Where does a question spend its time?',
+  title: PIE_TITLE,
+  answer: ['Roughly:', '', '```mermaid', 'pie title Time per step', '  "Search" : 60', '  "Read" : 30', '  "Write" : 10', '```'].join('\n'),
+  sources: [],
+  at: new Date(Date.now() - 240_000).toISOString(),
+});
+
 const HOSTILE = answeredConversation({
   id: 3,
   question: 'Draw something',
@@ -99,7 +111,7 @@ describe('Rich answers in the real VS Code (UI)', function () {
     ui = await VSCodeUi.launch({
       paceMs: 100,
       engineLog: (line) => engineRequests.push(line),
-      storedConversations: [CITED, DIAGRAM, HOSTILE, STOPPED, TABLE],
+      storedConversations: [CITED, DIAGRAM, HOSTILE, STOPPED, TABLE, PIE],
       faults: {
         request: ({ method, path }) =>
           refuseQuestions && method === 'POST' && /CreateConversation$|^\/\.api\/deepsearch\/v1\/?$/.test(path)
@@ -177,6 +189,14 @@ describe('Rich answers in the real VS Code (UI)', function () {
     await ui.screenshot('rich-diagram');
     await webview.getByRole('button', { name: 'Show source' }).click();
     await webview.locator('.diagram-block pre', { hasText: 'ask[Ask] --> poll' }).waitFor();
+  });
+
+  it("draws a pie chart, whose grammar comes with Mermaid's parser", async () => {
+    const webview = await openConversation(PIE_TITLE);
+    const image = webview.locator('.diagram-block img.diagram-image');
+    await image.waitFor({ timeout: 60_000 });
+    assert.equal(await image.getAttribute('alt'), 'Diagram: pie title Time per step');
+    assert.ok(((await image.boundingBox())?.height ?? 0) > 20, 'the chart is drawn with a size');
   });
 
   it('draws a hostile diagram without running anything of it', async () => {

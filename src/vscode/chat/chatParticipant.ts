@@ -20,6 +20,7 @@ import { Disposables } from '../disposables';
 import type { Session } from '../auth/session';
 import type { SourceLinkOpener } from '../conversations/sourceLinks';
 import type { WorkspaceRepositories } from '../workspace/workspaceRepositories';
+import { markWalkthroughDone, WALKTHROUGH_DONE } from '../walkthrough';
 
 export const PARTICIPANT_ID = 'deepSearch.chat';
 /** What users type after `@` (package.json's chatParticipants name). */
@@ -89,6 +90,7 @@ export class DeepSearchChat extends Disposables implements vscode.Disposable {
     try {
       stream.progress(earlier ? vscode.l10n.t('Following up in conversation {0}…', earlier.conversationId) : vscode.l10n.t('Asking Deep Search…'));
       const conversation = earlier ? await store.addFollowup(earlier.conversationId, question) : await store.ask(question);
+      markWalkthroughDone(WALKTHROUGH_DONE.askedInChat);
       const last = conversation.questions[conversation.questions.length - 1];
       if (!last) throw new Error(vscode.l10n.t('The instance answered without the question.'));
       asked = { conversationId: conversation.id, question: last };

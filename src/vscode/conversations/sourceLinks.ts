@@ -9,6 +9,7 @@ import type { CodeLocations } from '../tools/codeLocations';
 import { remoteUri } from '../tools/remoteFiles';
 import type { ToolAccess } from '../tools/toolAccess';
 import type { WorkspaceRepositories } from '../workspace/workspaceRepositories';
+import { markWalkthroughDone, WALKTHROUGH_DONE } from '../walkthrough';
 import { errorMessage } from '../../api/errors';
 import { MAX_PREVIEW_LINE_LENGTH, MAX_PREVIEW_LINES, type CitationPreview } from '../../protocol';
 
@@ -48,9 +49,11 @@ export class SourceLinkOpener {
         return;
       case 'local':
         await openAtLines(place.uri, place.target.startLine, place.target.endLine);
+        markWalkthroughDone(WALKTHROUGH_DONE.openedCitation);
         return;
       case 'remote':
         await this.openRemote(place.target, place.uri);
+        markWalkthroughDone(WALKTHROUGH_DONE.openedCitation);
     }
   }
 
