@@ -6,6 +6,7 @@
  * to test-results/ui/walkthrough-*.png (the walkthrough's pictures in media/walkthrough/ are made
  * from them).
  */
+import assert from 'node:assert/strict';
 import * as path from 'node:path';
 import type { Locator } from 'playwright-core';
 import { VSCodeUi } from './vscodeUi';
@@ -47,7 +48,7 @@ describe('the Get Started walkthrough (UI)', function () {
 
   /** Clicks a button of the expanded step's description (a command link on a line of its own). */
   async function clickStepButton(label: string): Promise<void> {
-    await ui.page.locator('.getting-started-step.expanded .monaco-button', { hasText: label }).first().click();
+    await ui.clickWhenReady(ui.page.locator('.getting-started-step.expanded .monaco-button', { hasText: label }).first());
   }
 
   /** The step is ticked: VS Code checks it once its completion event has happened. */
@@ -143,12 +144,21 @@ describe('the Get Started walkthrough (UI)', function () {
 
   it('ticks "Choose a model for the local engine" once a model is chosen from its button', async () => {
     await openStep('chooseModel');
-    await clickStepButton('Choose Model');
     const pick = ui.page.locator('.quick-input-widget', { has: ui.page.locator('.quick-input-title', { hasText: 'Model for the Local Engine' }) });
-    const rows = pick.locator('.monaco-list-row');
-    await rows.filter({ hasText: 'Scripted Investigator' }).waitFor();
-    await ui.screenshot('walkthrough-chooseModel');
-    await rows.filter({ hasText: 'Scripted Investigator' }).click();
+    const row = pick.locator('.monaco-list-row').filter({ hasText: 'Scripted Investigator' });
+    // A quick pick closes when it loses focus, and the Welcome page may take it back as the step
+    // renders: the button is pressed again until the pick stays open long enough to take the choice.
+    for (let attempt = 1; ; attempt++) {
+      await clickStepButton('Choose Model');
+      await row.waitFor();
+      if (attempt === 1) await ui.screenshot('walkthrough-chooseModel');
+      const chosen = await row.click({ timeout: 10_000 }).then(
+        () => true,
+        () => false,
+      );
+      if (chosen) break;
+      assert.ok(attempt < 3, 'the model picker closed before a model could be chosen, three times');
+    }
     await pick.waitFor({ state: 'hidden' });
     await stepChecked('chooseModel');
   });
