@@ -154,6 +154,7 @@ export class VSCodeUi {
     // Playwright's check that the target stands still waits for) come about once a second.
     await this.page.bringToFront();
     await target.waitFor({ timeout: options.timeoutMs ?? 30_000 });
+    let stuckUnderHover = 0;
     for (;;) {
       // The top-left corner of the window: the menu button's edge, which shows no hover.
       await this.page.mouse.move(1, 1);
@@ -167,6 +168,13 @@ export class VSCodeUi {
       );
       if (!refused) {
         await target.click({ timeout: 5000, button: options.button });
+        return;
+      }
+      // A hover VS Code keeps open wherever the mouse goes (the quick input's placeholder shown in full,
+      // once in CI, over Search Code's switch): the click is given to the target itself, which is
+      // there, visible and enabled; what the click does is for the test to assert.
+      if (/hover[^\n]*intercepts pointer events/.test(refused.message) && options.button !== 'right' && ++stuckUnderHover >= 2) {
+        await target.dispatchEvent('click');
         return;
       }
       if (Date.now() > deadline) throw new Error(`nothing would let a click reach ${target.toString()}: ${refused.message}`);
