@@ -9,7 +9,7 @@ import { INVALID_PARAMS, isObject, METHOD_NOT_FOUND, RpcError, type JsonRpcReque
 import type { ToolDescription } from '../tools/toolCalls';
 
 /** Newest first: the versions the official MCP SDK (1.32) speaks, clients of older ones included. */
-export { HANDSHAKE_VERSIONS as PROTOCOL_VERSIONS, LATEST_HANDSHAKE_VERSION as LATEST_PROTOCOL_VERSION } from '../../contract/mcpProtocol';
+export { LATEST_PROTOCOL_VERSION, PROTOCOL_VERSIONS };
 /** Versions from this one on have no JSON-RPC batches. */
 export const FIRST_VERSION_WITHOUT_BATCHES = '2025-06-18';
 

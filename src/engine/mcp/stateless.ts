@@ -19,14 +19,8 @@ import { INVALID_PARAMS, isObject, METHOD_NOT_FOUND, RpcError, type JsonRpcReque
 import type { ServerInfo, ToolCatalogue } from './protocol';
 import { toolListing } from './protocol';
 
-export {
-  HEADER_MISMATCH,
-  META_CLIENT_CAPABILITIES,
-  META_PROTOCOL_VERSION,
-  META_SERVER_INFO,
-  STATELESS_VERSION as PROTOCOL_2026,
-  UNSUPPORTED_PROTOCOL_VERSION,
-} from '../../contract/mcpProtocol';
+// Named here as the lane's modules and tests know them; the values live in the contract.
+export { HEADER_MISMATCH, META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION, META_SERVER_INFO, PROTOCOL_2026, UNSUPPORTED_PROTOCOL_VERSION };
 /** The stateless revisions this server speaks, newest first. */
 export const STATELESS_VERSIONS: readonly string[] = [PROTOCOL_2026];
 
