@@ -72,6 +72,7 @@ describe('bundles', function () {
   it("puts the extension's own MCP client in its own bundle: no SDK (its 1.x and 2.x are for tests only), no zod, no ajv, no HTTP code", () => {
     const { inputs } = bundle('mcp');
     assert.ok(inputs.includes('src/api/tools/mcpSession.ts') && inputs.includes('src/api/tools/sseEvents.ts'), inputs.join('\n'));
+    assert.ok(from(inputs, 'eventsource-parser').length > 0, 'the event stream is read by eventsource-parser, carried in the bundle');
     for (const name of ['extension', 'network', 'mcp', 'engineServer', 'engine', 'engineHosted']) {
       assert.deepEqual(from(bundle(name).inputs, '@modelcontextprotocol'), [], `the MCP SDK in ${name}`);
       assert.deepEqual(from(bundle(name).inputs, 'zod'), [], `zod in ${name}`);
