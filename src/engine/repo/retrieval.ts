@@ -5,8 +5,8 @@
  * the parser (`code/definitions.ts`), and the spans are ranked by name, body, proximity, file score
  * and kind (`spanRanking.ts`).
  */
-import { fileKind, KIND_WEIGHT, kindOfPath, type FileKind } from '../code/fileKinds';
-import { attributesOf, parseAttributeFile, type AttributeFile } from '../code/gitAttributes';
+import { fileKind, KIND_WEIGHT, kindOfPath, type FileKind, type LinguistAttributes } from '../code/fileKinds';
+import { isAttributesFile, linguistAttributes } from '../code/gitAttributes';
 import { findDefinitions, type Definition } from '../code/definitions';
 import { MAX_FILE_BYTES as SYMBOL_FILE_BYTES, type SymbolSource } from '../code/symbolTable';
 import { keptPromise } from '../runtime/keptPromises';
@@ -74,9 +74,8 @@ const SPANS_PER_FILE = 6;
  */
 const definitionsKept = new Map<string, Promise<Definition[] | undefined>>();
 const DEFINITIONS_KEPT = 500;
-const attributesKept = new Map<string, Promise<AttributeFile[]>>();
+const attributesKept = new Map<string, Promise<Map<string, LinguistAttributes>>>();
 const ATTRIBUTES_KEPT = 16;
-const MAX_ATTRIBUTE_FILES = 64;
 
 export async function retrieve(context: ToolContext, question: QuestionAnalysis, options: RetrieveOptions): Promise<Retrieved> {
   const ranked = await rankFiles(context, options.query ?? parseQuery(''), question.terms, {
@@ -227,7 +226,7 @@ function termWeights(question: QuestionAnalysis, stats: CorpusStats): Map<string
 
 /** What a file of the target is: its path and lines, as the commit's git attributes have it. */
 export async function kindOf(context: ToolContext, target: SearchTarget, path: string, lines: readonly string[]): Promise<FileKind> {
-  return fileKind(path, attributesOf(path, await attributeFiles(context, target)), lines);
+  return fileKind(path, (await commitAttributes(context, target)).get(path) ?? {}, lines);
 }
 
 /** A file's definitions, kept for the next question that reads it. */
@@ -238,20 +237,19 @@ export function definitionsOf(target: SearchTarget, path: string, text: string):
   );
 }
 
-/** The commit's `.gitattributes` files that speak of linguist attributes (read once per commit). */
-function attributeFiles(context: ToolContext, target: SearchTarget): Promise<AttributeFile[]> {
+/**
+ * The linguist attributes git gives the files of the commit's listing (asked once per commit, and
+ * only of a tree with a `.gitattributes` file). A file past the listing's bound gets none.
+ */
+function commitAttributes(context: ToolContext, target: SearchTarget): Promise<Map<string, LinguistAttributes>> {
   return keptPromise(attributesKept, `${target.repo.dir}\0${target.commit}`, ATTRIBUTES_KEPT, async () => {
     const tree = await listTree(context, target);
-    const found = tree.paths.filter((path) => path === '.gitattributes' || path.endsWith('/.gitattributes')).slice(0, MAX_ATTRIBUTE_FILES);
-    const files: AttributeFile[] = [];
-    for (const path of found) {
-      const blob = await readTargetText(context, target, path, 256 * 1024).catch((error: unknown) => {
-        // Cancelled: not kept as a commit without attributes (keptPromise keeps no failure).
-        if (context.signal.aborted) throw error;
-        return undefined;
-      });
-      if (blob && !blob.binary) files.push(parseAttributeFile(path, blob.text));
-    }
-    return files.filter((file) => file.rules.length > 0);
+    if (!tree.paths.some(isAttributesFile)) return new Map<string, LinguistAttributes>();
+    return linguistAttributes(target.repo.dir, target.commit, tree.paths, context.signal).catch((error: unknown) => {
+      // Cancelled: not kept as a commit without attributes (keptPromise keeps no failure).
+      if (context.signal.aborted) throw error;
+      // git could not say (a damaged repository, a limit): kinds come from paths and text, as without attributes.
+      return new Map<string, LinguistAttributes>();
+    });
   });
 }

@@ -7,9 +7,9 @@ async function* chunks(parts: Array<string | Uint8Array>): AsyncGenerator<Uint8A
   for (const part of parts) yield part;
 }
 
-async function read(parts: Array<string | Uint8Array>, maxBytes = 1 << 20): Promise<SseEvent[]> {
+async function read(parts: Array<string | Uint8Array>, maxBytes = 1 << 20, maxEventChars?: number): Promise<SseEvent[]> {
   const events: SseEvent[] = [];
-  for await (const event of sseEvents(chunks(parts), maxBytes)) events.push(event);
+  for await (const event of sseEvents(chunks(parts), maxBytes, maxEventChars)) events.push(event);
   return events;
 }
 
@@ -39,6 +39,25 @@ describe('server-sent events', function () {
 
   it('passes on an event with an id and no data (a priming event), and ignores a malformed retry', async function () {
     assert.deepEqual(await read(['id: p1\nretry: soon\ndata: \n\n']), [{ event: 'message', data: '', lastEventId: 'p1', retryMs: undefined }]);
+  });
+
+  it('passes on a block that only sets an id, so that a reader can resume from it', async function () {
+    const stream = 'id: 5\n\ndata: x\n\nid: 6\n\n';
+    const expected: SseEvent[] = [
+      { event: 'message', data: '', lastEventId: '5', retryMs: undefined },
+      { event: 'message', data: 'x', lastEventId: '5', retryMs: undefined },
+      { event: 'message', data: '', lastEventId: '6', retryMs: undefined },
+    ];
+    assert.deepEqual(await read([stream]), expected);
+    assert.deepEqual(await read(byteByByte(stream)), expected, 'the same, a byte at a time');
+  });
+
+  it('stops at an event, or a line, longer than the bound of one event', async function () {
+    const isEventBound = (error: unknown) => error instanceof SseTooLargeError && error.what === 'event' && /more than 300 characters/.test(error.message);
+    const line = `data: ${'x'.repeat(200)}\n`;
+    await assert.rejects(read([line, line, '\n'], 10_000, 300), isEventBound, 'two data lines of one event');
+    await assert.rejects(read(byteByByte(`data: ${'y'.repeat(400)}`), 10_000, 300), isEventBound, 'a line that never ends');
+    assert.equal((await read([line, '\n', line, '\n'], 10_000, 300)).length, 2, 'events within the bound, one after the other');
   });
 
   it('stops reading past its bound', async function () {
