@@ -9,6 +9,7 @@
 import { KIND_WEIGHT, type FileKind } from '../code/fileKinds';
 import { nextTurn } from '../runtime/inTurns';
 import type { Definition } from '../code/definitions';
+import { COMMENT_LINE, CONTAINER_KINDS, documentationStart, headEnd } from './definitionExtent';
 import { nameWords, squashName, type QuestionAnalysis } from './question';
 
 /** A candidate file as the ranking sees it. */
@@ -212,7 +213,6 @@ export async function rankSpans<F extends CandidateFile>(files: readonly F[], qu
   return spans.sort((a, b) => b.score - a.score || a.file.path.localeCompare(b.file.path) || a.start - b.start);
 }
 
-const COMMENT_LINE = /^\s*(\/\*\*?|\*|\/\/|#(?!include|define|if|pragma|!)|--|;)/;
 const DOCSTRING_START = /^\s*[rRuUbB]?("""|''')/;
 
 /**
@@ -264,48 +264,6 @@ function coveredLines(lineCount: number, definitions: readonly Definition[]): Ui
 
 /** What a term of a definition's documentation (and not of its body) counts next to one of its body. */
 const DOC_SHARE = 0.5;
-/** Lines of documentation read above a definition at most. */
-const MAX_DOC_LINES = 30;
-const ATTRIBUTE_LINE = /^\s*(@[\w.]+|#\[|\[[A-Z]\w*)/;
-
-/**
- * The first line of the comment (and decorators or attributes) just above line `start`, or `start`
- * when there is none: a definition's documentation says what it is for in the question's words.
- */
-function documentationStart(lines: readonly string[], start: number): number {
-  let first = start;
-  for (let line = start - 1; line >= 1 && start - line <= MAX_DOC_LINES; line--) {
-    const text = lines[line - 1] ?? '';
-    if (!COMMENT_LINE.test(text) && !/^\s*\*\/\s*$/.test(text) && !ATTRIBUTE_LINE.test(text)) break;
-    first = line;
-  }
-  return first;
-}
-
-const CONTAINER_KINDS: ReadonlySet<Definition['kind']> = new Set(['class', 'struct', 'interface', 'trait', 'module', 'enum']);
-
-/**
- * The last line a definition is scored (and quoted) by: a class, module or struct with definitions
- * inside ends, for this, before the first of them — its head (documentation, fields, signature); its
- * methods are spans of their own. Other definitions end where their body does.
- */
-function headEnd(definition: Definition, definitions: readonly Definition[]): number {
-  if (!CONTAINER_KINDS.has(definition.kind)) return definition.endLine;
-  let end = definition.endLine;
-  for (const inner of definitions) {
-    if (
-      inner !== definition &&
-      inner.line > definition.nameLine &&
-      inner.line <= end &&
-      inner.kind !== 'field' &&
-      inner.kind !== 'constant' &&
-      inner.kind !== 'variable'
-    )
-      end = inner.line - 1;
-  }
-  return Math.max(definition.nameLine, end);
-}
-
 /** How much a definition's name says it is what the question asks about. */
 export function scoreName(
   definition: Definition,
