@@ -19,7 +19,7 @@ import { listTree } from './grep';
 import { allowedByFilters, rankFiles, type RankOptions } from './fileRanking';
 import { orderCandidates } from './candidateOrder';
 import { wordsOfFile } from './definitionText';
-import type { QuestionAnalysis } from './question';
+import { withFramingNames, type QuestionAnalysis } from './question';
 import { rankSpans, scoreName, SHORT_TERM, type CandidateFile, type ScoredSpan, type TermWeights } from './spanRanking';
 
 /** A candidate file with where it came from. */
@@ -79,7 +79,8 @@ const attributesKept = new Map<string, Promise<AttributeFile[]>>();
 const ATTRIBUTES_KEPT = 16;
 const MAX_ATTRIBUTE_FILES = 64;
 
-export async function retrieve(context: ToolContext, question: QuestionAnalysis, options: RetrieveOptions): Promise<Retrieved> {
+export async function retrieve(context: ToolContext, asked: QuestionAnalysis, options: RetrieveOptions): Promise<Retrieved> {
+  let question = asked;
   const ranked = await rankFiles(context, options.query ?? parseQuery(''), question.terms, {
     limit: CANDIDATES,
     ...(options.waitForIndexes ? { waitForIndexes: options.waitForIndexes } : {}),
@@ -101,6 +102,8 @@ export async function retrieve(context: ToolContext, question: QuestionAnalysis,
     ranked.files.map((file) => file.target),
     options.waitForSymbols === true,
   );
+  // A word of a request that names definitions of the repository ("I need the lookup that") is a name after all.
+  question = withFramingNames(question, (word) => tables.some(({ table }) => (table?.named(word).length ?? 0) > 0));
   const named = namedElsewhere(question, weights, weightsTotal, tables, toRead);
   for (const found of await withinFilters(options.query, named)) {
     toRead.push({ ...found, score: scores.get(`${found.target.repo.dir}\0${found.path}`) ?? 0 });
