@@ -1,0 +1,116 @@
+/**
+ * Cross-origin requests, as an instance's `corsOrigin` setting allows them: a space-separated list
+ * of web origins (VS Code for the Web's page, say) whose pages may call the conversation APIs, the
+ * tool server and OAuth's endpoints with a token. An allowed origin's preflight is answered and its
+ * responses carry `Access-Control-Allow-Origin`; any other origin gets no CORS header at all, so
+ * the browser keeps the response from the page.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { echo } from './echo';
+
+/** What a client of the APIs sends besides the CORS-safelisted headers (MCP's and Connect's too). */
+const ALLOWED_REQUEST_HEADERS = [
+  'Authorization',
+  'X-Requested-With',
+  'Content-Type',
+  'Accept',
+  'Mcp-Session-Id',
+  'MCP-Protocol-Version',
+  'Mcp-Method',
+  'Mcp-Name',
+  'Last-Event-ID',
+  'Connect-Protocol-Version',
+  'Connect-Timeout-Ms',
+] as const;
+/** 2026 tool calls mirror marked arguments into `Mcp-Param-<name>` headers. */
+const MCP_PARAM_HEADER = /^mcp-param-[!#$%&'*+.^_`|~0-9a-z-]{1,64}$/;
+const ALLOWED_METHODS = 'GET, POST, PUT, PATCH, DELETE, OPTIONS';
+/** Response headers the page may read beyond the safelisted ones. */
+const EXPOSED_HEADERS = 'Mcp-Session-Id, MCP-Protocol-Version, WWW-Authenticate, Retry-After, Content-Disposition, Location';
+/** How long a browser may keep a preflight's answer (Chromium keeps at most two hours). */
+export const PREFLIGHT_MAX_AGE_SECONDS = 600;
+const MAX_ORIGINS = 100;
+
+/** The origins of a `corsOrigin` value (space-separated, repeatable), or what is wrong with one. */
+export function parseCorsOrigins(values: readonly string[]): { origins: string[] } | { problem: string } {
+  const origins = new Set<string>();
+  for (const word of values.flatMap((value) => value.split(/\s+/)).filter(Boolean)) {
+    const problem = corsOriginProblem(word);
+    if (problem) return { problem };
+    origins.add(new URL(word).origin);
+  }
+  if (origins.size > MAX_ORIGINS) return { problem: `--cors-origin names ${origins.size} origins: name at most ${MAX_ORIGINS}.` };
+  return { origins: [...origins] };
+}
+
+/** Why `word` is not an origin such as `https://vscode.dev`, or undefined when it is one. */
+function corsOriginProblem(word: string): string | undefined {
+  const shown = echo(word);
+  const hint = 'name each origin as a browser sends it: a scheme, a host and an optional port, such as https://vscode.dev or http://localhost:3000';
+  if (word.includes('*')) return `--cors-origin takes no wildcard (${shown}): ${hint}.`;
+  const url = URL.canParse(word) ? new URL(word) : undefined;
+  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.host === '') {
+    return `--cors-origin: ${shown} is not an http or https origin: ${hint}.`;
+  }
+  // An origin has no user, path, query or fragment (`https://vscode.dev/` may keep its slash).
+  if (url.username || url.password || url.pathname !== '/' || /\/\/.*\/./.test(word) || word.includes('?') || word.includes('#')) {
+    return `--cors-origin: ${shown} is not an origin (it has a path, query, user or fragment): ${hint}.`;
+  }
+  return undefined;
+}
+
+/** Which origins may call the engine from a web page; empty: none (the default, as on an instance). */
+export class CorsPolicy {
+  private readonly origins: ReadonlySet<string>;
+
+  constructor(origins: readonly string[] = []) {
+    const parsed = parseCorsOrigins(origins);
+    if ('problem' in parsed) throw new Error(parsed.problem);
+    this.origins = new Set(parsed.origins);
+  }
+
+  /** Whether a request's `Origin` is one of the allowed ones. */
+  allows(origin: string | undefined): origin is string {
+    return origin !== undefined && this.origins.has(origin);
+  }
+
+  /**
+   * Sets the headers an allowed origin's response carries (before the route writes its reply, which
+   * keeps them); `Vary: Origin` whenever any origin is allowed, as the answer then depends on it.
+   */
+  decorate(request: IncomingMessage, response: ServerResponse): void {
+    if (this.origins.size === 0) return;
+    response.setHeader('Vary', 'Origin');
+    const origin = request.headers.origin;
+    if (!this.allows(origin)) return;
+    response.setHeader('Access-Control-Allow-Origin', origin);
+    response.setHeader('Access-Control-Expose-Headers', EXPOSED_HEADERS);
+  }
+
+  /**
+   * Answers a preflight (`OPTIONS` with `Access-Control-Request-Method`): 204, with the methods and
+   * headers the APIs take for an allowed origin, and with no CORS header for any other. Returns
+   * false when the request is not a preflight.
+   */
+  answerPreflight(request: IncomingMessage, response: ServerResponse): boolean {
+    if (request.method !== 'OPTIONS' || request.headers['access-control-request-method'] === undefined) return false;
+    if (this.allows(request.headers.origin)) {
+      response.setHeader('Access-Control-Allow-Methods', ALLOWED_METHODS);
+      response.setHeader('Access-Control-Allow-Headers', allowedHeaders(request.headers['access-control-request-headers']));
+      response.setHeader('Access-Control-Max-Age', String(PREFLIGHT_MAX_AGE_SECONDS));
+    }
+    response.writeHead(204, { 'Content-Length': 0, 'Cache-Control': 'no-store' });
+    response.end();
+    return true;
+  }
+}
+
+/** The fixed list, and the `Mcp-Param-*` headers the preflight asks for. */
+function allowedHeaders(requested: string | undefined): string {
+  const params = (requested ?? '')
+    .split(',')
+    .map((name) => name.trim().toLowerCase())
+    .filter((name) => MCP_PARAM_HEADER.test(name))
+    .slice(0, 32);
+  return [...ALLOWED_REQUEST_HEADERS, ...params].join(', ');
+}
