@@ -1,8 +1,8 @@
 // Builds the bundles: the extension's activation code (Node, cjs, `vscode` external), its network
-// code (loaded on the first connection), the webview script (browser), the engine as a library and
-// the engine CLI, with the engine's worker threads and helper process. Type-checking is
-// `npm run typecheck`, a separate step.
-//   node esbuild.mjs [--production] [--watch] [--only extension|network|webview|engineServer|engine|openaiModel|engineHosted|searchWorkerThread|regexWorkerThread|processLauncherChild]
+// code (loaded on the first connection), the extension for VS Code for the Web (one web-worker
+// bundle), the webview script (browser), the engine as a library and the engine CLI, with the
+// engine's worker threads and helper process. Type-checking is `npm run typecheck`, a separate step.
+//   node esbuild.mjs [--production] [--watch] [--only extension|network|mcp|web|webview|engineServer|engine|openaiModel|engineHosted|searchWorkerThread|regexWorkerThread|processLauncherChild]
 import * as esbuild from 'esbuild';
 import { copyFileSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
@@ -80,6 +80,24 @@ const mermaidGrammarsTogether = {
   },
 };
 
+/**
+ * The web bundle runs in VS Code for the Web's web-worker extension host, which has no Node and
+ * whose `require` knows `vscode` only: nothing of Node or undici may reach it (the client sends
+ * with fetch there), and it is one file.
+ */
+const webWorkerOnly = {
+  name: 'web-worker-only',
+  setup(build) {
+    build.onResolve({ filter: /^(node:.*|undici(\/.*)?|child_process|fs|net|tls|http|https|worker_threads)$/ }, (args) => ({
+      errors: [
+        {
+          text: `${args.path} is Node's (imported by ${path.relative('.', args.importer)}): the web bundle runs in a web worker. Keep it behind the entry's HostPlatform (src/vscode/activation.ts).`,
+        },
+      ],
+    }));
+  },
+};
+
 const common = {
   bundle: true,
   minify: production,
@@ -114,6 +132,17 @@ const bundles = {
     platform: 'node',
     format: 'cjs',
     target: 'node20',
+  },
+  // VS Code for the Web (package.json `browser`): the whole extension in one web-worker bundle,
+  // sending with fetch; loaded by a `require` that knows only `vscode`.
+  web: {
+    ...common,
+    entryPoints: ['src/extensionWeb.ts'],
+    outfile: 'dist/web/extension.js',
+    platform: 'browser',
+    format: 'cjs',
+    target: 'es2022',
+    external: ['vscode'],
   },
   webview: {
     ...common,
@@ -232,7 +261,7 @@ for (const [name, bundle] of selected) {
   const options = {
     ...bundle,
     metafile: true,
-    plugins: [linkOwnBundles(bundle.entryPoints[0]), undiciSubset, ...(name === 'webview' ? [mermaidGrammarsTogether] : [])],
+    plugins: name === 'web' ? [webWorkerOnly] : [linkOwnBundles(bundle.entryPoints[0]), undiciSubset, ...(name === 'webview' ? [mermaidGrammarsTogether] : [])],
   };
   if (watch) {
     const context = await esbuild.context(options);

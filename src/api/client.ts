@@ -1,7 +1,7 @@
 /**
- * The Deep Search conversation API client. Plain Node, no `vscode`: the extension feeds it an
- * instance URL, a token and a dispatcher, and gets domain objects back, whichever API the instance
- * speaks: the 7.x API (`/api/deepsearch.v1.Service`, preferred where it exists) or the legacy one
+ * The Deep Search conversation API client. No `vscode`, no Node: the extension feeds it an
+ * instance URL, a token and a transport (undici on Node, fetch on the web), and gets domain objects
+ * back, whichever API the instance speaks: the 7.x API (`/api/deepsearch.v1.Service`, preferred where it exists) or the legacy one
  * (`/.api/deepsearch/v1`, 6.7 on, and still what read tokens and share links need). Which one an
  * instance has is found once, with one cheap call, and remembered for that instance.
  */
@@ -14,7 +14,8 @@ import { ConnectConversationApi } from './connectApi';
 import { withQuestion, type Conversation, type ConversationPage, type ListOptions } from '../model/conversation';
 import { normalizeConversation, normalizeConversationPage, normalizeFollowupResponse, type FollowupResponse } from './normalize';
 import type { WireCreateRequest, WireFollowupRequest } from '../contract/legacyWire';
-import type { Dispatcher } from 'undici';
+import type { Transport } from './transport';
+import { createFetchTransport } from './fetchTransport';
 import { accessTokenCredential, type Credential } from './credential';
 
 export interface DeepSearchClientOptions {
@@ -26,8 +27,8 @@ export interface DeepSearchClientOptions {
   tokenType?: 'token' | 'bearer';
   /** What requests are authorized with, when it is not a fixed token (an OAuth sign-in that renews). */
   credential?: Credential;
-  /** From `createDispatcher`; undici's global dispatcher when absent. */
-  dispatcher?: Dispatcher;
+  /** What carries the requests (transport.ts); the platform's `fetch` when absent. */
+  transport?: Transport;
   /** Per request attempt. Default 30 s. */
   timeoutMs?: number;
   /** Sent as `X-Requested-With: <name> <version>`; defaults to this extension's package. */
@@ -77,7 +78,7 @@ export class DeepSearchClient {
       accept: 'application/json',
     };
     this.transport = new HttpTransport({
-      dispatcher: options.dispatcher,
+      transport: options.transport ?? createFetchTransport(),
       timeoutMs: options.timeoutMs,
       retry: options.retry,
       timers: options.timers,

@@ -5,12 +5,11 @@
  * registers itself where the instance allows it (tools only). Nothing is stored until the new
  * tokens have been checked against both interfaces.
  */
-import { randomUUID } from 'node:crypto';
 import * as vscode from 'vscode';
 import { canceledError, DeepSearchError, errorMessage, isDeepSearchError } from '../../api/errors';
 import type { AuthorizationServerClient, OAuthTokens } from '../../api/oauth/authorizationServer';
 import { scopesToAsk } from '../../api/oauth/scopes';
-import { LOOPBACK_REDIRECT_URI } from '../../api/oauth/loopbackRedirect';
+import { LOOPBACK_REDIRECT_URI } from '../../api/oauth/loopbackAddress';
 import type { OAuthRedirects, RedirectChoice } from './oauthRedirect';
 import { untilDeadline } from '../../api/oauth/deadline';
 import { sleep } from '../../api/sleep';
@@ -58,7 +57,7 @@ export async function runOAuthSignIn(
   const info = await server.userInfo(tokens.accessToken, AbortSignal.timeout(15_000)).catch(() => undefined);
   const label = info?.preferred_username ?? info?.name ?? info?.email;
   const signIn: StoredOAuthSignIn = {
-    id: randomUUID(),
+    id: crypto.randomUUID(),
     clientId: client.clientId,
     tokens,
     ...(info ? { account: { id: info.sub.slice(0, 200), label: (label ?? info.sub).slice(0, 100) } } : {}),
@@ -101,7 +100,7 @@ async function browserSignIn(
   return vscode.window.withProgress(
     { location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Finish signing in in your browser…'), cancellable: true },
     async (_progress, cancellation) => {
-      const loopback = redirect.kind === 'loopback' ? await (await session.network()).LoopbackRedirect.listen() : undefined;
+      const loopback = redirect.kind === 'loopback' ? await session.listenOnLoopback() : undefined;
       try {
         const redirectUri = loopback?.redirectUri ?? (redirect as { redirectUri: string }).redirectUri;
         const started = server.startBrowserSignIn({ clientId: client.clientId, redirectUri, scopes: client.scopes });

@@ -5,22 +5,23 @@
  * sign-in renews itself: before its access token expires and after a 401, one refresh at a time,
  * with SecretStorage as the one copy every window reads (src/api/oauth/tokenSession.ts).
  * This class decides and holds the connection; it composes the credential vault (credentialVault.ts),
- * OAuth renewal (oauthRenewal.ts), the network bundle (networkBundle.ts) and the memory of tools
- * reported missing (lackingToolsMemento.ts).
+ * OAuth renewal (oauthRenewal.ts), the network its entry point gives (networkBundle.ts: undici on
+ * Node, fetch on the web) and the memory of tools reported missing (lackingToolsMemento.ts).
  */
-import { createHash } from 'node:crypto';
-import type { Dispatcher } from 'undici';
 import * as vscode from 'vscode';
 import type { DeepSearchClient } from '../../api/client';
 import type { Credential } from '../../api/credential';
 import type { AuthorizationServerClient } from '../../api/oauth/authorizationServer';
 import { normalizeInstanceUrl } from '../../api/instance';
-import type { InstanceConnection } from '../../api/network';
+import type { InstanceConnection } from '../../api/connections';
+import type { LoopbackRedirect } from '../../api/oauth/loopbackRedirect';
+import type { Transport } from '../../api/transport';
 import type { CodeTools } from '../../api/tools/codeTools';
 import { CredentialVault, type StoredOAuthSignIn } from './credentialVault';
 import { Disposables } from '../disposables';
 import { LackingToolsMemento } from './lackingToolsMemento';
-import { dispatcherOptions, loadNetworkBundle, OAuthTransport, type NetworkBundle } from './networkBundle';
+import { OAuthTransport, type NetworkAccess, type NetworkBundle } from './networkBundle';
+import { sha256Hex } from '../digest';
 import { OAuthRenewal, RenewalCount } from './oauthRenewal';
 import { OAuthRedirects } from './oauthRedirect';
 import type { LocalEngineLauncher } from '../engine/localEngine';
@@ -35,8 +36,8 @@ export interface Connection {
   client: DeepSearchClient;
   /** The instance's tool server (found on first use; closed when the connection is replaced). */
   tools: CodeTools;
-  /** Closed when the connection is replaced. */
-  dispatcher: Dispatcher;
+  /** What carries its requests (undici on Node, fetch on the web); closed when the connection is replaced. */
+  transport: Transport;
   /**
    * SHA-256 of what identifies the account (an access token; an OAuth sign-in's user and client),
    * to tell a reconnect of the same account from a new one. Never the token; a refresh keeps it.
@@ -58,6 +59,9 @@ type Authorization = { kind: 'token'; token: string } | { kind: 'oauth'; signIn:
 /** Set by `npm start` for the VS Code it launches (see README). */
 export const LAUNCH_URL_VARIABLE = 'DEEP_SEARCH_LAUNCH_INSTANCE_URL';
 export const LAUNCH_TOKEN_VARIABLE = 'DEEP_SEARCH_LAUNCH_TOKEN';
+
+/** What the session needs of the local engine (on the web, a stand-in that says it cannot run there). */
+export type LocalEngine = Pick<LocalEngineLauncher, 'start' | 'stop' | 'onDidRestart'>;
 
 export class Session extends Disposables implements vscode.Disposable {
   private connection: Connection | undefined;
@@ -81,12 +85,13 @@ export class Session extends Disposables implements vscode.Disposable {
 
   constructor(
     private readonly context: vscode.ExtensionContext,
-    private readonly localEngine: LocalEngineLauncher,
+    private readonly localEngine: LocalEngine,
+    private readonly networkAccess: NetworkAccess,
   ) {
     super();
     this.vault = new CredentialVault(context.secrets);
     this.lackingTools = new LackingToolsMemento(context.globalState);
-    this.redirects = this.register(new OAuthRedirects(context.extension.id));
+    this.redirects = this.register(new OAuthRedirects(context.extension.id, networkAccess.listenOnLoopback !== undefined));
     // The engine died and was started again: connect to it (the same URL keeps every conversation,
     // and what failed meanwhile is refreshed at once).
     this.register(localEngine.onDidRestart((url) => void this.reconnectLocal(url)));
@@ -100,7 +105,7 @@ export class Session extends Disposables implements vscode.Disposable {
       }),
     );
     this.register({ dispose: () => this.stopRenewal() });
-    this.oauthTransport = this.register(new OAuthTransport());
+    this.oauthTransport = this.register(new OAuthTransport(networkAccess));
   }
 
   /** How many times the current connection's token was renewed (changes when VS Code must re-read it). */
@@ -152,11 +157,14 @@ export class Session extends Disposables implements vscode.Disposable {
    * environment of that VS Code only, and go straight to SecretStorage like a sign-in.
    */
   private async adoptLaunchToken(): Promise<boolean> {
-    const instanceUrl = process.env[LAUNCH_URL_VARIABLE];
-    const token = process.env[LAUNCH_TOKEN_VARIABLE];
+    // A web worker has no environment.
+    const env = typeof process === 'undefined' ? undefined : process.env;
+    if (!env) return false;
+    const instanceUrl = env[LAUNCH_URL_VARIABLE];
+    const token = env[LAUNCH_TOKEN_VARIABLE];
     // Not passed on to git, terminals or anything else this extension host starts.
-    delete process.env[LAUNCH_URL_VARIABLE];
-    delete process.env[LAUNCH_TOKEN_VARIABLE];
+    delete env[LAUNCH_URL_VARIABLE];
+    delete env[LAUNCH_TOKEN_VARIABLE];
     if (!instanceUrl || !token) return false;
     const normalized = normalizeInstanceUrl(instanceUrl);
     if ((await this.vault.instanceToken(normalized)) !== token) await this.signIn(normalized, token);
@@ -167,12 +175,19 @@ export class Session extends Disposables implements vscode.Disposable {
   /** Builds a client for a URL and token without storing anything (sign-in checks it first). */
   async createClient(instanceUrl: string, auth: string | Credential): Promise<InstanceConnection> {
     const { connectToInstance } = await this.network();
-    return connectToInstance(instanceUrl, auth, await dispatcherOptions());
+    return connectToInstance(instanceUrl, auth, await this.networkAccess.createTransport());
   }
 
-  /** The network bundle (dist/network.js): loaded on the first connection, not at activation. */
+  /** The client code (on Node dist/network.js: loaded on the first connection, not at activation). */
   network(): Promise<NetworkBundle> {
-    return loadNetworkBundle();
+    return this.networkAccess.load();
+  }
+
+  /** A listener on 127.0.0.1 for a browser sign-in's redirect (Node only: the web has none). */
+  listenOnLoopback(): Promise<LoopbackRedirect> {
+    if (!this.networkAccess.listenOnLoopback)
+      throw new Error(vscode.l10n.t('VS Code for the Web cannot listen on 127.0.0.1: a browser sign-in comes back through VS Code itself.'));
+    return this.networkAccess.listenOnLoopback();
   }
 
   /** The instance's OAuth authorization server (undefined when it has none), through the proxy settings. */
@@ -276,7 +291,7 @@ export class Session extends Disposables implements vscode.Disposable {
     }
     // A change that leaves everything the client is built from as it was (a sign-in writing the
     // URL it just connected to) keeps the connection: requests under way are not cut off.
-    if (current && this.connectedWith === connectionKey('instance', instanceUrl, authorization, await dispatcherOptions())) return;
+    if (current && this.connectedWith === connectionKey('instance', instanceUrl, authorization, await this.networkAccess.settingsKey())) return;
     await this.connect('instance', instanceUrl, authorization);
   }
 
@@ -314,9 +329,13 @@ export class Session extends Disposables implements vscode.Disposable {
   /** Whatever path leads here (restore, sign-in, settings), the same account keeps its state. */
   private async connect(kind: ConnectionKind, instanceUrl: string, authorization: Authorization): Promise<void> {
     const renewal = authorization.kind === 'oauth' ? await this.oauthRenewal(normalizeInstanceUrl(instanceUrl), authorization.signIn) : undefined;
-    const network = await dispatcherOptions();
+    const network = await this.networkAccess.settingsKey();
     const { connectToInstance } = await this.network();
-    const { client, tools, dispatcher } = connectToInstance(instanceUrl, renewal ? renewal.credential : (authorization as { token: string }).token, network);
+    const { client, tools, transport } = connectToInstance(
+      instanceUrl,
+      renewal ? renewal.credential : (authorization as { token: string }).token,
+      await this.networkAccess.createTransport(),
+    );
     const accountDigest = accountDigestOf(authorization);
     this.connectedWith = connectionKey(kind, client.instanceUrl, authorization, network);
     const previous = this.connection;
@@ -329,7 +348,7 @@ export class Session extends Disposables implements vscode.Disposable {
       instanceUrl: client.instanceUrl,
       client,
       tools,
-      dispatcher,
+      transport,
       accountDigest,
       auth: authorization.kind,
       ...(authorization.kind === 'oauth' && authorization.signIn.account ? { accountLabel: authorization.signIn.account.label } : {}),
@@ -370,7 +389,7 @@ export class Session extends Disposables implements vscode.Disposable {
     }
     // Requests under way finish first; then its sockets close.
     const previous = this.connection;
-    void previous?.tools.client.close().finally(() => void previous.dispatcher.close().catch(() => undefined));
+    void previous?.tools.client.close().finally(() => void previous.transport.close().catch(() => undefined));
     this.connection = connection;
     void vscode.commands.executeCommand('setContext', 'deepSearch.signedIn', connection !== undefined);
     this.changeEmitter.fire(connection);
@@ -383,10 +402,10 @@ function accountDigestOf(authorization: Authorization): string {
     authorization.kind === 'oauth'
       ? `oauth\n${authorization.signIn.clientId}\n${authorization.signIn.account?.id ?? authorization.signIn.id}`
       : authorization.token;
-  return createHash('sha256').update(identity).digest('hex');
+  return sha256Hex(identity);
 }
 
 /** Everything a connection is built from, as one string (digests only: no token). */
-function connectionKey(kind: ConnectionKind, instanceUrl: string, authorization: Authorization, network: object): string {
+function connectionKey(kind: ConnectionKind, instanceUrl: string, authorization: Authorization, network: string): string {
   return JSON.stringify([kind, normalizeInstanceUrl(instanceUrl), accountDigestOf(authorization), network]);
 }

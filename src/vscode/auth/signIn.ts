@@ -224,7 +224,7 @@ async function checkToken(session: Session, instanceUrl: string, token: string |
   } catch (error) {
     return { ok: false, problem: { field: 'url', message: errorMessage(error) } };
   } finally {
-    void checker?.dispatcher.close().catch(() => undefined);
+    void checker?.transport.close().catch(() => undefined);
   }
 }
 

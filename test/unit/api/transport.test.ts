@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import type { Dispatcher } from 'undici';
 import { DeepSearchClient, type DeepSearchClientOptions } from '../../../src/api/client';
-import { createDispatcher } from '../../../src/api/http';
+import { createDispatcher, undiciTransport } from '../../../src/api/undiciTransport';
 import { name as packageName, version as packageVersion } from '../../../package.json';
 import { everythingIn, expectError } from './expectError';
 import { completedConversation, processingConversation } from './samples';
@@ -39,7 +39,7 @@ describe('client transport over real HTTP', () => {
     return new DeepSearchClient({
       instanceUrl: instance!.url,
       token: TOKEN,
-      dispatcher,
+      transport: undiciTransport(dispatcher),
       // The transport's behaviour, seen on the legacy API's requests (client.connect.test.ts has the 7.x API's).
       conversationApi: 'legacy',
       retry: { baseDelayMs: 100, maxDelayMs: 1000 },

@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { Agent, type Dispatcher } from 'undici';
 import { CodeTools } from '../../../../src/api/tools/codeTools';
 import { ToolClient, isToolServerMissing } from '../../../../src/api/tools/toolClient';
+import { undiciTransport } from '../../../../src/api/undiciTransport';
 import { firstMatchingLine } from '../../../../src/api/tools/toolResults';
 import type { EngineVariant } from '../../../../src/engine/options';
 import { TEST_TOKENS, startTestEngine, type TestEngine } from '../../../support/engineHarness';
@@ -54,7 +55,7 @@ describe('Tool client against the engine', function () {
   let tools: CodeTools;
   const opened: ToolClient[] = [];
   const client = (url: string, token: string = TEST_TOKENS[0], dispatcher?: Dispatcher): ToolClient => {
-    const made = new ToolClient({ instanceUrl: url, token, dispatcher });
+    const made = new ToolClient({ instanceUrl: url, token, transport: undiciTransport(dispatcher) });
     opened.push(made);
     return made;
   };
