@@ -52,7 +52,12 @@ export function undiciTransport(dispatcher?: Dispatcher): Transport {
   return {
     async send(sent: TransportRequest): Promise<TransportResponse> {
       const response = await request(sent.url, { method: sent.method, headers: sent.headers, body: sent.body, signal: sent.signal, dispatcher });
-      return { status: response.statusCode, headers: flattenHeaders(response.headers), body: response.body, discard: () => response.body.destroy() };
+      const discard = () => {
+        // Destroyed before its end, the body reports the abort as an error: nobody is reading it any more.
+        response.body.on('error', () => undefined);
+        response.body.destroy();
+      };
+      return { status: response.statusCode, headers: flattenHeaders(response.headers), body: response.body, discard };
     },
     close: async () => {
       await dispatcher?.close();

@@ -90,6 +90,9 @@ describe('bundles', function () {
     for (const part of ['lib/dispatcher/agent.js', 'lib/dispatcher/env-http-proxy-agent.js', 'lib/api/api-request.js'])
       assert.ok(undici.includes(`node_modules/undici/${part}`), part);
     assert.ok(!undici.includes('node_modules/undici/index.js'), "undici's entry, which loads all of it");
+    // One HTTP parser: the portable one undici falls back to, not the SIMD copy it tries first (72 KB).
+    assert.ok(undici.includes('node_modules/undici/lib/llhttp/llhttp-wasm.js'), 'the portable parser');
+    assert.ok(!undici.includes('node_modules/undici/lib/llhttp/llhttp_simd-wasm.js'), 'the SIMD parser');
     for (const left of [
       'lib/web/fetch/index.js',
       'lib/web/websocket/',
