@@ -279,6 +279,17 @@ export class WorkbenchPage {
     return this.page.locator('.notification-toast', { hasText: message });
   }
 
+  /** The text of an output channel (the Output view shows it; its first screenful is read). */
+  async outputChannelText(channel: string): Promise<string> {
+    await this.runCommand('Output: Show Output Channels...');
+    await this.clickWhenReady(
+      this.page.locator('.quick-input-list .monaco-list-row').filter({ has: this.page.locator('.label-name', { hasText: exactly(channel) }) }),
+    );
+    const lines = this.page.locator('.panel .output-view .view-lines, .panel [id="workbench.panel.output"] .view-lines').first();
+    await lines.waitFor();
+    return lines.innerText();
+  }
+
   /** A picture of the window, in this harness's folder of test-results/. */
   async screenshot(name: string): Promise<void> {
     await mkdir(this.screenshots, { recursive: true });

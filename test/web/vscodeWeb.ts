@@ -17,6 +17,8 @@ import { startEngine } from '../../src/engine/server';
 import { createBillingRepo, HOST_TEST_TOKEN, prepareWorkspace } from '../host/fixtures';
 import { BILLING_NAME } from '../host/billingRepo';
 import { SAMPLE_APP_NAME } from '../support/gitRepos';
+import { storeConversations } from '../support/storedConversations';
+import type { ConversationRecord } from '../../src/engine/conversations/records';
 import { WorkbenchPage } from '../ui/workbenchPage';
 
 interface ServerScripts {
@@ -41,6 +43,10 @@ export interface WebLaunchOptions {
   corsAllowed?: boolean;
   /** The engine's pace between answer steps. Default 50 ms. */
   paceMs?: number;
+  /** The engine's log lines (one per request). */
+  engineLog?: (line: string) => void;
+  /** Conversations in the engine's data folder before it starts. */
+  storedConversations?: ConversationRecord[];
   /** A server generation other than the engine's default. */
   variant?: EngineVariant;
   /** Workspace settings (`.vscode/settings.json`) on top of the harness's own. */
@@ -50,7 +56,7 @@ export interface WebLaunchOptions {
 export class VSCodeWeb extends WorkbenchPage {
   private constructor(
     page: Page,
-    /** The page's origin, `http://localhost:<port>`: what the engine's `--cors-origin` names. */
+    /** The page's origin, `http://vscode.localhost:<port>`: what the engine's `--cors-origin` names. */
     readonly origin: string,
     /** The workspace on disk (a git repository); VS Code sees it as `vscode-test-web://mount/`. */
     readonly workspace: string,
@@ -78,14 +84,19 @@ export class VSCodeWeb extends WorkbenchPage {
     await prepareWorkspace(workspace);
     const billing = await createBillingRepo();
     const port = await scripts.freePort();
-    // `localhost`, not 127.0.0.1: VS Code for the Web serves webviews from `<uuid>.<host>`, which
-    // Chromium resolves for localhost (a subdomain of an IP address is no host at all).
-    const origin = `http://localhost:${port}`;
+    // VS Code for the Web serves webviews from `<uuid>.<the page's host>`, and each registers a
+    // service worker, which Chromium refuses a frame of another site. `vscode.localhost`: Chromium
+    // resolves every `*.localhost` to loopback, and `<uuid>.vscode.localhost` is the same site (of
+    // `localhost` itself, `<uuid>.localhost` is not; of 127.0.0.1, no subdomain exists).
+    const origin = `http://vscode.localhost:${port}`;
+    const dataDir = await mkdtemp(path.join(runDir, 'engine-'));
+    await storeConversations(dataDir, options.storedConversations ?? []);
     const engine = await startEngine({
       repos: [workspace, billing.dir],
       users: [{ token: WEB_TEST_TOKEN }],
-      dataDir: await mkdtemp(path.join(runDir, 'engine-')),
+      dataDir,
       paceMs: options.paceMs ?? 50,
+      ...(options.engineLog ? { log: options.engineLog } : {}),
       ...(options.variant ? { variant: options.variant } : {}),
       ...(options.corsAllowed === false ? {} : { corsOrigins: [origin] }),
     });
