@@ -120,11 +120,21 @@ async function blockedOrUnreachable(send: typeof fetch, url: URL, pageOrigin: st
     reachable = false;
   }
   if (reachable) {
-    return new DeepSearchError(
-      'network',
-      l10n.t('{0} does not accept requests from {1}: a site admin adds the origin {2} to `corsOrigin` in the site configuration.', url.host, page, pageOrigin),
-      { code: 'CORS_BLOCKED' },
-    );
+    // vscode.dev and github.dev run extensions on a subdomain of vscode-cdn.net that changes: one origin would not last.
+    const message = VSCODE_CDN.test(page)
+      ? l10n.t(
+          '{0} does not accept requests from {1}, where VS Code for the Web runs extensions: a site admin adds the origin {2} to `corsOrigin` in the site configuration (the subdomain changes: the instance must accept https://*.vscode-cdn.net).',
+          url.host,
+          page,
+          pageOrigin,
+        )
+      : l10n.t(
+          '{0} does not accept requests from {1}: a site admin adds the origin {2} to `corsOrigin` in the site configuration.',
+          url.host,
+          page,
+          pageOrigin,
+        );
+    return new DeepSearchError('network', message, { code: 'CORS_BLOCKED' });
   }
   return new DeepSearchError(
     'network',
@@ -137,6 +147,9 @@ async function blockedOrUnreachable(send: typeof fetch, url: URL, pageOrigin: st
     { code: 'UNREACHABLE_FROM_PAGE' },
   );
 }
+
+/** The hosts VS Code for the Web's extension host runs on (its iframe's origin). */
+const VSCODE_CDN = /(^|\.)vscode-cdn\.net$/;
 
 function hostOf(origin: string): string {
   try {

@@ -136,6 +136,20 @@ describe('the web transport (fetch) against the local engine', function () {
       }
     });
 
+    it("says that vscode.dev's extension origin changes, so one origin would not last", async function () {
+      const engine = await startTestEngine();
+      const page = 'https://v--0a1b2c3d.vscode-cdn.net';
+      try {
+        const transport = createFetchTransport({ pageOrigin: page, fetch: browserFetch(page, []) });
+        const client = new DeepSearchClient({ instanceUrl: engine.url, token: TEST_TOKENS[0], transport, conversationApi: 'legacy' });
+        const error = await expectError(client.getConversation(1), 'network');
+        assert.match(error.message, /does not accept requests from v--0a1b2c3d\.vscode-cdn\.net, where VS Code for the Web runs extensions/);
+        assert.match(error.message, /the instance must accept https:\/\/\*\.vscode-cdn\.net/);
+      } finally {
+        await engine.dispose();
+      }
+    });
+
     it('says both possibilities when the instance cannot be reached from the page at all', async function () {
       const engine = await startTestEngine();
       const url = engine.url;
