@@ -109,8 +109,9 @@ Options:
   --cors-origin <origins>
                    web origins whose pages may call the conversation APIs, the tool server and
                    OAuth's endpoints, as an instance's corsOrigin: space-separated (or repeated),
-                   each a scheme, host and optional port, such as https://vscode.dev (default:
-                   none; requests from other origins get no CORS header, so browsers block them)
+                   each a scheme, host and optional port, such as https://vscode.dev, or
+                   https://*.vscode-cdn.net for every subdomain of a host (default: none;
+                   requests from other origins get no CORS header, so browsers block them)
   --model-url <url>     an OpenAI-compatible server whose model investigates each question with the
                         engine's tools (Ollama: http://127.0.0.1:11434/v1; LM Studio, llama.cpp,
                         vLLM and hosted APIs alike); the question and the code the model reads go

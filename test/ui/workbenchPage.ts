@@ -281,6 +281,8 @@ export class WorkbenchPage {
 
   /** The text of an output channel (the Output view shows it; its first screenful is read). */
   async outputChannelText(channel: string): Promise<string> {
+    // The channel picker is in the palette once the Output view has been shown.
+    await this.runCommand('Output: Focus on Output View');
     await this.runCommand('Output: Show Output Channels...');
     await this.clickWhenReady(
       this.page.locator('.quick-input-list .monaco-list-row').filter({ has: this.page.locator('.label-name', { hasText: exactly(channel) }) }),

@@ -31,23 +31,40 @@ const EXPOSED_HEADERS = 'Mcp-Session-Id, MCP-Protocol-Version, WWW-Authenticate,
 export const PREFLIGHT_MAX_AGE_SECONDS = 600;
 const MAX_ORIGINS = 100;
 
-/** The origins of a `corsOrigin` value (space-separated, repeatable), or what is wrong with one. */
+/**
+ * The origins of a `corsOrigin` value (space-separated, repeatable), or what is wrong with one. An
+ * origin may start with `*.` for every subdomain of a host (`https://*.vscode-cdn.net`, where
+ * vscode.dev runs extensions on a subdomain that changes), never for the host itself.
+ */
 export function parseCorsOrigins(values: readonly string[]): { origins: string[] } | { problem: string } {
   const origins = new Set<string>();
   for (const word of values.flatMap((value) => value.split(/\s+/)).filter(Boolean)) {
-    const problem = corsOriginProblem(word);
+    const subdomains = SUBDOMAINS.exec(word);
+    const problem = corsOriginProblem(subdomains ? `${subdomains[1]}://${subdomains[2]}` : word, word);
     if (problem) return { problem };
-    origins.add(new URL(word).origin);
+    if (subdomains) {
+      const base = new URL(`${subdomains[1]}://${subdomains[2]}`);
+      if (!base.hostname.includes('.') && base.hostname !== 'localhost') {
+        return { problem: `--cors-origin: ${echo(word)} would allow every site under a top-level domain: name the site, as https://*.vscode-cdn.net does.` };
+      }
+      origins.add(`${base.protocol}//*.${base.host}`);
+    } else {
+      origins.add(new URL(word).origin);
+    }
   }
   if (origins.size > MAX_ORIGINS) return { problem: `--cors-origin names ${origins.size} origins: name at most ${MAX_ORIGINS}.` };
   return { origins: [...origins] };
 }
 
-/** Why `word` is not an origin such as `https://vscode.dev`, or undefined when it is one. */
-function corsOriginProblem(word: string): string | undefined {
-  const shown = echo(word);
-  const hint = 'name each origin as a browser sends it: a scheme, a host and an optional port, such as https://vscode.dev or http://localhost:3000';
-  if (word.includes('*')) return `--cors-origin takes no wildcard (${shown}): ${hint}.`;
+/** `<scheme>://*.<host>[:port]`: every subdomain of the host. */
+const SUBDOMAINS = /^(https?):\/\/\*\.([^*/?#@]+?)\/?$/i;
+
+/** Why `word` (as `given`) is not an origin such as `https://vscode.dev`, or undefined when it is one. */
+function corsOriginProblem(word: string, given: string): string | undefined {
+  const shown = echo(given);
+  const hint =
+    'name each origin as a browser sends it: a scheme, a host and an optional port, such as https://vscode.dev or http://localhost:3000 (https://*.vscode-cdn.net for every subdomain of a host)';
+  if (word.includes('*')) return `--cors-origin takes a wildcard only as a whole first label (${shown}): ${hint}.`;
   const url = URL.canParse(word) ? new URL(word) : undefined;
   if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.host === '') {
     return `--cors-origin: ${shown} is not an http or https origin: ${hint}.`;
@@ -62,16 +79,34 @@ function corsOriginProblem(word: string): string | undefined {
 /** Which origins may call the engine from a web page; empty: none (the default, as on an instance). */
 export class CorsPolicy {
   private readonly origins: ReadonlySet<string>;
+  /** `*.` origins: scheme, the host's `.`-prefixed name, port. */
+  private readonly subdomains: ReadonlyArray<{ protocol: string; suffix: string; port: string }>;
 
   constructor(origins: readonly string[] = []) {
     const parsed = parseCorsOrigins(origins);
     if ('problem' in parsed) throw new Error(parsed.problem);
-    this.origins = new Set(parsed.origins);
+    this.origins = new Set(parsed.origins.filter((origin) => !origin.includes('*')));
+    this.subdomains = parsed.origins
+      .filter((origin) => origin.includes('*'))
+      .map((origin) => {
+        const base = new URL(origin.replace('*.', ''));
+        return { protocol: base.protocol, suffix: `.${base.hostname}`, port: base.port };
+      });
   }
 
   /** Whether a request's `Origin` is one of the allowed ones. */
   allows(origin: string | undefined): origin is string {
-    return origin !== undefined && this.origins.has(origin);
+    if (origin === undefined) return false;
+    if (this.origins.has(origin)) return true;
+    if (this.subdomains.length === 0 || !URL.canParse(origin)) return false;
+    const url = new URL(origin);
+    // Exactly an origin (what browsers send), of a subdomain: never the host itself.
+    return (
+      url.origin === origin &&
+      this.subdomains.some(
+        ({ protocol, suffix, port }) => url.protocol === protocol && url.port === port && url.hostname.endsWith(suffix) && url.hostname.length > suffix.length,
+      )
+    );
   }
 
   /**
@@ -79,7 +114,7 @@ export class CorsPolicy {
    * keeps them); `Vary: Origin` whenever any origin is allowed, as the answer then depends on it.
    */
   decorate(request: IncomingMessage, response: ServerResponse): void {
-    if (this.origins.size === 0) return;
+    if (this.origins.size === 0 && this.subdomains.length === 0) return;
     response.setHeader('Vary', 'Origin');
     const origin = request.headers.origin;
     if (!this.allows(origin)) return;

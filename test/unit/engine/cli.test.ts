@@ -109,8 +109,12 @@ describe('engine CLI arguments', function () {
 
 describe('engine CLI arguments: --cors-origin', function () {
   it('reads space-separated origins, repeated, as a browser sends them (no trailing slash, no duplicates)', function () {
-    const command = parseArgs(['--cors-origin', 'https://vscode.dev  http://localhost:3000/', '--cors-origin=https://vscode.dev']);
-    assert.deepEqual(command.kind === 'run' ? command.config.corsOrigins : undefined, ['https://vscode.dev', 'http://localhost:3000']);
+    const command = parseArgs(['--cors-origin', 'https://vscode.dev  http://localhost:3000/', '--cors-origin=https://vscode.dev https://*.vscode-cdn.net']);
+    assert.deepEqual(command.kind === 'run' ? command.config.corsOrigins : undefined, [
+      'https://vscode.dev',
+      'http://localhost:3000',
+      'https://*.vscode-cdn.net',
+    ]);
     const none = parseArgs([]);
     assert.equal(none.kind === 'run' ? none.config.corsOrigins : 'not run', undefined, 'none by default');
   });
@@ -121,7 +125,9 @@ describe('engine CLI arguments: --cors-origin', function () {
         'https://vscode.dev/edit',
         /^--cors-origin: "https:\/\/vscode\.dev\/edit" is not an origin \(it has a path, query, user or fragment\): name each origin as a browser sends it/,
       ],
-      ['https://*.vscode.dev', /^--cors-origin takes no wildcard/],
+      ['https://a*.vscode.dev', /^--cors-origin takes a wildcard only as a whole first label/],
+      ['*', /^--cors-origin takes a wildcard only as a whole first label/],
+      ['https://*.dev', /would allow every site under a top-level domain/],
       ['vscode.dev', /^--cors-origin: "vscode\.dev" is not an http or https origin/],
       ['https://vscode.dev?x=1', /is not an origin/],
     ] as const) {

@@ -148,6 +148,35 @@ describe('engine: --cors-origin (web pages that may call the APIs)', function ()
   });
 });
 
+describe('engine: --cors-origin for every subdomain of a host (https://*.vscode-cdn.net)', function () {
+  let engine: TestEngine;
+  before(async function () {
+    engine = await startTestEngine({ corsOrigins: ['https://*.vscode-cdn.net'] });
+  });
+  after(async function () {
+    await engine?.dispose();
+  });
+
+  it('allows each subdomain, and neither the host itself, another scheme or port, nor a host that only starts like one', async function () {
+    for (const origin of ['https://0a1b2c3d.vscode-cdn.net', 'https://x.y.vscode-cdn.net']) {
+      const response = await preflight(engine, `${API_PATH}/`, origin, 'authorization');
+      assert.equal(response.headers.get('access-control-allow-origin'), origin, origin);
+      const listed = await fetch(`${engine.url}${API_PATH}/`, withOrigin(FAMILIES[0]?.init ?? {}, origin));
+      assert.equal(listed.headers.get('access-control-allow-origin'), origin, origin);
+    }
+    for (const origin of [
+      'https://vscode-cdn.net',
+      'http://0a1b2c3d.vscode-cdn.net',
+      'https://0a1b2c3d.vscode-cdn.net:8443',
+      'https://0a1b2c3d.vscode-cdn.net.evil.example',
+      'https://evilvscode-cdn.net',
+    ]) {
+      const response = await preflight(engine, `${API_PATH}/`, origin, 'authorization');
+      assert.deepEqual(corsHeaders(response), [], origin);
+    }
+  });
+});
+
 describe('engine: without --cors-origin', function () {
   let engine: TestEngine;
   before(async function () {
@@ -172,14 +201,15 @@ describe('engine: without --cors-origin', function () {
   it('refuses to start with an origin that is not one, saying what to write', async function () {
     for (const [bad, why] of [
       ['https://vscode.dev/path', /not an origin \(it has a path/],
-      ['*', /takes no wildcard/],
+      ['*', /takes a wildcard only as a whole first label/],
+      ['https://*.net', /would allow every site under a top-level domain/],
       ['vscode.dev', /not an http or https origin/],
       ['https://user@vscode.dev', /not an origin/],
       ['ftp://vscode.dev', /not an http or https origin/],
     ] as const) {
       await assert.rejects(
         startEngine({ repos: [engine.sampleRepo?.dir ?? ''], users: [{ token: 't' }], dataDir: `${engine.dataDir}-bad`, corsOrigins: [bad] }),
-        (error: Error) => why.test(error.message) && /such as https:\/\/vscode\.dev/.test(error.message),
+        (error: Error) => why.test(error.message) && /https:\/\/(vscode\.dev|\*\.vscode-cdn\.net)/.test(error.message),
         bad,
       );
     }
