@@ -3,6 +3,7 @@
 // repository, so you can ask about the project's own code), installs the extension into that VS
 // Code already pointed at the engine, and prints the URL to open.
 //   npm start [-- --port <n>] [-- --repo <dir> …] [-- --pace <ms>]
+//             [-- --cors-origin <origin> …] (a VS Code for the Web whose page may call the engine)
 //             [-- --model-url <url> --model <name> [--model-key-env <VAR> | --model-key-file <path>]]
 // (the --model… options are the engine CLI's: a model on an OpenAI-compatible server investigates)
 import { randomBytes } from 'node:crypto';
@@ -64,6 +65,7 @@ const engine = await startEngine({
   oauth: { clients: [{ id: OAUTH_CLIENT_ID, name: 'Deep Search for VS Code', redirectUris: OAUTH_REDIRECT_URIS }] },
   dataDir: join(root, '.engine-data'),
   paceMs,
+  ...(parsed.kind === 'run' && parsed.config.corsOrigins ? { corsOrigins: parsed.config.corsOrigins } : {}),
   log: (line) => console.log(`[engine] ${line}`),
   // The ripgrep of this VS Code answers the first searches while the engine's index builds, as in the extension.
   ...(ripgrepPath ? { ripgrepPath } : {}),

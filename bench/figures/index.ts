@@ -12,6 +12,7 @@ import { modelInvestigationFigure } from './modelInvestigation';
 import { packageFigure } from './package';
 import { pollingFigure } from './polling';
 import { renderingFigure } from './rendering';
+import { webHostFigure } from './webHost';
 
 export const figures: Figure[] = [
   answerQualityFigure,
@@ -20,6 +21,7 @@ export const figures: Figure[] = [
   answersFigure,
   pollingFigure,
   hostFigure,
+  webHostFigure,
   packageFigure,
   renderingFigure,
   engineSearchFigure,

@@ -109,7 +109,9 @@ async function blockedOrUnreachable(send: typeof fetch, url: URL, pageOrigin: st
       method: 'GET',
       mode: 'no-cors',
       credentials: 'omit',
-      redirect: 'manual',
+      // A browser refuses a no-cors request with any other redirect mode (a TypeError, nothing sent);
+      // it carries no credential and its answer is opaque, so following a redirect reveals nothing.
+      redirect: 'follow',
       cache: 'no-store',
       signal: AbortSignal.timeout(timeoutMs),
     });

@@ -89,6 +89,7 @@ async function run(config: CliConfig, repos: string[], model: ChatModel | undefi
       limits: config.limits,
       oauth: config.oauth ? { clients: config.oauthClients } : false,
       ripgrepPath: config.ripgrepPath,
+      ...(config.corsOrigins ? { corsOrigins: config.corsOrigins } : {}),
       ...(config.indexBudgetBytes !== undefined ? { indexBudgetBytes: config.indexBudgetBytes } : {}),
       variant: {
         ...(config.conversationApis ? { conversationApis: config.conversationApis } : {}),
@@ -115,6 +116,7 @@ async function run(config: CliConfig, repos: string[], model: ChatModel | undefi
     `Data: ${dataDir}`,
     `Answers: ${model ? `investigated by ${model.label} with the engine's tools (the question and the code it reads go to that server)` : "the engine's own (no --model-url)"}`,
   ];
+  if (config.corsOrigins) lines.push(`Web origins allowed (CORS): ${config.corsOrigins.join(' ')}`);
   if (generated) lines.push(`Access token (generated for this run): ${generated}`);
   if (config.scopes) lines.push(`Token scopes: ${config.scopes.join(', ') || 'none'} (other requests are refused with a 403)`);
   process.stdout.write(`${lines.join('\n')}\n`);

@@ -9,6 +9,7 @@ import { TOKEN_SCOPES } from '../contract/tokenScopes';
 import { TOOL_SERVER_TOOLS, type ToolServerTool } from '../contract/toolServers';
 import { DEFAULT_INVESTIGATION_LIMITS, INVESTIGATION_LIMIT_RANGES, type InvestigationLimits } from './models/chatModel';
 import type { ModelConfig } from './models/configuredModel';
+import { parseCorsOrigins } from './http/cors';
 
 export interface CliConfig {
   /** Empty when none was given: the CLI then tries the current directory. */
@@ -40,6 +41,8 @@ export interface CliConfig {
   oauth: boolean;
   /** `--oauth-client`: public OAuth clients pre-registered, with their redirect URIs. */
   oauthClients: Array<{ id: string; redirectUris: string[] }>;
+  /** `--cors-origin`: web origins whose pages may call the APIs (an instance's `corsOrigin`); absent: none. */
+  corsOrigins?: string[];
   /** `--model-url` and the rest: an OpenAI-compatible model that investigates; absent: the engine answers on its own. */
   model?: ModelConfig;
 }
@@ -103,6 +106,12 @@ Options:
   --no-oauth       no OAuth authorization server (default: on, at /.auth/idp/oauth, clients may
                    register themselves and then reach the tool server only)
   --no-sharing     read tokens open only the owner's own conversations
+  --cors-origin <origins>
+                   web origins whose pages may call the conversation APIs, the tool server and
+                   OAuth's endpoints, as an instance's corsOrigin: space-separated (or repeated),
+                   each a scheme, host and optional port, such as https://vscode.dev, or
+                   https://*.vscode-cdn.net for every subdomain of a host (default: none;
+                   requests from other origins get no CORS header, so browsers block them)
   --model-url <url>     an OpenAI-compatible server whose model investigates each question with the
                         engine's tools (Ollama: http://127.0.0.1:11434/v1; LM Studio, llama.cpp,
                         vLLM and hosted APIs alike); the question and the code the model reads go
@@ -139,6 +148,7 @@ const OPTIONS = {
   'oauth-client': { type: 'string', multiple: true },
   'no-oauth': { type: 'boolean' },
   'no-sharing': { type: 'boolean' },
+  'cors-origin': { type: 'string', multiple: true },
   'model-url': { type: 'string' },
   model: { type: 'string' },
   'model-key-env': { type: 'string' },
@@ -284,6 +294,12 @@ function apply(config: CliConfig, flag: string, value: string): string | undefin
       const unknown = scopes.find((scope) => !(KNOWN_SCOPES as readonly string[]).includes(scope));
       if (unknown !== undefined) return `--scopes takes ${KNOWN_SCOPES.join(', ')}, not "${unknown.slice(0, 40)}".`;
       config.scopes = [...new Set([...(config.scopes ?? []), ...scopes])];
+      return undefined;
+    }
+    case '--cors-origin': {
+      const parsed = parseCorsOrigins([...(config.corsOrigins ?? []), value]);
+      if ('problem' in parsed) return parsed.problem;
+      config.corsOrigins = parsed.origins;
       return undefined;
     }
     case '--oauth-client': {

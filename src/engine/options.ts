@@ -113,6 +113,12 @@ export interface EngineOptions {
    * client and self-registration allowed; `false` turns it off (its paths then answer 404).
    */
   oauth?: OAuthOptions | false;
+  /**
+   * Web origins whose pages may call the conversation APIs, the tool servers and OAuth's endpoints
+   * (an instance's `corsOrigin`: `https://vscode.dev`, each an origin with no path; a string may
+   * hold several, space-separated). Default: none, and no CORS header is sent.
+   */
+  corsOrigins?: string[];
   /** Where log lines go (never tokens). Default: nowhere. */
   log?: (line: string) => void;
   /**

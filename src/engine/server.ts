@@ -26,6 +26,7 @@ import { connectCodeOfStatus, ConnectError, connectErrorReply, handleConnectRequ
 import { lockDataDir } from './storage/dataDirLock';
 import { requireScope, UserDirectory, type AuthenticatedUser } from './http/auth';
 import { echo } from './http/echo';
+import { CorsPolicy } from './http/cors';
 import { ConversationService, type ResolvedVariant } from './conversations/service';
 import { ClientGoneError, errorReply, HttpError, jsonReply, parseJsonObject, readBody, sendReply, type Reply } from './http/http';
 import type { EngineFault, EngineOptions, EngineVariant, RunningEngine } from './options';
@@ -43,7 +44,7 @@ import { handleApiRequest } from './conversations/routes';
 import { renderNewQuestionPage, renderSharePage, SHARE_PAGE_CSP } from './conversations/sharePage';
 import { Slots } from './runtime/slots';
 import { AuthorizationServer } from './oauth/authorizationServer';
-import { PROTECTED_RESOURCE_METADATA_PATH } from '../contract/oauthWire';
+import { OAUTH_BASE_PATH, OAUTH_PATHS, PROTECTED_RESOURCE_METADATA_PATH } from '../contract/oauthWire';
 import { ConversationStorage } from './conversations/storage';
 import { errorMessage } from '../contract/errorMessage';
 
@@ -93,6 +94,7 @@ export async function startEngine(options: EngineOptions): Promise<RunningEngine
     );
   }
   const users = new UserDirectory(options.users);
+  const cors = new CorsPolicy(options.corsOrigins);
   // The process launcher starts while the engine is small (processLauncher.ts).
   startLauncher();
   const repositories = await discoverRepositories(options.repos);
@@ -272,6 +274,14 @@ export async function startEngine(options: EngineOptions): Promise<RunningEngine
     try {
       const target = new URL(request.url ?? '/', url);
       path = target.pathname;
+      // Before faults: an instance's own errors reach an allowed page as readable as its answers.
+      if (corsCovers(path)) {
+        cors.decorate(request, response);
+        if (cors.answerPreflight(request, response)) {
+          log(`${method} ${redact(path)} ${response.statusCode} (preflight) ${Date.now() - started}ms`);
+          return;
+        }
+      }
       const fault = options.faults?.request?.({ method, path });
       if (fault?.kind === 'reset') {
         request.socket.destroy();
@@ -288,7 +298,7 @@ export async function startEngine(options: EngineOptions): Promise<RunningEngine
       const mcp = toolServers.get(path);
       if (mcp) {
         // The tool server: same token as the conversation API; no X-Requested-With needed.
-        checkToolServerOrigin(request.headers.origin, url);
+        if (!cors.allows(request.headers.origin)) checkToolServerOrigin(request.headers.origin, url);
         const user = toolServerUser(users, request.headers.authorization, authorizationServer ? `${url}${PROTECTED_RESOURCE_METADATA_PATH}${path}` : undefined);
         requireScope(user, 'mcp');
         if (variant.mcpAccess === 'denied') {
@@ -399,6 +409,16 @@ function isConnectPath(path: string): boolean {
   return path === CONNECT_SERVICE_PATH || path.startsWith(`${CONNECT_SERVICE_PATH}/`);
 }
 
+/**
+ * The paths a web page may call with `--cors-origin`: both conversation APIs, the tool servers,
+ * OAuth's endpoints and metadata, an answer's generated files. Not the pages a person opens (the
+ * consent and device pages, share pages): another site never reads those.
+ */
+function corsCovers(path: string): boolean {
+  if (path.startsWith('/.api/') || isConnectPath(path) || path.startsWith('/.well-known/') || GENERATED_FILE_PATH.test(path)) return true;
+  return path.startsWith(`${OAUTH_BASE_PATH}/`) && path !== OAUTH_PATHS.authorize && path !== OAUTH_PATHS.device;
+}
+
 function headerValue(request: IncomingMessage, name: string): string {
   const value = request.headers[name];
   return (Array.isArray(value) ? value.join(', ') : (value ?? '')).trim();
@@ -430,7 +450,8 @@ function redact(path: string): string {
 
 /**
  * MCP's Streamable HTTP transport asks servers to check `Origin` (a web page must not reach a local
- * tool server through the user's browser): only the engine's own origin and loopback ones pass.
+ * tool server through the user's browser): only the engine's own origin and loopback ones pass
+ * (and those `--cors-origin` allows, checked before).
  */
 function checkToolServerOrigin(origin: string | undefined, engineUrl: string): void {
   if (origin === undefined) return;
@@ -442,7 +463,10 @@ function checkToolServerOrigin(origin: string | undefined, engineUrl: string): v
   }
   const loopback = parsed !== undefined && /^https?:$/.test(parsed.protocol) && ['127.0.0.1', 'localhost', '[::1]'].includes(parsed.hostname);
   if (parsed?.origin === new URL(engineUrl).origin || loopback) return;
-  throw new HttpError(403, `Requests from the web origin ${echo(origin)} are not accepted: the tool server answers clients on this machine only.`);
+  throw new HttpError(
+    403,
+    `Requests from the web origin ${echo(origin)} are not accepted: the tool server answers clients on this machine, and the web origins --cors-origin names.`,
+  );
 }
 
 /**

@@ -107,6 +107,38 @@ describe('engine CLI arguments', function () {
   });
 });
 
+describe('engine CLI arguments: --cors-origin', function () {
+  it('reads space-separated origins, repeated, as a browser sends them (no trailing slash, no duplicates)', function () {
+    const command = parseArgs(['--cors-origin', 'https://vscode.dev  http://localhost:3000/', '--cors-origin=https://vscode.dev https://*.vscode-cdn.net']);
+    assert.deepEqual(command.kind === 'run' ? command.config.corsOrigins : undefined, [
+      'https://vscode.dev',
+      'http://localhost:3000',
+      'https://*.vscode-cdn.net',
+    ]);
+    const none = parseArgs([]);
+    assert.equal(none.kind === 'run' ? none.config.corsOrigins : 'not run', undefined, 'none by default');
+  });
+
+  it('refuses what is not an origin, saying what to write instead', function () {
+    for (const [value, why] of [
+      [
+        'https://vscode.dev/edit',
+        /^--cors-origin: "https:\/\/vscode\.dev\/edit" is not an origin \(it has a path, query, user or fragment\): name each origin as a browser sends it/,
+      ],
+      ['https://a*.vscode.dev', /^--cors-origin takes a wildcard only as a whole first label/],
+      ['*', /^--cors-origin takes a wildcard only as a whole first label/],
+      ['https://*.dev', /would allow every site under a top-level domain/],
+      ['vscode.dev', /^--cors-origin: "vscode\.dev" is not an http or https origin/],
+      ['https://vscode.dev?x=1', /is not an origin/],
+    ] as const) {
+      const command = parseArgs(['--cors-origin', value]);
+      assert.equal(command.kind, 'error', value);
+      assert.match(command.kind === 'error' ? command.message : '', why);
+    }
+    assert.deepEqual(parseArgs(['--cors-origin']), { kind: 'error', message: '--cors-origin needs a value.' });
+  });
+});
+
 describe('engine CLI arguments: the tool server', function () {
   it('reads --tool-server (both, current, v1 or none) and rejects other values', function () {
     for (const value of ['both', 'current', 'v1', 'none'] as const) {
@@ -346,7 +378,7 @@ describe('engine CLI process', function () {
     assert.equal((await exit).code, 0);
   });
 
-  it('serves only the Connect API with --conversation-apis connect, and says where', async function () {
+  it('serves only the Connect API with --conversation-apis connect, to the web origins of --cors-origin, and says where', async function () {
     const { child, printed, url, exit } = await started([
       '--repo',
       repo.dir,
@@ -356,7 +388,15 @@ describe('engine CLI process', function () {
       'dse_cli_connect',
       '--conversation-apis',
       'connect',
+      '--cors-origin',
+      'https://vscode.dev',
     ]);
+    assert.match(printed, /Web origins allowed \(CORS\): https:\/\/vscode\.dev\n/);
+    const preflight = await fetch(`${url}/api/deepsearch.v1.Service/ListConversationSummaries`, {
+      method: 'OPTIONS',
+      headers: { Origin: 'https://vscode.dev', 'Access-Control-Request-Method': 'POST', 'Access-Control-Request-Headers': 'authorization' },
+    });
+    assert.equal(preflight.headers.get('access-control-allow-origin'), 'https://vscode.dev');
     assert.match(printed, /Conversation API \(Connect\): http:\/\/127\.0\.0\.1:\d+\/api\/deepsearch\.v1\.Service\n/);
     assert.ok(!printed.includes(API_PATH), printed);
     const authorization = 'token dse_cli_connect';

@@ -264,7 +264,7 @@ describe('MCP tool server: Streamable HTTP transport', function () {
       for (const origin of ['https://evil.example', 'http://127.0.0.1.evil.example', 'null', 'http://192.168.1.5:8080']) {
         const answer = await send({ jsonrpc: '2.0', id: 1, method: 'ping' }, { headers: { Origin: origin } });
         assert.equal(answer.status, 403, origin);
-        assert.match(answer.text, /are not accepted: the tool server answers clients on this machine only/);
+        assert.match(answer.text, /are not accepted: the tool server answers clients on this machine, and the web origins --cors-origin names/);
       }
       for (const origin of [engine.url, 'http://localhost:8123', 'http://127.0.0.1:3000', 'http://[::1]:5000']) {
         const answer = await send({ jsonrpc: '2.0', id: 1, method: 'ping' }, { headers: { Origin: origin } });
