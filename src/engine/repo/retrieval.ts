@@ -79,7 +79,7 @@ const ATTRIBUTES_KEPT = 16;
 const MAX_ATTRIBUTE_FILES = 64;
 
 export async function retrieve(context: ToolContext, question: QuestionAnalysis, options: RetrieveOptions): Promise<Retrieved> {
-  const ranked = await rankFiles(context, options.query ?? parseQuery(''), question.terms, {
+  const ranked = await rankFiles(context, options.query ?? parseQuery('', context.toolName), question.terms, {
     limit: CANDIDATES,
     ...(options.waitForIndexes ? { waitForIndexes: options.waitForIndexes } : {}),
   });
