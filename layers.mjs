@@ -12,7 +12,7 @@ import { builtinModules } from 'node:module';
  * `cliArgs` sit with the answers, `server` above every folder, `cli` and `hosted` on top.
  */
 export const ENGINE_FLOORS = [
-  { folders: ['messages', 'runtime', 'http', 'models'], says: 'the ground: words, turns and slots, HTTP plumbing, model clients' },
+  { folders: ['messages', 'runtime', 'http', 'models'], says: 'the ground: words, turns, slots and bounded processes, HTTP plumbing, model clients' },
   { folders: ['storage', 'git'], says: 'the data folder, and git with its process launcher' },
   { folders: ['code', 'search', 'oauth'], says: 'what a file is, the index and query language, the authorization server' },
   { folders: ['repo'], says: 'reading a repository: context, paths, blocks, grep, file ranking, retrieval for a question' },

@@ -18,6 +18,7 @@ import { mentionScope } from './mentions';
 import type { SearchIndexes } from '../search/searchIndex';
 import { Slots } from '../runtime/slots';
 import { ToolError } from '../messages/toolError';
+import { ANSWER_TOOL_NAMES } from '../messages/toolNames';
 import type { DeepSearchBackend, ToolContext } from '../repo/context';
 import { blobUrl, suggestFollowups, titleFor, writeAnswer, type Findings } from './answerWriter';
 import { analyseQuestion, squashName, type QuestionAnalysis } from '../repo/question';
@@ -103,6 +104,7 @@ export class Answerer {
       deepSearch: NO_DEEP_SEARCH,
       deepSearchWaitMs: 0,
       pcre: this.pcre,
+      toolName: ANSWER_TOOL_NAMES,
       ...(this.options.searchIndexes ? { searchIndexes: this.options.searchIndexes } : {}),
       ...(this.options.symbolTables ? { symbolTables: this.options.symbolTables } : {}),
     };

@@ -6,6 +6,7 @@
  * The engine then searches only what they name.
  */
 import type { ServedRepository } from '../git/repos';
+import { ANSWER_TOOL_NAMES } from '../messages/toolNames';
 import { parseQuery, type ParsedQuery } from '../search/query';
 import { escapeRegExp } from '../repo/paths';
 
@@ -50,6 +51,6 @@ export function mentionScope(question: string, served: readonly ServedRepository
     text,
     repositories: repositories.size > 0 ? [...repositories] : [...served],
     named: [...[...repositories].map((repository) => repository.name), ...files],
-    query: parseQuery(filters.join(' ')),
+    query: parseQuery(filters.join(' '), ANSWER_TOOL_NAMES),
   };
 }

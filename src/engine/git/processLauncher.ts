@@ -4,36 +4,21 @@
  * holds search indexes of hundreds of megabytes, that costs tens of milliseconds per process
  * (measured: 4 ms at 50 MB, 67 ms at 550 MB), on whichever thread starts it, and the starts of the
  * searches made at once queue behind each other. The helper stays as small as it started, so each
- * start costs it what it costs a bare Node. It runs the process to its end (output cap, timeout,
- * kill on request) and hands back its output over the IPC channel; what the output means stays
- * with the caller (git.ts). The helper exits with the engine (its channel closes).
+ * start costs it what it costs a bare Node. It runs the process to its end within its bounds
+ * (runtime/boundedProcess.ts: output cap, timeout, kill on request) and hands back its output over
+ * the IPC channel; what the output means stays with the caller (git.ts). The helper exits with the
+ * engine (its channel closes).
  *
  * The helper is processLauncherChild.ts, a bundle of its own in dist/ (entryPoints.ts).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import type { BoundedOutcome, BoundedRun } from '../runtime/boundedProcess';
 import { entryPoint } from '../runtime/entryPoints';
 
-export interface LaunchRequest {
-  command: string;
-  args: readonly string[];
-  cwd: string;
-  env: Readonly<Record<string, string | undefined>>;
-  timeoutMs: number;
-  /** Bytes of stdout kept; past them the process is killed and `truncate` says how that ends. */
-  maxOutputBytes: number;
-  /** Past the cap: keep what was read (`truncated`), or end with `output-limit`. */
-  truncate: boolean;
-  stderrKeptBytes: number;
-  /** Written to the process's stdin (then closed); none: stdin is not connected. */
-  input?: string | Uint8Array;
-}
+/** A process to run (runtime/boundedProcess.ts says each bound); the launcher runs it at normal priority. */
+export type LaunchRequest = Omit<BoundedRun, 'lowPriority'>;
 
-export type LaunchOutcome =
-  | { kind: 'exited'; code: number | null; stdout: Buffer; stderr: string; truncated: boolean }
-  | { kind: 'start-failed'; errno: string | undefined; message: string }
-  | { kind: 'timeout' }
-  | { kind: 'output-limit' }
-  | { kind: 'aborted' };
+export type LaunchOutcome = BoundedOutcome;
 
 /** What the engine asks of the launcher: run a process, or stop one under way. */
 export type LauncherRequest = { kind: 'run'; id: number; request: LaunchRequest } | { kind: 'stop'; id: number };
@@ -42,12 +27,7 @@ export type LauncherRequest = { kind: 'run'; id: number; request: LaunchRequest 
 export type LauncherMessage = { id: number; kind: 'data'; chunk: Uint8Array } | LauncherReply;
 
 /** How a process ended, as the launcher tells it (its output came before, in pieces). */
-export type LauncherOutcome =
-  | { kind: 'exited'; code: number | null; stderr: string; truncated: boolean }
-  | { kind: 'start-failed'; errno: string | undefined; message: string }
-  | { kind: 'timeout' }
-  | { kind: 'output-limit' }
-  | { kind: 'aborted' };
+export type LauncherOutcome = Exclude<BoundedOutcome, { kind: 'exited' }> | { kind: 'exited'; code: number | null; stderr: string; truncated: boolean };
 
 export type LauncherReply = { id: number } & LauncherOutcome;
 

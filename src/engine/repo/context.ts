@@ -10,6 +10,7 @@ import type { ServedRepository } from '../git/repos';
 import type { SymbolTables } from '../code/symbolTable';
 import type { SearchIndexes } from '../search/searchIndex';
 import { ToolError } from '../messages/toolError';
+import type { ToolNamer } from '../messages/toolNames';
 
 export { formatSize, ToolError } from '../messages/toolError';
 import { echo } from '../http/echo';
@@ -30,7 +31,7 @@ export interface ToolContext {
   /** Aborts when the caller goes away, cancels, or the engine shuts down. */
   signal: AbortSignal;
   deepSearch: DeepSearchBackend;
-  /** How long `sg_deepsearch` waits for an answer. */
+  /** How long `deepsearch` waits for an answer. */
   deepSearchWaitMs: number;
   /** Whether this git understands `grep -P` (learnt on first use, shared by requests). */
   pcre: { available: boolean | undefined };
@@ -38,6 +39,8 @@ export interface ToolContext {
   searchIndexes?: SearchIndexes;
   /** Each commit's definitions, for searches that rank by them (natural-language search, answers). */
   symbolTables?: SymbolTables;
+  /** How the caller's endpoint names the tools, for messages that point to another tool (the catalogue sets it per call). */
+  toolName: ToolNamer;
 }
 
 /** What a tool returns: readable text and the structured result of its output schema. */

@@ -5,6 +5,7 @@
  */
 import * as posix from 'node:path/posix';
 import type { ServedRepository } from '../git/repos';
+import type { ToolNamer } from '../messages/toolNames';
 import { git, ToolError, type ToolContext } from './context';
 
 const MAX_PATH_LENGTH = 4096;
@@ -14,7 +15,7 @@ const MAX_SYMLINK_HOPS = 8;
 /** The served repository called `name` (exactly, ignoring case, or by a unique `org/repo` suffix). */
 export function findRepository(context: ToolContext, name: string): ServedRepository {
   const wanted = name.trim().replace(/\/+$/, '');
-  if (wanted === '') throw new ToolError('repo is empty: pass a repository name such as those sg_list_repos returns.');
+  if (wanted === '') throw new ToolError(`repo is empty: pass a repository name such as those ${context.toolName('list_repos')} returns.`);
   const { repositories } = context;
   const exact = repositories.find((repo) => repo.name === wanted);
   if (exact) return exact;
@@ -32,7 +33,7 @@ export function findRepository(context: ToolContext, name: string): ServedReposi
 function unknownRepositoryMessage(context: ToolContext, name: string): string {
   const names = context.repositories.map((repo) => repo.name);
   const shown = names.slice(0, 10).join(', ') + (names.length > 10 ? `, … (${names.length} in all)` : '');
-  return `No repository named ${JSON.stringify(name.slice(0, 200))} is served here: use one of ${shown}, or find names with sg_list_repos.`;
+  return `No repository named ${JSON.stringify(name.slice(0, 200))} is served here: use one of ${shown}, or find names with ${context.toolName('list_repos')}.`;
 }
 
 /**
@@ -66,7 +67,7 @@ export function escapeRegExp(text: string): string {
  * Checks a revision a caller gave: a branch, tag, commit hash or an expression like `main~3`,
  * never an option (`-…`), a range (`a..b`), a path (`rev:path`) or anything with spaces.
  */
-export function checkRevision(revision: string, argument = 'revision'): string {
+export function checkRevision(revision: string, argument: string, toolName: ToolNamer): string {
   const value = revision.trim();
   if (value === '') throw new ToolError(`${argument} is empty: pass a branch, tag or commit hash, or leave it out for the default branch.`);
   if (value.length > MAX_REVISION_LENGTH)
@@ -76,7 +77,7 @@ export function checkRevision(revision: string, argument = 'revision'): string {
   }
   if (/[\s\p{Cc}]/u.test(value)) throw new ToolError(`${argument} contains spaces or control characters: pass a branch, tag or commit hash.`);
   if (value.includes('..'))
-    throw new ToolError(`${argument} ${JSON.stringify(value)} is a range: pass a single revision (to compare two, use sg_compare_revisions).`);
+    throw new ToolError(`${argument} ${JSON.stringify(value)} is a range: pass a single revision (to compare two, use ${toolName('compare_revisions')}).`);
   if (/[:\\?*[]/.test(value)) throw new ToolError(`${argument} ${JSON.stringify(value)} contains : \\ ? * or [: pass a branch, tag or commit hash.`);
   return value;
 }
@@ -95,7 +96,7 @@ export async function resolveRevision(
   revision: string | undefined,
   argument = 'revision',
 ): Promise<ResolvedRevision> {
-  const wanted = revision === undefined || revision.trim() === '' ? 'HEAD' : checkRevision(revision, argument);
+  const wanted = revision === undefined || revision.trim() === '' ? 'HEAD' : checkRevision(revision, argument, context.toolName);
   const result = await git(context, repo, ['rev-parse', '--verify', '--quiet', '--end-of-options', `${wanted}^{commit}`], { okExitCodes: [0, 1, 128] });
   const commit = result.stdout.trim();
   if (result.exitCode === 0 && /^[0-9a-f]{40,64}$/.test(commit)) return { revision: wanted, commit };
@@ -182,7 +183,7 @@ export async function resolveEntry(context: ToolContext, repo: ServedRepository,
     let link = entry;
     if (!link) {
       const found = await linkInParents(context, repo, commit, current);
-      if (!found) throw new ToolError(notFoundMessage(repo, path, revision));
+      if (!found) throw new ToolError(notFoundMessage(context, repo, path, revision));
       ({ link, linkPath, rest } = found);
     }
     const target = (await git(context, repo, ['cat-file', 'blob', link.oid], { maxOutputBytes: 8192, onOutputLimit: 'truncate' })).stdout;
@@ -215,10 +216,10 @@ async function linkInParents(
   return undefined;
 }
 
-function notFoundMessage(repo: ServedRepository, path: string, revision: string): string {
+function notFoundMessage(context: ToolContext, repo: ServedRepository, path: string, revision: string): string {
   const parent = posix.dirname(path);
   const where = parent === '.' ? 'the repository root' : `${parent}/`;
-  return `${path} does not exist in ${repo.name} at ${revision}: check the spelling and list ${where} with sg_list_files to see what is there.`;
+  return `${path} does not exist in ${repo.name} at ${revision}: check the spelling and list ${where} with ${context.toolName('list_files')} to see what is there.`;
 }
 
 /** A pathspec a caller gave for filtering (globs allowed), checked not to leave the repository. */

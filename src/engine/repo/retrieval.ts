@@ -80,7 +80,7 @@ const ATTRIBUTES_KEPT = 16;
 
 export async function retrieve(context: ToolContext, asked: QuestionAnalysis, options: RetrieveOptions): Promise<Retrieved> {
   let question = asked;
-  const ranked = await rankFiles(context, options.query ?? parseQuery(''), question.terms, {
+  const ranked = await rankFiles(context, options.query ?? parseQuery('', context.toolName), question.terms, {
     limit: CANDIDATES,
     ...(options.waitForIndexes ? { waitForIndexes: options.waitForIndexes } : {}),
   });

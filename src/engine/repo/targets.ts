@@ -62,12 +62,12 @@ export async function selectTargets(context: ToolContext, query: ParsedQuery, no
   );
   if (candidates.length === 0) {
     throw new ToolError(
-      `No served repository matches the query's repo: filters: use sg_list_repos to see the names (${names.slice(0, 5).join(', ')}${names.length > 5 ? ', …' : ''}).`,
+      `No served repository matches the query's repo: filters: use ${context.toolName('list_repos')} to see the names (${names.slice(0, 5).join(', ')}${names.length > 5 ? ', …' : ''}).`,
     );
   }
   if (candidates.length > MAX_REPOSITORIES)
     notes.push(`Only the first ${MAX_REPOSITORIES} of ${candidates.length} repositories were searched: add a repo: filter.`);
-  if (query.revision !== undefined) checkRevision(query.revision, 'rev:');
+  if (query.revision !== undefined) checkRevision(query.revision, 'rev:', context.toolName);
   const targets: SearchTarget[] = [];
   const missing: string[] = [];
   const unavailable: string[] = [];
@@ -89,7 +89,7 @@ export async function selectTargets(context: ToolContext, query: ParsedQuery, no
     throw new ToolError(
       query.revision === undefined
         ? 'None of the selected repositories has any commits yet, so there is nothing to search.'
-        : `rev:${query.revision} exists in none of the selected repositories: add a repo: filter for the repository that has it, or check the name with sg_list_files.`,
+        : `rev:${query.revision} exists in none of the selected repositories: add a repo: filter for the repository that has it, or check the name with ${context.toolName('list_files')}.`,
     );
   }
   if (missing.length > 0) {

@@ -1,9 +1,10 @@
 /**
- * The search query language of `sg_keyword_search` and `sg_nls_search`: terms, "quoted phrases",
+ * The search query language of `keyword_search` and `nls_search`: terms, "quoted phrases",
  * /regular expressions/, AND, OR, NOT and parentheses, and the filters repo:, file:, rev:, lang:,
  * case:, count: and patterntype:. Parsing only; nothing here runs a pattern.
  */
 import { ToolError } from '../messages/toolError';
+import type { ToolNamer } from '../messages/toolNames';
 
 export type QueryNode =
   | { kind: 'pattern'; id: number; value: string; regex: boolean }
@@ -55,7 +56,8 @@ const FILTER_ALIASES: Readonly<Record<string, string>> = {
   select: 'ignored',
 };
 
-export function parseQuery(query: string): ParsedQuery {
+/** The query's tree and settings; `toolName` names other tools in its errors as the caller's endpoint does. */
+export function parseQuery(query: string, toolName: ToolNamer): ParsedQuery {
   if (query.length > MAX_QUERY_LENGTH)
     throw new ToolError(`The query is ${query.length} characters long; the limit is ${MAX_QUERY_LENGTH}. Use fewer, more specific terms.`);
   const tokens = tokenize(query);
@@ -82,7 +84,7 @@ export function parseQuery(query: string): ParsedQuery {
     } else if (field === 'type') {
       if (token.value.toLowerCase() !== 'file')
         throw new ToolError(
-          `type:${token.value} is not supported here: this tool searches file contents; for commits and diffs use sg_commit_search or sg_diff_search.`,
+          `type:${token.value} is not supported here: this tool searches file contents; for commits and diffs use ${toolName('commit_search')} or ${toolName('diff_search')}.`,
         );
     } else if (field === 'repo' && token.value.includes('@')) {
       const at = token.value.lastIndexOf('@');

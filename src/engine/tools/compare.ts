@@ -62,9 +62,9 @@ export async function compareRevisions(context: ToolContext, args: CompareArgs):
   const head = await resolveRevision(context, repo, args.head, 'head');
   let offset = 0;
   if (args.after !== undefined && args.after !== '') {
-    const cursor = decodeCursor(args.after, 'sg_compare_revisions');
+    const cursor = decodeCursor(args.after, context.toolName('compare_revisions'));
     if (typeof cursor.offset !== 'number' || !Number.isInteger(cursor.offset) || cursor.offset < 0) {
-      throw new ToolError('That cursor is not from sg_compare_revisions: pass endCursor from its previous response.');
+      throw new ToolError(`That cursor is not from ${context.toolName('compare_revisions')}: pass endCursor from its previous response.`);
     }
     if (cursor.base !== base.commit || cursor.head !== head.commit) {
       throw new ToolError('That cursor belongs to a different comparison (or the revisions moved since): start again without after.');

@@ -13,7 +13,7 @@ import { fromPosix, literalRanges, matchRangesEach } from '../search/regex';
 import type { DiffQuery } from '../../contract/toolWire';
 import { echo } from '../http/echo';
 
-/** `sg_diff_search` (v1): the engine's own bound. */
+/** `diff_search` on v1: the engine's own bound. */
 export const DIFFS_V1: CountLimits = { default: 50, max: 200 };
 /** `diff_search` (2026): count defaults to 20, at most 50. */
 export const DIFFS_2026: CountLimits = { default: 20, max: 50 };
@@ -67,7 +67,7 @@ export async function diffSearch(
   if (pattern === undefined) throw new ToolError('pattern is empty: pass the code to look for in added or removed lines, such as console.log.');
   const repos = selectRepositories(context, args.repos);
   const authors = checkTerms(args.authors, authorsArgument).map((author) => checkAuthor(author, authorsArgument));
-  const revisions = checkRevisions(args.revisions);
+  const revisions = checkRevisions(args.revisions, context.toolName);
   const count = integerArgument('count', args.count, limits.default, 1, limits.max);
   const regex = args.useRegex === true;
   // Both or neither: either kind of changed line counts.

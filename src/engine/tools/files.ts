@@ -1,5 +1,5 @@
 /**
- * `sg_read_file`, `sg_list_files` and `sg_list_repos`: reading the committed files of the served
+ * `read_file`, `list_files` and `list_repos`: reading the committed files of the served
  * repositories at any revision, with line numbers, ranges and the 128 KB limit.
  */
 import { readFile as readText } from 'node:fs/promises';
@@ -27,7 +27,7 @@ export interface ReadFileArgs {
 export async function readFile(context: ToolContext, args: ReadFileArgs): Promise<ToolOutput<{ content: string }>> {
   const repo = findRepository(context, args.repo);
   const path = normalizeRepoPath(args.path);
-  if (path === '') throw new ToolError('path is empty: pass the path of a file, such as README.md (sg_list_files shows what exists).');
+  if (path === '') throw new ToolError(`path is empty: pass the path of a file, such as README.md (${context.toolName('list_files')} shows what exists).`);
   const startLine = args.startLine === undefined ? undefined : integerArgument('startLine', args.startLine, 1, 1, Number.MAX_SAFE_INTEGER);
   const endLine = args.endLine === undefined ? undefined : integerArgument('endLine', args.endLine, 1, 1, Number.MAX_SAFE_INTEGER);
   if (startLine !== undefined && endLine !== undefined && endLine < startLine) {
@@ -36,7 +36,9 @@ export async function readFile(context: ToolContext, args: ReadFileArgs): Promis
   const { revision, commit } = await resolveRevision(context, repo, args.revision);
   const entry = await resolveEntry(context, repo, commit, path, revision);
   if (entry.type === 'tree')
-    throw new ToolError(`${entry.path || 'The root'} in ${repo.name} is a directory: list it with sg_list_files, then read one of its files.`);
+    throw new ToolError(
+      `${entry.path || 'The root'} in ${repo.name} is a directory: list it with ${context.toolName('list_files')}, then read one of its files.`,
+    );
   if (entry.type === 'commit') throw new ToolError(`${entry.path} in ${repo.name} is a git submodule (another repository), so it has no content here.`);
   const ranged = startLine !== undefined || endLine !== undefined;
   if (!ranged && entry.size > RANGE_READ_MAX_BYTES) {
@@ -104,7 +106,7 @@ export async function listFiles(context: ToolContext, args: ListFilesArgs): Prom
   const path = normalizeRepoPath(args.path ?? '');
   const { revision, commit } = await resolveRevision(context, repo, args.revision);
   const entry = await resolveEntry(context, repo, commit, path, revision);
-  if (entry.type === 'blob') throw new ToolError(`${entry.path} in ${repo.name} is a file, not a directory: read it with sg_read_file.`);
+  if (entry.type === 'blob') throw new ToolError(`${entry.path} in ${repo.name} is a file, not a directory: read it with ${context.toolName('read_file')}.`);
   if (entry.type === 'commit') throw new ToolError(`${entry.path} in ${repo.name} is a git submodule (another repository), so its files are not listed here.`);
   const result = await git(context, repo, ['ls-tree', '-z', entry.oid], { maxOutputBytes: 4 * 1024 * 1024, onOutputLimit: 'truncate' });
   const directories: ListedFile[] = [];
@@ -165,11 +167,11 @@ export async function listRepos(context: ToolContext, args: ListReposArgs): Prom
   let start = 0;
   let end = Math.min(limit, matching.length);
   if (args.after !== undefined) {
-    const name = cursorName(args.after);
+    const name = cursorName(context, args.after);
     start = matching.filter((candidate) => candidate <= name).length;
     end = Math.min(start + limit, matching.length);
   } else if (args.before !== undefined) {
-    const name = cursorName(args.before);
+    const name = cursorName(context, args.before);
     end = matching.filter((candidate) => candidate < name).length;
     start = Math.max(0, end - limit);
   }
@@ -193,9 +195,10 @@ export async function listRepos(context: ToolContext, args: ListReposArgs): Prom
   return { text: [heading, ...lines].join('\n'), structured: { repositories, pagination }, notes };
 }
 
-function cursorName(cursor: string): string {
-  const value = decodeCursor(cursor, 'sg_list_repos').repo;
-  if (typeof value !== 'string') throw new ToolError('That cursor is not from sg_list_repos: pass startCursor or endCursor from its previous response.');
+function cursorName(context: ToolContext, cursor: string): string {
+  const value = decodeCursor(cursor, context.toolName('list_repos')).repo;
+  if (typeof value !== 'string')
+    throw new ToolError(`That cursor is not from ${context.toolName('list_repos')}: pass startCursor or endCursor from its previous response.`);
   return value;
 }
 

@@ -11,6 +11,7 @@ import { GitError } from '../git/git';
 import { checkPathPattern, checkRevision, resolveRevision, selectRepositories } from '../repo/paths';
 import type { CommitMatch, CommitQuery } from '../../contract/toolWire';
 import { echo } from '../http/echo';
+import type { ToolNamer } from '../messages/toolNames';
 
 /** How many results a search returns when the caller says nothing, and at most. */
 export interface CountLimits {
@@ -18,7 +19,7 @@ export interface CountLimits {
   max: number;
 }
 
-/** `sg_commit_search` (v1): the engine's own bound. */
+/** `commit_search` on v1: the engine's own bound. */
 export const COMMITS_V1: CountLimits = { default: 50, max: 200 };
 /** `commit_search` (2026): count defaults to 50, at most 100. */
 export const COMMITS_2026: CountLimits = { default: 50, max: 100 };
@@ -74,10 +75,10 @@ export function explainLogError(error: unknown, repo: ServedRepository, what: st
 }
 
 /** The revisions a caller asked to search, checked; empty: each repository's default branch. */
-export function checkRevisions(values: readonly string[] | undefined, argument = 'revisions'): string[] {
+export function checkRevisions(values: readonly string[] | undefined, toolName: ToolNamer, argument = 'revisions'): string[] {
   const revisions = [...new Set((values ?? []).map((value) => value.trim()).filter((value) => value !== ''))];
   if (revisions.length > MAX_REVISIONS) throw new ToolError(`${argument} has ${revisions.length} entries; the limit is ${MAX_REVISIONS}.`);
-  return revisions.map((revision) => checkRevision(revision, argument));
+  return revisions.map((revision) => checkRevision(revision, argument, toolName));
 }
 
 /**
@@ -139,7 +140,7 @@ export async function commitSearch(
   const authors = checkTerms(args.authors, 'authors').map((author) => checkAuthor(author, 'authors'));
   const contentTerms = checkTerms(args.contentTerms, 'contentTerms');
   const files = checkTerms(args.files, 'files').map((file) => checkPathPattern(file, 'files'));
-  const revisions = checkRevisions(args.revisions);
+  const revisions = checkRevisions(args.revisions, context.toolName);
   const count = integerArgument('count', args.count, limits.default, 1, limits.max);
   const regex = args.useRegex === true;
   const filters = [

@@ -132,7 +132,7 @@ export async function goToDefinition(context: ToolContext, args: NavigationArgs)
     return {
       text:
         `Symbol not found: no definition of ${symbol} in ${where} (searched ` +
-        `${NAVIGATION_LANGUAGES.map((language) => language.label).join(', ')}). Check the spelling, or try sg_keyword_search for ` +
+        `${NAVIGATION_LANGUAGES.map((language) => language.label).join(', ')}). Check the spelling, or try ${context.toolName('keyword_search')} for ` +
         `${symbol}.`,
       structured: { fileBlocks: [] },
       notes,

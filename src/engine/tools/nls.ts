@@ -20,7 +20,7 @@ const CHUNK_AFTER = 4;
 
 /** The query's patterns become terms (any may match); its filters select repositories and files. */
 export async function nlsSearch(context: ToolContext, args: { query: string }): Promise<ToolOutput<{ blocks: FileBlock[] }>> {
-  const query = parseQuery(args.query);
+  const query = parseQuery(args.query, context.toolName);
   checkFilters(query);
   const analysis = analyseQuestion(query.patterns.map((pattern) => pattern.value).join(' '));
   if (analysis.terms.length === 0) {

@@ -4,28 +4,32 @@
  * the 2026 changes for the other endpoints: the `…2026` schemas); the argument descriptions are
  * the engine's own. Every object takes no properties beyond its own.
  */
+import type { ToolNamer } from '../messages/toolNames';
 import { array, boolean, integer, object, optional, string, unknown, type Optional } from './jsonSchema';
 
-const repo = string('Repository name as sg_list_repos returns it, e.g. "github.com/acme/app".');
+/** The repository argument; its description names the listing tool as the serving endpoint does (tools.ts). */
+const repo = (tool: ToolNamer) => string(`Repository name as ${tool('list_repos')} returns it, e.g. "github.com/acme/app".`);
 const revision = string('Branch, tag or commit hash (also e.g. main~2). Default: the default branch.');
 const query = string(
   'Search query: terms, "quoted phrases", /regular expressions/, AND, OR, NOT, parentheses, and repo:, file:, rev:, lang:, case:, count: filters.',
 );
 
-export const readFileInput = object({
-  repo,
-  path: string('File path from the repository root, e.g. src/index.ts.'),
-  startLine: optional(integer(), 'First line to return (1-based). Default 1.'),
-  endLine: optional(integer(), 'Last line to return (1-based, inclusive). Default: the end of the file.'),
-  revision: optional(revision),
-});
+export const readFileInput = (tool: ToolNamer) =>
+  object({
+    repo: repo(tool),
+    path: string('File path from the repository root, e.g. src/index.ts.'),
+    startLine: optional(integer(), 'First line to return (1-based). Default 1.'),
+    endLine: optional(integer(), 'Last line to return (1-based, inclusive). Default: the end of the file.'),
+    revision: optional(revision),
+  });
 export const readFileOutput = object({ content: string() });
 
-export const listFilesInput = object({
-  repo,
-  path: optional(string(), 'Directory to list, from the repository root. Default: the root.'),
-  revision: optional(revision),
-});
+export const listFilesInput = (tool: ToolNamer) =>
+  object({
+    repo: repo(tool),
+    path: optional(string(), 'Directory to list, from the repository root. Default: the root.'),
+    revision: optional(revision),
+  });
 export const listFilesOutput = object({
   files: array(object({ path: string(), isDirectory: boolean() })),
 });
@@ -56,18 +60,19 @@ export const searchInput = object({ query });
 export const searchOutput = object({ blocks: array(unknown()) });
 
 const chunk = object({ startLine: integer(), endLine: integer(), content: string() });
-const navigationShape = {
-  repo,
+const navigationShape = (tool: ToolNamer) => ({
+  repo: repo(tool),
   path: string('File (from the repository root) where the symbol appears.'),
   symbol: string('The identifier, e.g. parseConfig (a method by its name alone).'),
   revision: optional(revision),
-};
-export const navigationInput = object(navigationShape);
-/** 2026's find_references: also how many references at most. */
-export const referencesInput2026 = object({
-  ...navigationShape,
-  limit: optional(integer(), 'Most references to return, 1–500. Default 10.'),
 });
+export const navigationInput = (tool: ToolNamer) => object(navigationShape(tool));
+/** 2026's find_references: also how many references at most. */
+export const referencesInput2026 = (tool: ToolNamer) =>
+  object({
+    ...navigationShape(tool),
+    limit: optional(integer(), 'Most references to return, 1–500. Default 10.'),
+  });
 export const navigationOutput = object({
   fileBlocks: array(object({ type: string(), repo: string(), file: string(), rev: optional(string()), chunks: array(chunk) })),
 });
@@ -145,13 +150,14 @@ export const diffSearchOutput = object({
 });
 
 const range = object({ startLine: integer(), lines: integer() });
-export const compareInput = object({
-  repo,
-  base: string('Older revision: branch, tag, commit hash or e.g. main~3.'),
-  head: string('Newer revision: branch, tag, commit hash.'),
-  first: optional(integer(), 'Files per page, 1–100. Default 50.'),
-  after: optional(string(), 'endCursor of the previous page.'),
-});
+export const compareInput = (tool: ToolNamer) =>
+  object({
+    repo: repo(tool),
+    base: string('Older revision: branch, tag, commit hash or e.g. main~3.'),
+    head: string('Newer revision: branch, tag, commit hash.'),
+    first: optional(integer(), 'Files per page, 1–100. Default 50.'),
+    after: optional(string(), 'endCursor of the previous page.'),
+  });
 export const compareOutput = object({
   repository: string(),
   base: string(),

@@ -34,7 +34,7 @@ interface FileHit extends Ranked {
 }
 
 export async function keywordSearch(context: ToolContext, args: { query: string }): Promise<ToolOutput<{ blocks: FileBlock[] }>> {
-  const query = parseQuery(args.query);
+  const query = parseQuery(args.query, context.toolName);
   if (!query.root) throw new ToolError('The query is empty: give at least one term, such as parseConfig, or a filter such as file:README.');
   checkFilters(query);
   const notes: string[] = [];
@@ -66,7 +66,7 @@ export async function keywordSearch(context: ToolContext, args: { query: string 
   // A search cut at its output cap never claims a count (or an absence) it did not establish.
   const heading = complete
     ? matching === 0
-      ? `No file matches ${echo(args.query)}. Try fewer terms, OR between alternatives, or sg_nls_search for a broader search.`
+      ? `No file matches ${echo(args.query)}. Try fewer terms, OR between alternatives, or ${context.toolName('nls_search')} for a broader search.`
       : `${plural(matching, 'file')} ${matching === 1 ? 'matches' : 'match'} ${echo(args.query)}${best}:`
     : matching === 0
       ? `No file matched ${echo(args.query)} before the search stopped at its output cap (a term matches too much): add file: or repo: filters, or rarer terms.`

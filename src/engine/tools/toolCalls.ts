@@ -10,7 +10,8 @@ import { errorMessage } from '../../contract/errorMessage';
 import type { ToolServerEndpoint } from '../../contract/toolServers';
 import { TOOL_BUDGET_MS, ToolError, type FileRead, type ToolContext } from '../repo/context';
 import { problems, type JsonSchema } from './jsonSchema';
-import { endpointTools, plainToolNames, type ToolDefinition } from './tools';
+import { toolNamer } from '../messages/toolNames';
+import { endpointTools, type ToolDefinition } from './tools';
 
 /** A tool's arguments, as a caller sends them (checked against its input schema before it runs). */
 export type ToolArguments = Record<string, unknown>;
@@ -34,16 +35,19 @@ export interface ToolFailure {
 export type ToolResult =
   { ok: true; text: string; notes: string[]; structured: Record<string, unknown>; filesRead: FileRead[] } | { ok: false; failure: ToolFailure };
 
+/** What a caller brings to a call: the tool table adds how its endpoint names the tools. */
+export type CallerContext = Omit<ToolContext, 'toolName'>;
+
 export interface ServedTool {
   listed: ToolDescription;
-  call(args: ToolArguments, context: ToolContext): Promise<ToolResult>;
+  call(args: ToolArguments, context: CallerContext): Promise<ToolResult>;
 }
 
 /** The tools of an endpoint by the names it gives them. */
 export function toolTable(endpoint: ToolServerEndpoint, disabled: ReadonlySet<string>, log: (line: string) => void): Map<string, ServedTool> {
   const table = new Map<string, ServedTool>();
-  // The 2026 endpoints' messages name the tools as those endpoints do.
-  const speak = endpoint === 'v1' ? (text: string): string => text : plainToolNames;
+  // The tools' messages and notes name other tools as this endpoint does.
+  const toolName = toolNamer(endpoint);
   for (const entry of endpointTools(endpoint, disabled)) {
     entry.use((definition) => {
       const name = definition.name;
@@ -56,13 +60,7 @@ export function toolTable(endpoint: ToolServerEndpoint, disabled: ReadonlySet<st
           outputSchema: definition.output,
           annotations: { title: definition.title, readOnlyHint: definition.readOnly, openWorldHint: false },
         },
-        call: async (args, context) => {
-          const result = await callTool(definition, name, args, context, log);
-          // The text is the result itself (it may quote code); failures and notes are the engine's words.
-          return result.ok
-            ? { ...result, notes: result.notes.map(speak) }
-            : { ok: false, failure: { ...result.failure, message: speak(result.failure.message) } };
-        },
+        call: (args, context) => callTool(definition, name, args, { ...context, toolName }, log),
       });
     });
   }

@@ -4,14 +4,15 @@
  * it: `/.api/mcp/v1` the `sg_` names and arguments of `mcp-tools-v1.json`, the 2026 endpoints
  * (`/.api/mcp/all`, `/.api/mcp`, `/.api/mcp/deepsearch`) their names and arguments.
  */
-import { ENDPOINT_TOOLS, servedToolName, TOOL_SERVER_TOOLS, type ToolServerEndpoint, type ToolServerTool } from '../../contract/toolServers';
+import { ENDPOINT_TOOLS, servedToolName, type ToolServerEndpoint, type ToolServerTool } from '../../contract/toolServers';
+import { toolNamer, type ToolNamer } from '../messages/toolNames';
 import { compareRevisions } from './compare';
 import type { ToolContext, ToolOutput } from '../repo/context';
 import { deepSearch, deepSearchRead } from './deepsearch';
 import { DIFFS_2026, DIFFS_V1, diffSearch } from './diffs';
 import { listFiles, listRepos, readFile } from './files';
 import { COMMITS_2026, COMMITS_V1, commitSearch, contributorRepos, MAX_CONTRIBUTOR_AUTHORS } from './history';
-import type { JsonSchema, Schema } from './jsonSchema';
+import type { Schema } from './jsonSchema';
 import { findReferences, goToDefinition, REFERENCES_DEFAULT_2026 } from './navigation';
 import { nlsSearch } from './nls';
 import * as schemas from './schemas';
@@ -41,7 +42,7 @@ export interface AnyTool {
   use<R>(visit: <I, O>(tool: ToolDefinition<I, O>) => R): R;
 }
 
-function tool<I, O>(definition: ToolDefinition<I, O>): AnyTool {
+function sealed<I, O>(definition: ToolDefinition<I, O>): AnyTool {
   return { name: definition.name, use: (visit) => visit(definition) };
 }
 
@@ -50,20 +51,30 @@ const SEARCH_SYNTAX =
   'filters repo:<regex> (e.g. repo:^github\\.com/acme/app$), file:<regex> (e.g. file:\\.py$ or file:^src/), rev:<branch|tag|commit> (with repo:), ' +
   'lang:<language>, case:yes, count:<files>; prefix a filter with - to exclude. Matching is case-insensitive unless case:yes.';
 
-/** What both generations of a tool share. Descriptions name other tools as v1 does (`sg_…`). */
+/**
+ * What the engine says that may name other tools: the words themselves, or the words given how the
+ * endpoint serving them names the tools (`sg_list_files` on v1, `list_files` on the 2026 endpoints).
+ */
+type Worded<T> = T | ((tool: ToolNamer) => T);
+
+function worded<T>(words: Worded<T>, tool: ToolNamer): T {
+  return typeof words === 'function' ? (words as (tool: ToolNamer) => T)(tool) : words;
+}
+
+/** What both generations of a tool share. */
 interface Common {
   title: string;
-  description: string;
+  description: Worded<string>;
   readOnly: boolean;
   budgeted: boolean;
 }
 
 /** One generation's form of a tool: its schemas, the adapter onto the implementation, its own description if it differs. */
 interface Generation<I, O> {
-  input: Schema<I>;
+  input: Worded<Schema<I>>;
   output: Schema<O>;
   run: (context: ToolContext, args: NoInfer<I>) => Promise<ToolOutput<NoInfer<O>>>;
-  description?: string;
+  description?: Worded<string>;
 }
 
 /** A tool as the endpoints serve it. */
@@ -76,38 +87,20 @@ export interface ToolFamily {
   current: AnyTool;
 }
 
-const TOOL_NAME = new RegExp(`\\bsg_(${TOOL_SERVER_TOOLS.join('|')})\\b`, 'g');
-
-/** Text of the engine's own (descriptions, error messages, notes) with tools named as the 2026 endpoints name them. */
-export function plainToolNames(text: string): string {
-  return text.replace(TOOL_NAME, '$1');
-}
-
-/** A schema whose descriptions name tools as the 2026 endpoints do. */
-function plainSchema<T>(schema: Schema<T>): Schema<T> {
-  const rename = (json: JsonSchema): JsonSchema => {
-    const copy: JsonSchema = { ...json };
-    if (copy.description !== undefined) copy.description = plainToolNames(copy.description);
-    if (copy.items) copy.items = rename(copy.items);
-    if (copy.properties) copy.properties = Object.fromEntries(Object.entries(copy.properties).map(([key, value]) => [key, rename(value)]));
-    return copy;
-  };
-  return rename(schema) as Schema<T>;
+/** A generation's tool as `endpoint` serves it, its words naming the other tools as that endpoint does. */
+function served<I, O>(endpoint: ToolServerEndpoint, name: ToolServerTool, common: Common, generation: Generation<I, O>): AnyTool {
+  const names = toolNamer(endpoint);
+  return sealed<I, O>({
+    ...common,
+    ...generation,
+    name: servedToolName(endpoint, name),
+    description: worded(generation.description ?? common.description, names),
+    input: worded(generation.input, names),
+  });
 }
 
 function family<I1, O1, I2, O2>(name: ToolServerTool, common: Common, v1: Generation<I1, O1> | undefined, current: Generation<I2, O2>): ToolFamily {
-  return {
-    name,
-    v1: v1 && tool<I1, O1>({ ...common, ...v1, name: servedToolName('v1', name), description: v1.description ?? common.description }),
-    current: tool<I2, O2>({
-      ...common,
-      ...current,
-      name: servedToolName('all', name),
-      description: plainToolNames(current.description ?? common.description),
-      input: plainSchema(current.input),
-      output: plainSchema(current.output),
-    }),
-  };
+  return { name, v1: v1 && served('v1', name, common, v1), current: served('all', name, common, current) };
 }
 
 /** A tool whose arguments and result are the same in both generations. */
@@ -123,10 +116,10 @@ export const TOOL_FAMILIES: readonly ToolFamily[] = [
     'read_file',
     {
       title: 'Read a file',
-      description:
+      description: (tool) =>
         'Returns the text of one file of a repository, every line prefixed with its 1-based number ("12: code"). Read a part with startLine/endLine, ' +
         'and an older or other version with revision (branch, tag or commit). Files over 128 KB must be read in line ranges; binary files cannot be read. ' +
-        'Find the exact path first with sg_list_files or a search.',
+        `Find the exact path first with ${tool('list_files')} or a search.`,
       readOnly: true,
       budgeted: true,
     },
@@ -173,10 +166,10 @@ export const TOOL_FAMILIES: readonly ToolFamily[] = [
     'keyword_search',
     {
       title: 'Keyword search',
-      description:
+      description: (tool) =>
         `Exact code search across the repositories' default branches (or rev:). ${SEARCH_SYNTAX} ` +
         'Results are grouped by file: up to 15 files (count: raises it), each with up to 3 numbered chunks of at most 1024 characters; long lines are cut at 256. ' +
-        'For concepts or when unsure of the exact words, use sg_nls_search.',
+        `For concepts or when unsure of the exact words, use ${tool('nls_search')}.`,
       readOnly: true,
       budgeted: true,
     },
@@ -186,10 +179,10 @@ export const TOOL_FAMILIES: readonly ToolFamily[] = [
     'nls_search',
     {
       title: 'Natural-language search',
-      description:
+      description: (tool) =>
         'Broad, ranked code search for a topic described in words: any of the words may match, words are reduced to their stems (connection ~ connect) ' +
         'and identifiers are split (parseConfig ~ parse, config); files are ranked with BM25 and path matches. Give keywords rather than a full sentence ' +
-        '("database connection close"). The repo:, file:, rev: and lang: filters of sg_keyword_search work here too. Returns the 15 best files with up to 3 chunks each.',
+        `("database connection close"). The repo:, file:, rev: and lang: filters of ${tool('keyword_search')} work here too. Returns the 15 best files with up to 3 chunks each.`,
       readOnly: true,
       budgeted: true,
     },

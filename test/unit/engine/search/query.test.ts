@@ -3,11 +3,12 @@
  * searches each later pattern only in the files that hold every required one searched before it.
  */
 import assert from 'node:assert/strict';
+import { toolNamer } from '../../../../src/engine/messages/toolNames';
 import { parseQuery, requiredPatterns } from '../../../../src/engine/search/query';
 
 /** The values of the required patterns of `text`, sorted. */
 function required(text: string): string[] {
-  const query = parseQuery(text);
+  const query = parseQuery(text, toolNamer('all'));
   const ids = requiredPatterns(query.root);
   return query.patterns
     .filter((pattern) => ids.has(pattern.id))

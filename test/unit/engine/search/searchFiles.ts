@@ -7,6 +7,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import type { ToolContext } from '../../../../src/engine/repo/context';
+import { toolNamer } from '../../../../src/engine/messages/toolNames';
 import assert from 'node:assert/strict';
 import type { GrepOptions, GrepResult } from '../../../../src/engine/repo/grep';
 import type { SearchIndexes } from '../../../../src/engine/search/searchIndex';
@@ -159,6 +160,7 @@ export function toolContext(repo: TestRepo, name: string, searchIndexes?: Search
     },
     deepSearchWaitMs: 1000,
     pcre: { available: true },
+    toolName: toolNamer('v1'),
     ...(searchIndexes ? { searchIndexes } : {}),
   };
 }

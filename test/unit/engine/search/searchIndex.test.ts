@@ -16,6 +16,7 @@ import type { ToolContext } from '../../../../src/engine/repo/context';
 import { grepTarget, type GrepOptions, type GrepResult, type SearchTarget } from '../../../../src/engine/repo/grep';
 import { rankFiles, type RankedFiles } from '../../../../src/engine/repo/fileRanking';
 import { keywordSearch } from '../../../../src/engine/tools/search';
+import { toolNamer } from '../../../../src/engine/messages/toolNames';
 import { parseQuery } from '../../../../src/engine/search/query';
 import { queryTerms } from '../../../../src/engine/search/ranking';
 import { lineMatcher } from '../../../../src/engine/search/grepPatterns';
@@ -519,7 +520,7 @@ describe('search index', function () {
     ];
     for (const text of queries) {
       it(`"${text}": the same files, scores, counts and corpus figures from the index's worker`, async function () {
-        const query = parseQuery(text);
+        const query = parseQuery(text, toolNamer('v1'));
         const terms = queryTerms(query.patterns.map((pattern) => pattern.value));
         for (const limit of [1, 3, 50]) {
           const expected = await rankFiles(world.plain, query, terms, { limit });
@@ -650,7 +651,7 @@ describe('search index', function () {
           ['alpha beta', 60],
           ['alpha', 120],
         ] as const) {
-          const query = parseQuery(text);
+          const query = parseQuery(text, toolNamer('v1'));
           const terms = queryTerms(query.patterns.map((pattern) => pattern.value));
           const expected = await rankFiles(plain, query, terms, { limit: 7 });
           assert.equal(expected.total, candidates, text);
@@ -669,7 +670,7 @@ describe('search index', function () {
           ['git grep', plain],
           ['the index', await indexed()],
         ] as const) {
-          const exact = await rankFiles(context, parseQuery('widget'), terms, { limit: 5 });
+          const exact = await rankFiles(context, parseQuery('widget', toolNamer('v1')), terms, { limit: 5 });
           assert.equal(exact.total, 2500, name);
           assert.equal(exact.stats.documentFrequency.get('widget'), 2500, name);
           assert.deepEqual(exact.notes, [], name);
