@@ -2,6 +2,7 @@
  * The VSIX is ready to publish: `vsce package` builds it with no warning,
  * with the Marketplace's and Open VSX's fields (repository, homepage, bugs, a 128×128 icon, banner,
  * categories, keywords, a license file).
+ * Open VSX's CLI, `ovsx publish`, takes it, and the extension's folder, with nothing to say either.
  *
  * What `vsce package` puts in the VSIX (as `vsce ls` lists it from .vscodeignore) must hold every
  * file the packaged code loads: each webview chunk the webview script imports, at once or when an
@@ -131,6 +132,44 @@ describe('the VSIX', function () {
     );
   });
 
+  it('has what the Marketplace and Open VSX show: links, a 128×128 icon, banner, categories, keywords, license', function () {
+    const manifest = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as {
+      icon: string;
+      repository: { url: string };
+      homepage: string;
+      bugs: { url: string };
+      galleryBanner: { color: string; theme: string };
+      categories: string[];
+      keywords: string[];
+    };
+    assert.match(manifest.repository.url, /^https:\/\//);
+    assert.match(manifest.homepage, /^https:\/\//);
+    assert.match(manifest.bugs.url, /^https:\/\//);
+    assert.match(manifest.galleryBanner.color, /^#[0-9a-f]{6}$/i);
+    assert.ok(['dark', 'light'].includes(manifest.galleryBanner.theme));
+    for (const category of ['AI', 'Chat']) assert.ok(manifest.categories.includes(category), `category ${category}`);
+    assert.ok(manifest.keywords.length > 0 && manifest.keywords.length <= 30, 'keywords (vsce takes 30 at most)');
+    const icon = readFileSync(path.join(ROOT, manifest.icon));
+    assert.equal(icon.subarray(1, 4).toString('latin1'), 'PNG', 'the icon is a PNG (the Marketplace refuses SVG icons)');
+    assert.deepEqual([icon.readUInt32BE(16), icon.readUInt32BE(20)], [128, 128], "the icon's size");
+    assert.ok(listed.has(manifest.icon), 'the icon is in the VSIX');
+    assert.ok(listed.has('LICENSE'), 'the license file is in the VSIX');
+  });
+
+  it("holds the walkthrough's pictures", function () {
+    const manifest = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as {
+      contributes: { walkthroughs: { steps: { id: string; media: { image: string } }[] }[] };
+    };
+    const pictures = manifest.contributes.walkthroughs.flatMap((walkthrough) => walkthrough.steps.map((step) => step.media.image));
+    assert.equal(pictures.length, 6);
+    for (const picture of pictures) assert.ok(existsSync(path.join(ROOT, picture)), `${picture} exists`);
+    assert.deepEqual(
+      pictures.filter((picture) => !listed.has(picture)),
+      [],
+      'pictures of the walkthrough left out of the VSIX',
+    );
+  });
+
   describe("Open VSX's CLI, ovsx", function () {
     // ovsx publishes to open-vsx.org, which this network cannot reach (and a test must never
     // publish): it is pointed at a stand-in on 127.0.0.1 that answers its calls and keeps the upload
@@ -212,43 +251,5 @@ describe('the VSIX', function () {
       // ovsx's vsce (a later major version than the project's) takes the same files.
       assert.deepEqual(await entries(uploaded), await entries(vsix), "the files of ovsx's VSIX and vsce's");
     });
-  });
-
-  it('has what the Marketplace and Open VSX show: links, a 128×128 icon, banner, categories, keywords, license', function () {
-    const manifest = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as {
-      icon: string;
-      repository: { url: string };
-      homepage: string;
-      bugs: { url: string };
-      galleryBanner: { color: string; theme: string };
-      categories: string[];
-      keywords: string[];
-    };
-    assert.match(manifest.repository.url, /^https:\/\//);
-    assert.match(manifest.homepage, /^https:\/\//);
-    assert.match(manifest.bugs.url, /^https:\/\//);
-    assert.match(manifest.galleryBanner.color, /^#[0-9a-f]{6}$/i);
-    assert.ok(['dark', 'light'].includes(manifest.galleryBanner.theme));
-    for (const category of ['AI', 'Chat']) assert.ok(manifest.categories.includes(category), `category ${category}`);
-    assert.ok(manifest.keywords.length > 0 && manifest.keywords.length <= 30, 'keywords (vsce takes 30 at most)');
-    const icon = readFileSync(path.join(ROOT, manifest.icon));
-    assert.equal(icon.subarray(1, 4).toString('latin1'), 'PNG', 'the icon is a PNG (the Marketplace refuses SVG icons)');
-    assert.deepEqual([icon.readUInt32BE(16), icon.readUInt32BE(20)], [128, 128], "the icon's size");
-    assert.ok(listed.has(manifest.icon), 'the icon is in the VSIX');
-    assert.ok(listed.has('LICENSE'), 'the license file is in the VSIX');
-  });
-
-  it("holds the walkthrough's pictures", function () {
-    const manifest = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as {
-      contributes: { walkthroughs: { steps: { id: string; media: { image: string } }[] }[] };
-    };
-    const pictures = manifest.contributes.walkthroughs.flatMap((walkthrough) => walkthrough.steps.map((step) => step.media.image));
-    assert.equal(pictures.length, 6);
-    for (const picture of pictures) assert.ok(existsSync(path.join(ROOT, picture)), `${picture} exists`);
-    assert.deepEqual(
-      pictures.filter((picture) => !listed.has(picture)),
-      [],
-      'pictures of the walkthrough left out of the VSIX',
-    );
   });
 });
