@@ -2,6 +2,7 @@
  * The VSIX is ready to publish: `vsce package` builds it with no warning,
  * with the Marketplace's and Open VSX's fields (repository, homepage, bugs, a 128×128 icon, banner,
  * categories, keywords, a license file).
+ * Open VSX's CLI, `ovsx publish`, takes it, and the extension's folder, with nothing to say either.
  *
  * What `vsce package` puts in the VSIX (as `vsce ls` lists it from .vscodeignore) must hold every
  * file the packaged code loads: each webview chunk the webview script imports, at once or when an
@@ -11,11 +12,14 @@
  * break only the installed extension (tests run the unpacked build).
  */
 import assert from 'node:assert/strict';
-import { execFileSync, spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { execFile, execFileSync, spawnSync } from 'node:child_process';
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { isLicenseOk } from 'ovsx';
+import { readVSIXPackage, readZip } from 'ovsx/lib/zip';
 import { ENTRY_MODULES } from '../../src/engine/runtime/entryPoints';
+import { startOpenVsxStandIn, type OpenVsxStandIn } from './openVsxStandIn';
 
 const ROOT = path.join(__dirname, '..', '..');
 
@@ -24,33 +28,38 @@ describe('the VSIX', function () {
   const webview = path.join(ROOT, 'dist', 'webview');
   let listed: Set<string>;
   let packaging: { status: number | null; output: string };
+  let work: string | undefined;
+  let staging: string;
+  let vsix: string;
 
   before(function () {
     if (!existsSync(path.join(webview, 'webview.js'))) throw new Error('dist/webview/webview.js is missing: run `npm run build` first');
     // vsce walks every file of its folder: it is given a copy of what it may take (as the bench does).
-    const staging = mkdtempSync(path.join(tmpdir(), 'vsix-'));
+    // Kept, with the VSIX beside it (not in it), for ovsx below.
+    work = mkdtempSync(path.join(tmpdir(), 'vsix-'));
+    staging = path.join(work, 'extension');
+    vsix = path.join(work, 'test.vsix');
     for (const entry of ['package.json', 'package.nls.json', 'README.md', 'CHANGELOG.md', 'LICENSE', '.vscodeignore', 'dist', 'media', 'l10n'])
       cpSync(path.join(ROOT, entry), path.join(staging, entry), { recursive: true });
     const listing = execFileSync(process.execPath, [path.join(ROOT, 'node_modules', '@vscode', 'vsce', 'vsce'), 'ls', '--no-dependencies'], {
       cwd: staging,
       encoding: 'utf8',
     });
-    const packaged = spawnSync(
-      process.execPath,
-      [path.join(ROOT, 'node_modules', '@vscode', 'vsce', 'vsce'), 'package', '--no-dependencies', '--out', path.join(staging, 'test.vsix')],
-      {
-        cwd: staging,
-        encoding: 'utf8',
-      },
-    );
+    const packaged = spawnSync(process.execPath, [path.join(ROOT, 'node_modules', '@vscode', 'vsce', 'vsce'), 'package', '--no-dependencies', '--out', vsix], {
+      cwd: staging,
+      encoding: 'utf8',
+    });
     packaging = { status: packaged.status, output: `${packaged.stdout}\n${packaged.stderr}` };
-    rmSync(staging, { recursive: true, force: true });
     listed = new Set(
       listing
         .split('\n')
         .map((line) => line.trim().replace(/\\/g, '/'))
         .filter(Boolean),
     );
+  });
+
+  after(function () {
+    if (work) rmSync(work, { recursive: true, force: true });
   });
 
   it('holds every script of the webview and every chunk they import', function () {
@@ -159,5 +168,88 @@ describe('the VSIX', function () {
       [],
       'pictures of the walkthrough left out of the VSIX',
     );
+  });
+
+  describe("Open VSX's CLI, ovsx", function () {
+    // ovsx publishes to open-vsx.org, which this network cannot reach (and a test must never
+    // publish): it is pointed at a stand-in on 127.0.0.1 that answers its calls and keeps the upload
+    // (see openVsxStandIn.ts), with a dummy token only the stand-in sees. Run as CI runs it (CI=true).
+    const manifest = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as Record<string, unknown> & {
+      publisher: string;
+      name: string;
+      version: string;
+    };
+    let registry: OpenVsxStandIn;
+
+    beforeEach(async function () {
+      registry = await startOpenVsxStandIn({ namespace: manifest.publisher, name: manifest.name, version: manifest.version });
+    });
+    afterEach(async function () {
+      await registry.close();
+    });
+
+    /** Runs `ovsx publish` with `args`; its exit code and everything it printed. */
+    function ovsxPublish(args: string[]): Promise<{ code: number; output: string }> {
+      const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('OVSX_')));
+      return new Promise((resolve) => {
+        execFile(
+          process.execPath,
+          [path.join(ROOT, 'node_modules', 'ovsx', 'bin', 'ovsx'), 'publish', ...args, '--registryUrl', registry.url, '-p', 'dummy-token'],
+          { cwd: work, env: { ...env, CI: 'true' }, encoding: 'utf8', maxBuffer: 16 * 1024 * 1024 },
+          (error, stdout, stderr) => resolve({ code: error ? Number(error.code ?? 1) : 0, output: `${stdout}\n${stderr}` }),
+        ).stdin?.end();
+      });
+    }
+
+    /** What ovsx printed that is not its own progress: warnings (its, vsce's, the registry's), errors. */
+    function complaints(output: string): string[] {
+      return output.split('\n').filter((line) => /warn|error|!!|ignoring|could not|not found|missing/i.test(line));
+    }
+
+    /** The names in a VSIX, read with ovsx's own zip reader. */
+    async function entries(file: string): Promise<string[]> {
+      const names: string[] = [];
+      await readZip(file, (name) => (names.push(name), false));
+      return names.sort();
+    }
+
+    function assertAsked() {
+      assert.deepEqual(
+        registry.requests.map((request) => `${request.method} ${request.url.split('?')[0]}`),
+        ['GET /api/version', 'GET /api/-/size-limit', 'POST /api/-/publish'],
+        'ovsx asked the size limit for our extension before uploading it once',
+      );
+      const sizeLimit = new URL(registry.requests[1].url, registry.url).searchParams;
+      assert.deepEqual([sizeLimit.get('namespace'), sizeLimit.get('extension')], [manifest.publisher, manifest.name]);
+      for (const request of registry.requests.slice(1)) assert.equal(request.authorization, 'Bearer dummy-token');
+      assert.ok(!registry.requests.some((request) => request.url.includes('dummy-token')), 'the token is never in a URL');
+      assert.equal(registry.uploads.length, 1);
+    }
+
+    it('publishes the VSIX vsce built, with nothing to say', async function () {
+      const { code, output } = await ovsxPublish(['--packagePath', vsix]);
+      assert.equal(code, 0, output);
+      assert.deepEqual(complaints(output), [], output);
+      assert.match(output, new RegExp(`Published ${manifest.publisher}\\.${manifest.name} v${manifest.version}`));
+      assertAsked();
+      assert.ok(registry.uploads[0].equals(readFileSync(vsix)), 'the upload is the VSIX, byte for byte');
+    });
+
+    it("packages the extension's folder with its own vsce, passes its license check and publishes, with nothing to say", async function () {
+      // ovsx asks about a license (interactively, outside CI) only when publishing to open-vsx.org
+      // itself: its check is run here on the folder it packages.
+      assert.equal(await isLicenseOk(staging), true, "ovsx's license check");
+      const { code, output } = await ovsxPublish(['--packagePath', staging, '--no-dependencies']);
+      assert.equal(code, 0, output);
+      assert.deepEqual(complaints(output), [], output);
+      assertAsked();
+      const uploaded = path.join(work!, 'uploaded.vsix');
+      writeFileSync(uploaded, registry.uploads[0]);
+      const packagedManifest = (await readVSIXPackage(uploaded)) as unknown as Record<string, unknown>;
+      for (const field of ['publisher', 'name', 'version', 'license', 'repository', 'engines', 'main', 'browser'])
+        assert.deepEqual(packagedManifest[field], manifest[field], `package.json's ${field} in the VSIX ovsx built`);
+      // ovsx's vsce (a later major version than the project's) takes the same files.
+      assert.deepEqual(await entries(uploaded), await entries(vsix), "the files of ovsx's VSIX and vsce's");
+    });
   });
 });
