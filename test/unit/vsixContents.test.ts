@@ -19,7 +19,7 @@ import path from 'node:path';
 import { isLicenseOk } from 'ovsx';
 import { readVSIXPackage, readZip } from 'ovsx/lib/zip';
 import { ENTRY_MODULES } from '../../src/engine/runtime/entryPoints';
-import { startOpenVsxStandIn, type OpenVsxStandIn } from './openVsxStandIn';
+import { startOpenVsxStandIn, type OpenVsxStandIn } from '../support/openVsxStandIn';
 
 const ROOT = path.join(__dirname, '..', '..');
 
@@ -173,7 +173,7 @@ describe('the VSIX', function () {
   describe("Open VSX's CLI, ovsx", function () {
     // ovsx publishes to open-vsx.org, which this network cannot reach (and a test must never
     // publish): it is pointed at a stand-in on 127.0.0.1 that answers its calls and keeps the upload
-    // (see openVsxStandIn.ts), with a dummy token only the stand-in sees. Run as CI runs it (CI=true).
+    // (see test/support/openVsxStandIn.ts), with a dummy token only the stand-in sees. Run as CI runs it (CI=true).
     const manifest = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as Record<string, unknown> & {
       publisher: string;
       name: string;
