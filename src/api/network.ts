@@ -8,6 +8,7 @@ import type { Dispatcher } from 'undici';
 import { DeepSearchClient } from './client';
 import { accessTokenCredential, type Credential } from './credential';
 import { createDispatcher, HttpTransport, type DispatcherOptions } from './http';
+import type { ServerMemory } from './serverMemory';
 import { CodeTools } from './tools/codeTools';
 import { ToolClient } from './tools/toolClient';
 
@@ -18,13 +19,17 @@ export interface InstanceConnection {
   dispatcher: Dispatcher;
 }
 
-/** One dispatcher for both interfaces of an instance, so proxy and certificates apply to both. */
-export function connectToInstance(instanceUrl: string, auth: string | Credential, network: DispatcherOptions): InstanceConnection {
+/**
+ * One dispatcher for both interfaces of an instance, so proxy and certificates apply to both; and
+ * one memory of what the servers speak, the window's (a new one when none is given).
+ */
+export function connectToInstance(instanceUrl: string, auth: string | Credential, network: DispatcherOptions, memory?: ServerMemory): InstanceConnection {
   const dispatcher = createDispatcher(network);
   const credential = typeof auth === 'string' ? accessTokenCredential(auth) : auth;
+  const options = { instanceUrl, credential, dispatcher, memory };
   return {
-    client: new DeepSearchClient({ instanceUrl, credential, dispatcher }),
-    tools: new CodeTools(new ToolClient({ instanceUrl, credential, dispatcher })),
+    client: new DeepSearchClient(options),
+    tools: new CodeTools(new ToolClient(options)),
     dispatcher,
   };
 }

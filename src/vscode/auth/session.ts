@@ -17,6 +17,7 @@ import type { AuthorizationServerClient } from '../../api/oauth/authorizationSer
 import { normalizeInstanceUrl } from '../../api/instance';
 import type { InstanceConnection } from '../../api/network';
 import type { CodeTools } from '../../api/tools/codeTools';
+import { ServerMemory } from '../../api/serverMemory';
 import { CredentialVault, type StoredOAuthSignIn } from './credentialVault';
 import { Disposables } from '../disposables';
 import { LackingToolsMemento } from './lackingToolsMemento';
@@ -78,6 +79,8 @@ export class Session extends Disposables implements vscode.Disposable {
   private readonly oauthTransport: OAuthTransport;
   /** What the current connection was built from (connectionKey), to tell a change that changes nothing. */
   private connectedWith: string | undefined;
+  /** What this window learned about the servers (API generations, MCP revisions), for every connection it makes. */
+  private readonly serverMemory = new ServerMemory();
 
   constructor(
     private readonly context: vscode.ExtensionContext,
@@ -167,7 +170,7 @@ export class Session extends Disposables implements vscode.Disposable {
   /** Builds a client for a URL and token without storing anything (sign-in checks it first). */
   async createClient(instanceUrl: string, auth: string | Credential): Promise<InstanceConnection> {
     const { connectToInstance } = await this.network();
-    return connectToInstance(instanceUrl, auth, await dispatcherOptions());
+    return connectToInstance(instanceUrl, auth, await dispatcherOptions(), this.serverMemory);
   }
 
   /** The network bundle (dist/network.js): loaded on the first connection, not at activation. */
@@ -316,7 +319,12 @@ export class Session extends Disposables implements vscode.Disposable {
     const renewal = authorization.kind === 'oauth' ? await this.oauthRenewal(normalizeInstanceUrl(instanceUrl), authorization.signIn) : undefined;
     const network = await dispatcherOptions();
     const { connectToInstance } = await this.network();
-    const { client, tools, dispatcher } = connectToInstance(instanceUrl, renewal ? renewal.credential : (authorization as { token: string }).token, network);
+    const { client, tools, dispatcher } = connectToInstance(
+      instanceUrl,
+      renewal ? renewal.credential : (authorization as { token: string }).token,
+      network,
+      this.serverMemory,
+    );
     const accountDigest = accountDigestOf(authorization);
     this.connectedWith = connectionKey(kind, client.instanceUrl, authorization, network);
     const previous = this.connection;

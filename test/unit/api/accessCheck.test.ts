@@ -5,7 +5,6 @@
  */
 import assert from 'node:assert/strict';
 import { checkAccess, signInVerdict, toolServerAbsent, type AccessReport } from '../../../src/api/accessCheck';
-import { DeepSearchClient } from '../../../src/api/client';
 import { connectToInstance, type InstanceConnection } from '../../../src/api/network';
 import type { EngineOptions } from '../../../src/engine/options';
 import { startTestEngine, type TestEngine } from '../../support/engineHarness';
@@ -41,7 +40,6 @@ describe('access check (sign-in) against the engine', () => {
     return checkAccess(connection);
   }
 
-  beforeEach(() => DeepSearchClient.forgetGenerations());
   after(async () => {
     await Promise.all(connections.map((connection) => connection.dispatcher.destroy()));
     await Promise.all(engines.map((engine) => engine.dispose()));

@@ -5,13 +5,15 @@
  */
 import assert from 'node:assert/strict';
 import type { Dispatcher } from 'undici';
-import { DeepSearchClient, GENERATION_TTL_MS } from '../../../src/api/client';
+import { DeepSearchClient } from '../../../src/api/client';
+import { GENERATION_TTL_MS, ServerMemory } from '../../../src/api/serverMemory';
 import { createDispatcher } from '../../../src/api/http';
 import { isUnfinished, type Conversation } from '../../../src/model/conversation';
 import { CONNECT_SERVICE_PATH } from '../../../src/contract/connectWire';
 import type { EngineVariant, InjectedQuestionError } from '../../../src/engine/options';
 import { startTestEngine, TEST_TOKENS, waitFor, type TestEngine } from '../../support/engineHarness';
 import { expectError } from './expectError';
+import { addFollowup, cancelQuestion } from '../../support/clientCalls';
 
 const QUESTION = 'Where is parseConfig defined and what does it check?';
 const FAIL_PREFIX = 'FAIL:';
@@ -40,10 +42,13 @@ describe('client against servers of each generation', () => {
     return engine;
   }
 
+  /** What the clients of one test learned about the servers, shared as a window's connections share it. */
+  let memory = new ServerMemory();
+
   function clientFor(engine: TestEngine, token: string = TEST_TOKENS[0], now?: () => number): DeepSearchClient {
     const dispatcher = createDispatcher();
     dispatchers.push(dispatcher);
-    return new DeepSearchClient({ instanceUrl: engine.url, token, dispatcher, retry: { baseDelayMs: 10 }, ...(now ? { timers: { now } } : {}) });
+    return new DeepSearchClient({ instanceUrl: engine.url, token, dispatcher, memory, retry: { baseDelayMs: 10 }, ...(now ? { timers: { now } } : {}) });
   }
 
   function untilFinished(client: DeepSearchClient, id: number): Promise<Conversation> {
@@ -54,7 +59,10 @@ describe('client against servers of each generation', () => {
     );
   }
 
-  beforeEach(() => (seen.length = 0));
+  beforeEach(() => {
+    seen.length = 0;
+    memory = new ServerMemory();
+  });
   after(async () => {
     await Promise.all(engines.map((engine) => engine.dispose()));
     await Promise.all(dispatchers.map((dispatcher) => dispatcher.destroy()));
@@ -98,7 +106,6 @@ describe('client against servers of each generation', () => {
 
     it('does not remember a server whose new API refused the token: another token may be allowed it', async () => {
       const engine = await engineWith({ conversationApis: 'both' });
-      DeepSearchClient.forgetGenerations();
       await expectError(clientFor(engine, 'dse_not_a_known_token_12345').listConversations(), 'unauthorized');
       seen.length = 0;
       assert.equal(await clientFor(engine).generation(), 'connect');
@@ -111,7 +118,6 @@ describe('client against servers of each generation', () => {
 
     it('asks the instance again once what it found is older than GENERATION_TTL_MS (an upgraded server is noticed)', async () => {
       const engine = await engineWith({ conversationApis: 'legacy' });
-      DeepSearchClient.forgetGenerations();
       let clock = 1_000_000;
       const client = clientFor(engine, TEST_TOKENS[0], () => clock);
       await client.listConversations();
@@ -137,7 +143,6 @@ describe('client against servers of each generation', () => {
         },
       });
       engines.push(refusing);
-      DeepSearchClient.forgetGenerations();
       let clock = 1_000_000;
       const client = clientFor(refusing, TEST_TOKENS[0], () => clock);
       for (let call = 0; call < 3; call++) await client.listConversations();
@@ -168,7 +173,7 @@ describe('client against servers of each generation', () => {
       assert.ok(first.sources.length > 0 && first.suggestedFollowups.length > 0, 'the rich fields are read when the server sends them');
       assert.ok(done.title && done.webUrl?.startsWith(engine.url));
 
-      const followed = await client.addFollowup(created.id, 'What calls it?');
+      const followed = await addFollowup(client, created.id, 'What calls it?');
       assert.deepEqual(
         followed.questions.map((question) => [question.id, question.text]),
         [
@@ -176,7 +181,7 @@ describe('client against servers of each generation', () => {
           [2, 'What calls it?'],
         ],
       );
-      await expectError(client.addFollowup(created.id, 'And then?'), 'conflict');
+      await expectError(addFollowup(client, created.id, 'And then?'), 'conflict');
       assert.equal((await untilFinished(client, created.id)).questions[1]?.state, 'completed');
 
       await client.deleteConversation(created.id);
@@ -185,7 +190,7 @@ describe('client against servers of each generation', () => {
 
     it('cancels a running question', async () => {
       const created = await client.createConversation(QUESTION);
-      const canceled = await client.cancelQuestion(created.id, created.questions[0].id);
+      const canceled = await cancelQuestion(client, created.id, created.questions[0].id);
       assert.equal(canceled.questions[0]?.state, 'canceled');
     });
 

@@ -15,6 +15,7 @@ import { StreamableHTTPServerTransport, type EventStore } from '@modelcontextpro
 import { CallToolRequestSchema, EmptyResultSchema, ListToolsRequestSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { Credential } from '../../../../src/api/credential';
 import { ToolClient } from '../../../../src/api/tools/toolClient';
+import { ServerMemory } from '../../../../src/api/serverMemory';
 import { expectError } from '../expectError';
 
 interface SdkServerOptions {
@@ -203,15 +204,17 @@ describe('Tool client against a server of the official MCP SDK', function () {
   this.timeout(30_000);
   let server: SdkServer;
   const clients: ToolClient[] = [];
+  /** What the clients of one test learn about the server, shared as a window's connections share it. */
+  let memory = new ServerMemory();
   const client = (timeoutMs = 10_000, credential?: Credential): ToolClient => {
-    const made = new ToolClient({ instanceUrl: server.url, ...(credential ? { credential } : { token: TOKEN }), timeoutMs });
+    const made = new ToolClient({ instanceUrl: server.url, ...(credential ? { credential } : { token: TOKEN }), timeoutMs, memory });
     clients.push(made);
     return made;
   };
   afterEach(async () => {
     await Promise.all(clients.splice(0).map((each) => each.close()));
     await server?.close();
-    ToolClient.forgetEras();
+    memory = new ServerMemory();
   });
 
   for (const stateful of [true, false]) {
