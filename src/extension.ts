@@ -22,7 +22,12 @@ import { ConversationTree, VIEW_ID } from './vscode/conversations/conversationTr
 import { LocalEngineLauncher } from './vscode/engine/localEngine';
 import { RunningIndicator } from './vscode/conversations/runningIndicator';
 import { Session } from './vscode/auth/session';
-import { affectsConnection, pollSettings } from './vscode/settings';
+import { CredentialVault } from './vscode/auth/credentialVault';
+import { LackingToolsMemento } from './vscode/auth/lackingToolsMemento';
+import { loadNetworkBundle, OAuthTransport } from './vscode/auth/networkBundle';
+import { OAuthRedirects } from './vscode/auth/oauthRedirect';
+import type { SignInParts } from './vscode/auth/signIn';
+import { connectionSettingsChange, pollSettings } from './vscode/settings';
 import { SourceLinkOpener } from './vscode/conversations/sourceLinks';
 import { GeneratedFiles } from './vscode/conversations/generatedFiles';
 import { WorkspaceRepositories } from './vscode/workspace/workspaceRepositories';
@@ -39,6 +44,8 @@ import { ToolAccess } from './vscode/tools/toolAccess';
 export interface DeepSearchExtensionApi {
   store: ConversationStore;
   session: Session;
+  /** What signing in uses (the vault, the loaders, where browser sign-ins come back). */
+  signIn: SignInParts;
   panels: ConversationPanels;
   tree: ConversationTree;
   links: SourceLinkOpener;
@@ -58,7 +65,13 @@ export function activate(context: vscode.ExtensionContext): DeepSearchExtensionA
   const log = vscode.window.createOutputChannel(vscode.l10n.t('Deep Search'), { log: true });
   const localEngine = new LocalEngineLauncher(context, log);
   stopLocalEngine = () => localEngine.stop();
-  const session = new Session(context, localEngine);
+  // The session and the sign-in get the same vault, state and loaders: neither reaches them through the other.
+  const vault = new CredentialVault(context.secrets);
+  const oauthServers = new OAuthTransport();
+  const redirects = new OAuthRedirects(context.extension.id);
+  const session = new Session({ vault, state: context.globalState, network: loadNetworkBundle, oauthServers, localEngine });
+  const lackingTools = new LackingToolsMemento(context.globalState);
+  const signInParts: SignInParts = { session, vault, lackingTools, network: loadNetworkBundle, oauthServers, redirects };
   /** What identifies the current connection's conversations (ids are unique per instance only). */
   const instanceKey = () => {
     const connection = session.current;
@@ -86,7 +99,7 @@ export function activate(context: vscode.ExtensionContext): DeepSearchExtensionA
     },
   });
   const repositories = new WorkspaceRepositories();
-  const toolAccess = new ToolAccess(session, log);
+  const toolAccess = new ToolAccess(session, lackingTools, log);
   const locations = new CodeLocations(repositories);
   const generatedFiles = new GeneratedFiles(() => session.current?.client, context.storageUri ?? context.globalStorageUri);
   const links = new SourceLinkOpener(repositories, locations, toolAccess, () => store.instanceUrl);
@@ -124,6 +137,7 @@ export function activate(context: vscode.ExtensionContext): DeepSearchExtensionA
     context,
     log,
     session,
+    signIn: signInParts,
     store,
     panels,
     tree,
@@ -139,6 +153,8 @@ export function activate(context: vscode.ExtensionContext): DeepSearchExtensionA
     log,
     localEngine,
     session,
+    oauthServers,
+    redirects,
     { dispose: () => store.dispose() },
     repositories,
     toolAccess,
@@ -149,7 +165,7 @@ export function activate(context: vscode.ExtensionContext): DeepSearchExtensionA
     vscode.lm.registerMcpServerDefinitionProvider(MCP_PROVIDER_ID, mcpServers),
     tree,
     panels,
-    new DeepSearchAuthProvider(session),
+    new DeepSearchAuthProvider(session, signInParts),
     chat,
     ...registerAgentTools(session, store),
     new RunningIndicator(
@@ -164,7 +180,8 @@ export function activate(context: vscode.ExtensionContext): DeepSearchExtensionA
     }),
     session.onDidChange((connection) => store.setClient(connection?.client, { sameAccount: connection?.sameAccount })),
     vscode.workspace.onDidChangeConfiguration((event) => {
-      if (affectsConnection(event)) void session.reconnect();
+      const change = connectionSettingsChange(event);
+      if (change.network || change.instanceUrl) void session.settingsChanged(change);
       if (event.affectsConfiguration('deepSearch.pollInterval')) store.setPollIntervals(pollSettings());
     }),
     ...registerCommands(commandDependencies),
@@ -174,7 +191,7 @@ export function activate(context: vscode.ExtensionContext): DeepSearchExtensionA
   void session.restore();
   const activationMs = performance.now() - started;
   log.info(`Activated in ${activationMs.toFixed(1)} ms.`);
-  return { store, session, panels, tree, links, mcpServers, chat, localEngine, activationMs };
+  return { store, session, signIn: signInParts, panels, tree, links, mcpServers, chat, localEngine, activationMs };
 }
 
 let askingToSignIn = false;

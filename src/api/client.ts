@@ -9,7 +9,7 @@ import * as l10n from '@vscode/l10n';
 import { name as packageName, version as packageVersion } from '../../package.json';
 import { DeepSearchError, isDeepSearchError } from './errors';
 import { HttpTransport, type RetryPolicy, type RetryTimers } from './http';
-import { normalizeInstanceUrl } from './instance';
+import { parseInstanceUrl, type InstanceUrl } from './instance';
 import { ConnectConversationApi } from './connectApi';
 import { LegacyConversationApi } from './legacyApi';
 import type { ConversationApi, ConversationApiGeneration } from './conversationApi';
@@ -40,7 +40,7 @@ export const MAX_GENERATED_FILE_CHARACTERS = 10 * 1024 * 1024;
 
 export class DeepSearchClient {
   /** Canonical instance URL (no trailing slash; a path prefix kept). */
-  readonly instanceUrl: string;
+  readonly instanceUrl: InstanceUrl;
   private readonly headers: Record<string, string>;
   private readonly transport: HttpTransport;
   private readonly legacy: LegacyConversationApi;
@@ -52,7 +52,7 @@ export class DeepSearchClient {
   private readonly now: () => number;
 
   constructor(options: DeepSearchClientOptions) {
-    this.instanceUrl = normalizeInstanceUrl(options.instanceUrl);
+    this.instanceUrl = parseInstanceUrl(options.instanceUrl);
     this.headers = {
       'x-requested-with': `${options.clientName ?? packageName} ${options.clientVersion ?? packageVersion}`,
       accept: 'application/json',

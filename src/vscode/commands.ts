@@ -21,7 +21,7 @@ import { conversationIdArgument, textArgument, textFields, uriArgument } from '.
 import type { ConversationTree } from './conversations/conversationTree';
 import type { EngineModels } from './engine/engineModels';
 import type { Session } from './auth/session';
-import { signIn, signOut } from './auth/signIn';
+import { signIn, signOut, type SignInParts } from './auth/signIn';
 import type { SourceLinkOpener } from './conversations/sourceLinks';
 import type { WorkspaceRepositories } from './workspace/workspaceRepositories';
 import type { CodeLocations } from './tools/codeLocations';
@@ -37,6 +37,8 @@ export interface CommandDependencies {
   context: vscode.ExtensionContext;
   log: vscode.LogOutputChannel;
   session: Session;
+  /** What signing in uses (the vault, the loaders, the redirects). */
+  signIn: SignInParts;
   store: ConversationStore;
   panels: ConversationPanels;
   tree: ConversationTree;
@@ -55,11 +57,11 @@ const SHARE_WARNING_KEY = 'deepSearch.shareWarningAcknowledged';
 const MAX_SEARCH_LENGTH = 200;
 
 /** What finding a conversation a command is about needs. */
-type ConversationDependencies = Pick<CommandDependencies, 'store' | 'session'>;
+type ConversationDependencies = Pick<CommandDependencies, 'store' | 'session' | 'signIn'>;
 /** What Copy Share Link needs: the conversation, and where the user said not to be warned again. */
-type ShareDependencies = Pick<CommandDependencies, 'store' | 'session' | 'context'>;
+type ShareDependencies = Pick<CommandDependencies, 'store' | 'session' | 'signIn' | 'context'>;
 /** What deleting needs: the conversation, and its panel to close. */
-type DeleteDependencies = Pick<CommandDependencies, 'store' | 'session' | 'panels'>;
+type DeleteDependencies = Pick<CommandDependencies, 'store' | 'session' | 'signIn' | 'panels'>;
 
 /** A question that could not be sent, offered again by the next Ask so it is never lost. */
 let unsentQuestion: string | undefined;
@@ -72,8 +74,8 @@ export function registerCommands(deps: CommandDependencies): vscode.Disposable[]
     // The links of answers shown in VS Code's Chat: the panel's opener (local checkout, remote file, browser).
     [OPEN_LINK_COMMAND]: (href) => (typeof href === 'string' ? deps.links.open(href) : undefined),
     'deepSearch.askAboutSelection': (first) => askAboutSelection(deps, textArgument(first), uriArgument(first)),
-    'deepSearch.signIn': (given) => signIn(session, textFields(given, ['instanceUrl', 'token'])),
-    'deepSearch.signOut': () => signOut(session),
+    'deepSearch.signIn': (given) => signIn(deps.signIn, textFields(given, ['instanceUrl', 'token'])),
+    'deepSearch.signOut': () => signOut(deps.signIn),
     'deepSearch.useLocalEngine': () =>
       vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Starting the local Deep Search engine…') }, () =>
         session.useLocalEngine(),
@@ -448,7 +450,7 @@ function signedIn<A extends unknown[], R>(deps: CommandDependencies, run: (...ar
 }
 
 /** Offers to sign in (or use the local engine) when nobody is signed in. */
-async function ensureSignedIn(deps: Pick<CommandDependencies, 'session'>): Promise<boolean> {
+async function ensureSignedIn(deps: Pick<CommandDependencies, 'session' | 'signIn'>): Promise<boolean> {
   await deps.session.whenRestored();
   if (deps.session.current) return true;
   const signInLabel = vscode.l10n.t('Sign In');
@@ -458,7 +460,7 @@ async function ensureSignedIn(deps: Pick<CommandDependencies, 'session'>): Promi
     signInLabel,
     local,
   );
-  if (choice === signInLabel) return signIn(deps.session);
+  if (choice === signInLabel) return signIn(deps.signIn);
   if (choice === local) {
     await vscode.commands.executeCommand('deepSearch.useLocalEngine');
     return deps.session.current !== undefined;

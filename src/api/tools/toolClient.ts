@@ -14,7 +14,7 @@ import { request, type Dispatcher } from 'undici';
 import { name as packageName, version as packageVersion } from '../../../package.json';
 import { canceledError, DeepSearchError, errorFromStatus, errorMessage, isDeepSearchError, networkError, redact, timeoutError } from '../errors';
 import { flattenHeaders } from '../http';
-import { normalizeInstanceUrl } from '../instance';
+import { parseInstanceUrl, type InstanceUrl } from '../instance';
 import { translationsInUse } from '../translations';
 import { sendAuthorized, tokenOf, type Credential } from '../credential';
 import { credentialOf, type ConnectionOptions } from '../connectionOptions';
@@ -49,7 +49,7 @@ interface Connected {
 }
 
 export class ToolClient {
-  readonly instanceUrl: string;
+  readonly instanceUrl: InstanceUrl;
   private readonly credential: Credential;
   /** Every token sent, never to appear in an error. */
   private readonly secrets: string[] = [];
@@ -64,7 +64,7 @@ export class ToolClient {
   private readonly memory: ServerMemory;
 
   constructor(private readonly options: ToolClientOptions) {
-    this.instanceUrl = normalizeInstanceUrl(options.instanceUrl);
+    this.instanceUrl = parseInstanceUrl(options.instanceUrl);
     this.credential = credentialOf(options);
     this.timeoutMs = options.timeoutMs ?? 60_000;
     this.memory = options.memory ?? new ServerMemory();

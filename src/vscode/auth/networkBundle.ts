@@ -9,9 +9,16 @@ import type { Dispatcher } from 'undici';
 import * as vscode from 'vscode';
 import type { HttpTransport } from '../../api/http';
 import type { AuthorizationServerClient } from '../../api/oauth/authorizationServer';
+import type { InstanceUrl } from '../../api/instance';
 import { networkSettings } from '../settings';
 
 export type NetworkBundle = typeof import('../../api/network');
+
+/** How the bundle is reached (`loadNetworkBundle`), handed to whoever needs it. */
+export type NetworkLoader = () => Promise<NetworkBundle>;
+
+/** Instances' OAuth authorization servers, as the session and the sign-in look them up. */
+export type OAuthServers = Pick<OAuthTransport, 'authorizationServer'>;
 
 /** Loads dist/network.js (esbuild turns this `import()` into a lazy require of that file). */
 export async function loadNetworkBundle(): Promise<NetworkBundle> {
@@ -53,7 +60,7 @@ export class OAuthTransport implements vscode.Disposable {
   private current: { key: string; transport: HttpTransport; dispatcher: Dispatcher } | undefined;
 
   /** The instance's authorization server (undefined when it has none). */
-  async authorizationServer(instanceUrl: string, signal?: AbortSignal): Promise<AuthorizationServerClient | undefined> {
+  async authorizationServer(instanceUrl: InstanceUrl, signal?: AbortSignal): Promise<AuthorizationServerClient | undefined> {
     const network = await loadNetworkBundle();
     return network.AuthorizationServerClient.discover(await this.transport(), instanceUrl, signal);
   }

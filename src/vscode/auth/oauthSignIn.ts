@@ -15,7 +15,7 @@ import type { OAuthRedirects, RedirectChoice } from './oauthRedirect';
 import { untilDeadline } from '../../api/oauth/deadline';
 import { sleep } from '../../api/sleep';
 import type { StoredOAuthSignIn } from './credentialVault';
-import type { Session } from './session';
+import type { NetworkLoader } from './networkBundle';
 import { oauthSettings } from '../settings';
 
 export type OAuthMethod = 'browser' | 'device';
@@ -43,7 +43,7 @@ export async function runOAuthSignIn(
   method: OAuthMethod,
   server: AuthorizationServerClient,
   redirects: OAuthRedirects,
-  session: Session,
+  network: NetworkLoader,
 ): Promise<OAuthResult | undefined> {
   const settings = oauthSettings();
   const redirect = method === 'browser' ? await redirects.choose(settings.redirect) : undefined;
@@ -53,7 +53,7 @@ export async function runOAuthSignIn(
     LOOPBACK_REDIRECT_URI,
   ]);
   const tokens =
-    method === 'browser' ? await browserSignIn(server, client, redirects, redirect ?? { kind: 'loopback' }, session) : await deviceSignIn(server, client);
+    method === 'browser' ? await browserSignIn(server, client, redirects, redirect ?? { kind: 'loopback' }, network) : await deviceSignIn(server, client);
   if (!tokens) return undefined;
   const info = await server.userInfo(tokens.accessToken, AbortSignal.timeout(15_000)).catch(() => undefined);
   const label = info?.preferred_username ?? info?.name ?? info?.email;
@@ -96,12 +96,12 @@ async function browserSignIn(
   client: OAuthClientChoice,
   redirects: OAuthRedirects,
   redirect: RedirectChoice,
-  session: Session,
+  network: NetworkLoader,
 ): Promise<OAuthTokens | undefined> {
   return vscode.window.withProgress(
     { location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Finish signing in in your browser…'), cancellable: true },
     async (_progress, cancellation) => {
-      const loopback = redirect.kind === 'loopback' ? await (await session.network()).LoopbackRedirect.listen() : undefined;
+      const loopback = redirect.kind === 'loopback' ? await (await network()).LoopbackRedirect.listen() : undefined;
       try {
         const redirectUri = loopback?.redirectUri ?? (redirect as { redirectUri: string }).redirectUri;
         const started = server.startBrowserSignIn({ clientId: client.clientId, redirectUri, scopes: client.scopes });
