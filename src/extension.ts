@@ -81,6 +81,7 @@ export function activate(context: vscode.ExtensionContext): DeepSearchExtensionA
     const instance = instanceKey();
     return instance && `deepSearch.running:${instance}`;
   };
+  const askToSignInAgain = signInAgainPrompt();
   const store = new ConversationStore({
     ...pollSettings(),
     onPollError: (id, error) => {
@@ -148,6 +149,7 @@ export function activate(context: vscode.ExtensionContext): DeepSearchExtensionA
     navigation,
     history,
     engineModels: localEngine.models,
+    unsent: {},
   };
   context.subscriptions.push(
     log,
@@ -194,20 +196,22 @@ export function activate(context: vscode.ExtensionContext): DeepSearchExtensionA
   return { store, session, signIn: signInParts, panels, tree, links, mcpServers, chat, localEngine, activationMs };
 }
 
-let askingToSignIn = false;
-
-/** The token stopped working (revoked, expired) while questions were being followed: say so once. */
-async function askToSignInAgain(message: string): Promise<void> {
-  if (askingToSignIn) return;
-  askingToSignIn = true;
-  try {
-    const signIn = vscode.l10n.t('Sign In');
-    if ((await vscode.window.showWarningMessage(message, signIn)) === signIn) await vscode.commands.executeCommand('deepSearch.signIn');
-  } finally {
-    askingToSignIn = false;
-  }
+/** The token stopped working (revoked, expired) while questions were being followed: says so, one prompt at a time. */
+function signInAgainPrompt(): (message: string) => Promise<void> {
+  let asking = false;
+  return async (message) => {
+    if (asking) return;
+    asking = true;
+    try {
+      const signIn = vscode.l10n.t('Sign In');
+      if ((await vscode.window.showWarningMessage(message, signIn)) === signIn) await vscode.commands.executeCommand('deepSearch.signIn');
+    } finally {
+      asking = false;
+    }
+  };
 }
 
+/** VS Code calls `deactivate()` with nothing in hand: the one thing it needs from activate() is kept here. */
 let stopLocalEngine: (() => Promise<void>) | undefined;
 
 /** Waits for the local engine to finish its writes; everything else is in context.subscriptions. */

@@ -50,6 +50,8 @@ export interface CommandDependencies {
   history: HistoryCommands;
   /** VS Code's model the local engine investigates with. */
   engineModels: EngineModels;
+  /** A question that could not be sent, offered again by the next Ask so it is never lost (one per window). */
+  unsent: { question?: string };
 }
 
 const SHARE_WARNING_KEY = 'deepSearch.shareWarningAcknowledged';
@@ -62,9 +64,6 @@ type ConversationDependencies = Pick<CommandDependencies, 'store' | 'session' | 
 type ShareDependencies = Pick<CommandDependencies, 'store' | 'session' | 'signIn' | 'context'>;
 /** What deleting needs: the conversation, and its panel to close. */
 type DeleteDependencies = Pick<CommandDependencies, 'store' | 'session' | 'signIn' | 'panels'>;
-
-/** A question that could not be sent, offered again by the next Ask so it is never lost. */
-let unsentQuestion: string | undefined;
 
 export function registerCommands(deps: CommandDependencies): vscode.Disposable[] {
   const { session, store, panels, tree } = deps;
@@ -123,7 +122,7 @@ export function registerCommands(deps: CommandDependencies): vscode.Disposable[]
 }
 
 /** Asks a question typed in an input box (or given by a caller); opens its panel at once. */
-async function ask(deps: CommandDependencies, given?: string, draft = unsentQuestion ?? ''): Promise<number | undefined> {
+async function ask(deps: CommandDependencies, given?: string, draft = deps.unsent.question ?? ''): Promise<number | undefined> {
   if (!(await ensureSignedIn(deps))) return undefined;
   const question =
     given ??
@@ -194,11 +193,11 @@ export function askWithDraft(deps: CommandDependencies, draft: string): Promise<
 async function send(deps: CommandDependencies, question: string): Promise<number | undefined> {
   try {
     const conversation = await deps.store.ask(question);
-    unsentQuestion = undefined;
+    deps.unsent.question = undefined;
     deps.panels.open(conversation.id);
     return conversation.id;
   } catch (error) {
-    unsentQuestion = question;
+    deps.unsent.question = question;
     const edit = vscode.l10n.t('Edit and Ask Again');
     const reason = errorMessage(error);
     // After a timeout or a dropped connection the question may have reached the instance anyway:
