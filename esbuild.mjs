@@ -1,8 +1,8 @@
 // Builds the bundles: the extension's activation code (Node, cjs, `vscode` external), its network
-// code (loaded on the first connection), the webview script (browser), the engine as a library and
-// the engine CLI, with the engine's worker threads and helper process. Type-checking is
-// `npm run typecheck`, a separate step.
-//   node esbuild.mjs [--production] [--watch] [--only extension|network|webview|engineServer|engine|openaiModel|engineHosted|searchWorkerThread|regexWorkerThread|processLauncherChild]
+// code (loaded on the first connection), the extension for VS Code for the Web (one web-worker
+// bundle), the webview script (browser), the engine as a library and the engine CLI, with the
+// engine's worker threads and helper process. Type-checking is `npm run typecheck`, a separate step.
+//   node esbuild.mjs [--production] [--watch] [--only extension|network|mcp|web|webview|engineServer|engine|openaiModel|engineHosted|searchWorkerThread|regexWorkerThread|processLauncherChild]
 import * as esbuild from 'esbuild';
 import { copyFileSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
@@ -61,6 +61,22 @@ const undiciSubset = {
 };
 
 /**
+ * undici carries its HTTP parser (llhttp, WebAssembly) twice: with SIMD, tried first, and without,
+ * the fallback it loads when the first fails. The bundles keep the fallback only (72 KB less, for
+ * a parser whose speed does not matter to a client of a few requests a second): the SIMD module
+ * resolves to nothing, which WebAssembly refuses, and undici goes on with the other.
+ */
+const undiciOneParser = {
+  name: 'undici-one-parser',
+  setup(build) {
+    build.onResolve({ filter: /llhttp_simd-wasm\.js$/ }, (args) =>
+      args.importer.includes(`${path.sep}undici${path.sep}`) ? { path: args.path, namespace: 'undici-no-simd' } : undefined,
+    );
+    build.onLoad({ filter: /.*/, namespace: 'undici-no-simd' }, () => ({ contents: 'module.exports = undefined;', loader: 'js' }));
+  },
+};
+
+/**
  * Mermaid's parser package loads each of its fifteen grammars with an `import()` of its own: as
  * many chunks again in the webview, past the 100 scripts that `vsce package` accepts before it
  * warns. Imported statically, they make one chunk with the parser, which loads only when an
@@ -77,6 +93,24 @@ const mermaidGrammarsTogether = {
       });
       return { contents: `${imports.join('\n')}\n${contents}`, loader: 'js', resolveDir: path.dirname(args.path) };
     });
+  },
+};
+
+/**
+ * The web bundle runs in VS Code for the Web's web-worker extension host, which has no Node and
+ * whose `require` knows `vscode` only: nothing of Node or undici may reach it (the client sends
+ * with fetch there), and it is one file.
+ */
+const webWorkerOnly = {
+  name: 'web-worker-only',
+  setup(build) {
+    build.onResolve({ filter: /^(node:.*|undici(\/.*)?|child_process|fs|net|tls|http|https|worker_threads)$/ }, (args) => ({
+      errors: [
+        {
+          text: `${args.path} is Node's (imported by ${path.relative('.', args.importer)}): the web bundle runs in a web worker. Keep it behind the entry's HostPlatform (src/vscode/activation.ts).`,
+        },
+      ],
+    }));
   },
 };
 
@@ -114,6 +148,17 @@ const bundles = {
     platform: 'node',
     format: 'cjs',
     target: 'node20',
+  },
+  // VS Code for the Web (package.json `browser`): the whole extension in one web-worker bundle,
+  // sending with fetch; loaded by a `require` that knows only `vscode`.
+  web: {
+    ...common,
+    entryPoints: ['src/extensionWeb.ts'],
+    outfile: 'dist/web/extension.js',
+    platform: 'browser',
+    format: 'cjs',
+    target: 'es2022',
+    external: ['vscode'],
   },
   webview: {
     ...common,
@@ -232,7 +277,10 @@ for (const [name, bundle] of selected) {
   const options = {
     ...bundle,
     metafile: true,
-    plugins: [linkOwnBundles(bundle.entryPoints[0]), undiciSubset, ...(name === 'webview' ? [mermaidGrammarsTogether] : [])],
+    plugins:
+      name === 'web'
+        ? [webWorkerOnly]
+        : [linkOwnBundles(bundle.entryPoints[0]), undiciSubset, undiciOneParser, ...(name === 'webview' ? [mermaidGrammarsTogether] : [])],
   };
   if (watch) {
     const context = await esbuild.context(options);

@@ -129,8 +129,29 @@ export function layerLintConfig() {
       rules: { 'no-restricted-imports': ['error', restrictions(rule, depth)] },
     })),
   );
+  const webEntry =
+    "The web entry runs in a web worker: no Node, no undici, none of the Node host's parts (the esbuild.mjs web build refuses them wherever they are imported).";
   return [
     ...blocks,
+    {
+      files: ['src/extensionWeb.ts'],
+      rules: {
+        'no-restricted-imports': [
+          'error',
+          {
+            paths: [...builtinModules.filter((name) => !name.startsWith('_')), 'undici'].map((name) => ({ name, message: webEntry })),
+            patterns: [
+              { group: ['node:*'], message: webEntry },
+              { regex: '^\\./(engine|webview)(/|$)', message: webEntry },
+              {
+                regex: '^\\./(api/network|api/undiciTransport|vscode/auth/nodeNetwork|vscode/engine/localEngine|vscode/workspace/gitRepositories)$',
+                message: webEntry,
+              },
+            ],
+          },
+        ],
+      },
+    },
     {
       files: ['src/extension.ts'],
       rules: {

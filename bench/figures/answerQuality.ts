@@ -18,7 +18,7 @@
  * is, the reciprocal rank of the first answering file (MRR, up to the tenth), whether an answering
  * line is quoted in a code block, and the answer time (POST to completed; the first question of a
  * project waits for the engine's index of it, as a first question does).
- * Goals: on every style and language, P@1 and MRR at least BM25's; over all styles, P@1 at least
+ * Goals: on every style and language, P@1, R@3, R@5 and MRR at least BM25's; over all styles, P@1 at least
  * BM25's + 0.15; on short questions P@1 ≥ 0.9, R@3 ≥ 0.97 and quoted ≥ 0.8; the median answer
  * time at most 1.5 times the engine's before issue 34 (89f3779) on the short questions.
  *
@@ -295,6 +295,11 @@ function scoresOf(outcomes: readonly Outcome[]): Scores {
   };
 }
 
+/** Whether the engine is at least BM25 on every measure of the ranking. */
+function atLeastBm25(scores: Scores): boolean {
+  return scores.p1 >= scores.bm25.p1 && scores.r3 >= scores.bm25.r3 && scores.r5 >= scores.bm25.r5 && scores.mrr >= scores.bm25.mrr;
+}
+
 const two = (value: number): string => (Number.isNaN(value) ? '—' : value.toFixed(2));
 
 function rows(context: BenchContext, repos: readonly ProjectRepo[], outcomes: readonly Outcome[], code: MeasuredCode | undefined): Row[] {
@@ -357,8 +362,8 @@ function rows(context: BenchContext, repos: readonly ProjectRepo[], outcomes: re
       figure: `${what}: P@1, R@3, R@5, MRR, quoted`,
       measured: `${two(scores.p1)}, ${two(scores.r3)}, ${two(scores.r5)}, ${two(scores.mrr)}, ${two(scores.quoted)}`,
       baseline: `BM25 over the source files: ${two(scores.bm25.p1)}, ${two(scores.bm25.r3)}, ${two(scores.bm25.r5)}, ${two(scores.bm25.mrr)}`,
-      goal: 'P@1 and MRR ≥ BM25',
-      met: scores.p1 >= scores.bm25.p1 && scores.mrr >= scores.bm25.mrr,
+      goal: 'P@1, R@3, R@5 and MRR ≥ BM25',
+      met: atLeastBm25(scores),
       data: { style, ...scores },
     });
     for (const language of languages) {
@@ -368,8 +373,8 @@ function rows(context: BenchContext, repos: readonly ProjectRepo[], outcomes: re
         figure: `answers on real repositories, ${STYLE_LABEL[style]}, ${titles.join(', ')} (${language}), ${ofLanguage.n} questions${quick}: P@1, R@3, R@5, MRR, quoted`,
         measured: `${two(ofLanguage.p1)}, ${two(ofLanguage.r3)}, ${two(ofLanguage.r5)}, ${two(ofLanguage.mrr)}, ${two(ofLanguage.quoted)}`,
         baseline: `BM25 over the source files: ${two(ofLanguage.bm25.p1)}, ${two(ofLanguage.bm25.r3)}, ${two(ofLanguage.bm25.r5)}, ${two(ofLanguage.bm25.mrr)}`,
-        goal: 'P@1 and MRR ≥ BM25',
-        met: ofLanguage.p1 >= ofLanguage.bm25.p1 && ofLanguage.mrr >= ofLanguage.bm25.mrr,
+        goal: 'P@1, R@3, R@5 and MRR ≥ BM25',
+        met: atLeastBm25(ofLanguage),
         data: { style, language, ...ofLanguage },
       });
     }

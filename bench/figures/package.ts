@@ -1,6 +1,7 @@
 /**
  * What users download: the production bundles (bench/run.ts builds them) and the VSIX that
- * `vsce package` makes of them (what goes in is listed in .vscodeignore), of which the engine's
+ * `vsce package` makes of them (what goes in is listed in .vscodeignore): the desktop's JavaScript
+ * and VS Code for the Web's (dist/web/extension.js, its one bundle) counted apart, of which the engine's
  * grammars (tree-sitter, WASM) are a part; and what those grammars cost the engine's memory once
  * loaded (the extension's own bundle loads none of them).
  */
@@ -43,7 +44,11 @@ async function run(context: BenchContext): Promise<Row[]> {
   // The diagram library (Mermaid) is the one part loaded only on demand, and large: counted apart.
   const diagrams = diagramLibrary(path.join(dist, 'webview'));
   const inVsix = all.filter((bundle) => packaged.has(`dist/${bundle.file}`));
-  const bundles = inVsix.filter((bundle) => !diagrams.has(bundle.file));
+  // VS Code for the Web loads its own bundle and nothing else of dist/ but the webview's: a figure of its own.
+  const web = inVsix.filter((bundle) => bundle.file.startsWith('web/'));
+  const webBytes = web.reduce((sum, bundle) => sum + bundle.bytes, 0);
+  const webPacked = web.reduce((sum, bundle) => sum + deflateRawSync(readFileSync(path.join(dist, bundle.file)), { level: 9 }).length, 0);
+  const bundles = inVsix.filter((bundle) => !diagrams.has(bundle.file) && !bundle.file.startsWith('web/'));
   const diagramBundles = inVsix.filter((bundle) => diagrams.has(bundle.file));
   const diagramBytes = diagramBundles.reduce((sum, bundle) => sum + bundle.bytes, 0);
   const diagramPacked = diagramBundles.reduce((sum, bundle) => sum + deflateRawSync(readFileSync(path.join(dist, bundle.file)), { level: 9 }).length, 0);
@@ -76,7 +81,7 @@ async function run(context: BenchContext): Promise<Row[]> {
   const memory = grammarMemory(context.root);
   return [
     {
-      figure: 'package: all JavaScript of the VSIX but the diagram library (minified bundles)',
+      figure: 'package: all JavaScript of the VSIX but the diagram library and the web bundle (minified bundles: what desktop and remote VS Code load)',
       measured:
         `${kb(total)}: ${shown.map((bundle) => `${bundle.file} ${kb(bundle.bytes)}`).join(', ')}` +
         (leftOut.length > 0 ? `; not in the VSIX: ${leftOut.map((bundle) => `${bundle.file} ${kb(bundle.bytes)}`).join(', ')}` : ''),
@@ -86,6 +91,15 @@ async function run(context: BenchContext): Promise<Row[]> {
       data: { bundles, leftOut },
     },
     {
+      figure:
+        "package: the web bundle's JavaScript (VS Code for the Web's web worker: dist/web/extension.js, the whole extension with fetch instead of undici)",
+      measured: `${kb(webBytes)} (${kb(webPacked)} deflated in the VSIX)`,
+      baseline: 'the activation bundle and dist/network.js together, which it replaces',
+      goal: '≤ 300 KB',
+      met: web.length === 1 && webBytes <= 300 * 1024,
+      data: { bytes: webBytes, packed: webPacked },
+    },
+    {
       figure: 'package: the diagram library (Mermaid), loaded only for an answer with a diagram',
       measured: `${kb(diagramBytes)} in ${diagramBundles.length} chunks (${kb(diagramPacked)} deflated in the VSIX)`,
       baseline: '—',
@@ -93,12 +107,13 @@ async function run(context: BenchContext): Promise<Row[]> {
       data: { bytes: diagramBytes, packed: diagramPacked, chunks: diagramBundles.length },
     },
     {
-      figure: 'package: VSIX without the grammars, the diagram library and the pictures of the README and the walkthrough (vsce package)',
-      measured: `${kb(vsixBytes - grammarsPacked - diagramPacked - pictures)} (the pictures ${kb(pictures)})`,
+      figure:
+        'package: VSIX without the grammars, the diagram library, the web bundle and the pictures of the README and the walkthrough (vsce package: what desktop and remote VS Code install besides)',
+      measured: `${kb(vsixBytes - grammarsPacked - diagramPacked - webPacked - pictures)} (the pictures ${kb(pictures)}, the web bundle ${kb(webPacked)})`,
       baseline: '—',
       goal: '≤ 600 KB',
-      met: vsixBytes - grammarsPacked - diagramPacked - pictures <= 600 * 1024,
-      data: { bytes: vsixBytes - grammarsPacked - diagramPacked - pictures, pictures },
+      met: vsixBytes - grammarsPacked - diagramPacked - webPacked - pictures <= 600 * 1024,
+      data: { bytes: vsixBytes - grammarsPacked - diagramPacked - webPacked - pictures, pictures, web: webPacked },
     },
     {
       figure: "package: what the engine's grammars add to the VSIX (11 languages and the parser, deflated)",

@@ -9,7 +9,7 @@ import { mkdtemp } from 'node:fs/promises';
 import path from 'node:path';
 import { DeepSearchClient } from '../../src/api/client';
 import { ConversationStore, type ConversationStoreOptions } from '../../src/conversations/conversationStore';
-import { createDispatcher } from '../../src/api/http';
+import { createDispatcher, undiciTransport } from '../../src/api/undiciTransport';
 import { DEFAULT_POLL_INTERVALS } from '../../src/conversations/poller';
 import type { EngineVariant, RunningEngine } from '../../src/engine/options';
 import { startEngine } from '../../src/engine/server';
@@ -68,7 +68,7 @@ async function run(context: BenchContext): Promise<Row[]> {
         engines.push(engine);
         const store = new ConversationStore(scenario.intervals);
         stores.push(store);
-        store.setClient(new DeepSearchClient({ instanceUrl: engine.url, token: TOKEN, dispatcher }));
+        store.setClient(new DeepSearchClient({ instanceUrl: engine.url, token: TOKEN, transport: undiciTransport(dispatcher) }));
         await store.refreshList();
         if (scenario.asks) {
           const conversation = await store.ask('Where is parseConfig defined and what does it check?');

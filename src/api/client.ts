@@ -1,7 +1,7 @@
 /**
- * The Deep Search conversation API client. Plain Node, no `vscode`: the extension feeds it an
- * instance URL, a token and a dispatcher, and gets domain objects back, whichever API the instance
- * speaks: the 7.x API (`/api/deepsearch.v1.Service`, preferred where it exists) or the legacy one
+ * The Deep Search conversation API client. No `vscode`, no Node: the extension feeds it an
+ * instance URL, a token and a transport (undici on Node, fetch on the web), and gets domain objects
+ * back, whichever API the instance speaks: the 7.x API (`/api/deepsearch.v1.Service`, preferred where it exists) or the legacy one
  * (`/.api/deepsearch/v1`, 6.7 on, and still what read tokens and share links need). Which one an
  * instance has is found once, with one cheap call, and remembered for that instance.
  */
@@ -17,6 +17,7 @@ import { credentialOf, type ConnectionOptions } from './connectionOptions';
 import { GENERATION_TTL_MS, ServerMemory } from './serverMemory';
 import type { Conversation, ConversationPage, ListOptions } from '../model/conversation';
 import type { FollowupResponse } from './normalize';
+import { createFetchTransport } from './fetchTransport';
 
 export type { ConversationApiGeneration } from './conversationApi';
 
@@ -58,7 +59,7 @@ export class DeepSearchClient {
       accept: 'application/json',
     };
     this.transport = new HttpTransport({
-      dispatcher: options.dispatcher,
+      transport: options.transport ?? createFetchTransport(),
       timeoutMs: options.timeoutMs,
       retry: options.retry,
       timers: options.timers,

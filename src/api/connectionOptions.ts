@@ -1,11 +1,11 @@
 /**
  * What both clients of an instance (conversations, DeepSearchClient; the tool server, ToolClient)
  * are built from: one options type, so a connection hands both the same instance, credential,
- * dispatcher and memory of what the servers speak.
+ * transport and memory of what the servers speak.
  */
-import type { Dispatcher } from 'undici';
 import { accessTokenCredential, type Credential } from './credential';
 import type { ServerMemory } from './serverMemory';
+import type { Transport } from './transport';
 
 export interface ConnectionOptions {
   /** e.g. `https://sourcegraph.example.com` or `https://example.com/sourcegraph`. */
@@ -16,8 +16,8 @@ export interface ConnectionOptions {
   tokenType?: 'token' | 'bearer';
   /** What requests are authorized with, when it is not a fixed token (an OAuth sign-in that renews). */
   credential?: Credential;
-  /** From `createDispatcher`; undici's global dispatcher when absent. */
-  dispatcher?: Dispatcher;
+  /** What carries the requests (transport.ts: undici on Node, fetch on the web); the platform's `fetch` when absent. */
+  transport?: Transport;
   /** Per request attempt (the tool client: per call). */
   timeoutMs?: number;
   /** What the window learned about the servers (a fresh memory of the client's own when absent). */

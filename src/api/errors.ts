@@ -82,7 +82,8 @@ export function isRetryable(error: unknown): boolean {
     case 'rateLimited':
       return true;
     case 'network':
-      return !(error.code && CERTIFICATE_CODE.test(error.code));
+      // Nor does an origin the instance's CORS policy refuses (the web build: fetchTransport.ts).
+      return !(error.code && (CERTIFICATE_CODE.test(error.code) || error.code === 'CORS_BLOCKED'));
     case 'server':
       // 501 and 505 say the server will never do it, not that it failed this time.
       return error.status !== 501 && error.status !== 505;

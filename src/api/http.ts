@@ -1,54 +1,14 @@
 /**
- * HTTP for the Deep Search client: one undici dispatcher built from proxy and certificate settings,
- * and a request function with timeouts, cancellation and careful retries (GET only: a repeated
- * POST could ask a question twice and cost the user credits).
+ * HTTP for the Deep Search client: requests through the given transport (undici on Node, fetch on
+ * the web: transport.ts) with timeouts, a cap on the bytes read, cancellation and careful retries
+ * (GET only: a repeated POST could ask a question twice and cost the user credits).
  */
 import * as l10n from '@vscode/l10n';
-import { rootCertificates } from 'node:tls';
-import { Agent, EnvHttpProxyAgent, request, type Dispatcher } from 'undici';
 import { canceledError, DeepSearchError, errorFromStatus, isDeepSearchError, isRetryable, networkError, parseRetryAfter, timeoutError } from './errors';
 import { sendAuthorized, tokenOf, type Credential } from './credential';
 import { sleep } from './sleep';
-
-export interface DispatcherOptions {
-  /** e.g. VS Code's `http.proxy`; `host:port` means `http://host:port`. Empty = connect directly. */
-  proxyUrl?: string;
-  /** Hosts (`example.com`, `.corp`, `host:8080`) reached without the proxy. */
-  noProxy?: string[];
-  /** Loopback (the local engine) never goes through the proxy unless this is false. Default true. */
-  bypassProxyForLoopback?: boolean;
-  /** VS Code's `http.proxyStrictSSL`. Default true. */
-  strictSSL?: boolean;
-  /** PEM contents of extra CA certificates, trusted in addition to the public roots. */
-  caCertificates?: string[];
-}
-
-const LOOPBACK_HOSTS = ['localhost', '127.0.0.1', '[::1]'];
-
-/** The one dispatcher all HTTP of the extension goes through, so proxies and private CAs work. */
-export function createDispatcher(options: DispatcherOptions = {}): Dispatcher {
-  const extraCas = (options.caCertificates ?? []).filter((pem) => pem.trim() !== '');
-  const tls = {
-    rejectUnauthorized: options.strictSSL ?? true,
-    // Node replaces its roots when `ca` is set: keep the public ones next to the private ones.
-    ...(extraCas.length ? { ca: [...rootCertificates, ...extraCas] } : {}),
-  };
-  const proxyUrl = options.proxyUrl?.trim();
-  if (!proxyUrl) {
-    return new Agent({ connect: tls });
-  }
-  const uri = /^[a-z][a-z0-9+.-]*:\/\//i.test(proxyUrl) ? proxyUrl : `http://${proxyUrl}`;
-  const noProxy = [...(options.bypassProxyForLoopback === false ? [] : LOOPBACK_HOSTS), ...(options.noProxy ?? [])];
-  return new EnvHttpProxyAgent({
-    httpProxy: uri,
-    httpsProxy: uri,
-    // A non-empty value keeps undici from reading NO_PROXY from the environment.
-    noProxy: noProxy.length ? noProxy.join(',') : ',',
-    connect: tls,
-    requestTls: tls,
-    proxyTls: tls,
-  });
-}
+import { utf8Text, type Transport } from './transport';
+import { createFetchTransport } from './fetchTransport';
 
 export type HttpMethod = 'GET' | 'POST' | 'DELETE';
 
@@ -97,7 +57,8 @@ export const realTimers: RetryTimers = {
 };
 
 export interface HttpTransportOptions {
-  dispatcher?: Dispatcher;
+  /** What carries the requests (transport.ts); the platform's `fetch` when absent. */
+  transport?: Transport;
   /** Per attempt, headers and body included. Default 30 s (below common proxy cut-offs). */
   timeoutMs?: number;
   retry?: Partial<RetryPolicy>;
@@ -115,7 +76,7 @@ export interface HttpTransportOptions {
 
 /** Sends requests, turns every failure into a `DeepSearchError`, and retries GETs that may heal. */
 export class HttpTransport {
-  private readonly dispatcher?: Dispatcher;
+  private readonly wire: Transport;
   private readonly timeoutMs: number;
   private readonly retry: RetryPolicy;
   private readonly timers: RetryTimers;
@@ -124,7 +85,7 @@ export class HttpTransport {
   private readonly credential: Credential | undefined;
 
   constructor(options: HttpTransportOptions = {}) {
-    this.dispatcher = options.dispatcher;
+    this.wire = options.transport ?? createFetchTransport();
     this.timeoutMs = options.timeoutMs ?? 30_000;
     this.retry = { ...DEFAULT_RETRY_POLICY, ...options.retry };
     this.timers = { ...realTimers, ...options.timers };
@@ -187,20 +148,14 @@ export class HttpTransport {
     const timer = setTimeout(() => timeout.abort(), this.timeoutMs);
     const signal = req.signal ? AbortSignal.any([req.signal, timeout.signal]) : timeout.signal;
     try {
-      const response = await request(req.url, {
-        method: req.method,
-        headers: req.headers,
-        body: req.body,
-        signal,
-        dispatcher: this.dispatcher,
-      });
-      const body = await this.readBody(response.body);
-      const headers = flattenHeaders(response.headers);
-      if ((response.statusCode >= 200 && response.statusCode < 300) || req.acceptStatuses?.includes(response.statusCode)) {
-        return { status: response.statusCode, headers, body };
+      const response = await this.wire.send({ method: req.method, url: req.url, headers: req.headers, body: req.body, signal });
+      const body = await this.readBody(response.body, () => response.discard());
+      const headers = response.headers;
+      if ((response.status >= 200 && response.status < 300) || req.acceptStatuses?.includes(response.status)) {
+        return { status: response.status, headers, body };
       }
       throw errorFromStatus({
-        status: response.statusCode,
+        status: response.status,
         origin,
         body,
         contentType: headers['content-type'],
@@ -224,34 +179,23 @@ export class HttpTransport {
     }
   }
 
-  private async readBody(body: AsyncIterable<Buffer | string> & { destroy?(): void }): Promise<string> {
-    const chunks: Buffer[] = [];
+  /** Counts bytes as they arrive: past the cap, reading stops there, whatever the server sends. */
+  private async readBody(body: AsyncIterable<Uint8Array>, discard: () => void): Promise<string> {
+    const chunks: Uint8Array[] = [];
     let size = 0;
     for await (const chunk of body) {
-      const buffer = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
-      size += buffer.length;
+      size += chunk.byteLength;
       if (size > this.maxBodyBytes) {
-        body.destroy?.();
+        discard();
         throw new DeepSearchError('invalidResponse', l10n.t('The instance sent more than {0} bytes in one response.', this.maxBodyBytes));
       }
-      chunks.push(buffer);
+      chunks.push(chunk);
     }
-    return Buffer.concat(chunks).toString('utf8');
+    return utf8Text(chunks);
   }
 }
 
 function isUndiciTimeout(error: unknown): boolean {
   const code = error && typeof error === 'object' ? (error as { code?: unknown }).code : undefined;
   return code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT';
-}
-
-/** Response headers by lower-case name, a repeated one's values joined. */
-export function flattenHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string> {
-  const flat: Record<string, string> = {};
-  for (const [name, value] of Object.entries(headers)) {
-    if (value !== undefined) {
-      flat[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
-    }
-  }
-  return flat;
 }

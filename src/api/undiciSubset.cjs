@@ -4,8 +4,10 @@
  * `undici` to this file for the bundles, so that the rest of the package (fetch, WebSocket,
  * EventSource, caches, cookies, mock agents, interceptors) stays out of dist/network.js; the
  * TypeScript sources import `undici` itself, for its types and in tests. undici has no `exports`
- * map, so its own files can be required one by one. test/unit/api/undiciSubset.test.ts checks that
- * every value the sources import from `undici` is here.
+ * map, so its own files can be required one by one; no version promises to keep them, so
+ * package.json pins undici to one exact version. test/unit/api/undiciSubset.test.ts checks that
+ * every value the sources import from `undici` is here, that these files are the ones undici's entry
+ * is built from, and that requests are answered as through undici's own `request`.
  */
 'use strict';
 

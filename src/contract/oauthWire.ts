@@ -4,7 +4,7 @@
  * authorization code grant with PKCE (RFC 7636, S256 only), the device grant (RFC 8628), dynamic
  * client registration (RFC 7591), revocation (RFC 7009) and `userinfo`.
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { sha256 } from '@noble/hashes/sha2';
 
 export const OAUTH_BASE_PATH = '/.auth/idp/oauth';
 
@@ -111,12 +111,19 @@ export interface WireUserInfo {
 
 /** A PKCE code verifier: 32 random bytes, base64url (43 characters, within RFC 7636's 43–128). */
 export function newCodeVerifier(): string {
-  return randomBytes(32).toString('base64url');
+  return base64url(crypto.getRandomValues(new Uint8Array(32)));
 }
 
 /** The S256 challenge of a verifier: base64url(SHA-256(verifier)). */
 export function codeChallengeOf(verifier: string): string {
-  return createHash('sha256').update(verifier, 'ascii').digest('base64url');
+  return base64url(sha256(new TextEncoder().encode(verifier)));
+}
+
+/** RFC 4648 §5 without padding, with what Node and browsers both have (`btoa`). */
+function base64url(bytes: Uint8Array): string {
+  let binary = '';
+  for (const byte of bytes) binary += String.fromCharCode(byte);
+  return btoa(binary).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
 }
 
 /** RFC 7636 §4.1: 43–128 characters of the unreserved set. */

@@ -17,7 +17,7 @@ import { chmod, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { API_PATH, type WireConversation, type WireQuestion } from '../../src/contract/legacyWire';
 import { CLIENT_HEADER, waitFor } from '../support/engineHarness';
-import { createSampleAppRepo, createTempDir, removeDir, type TestRepo } from '../support/gitRepos';
+import { createSampleAppRepo, createTempDir, removeDir, SAMPLE_APP_NAME, type TestRepo } from '../support/gitRepos';
 import { allText, closedPort, descendantEnvironments, MODEL_FAULTS, SEARCH_TURN } from '../support/modelFaults';
 import { FLOOD_LIMIT_BYTES, startScriptedModel, type ScriptedModelServer } from '../support/scriptedModel';
 
@@ -178,6 +178,34 @@ describe('the shipped engine with a model server that misbehaves (dist/)', funct
     const whole = JSON.stringify(sent.messages).length + JSON.stringify(sent.tools).length;
     const estimated = run.question.stats?.total_input_tokens ?? 0;
     assert.ok(estimated >= whole / 4 - 100, `${estimated} tokens estimated for a request of ${whole} characters`);
+    assertNoKey(run);
+  });
+
+  it("checks a model's citations in the shipped bundles: a link that holds is kept, one to the wrong lines is moved to the quote, an invented file is made text", async function () {
+    const blob = `/${SAMPLE_APP_NAME}/-/blob`;
+    const reply = [
+      `\`parseConfig\` is in [config](${blob}/src/config.ts?L11), and [this line](${blob}/src/config.ts?L1-1) starts it:`,
+      '',
+      '```ts',
+      'export function parseConfig(text: string): AppConfig {',
+      '```',
+      '',
+      `Its settings are described in [settings](${blob}/src/settings.ts?L1-3).`,
+    ].join('\n');
+    model = await startScriptedModel([{ text: reply }]);
+    const run = await ask('citations', model.baseUrl);
+    const answer = run.question.answer ?? '';
+    assert.equal(run.question.status, 'completed', JSON.stringify(run.question.error));
+    const links = [...answer.matchAll(/\[([^\]]+)\]\(([^)\s]+)\)/g)].map((match) => [match[1], match[2]]);
+    const target = (label: string): string | undefined => links.find(([text]) => text === label)?.[1];
+    assert.match(target('config') ?? '', /\/github\.com\/acme\/app\/-\/blob\/src\/config\.ts\?L11(-11)?$/, answer);
+    assert.match(target('this line') ?? '', /\/github\.com\/acme\/app\/-\/blob\/src\/config\.ts\?L11(-11)?$/, 'moved to the line that holds the quote');
+    assert.equal(target('settings'), undefined, 'the invented file is no longer a link');
+    assert.match(answer, /described in settings\./);
+    assert.match(
+      answer,
+      /_Citations checked: one link pointed at lines that do not hold what was cited and now points where the code is; one link named a file or lines that do not exist and was removed\._/,
+    );
     assertNoKey(run);
   });
 

@@ -68,6 +68,12 @@ describe('Contributed menus and keybindings in a real VS Code (UI)', function ()
     }
   }
 
+  /** The Conversations view in the side bar, whatever the test before showed there. */
+  async function conversationsView(): Promise<void> {
+    await ui.runCommand('Deep Search: Focus on Conversations View');
+    await ui.page.locator('.part.sidebar .title-actions .action-label[aria-label^="Refresh"]').first().waitFor();
+  }
+
   function viewAction(label: string): Locator {
     // A container with one view shows the view's actions in the side bar's own title bar.
     return ui.page.locator(`.part.sidebar .title-actions .action-label[aria-label^="${label}"]`).first();
@@ -112,7 +118,7 @@ describe('Contributed menus and keybindings in a real VS Code (UI)', function ()
   });
 
   it('asks from the Conversations title bar and cancels with the inline button', async () => {
-    await ui.runCommand('Deep Search: Focus on Conversations View');
+    await conversationsView();
     await viewAction('Ask Deep Search').click();
     const question = 'Which port does the server listen on?';
     await ui.answerInputBox('Ask Deep Search', question);
@@ -135,6 +141,7 @@ describe('Contributed menus and keybindings in a real VS Code (UI)', function ()
   });
 
   it("opens, exports, shares and opens in the browser from a conversation's context menu", async () => {
+    await conversationsView();
     const row = ui.treeRow(STORED_TITLE);
     await ui.contextMenuItem(row, 'Open Conversation');
     await panelShows(STORED.questions[0].question);
@@ -160,6 +167,7 @@ describe('Contributed menus and keybindings in a real VS Code (UI)', function ()
   });
 
   it('filters starred conversations and refreshes from the title bar', async () => {
+    await conversationsView();
     await viewAction('Show Starred Only').click();
     await viewAction('Show All').waitFor();
     await ui.treeRow(STORED_TITLE).waitFor({ state: 'detached' });
@@ -170,6 +178,7 @@ describe('Contributed menus and keybindings in a real VS Code (UI)', function ()
   });
 
   it("searches the conversations' text from the title bar and opens the one picked", async () => {
+    await conversationsView();
     await viewAction('Search Conversations').click();
     await ui.answerInputBox('Search Conversations', 'SETTINGS');
     const widget = ui.page.locator('.quick-input-widget', { has: ui.page.locator('.quick-input-title', { hasText: 'Conversations that mention' }) });
@@ -180,6 +189,7 @@ describe('Contributed menus and keybindings in a real VS Code (UI)', function ()
   });
 
   it('opens a shared conversation from the overflow menu', async () => {
+    await conversationsView();
     await ui.page.locator('.part.sidebar .title-actions .action-label[aria-label$="More Actions..."]').first().click();
     await ui.menuItem('Open Shared Conversation');
     await ui.answerInputBox('Open Shared Conversation', `${ui.engine.url}/deepsearch/${STORED.read_token}`);
@@ -187,6 +197,7 @@ describe('Contributed menus and keybindings in a real VS Code (UI)', function ()
   });
 
   it('deletes with the inline button after the confirmation', async () => {
+    await conversationsView();
     const row = ui.treeRow(STORED_TITLE);
     await row.hover();
     await row.locator('.action-label[aria-label="Delete Conversation"]').click();
@@ -197,6 +208,7 @@ describe('Contributed menus and keybindings in a real VS Code (UI)', function ()
   });
 
   it('signs out from the overflow menu, and the welcome view offers to sign in again', async () => {
+    await conversationsView();
     await ui.page.locator('.part.sidebar .title-actions .action-label[aria-label$="More Actions..."]').first().click();
     await ui.menuItem('Sign Out');
     const welcome = ui.page.locator('.welcome-view-content');

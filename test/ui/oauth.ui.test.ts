@@ -107,7 +107,27 @@ describe('Sign in with OAuth (UI)', function () {
     return text;
   }
 
+  /** Signed out, whatever the test before left: Sign Out when the palette offers it. */
+  async function signedOut(): Promise<void> {
+    if (!(await ui.paletteOffers('Deep Search: Sign Out'))) return;
+    await ui.runCommand('Deep Search: Sign Out');
+    await ui.eventually(async () => !(await ui.paletteOffers('Deep Search: Sign Out')), 'Sign Out to leave the palette');
+  }
+
+  /** Signed in with the browser (the consent approved), whatever the test before left. */
+  async function signedIn(): Promise<void> {
+    if (await ui.paletteOffers('Deep Search: Sign Out')) return;
+    const from = ui.openedTabs.length;
+    await startSignIn(/with your browser/);
+    const consent = await nextTab(from);
+    await consent.getByRole('button', { name: 'Authorize' }).click();
+    await consent.getByText('You are signed in to Deep Search. You can close this tab and return to VS Code.').waitFor();
+    await ui.page.bringToFront();
+    await ui.eventually(() => ui.paletteOffers('Deep Search: Sign Out'), 'Sign Out in the palette');
+  }
+
   it('signs in with the browser: the consent page opens, Authorize, and VS Code is signed in by itself', async () => {
+    await signedOut();
     const from = ui.openedTabs.length;
     await startSignIn(/with your browser/);
     await ui.toast(/Finish signing in in your browser/).waitFor();
@@ -140,6 +160,7 @@ describe('Sign in with OAuth (UI)', function () {
   });
 
   it('signs out, revoking the sign-in on the instance', async () => {
+    await signedIn();
     const revokes = () => requests.filter((line) => line.startsWith(`POST ${OAUTH_PATHS.revoke} 200`)).length;
     const before = revokes();
     await ui.runCommand('Deep Search: Sign Out');
@@ -148,6 +169,7 @@ describe('Sign in with OAuth (UI)', function () {
   });
 
   it('cancels a pending browser sign-in: nothing is stored, and an answer after that changes nothing', async () => {
+    await signedOut();
     const tokenRequests = () => requests.filter((line) => line.startsWith(`POST ${OAUTH_PATHS.token} `)).length;
     const before = tokenRequests();
     const from = ui.openedTabs.length;
@@ -162,14 +184,18 @@ describe('Sign in with OAuth (UI)', function () {
     // The notification hides at once; the extension host hears of the cancel a moment later.
     await ui.eventually(async () => !(await accepts(callback)), 'VS Code to stop listening for the answer');
     // Approving afterwards reaches no listener: the browser shows its own connection error.
+    const approvals = () => requests.filter((line) => line.startsWith(`POST ${OAUTH_PATHS.authorize} 302 `)).length;
+    const approved = approvals();
     await consent.getByRole('button', { name: 'Authorize' }).click();
     await consent.waitForURL(/^chrome-error:/, { waitUntil: 'commit' });
-    await ui.page.waitForTimeout(1000);
+    // The approval is over: the engine sent the code to the redirect URI, where nothing took it.
+    await ui.eventually(() => Promise.resolve(approvals() > approved), 'the engine to answer the approval with its redirect');
     assert.equal(tokenRequests(), before, 'no code was exchanged');
     assert.equal(await ui.paletteOffers('Deep Search: Sign Out'), false, 'still signed out');
   });
 
   it('says to sign in again, not to check a pasted token, when the instance refuses the token its OAuth sign-in issued', async () => {
+    await signedOut();
     const revokes = () => requests.filter((line) => line.startsWith(`POST ${OAUTH_PATHS.revoke} 200`)).length;
     const before = revokes();
     refuseTokens = true;
@@ -193,6 +219,7 @@ describe('Sign in with OAuth (UI)', function () {
   });
 
   it('signs in with a device code: the code shown in VS Code is entered on the engine’s page, and VS Code finishes on its own', async () => {
+    await signedOut();
     const from = ui.openedTabs.length;
     await startSignIn(/with a device code/);
     const dialog = ui.page.locator('.monaco-dialog-box', { hasText: 'Your Deep Search sign-in code:' });

@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import * as path from 'node:path';
 import { ENTRY_MODULES } from '../../src/engine/runtime/entryPoints';
 
@@ -72,6 +73,7 @@ describe('bundles', function () {
   it("puts the extension's own MCP client in its own bundle: no SDK (its 1.x and 2.x are for tests only), no zod, no ajv, no HTTP code", () => {
     const { inputs } = bundle('mcp');
     assert.ok(inputs.includes('src/api/tools/mcpSession.ts') && inputs.includes('src/api/tools/sseEvents.ts'), inputs.join('\n'));
+    assert.ok(from(inputs, 'eventsource-parser').length > 0, 'the event stream is read by eventsource-parser, carried in the bundle');
     for (const name of ['extension', 'network', 'mcp', 'engineServer', 'engine', 'engineHosted']) {
       assert.deepEqual(from(bundle(name).inputs, '@modelcontextprotocol'), [], `the MCP SDK in ${name}`);
       assert.deepEqual(from(bundle(name).inputs, 'zod'), [], `zod in ${name}`);
@@ -85,11 +87,38 @@ describe('bundles', function () {
     assert.ok(!inputs.includes('src/api/errors.ts') && !inputs.includes('src/api/http.ts'), 'the network code is copied into the MCP bundle');
   });
 
+  it('reads replies sent as server-sent events with the parser it carries (dist/mcp.js), however the bytes are cut', async () => {
+    const { McpSession } = createRequire(__filename)(path.join(ROOT, 'dist', 'mcp.js')) as typeof import('../../src/api/tools/mcpSession');
+    const discover = { supportedVersions: ['2026-07-28'], capabilities: { tools: {} }, resultType: 'complete', ttlMs: 0, cacheScope: 'private' };
+    const http = (request: { body?: string }) => {
+      const sent = JSON.parse(request.body ?? '{}') as { id?: number; method?: string };
+      const result = sent.method === 'server/discover' ? discover : { tools: [{ name: 'read_file', inputSchema: { type: 'object' } }], resultType: 'complete' };
+      // A byte order mark, a comment, an id, CRLF line ends and the message over two data lines.
+      const stream = `\uFEFF: open\r\nid: 1\r\ndata: {"jsonrpc":"2.0","id":${sent.id},\r\ndata: "result":${JSON.stringify(result)}}\r\n\r\n`;
+      return Promise.resolve({
+        status: 200,
+        headers: { 'content-type': 'text/event-stream' },
+        body: (async function* () {
+          for (const byte of Buffer.from(stream)) yield Uint8Array.of(byte);
+        })(),
+      });
+    };
+    const session = new McpSession({ http, clientInfo: { name: 'test', version: '1.0.0' }, timeoutMs: 10_000 });
+    await session.connect();
+    assert.deepEqual(
+      (await session.listTools(undefined)).tools.map((tool) => tool.name),
+      ['read_file'],
+    );
+  });
+
   it('takes of undici only what the client calls: its dispatchers and request, not fetch, WebSocket, caches or mock agents', () => {
     const undici = from(bundle('network').inputs, 'undici');
     for (const part of ['lib/dispatcher/agent.js', 'lib/dispatcher/env-http-proxy-agent.js', 'lib/api/api-request.js'])
       assert.ok(undici.includes(`node_modules/undici/${part}`), part);
     assert.ok(!undici.includes('node_modules/undici/index.js'), "undici's entry, which loads all of it");
+    // One HTTP parser: the portable one undici falls back to, not the SIMD copy it tries first (72 KB).
+    assert.ok(undici.includes('node_modules/undici/lib/llhttp/llhttp-wasm.js'), 'the portable parser');
+    assert.ok(!undici.includes('node_modules/undici/lib/llhttp/llhttp_simd-wasm.js'), 'the SIMD parser');
     for (const left of [
       'lib/web/fetch/index.js',
       'lib/web/websocket/',

@@ -199,7 +199,7 @@ describe('translations', function () {
     const network = createRequire(__filename)(file) as typeof import('../../src/api/network');
     const english = 'The instance URL is a {0}: address — use an http:// or https:// address such as https://sourcegraph.example.com.';
     assert.ok(english in (JSON.parse(readFileSync(BUNDLE_PATH, 'utf8')) as object));
-    const connect = () => network.connectToInstance('ftp://example.com', 'token', { proxyUrl: '', strictSSL: true, caCertificates: [] });
+    const connect = () => network.connectToInstance('ftp://example.com', 'token', network.createUndiciTransport());
     assert.throws(connect, { message: /^The instance URL is a ftp: address/ });
     try {
       network.useTranslations({ [english]: 'Adresse {0}: ungültig.' });
@@ -227,11 +227,11 @@ describe('translations', function () {
     for (const english of Object.keys(messages)) assert.ok(english in (JSON.parse(readFileSync(BUNDLE_PATH, 'utf8')) as object), english);
     try {
       network.useTranslations(messages);
-      const connection = network.connectToInstance(`http://127.0.0.1:${port}`, 'token', { proxyUrl: '', strictSSL: true, caCertificates: [] });
+      const connection = network.connectToInstance(`http://127.0.0.1:${port}`, 'token', network.createUndiciTransport());
       try {
         await assert.rejects(connection.tools.client.server(), { message: 'Unverständlich (Versionsfrage gescheitert (Unerwarteter Inhalt: text/plain)).' });
       } finally {
-        await connection.dispatcher.close();
+        await connection.transport.close();
       }
     } finally {
       network.useTranslations({});

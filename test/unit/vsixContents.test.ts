@@ -92,6 +92,16 @@ describe('the VSIX', function () {
     );
   });
 
+  it("holds both entry points, the Node one and VS Code for the Web's, and leaves out the engine CLI the extension never runs", function () {
+    for (const file of ['dist/extension.js', 'dist/web/extension.js']) {
+      assert.ok(existsSync(path.join(ROOT, file)), `${file} is built`);
+      assert.ok(listed.has(file), `${file} is in the VSIX`);
+    }
+    // The extension starts dist/engineHosted.js; the CLI (dist/engine.js) is `npm run engine`'s.
+    assert.ok(!listed.has('dist/engine.js'), 'the engine CLI is not packaged');
+    assert.ok(!listed.has('dist/web/extension.js.map'), 'no source maps');
+  });
+
   it('holds the bundle of messages that package.json names', function () {
     const manifest = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { l10n?: string };
     assert.equal(manifest.l10n, './l10n');

@@ -9,9 +9,9 @@ import type { AddressInfo } from 'node:net';
 import * as l10n from '@vscode/l10n';
 import { canceledError } from '../errors';
 
-export const LOOPBACK_CALLBACK_PATH = '/callback';
-/** What an administrator registers: instances match a loopback redirect on any port. */
-export const LOOPBACK_REDIRECT_URI = `http://127.0.0.1${LOOPBACK_CALLBACK_PATH}`;
+import { LOOPBACK_CALLBACK_PATH } from './loopbackAddress';
+
+export { LOOPBACK_CALLBACK_PATH, LOOPBACK_REDIRECT_URI } from './loopbackAddress';
 
 /** A redirect that came back: its URL, and how to answer the browser tab that brought it. */
 export interface ArrivedRedirect {

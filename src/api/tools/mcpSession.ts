@@ -497,7 +497,7 @@ function mediaType(header: string | undefined): string {
 /** A header value as the revision sends it: as it is when a header can hold it, else `=?base64?…?=` of its UTF-8. */
 function headerValue(value: string): string {
   const plain = value.length > 0 && value === value.trim() && /^[\x20-\x7e\t]*$/.test(value) && !(value.startsWith('=?base64?') && value.endsWith('?='));
-  return plain ? value : `=?base64?${Buffer.from(value, 'utf8').toString('base64')}?=`;
+  return plain ? value : `=?base64?${base64(new TextEncoder().encode(value))}?=`;
 }
 
 /**
@@ -530,10 +530,10 @@ function mirroredHeaders(schema: Record<string, unknown> | undefined, args: Reco
 
 /** A body as text, up to `maxBytes`: past it, cut there (`strict`: an error). */
 async function readText(body: AsyncIterable<Uint8Array | string>, maxBytes: number, strict = false): Promise<string> {
-  const chunks: Buffer[] = [];
+  const chunks: Uint8Array[] = [];
   let size = 0;
   for await (const chunk of body) {
-    const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+    const bytes = typeof chunk === 'string' ? new TextEncoder().encode(chunk) : chunk;
     if (size + bytes.length > maxBytes) {
       if (strict) throw new McpError('protocol', l10n.t('The server sent more than {0} bytes in one reply.', maxBytes));
       chunks.push(bytes.subarray(0, maxBytes - size));
@@ -542,7 +542,15 @@ async function readText(body: AsyncIterable<Uint8Array | string>, maxBytes: numb
     chunks.push(bytes);
     size += bytes.length;
   }
-  return Buffer.concat(chunks).toString('utf8');
+  const decoder = new TextDecoder('utf-8');
+  return chunks.map((chunk) => decoder.decode(chunk, { stream: true })).join('') + decoder.decode();
+}
+
+/** Bytes as base64, with what both Node and browsers have (`btoa`). */
+function base64(bytes: Uint8Array): string {
+  let binary = '';
+  for (const byte of bytes) binary += String.fromCharCode(byte);
+  return btoa(binary);
 }
 
 /** Reads a body to its end (a reply with nothing to say), so the connection is free again. */

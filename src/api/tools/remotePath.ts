@@ -41,3 +41,8 @@ export function parentPath(path: string): string {
   const slash = path.lastIndexOf('/');
   return slash < 0 ? '' : path.slice(0, slash);
 }
+
+/** `a/b/c.ts` → `c.ts`. */
+export function baseName(path: string): string {
+  return path.slice(path.lastIndexOf('/') + 1);
+}

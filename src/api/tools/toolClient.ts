@@ -1,7 +1,7 @@
 /**
  * The one client of an instance's tool server: the Model Context Protocol over Streamable HTTP
- * (mcpSession.ts), every request through the extension's undici dispatcher with the token in the
- * Authorization header. It speaks the 2026-07-28 stateless revision where the server does and the
+ * (mcpSession.ts), every request through the connection's transport (undici on Node, fetch on the
+ * web) with the token in the Authorization header. It speaks the 2026-07-28 stateless revision where the server does and the
  * 2025 handshake where it does not: the session asks (`server/discover`) and falls back, and the
  * answer is remembered per endpoint (in the connection's ServerMemory), as the conversation API's generation is per instance. The
  * endpoint is found once per connection, as the one of every generation's (`/.api/mcp/all`,
@@ -10,10 +10,10 @@
  * than 6.8) is remembered as such, so features can say so once and stay out of the way.
  */
 import * as l10n from '@vscode/l10n';
-import { request, type Dispatcher } from 'undici';
 import { name as packageName, version as packageVersion } from '../../../package.json';
 import { canceledError, DeepSearchError, errorFromStatus, errorMessage, isDeepSearchError, networkError, redact, timeoutError } from '../errors';
-import { flattenHeaders } from '../http';
+import { utf8Bytes, utf8Text, type Transport, type TransportResponse } from '../transport';
+import { createFetchTransport } from '../fetchTransport';
 import { parseInstanceUrl, type InstanceUrl } from '../instance';
 import { translationsInUse } from '../translations';
 import { sendAuthorized, tokenOf, type Credential } from '../credential';
@@ -54,6 +54,7 @@ export class ToolClient {
   /** Every token sent, never to appear in an error. */
   private readonly secrets: string[] = [];
   private readonly timeoutMs: number;
+  private readonly transport: Transport;
   private connecting: Promise<Connected> | undefined;
   private found: ToolServer | 'missing' | undefined;
   private closed = false;
@@ -63,10 +64,11 @@ export class ToolClient {
   /** Which revision each endpoint spoke (by its URL), so that later connections skip the question. */
   private readonly memory: ServerMemory;
 
-  constructor(private readonly options: ToolClientOptions) {
+  constructor(options: ToolClientOptions) {
     this.instanceUrl = parseInstanceUrl(options.instanceUrl);
     this.credential = credentialOf(options);
     this.timeoutMs = options.timeoutMs ?? 60_000;
+    this.transport = options.transport ?? createFetchTransport();
     this.memory = options.memory ?? new ServerMemory();
   }
 
@@ -249,33 +251,28 @@ export class ToolClient {
   private async exchange(url: URL, sent: Parameters<McpHttp>[0]): Promise<McpHttpResponse> {
     let target = url;
     for (let followed = 0; ; followed++) {
-      let response: Dispatcher.ResponseData;
+      let response: TransportResponse;
       try {
-        response = await request(target, {
-          method: sent.method,
-          headers: sent.headers,
-          body: sent.body,
-          signal: sent.signal,
-          dispatcher: this.options.dispatcher,
-        });
+        response = await this.transport.send({ method: sent.method, url: target, headers: sent.headers, body: sent.body, signal: sent.signal });
       } catch (error) {
         if (sent.signal.aborted) throw canceledError();
+        if (isDeepSearchError(error)) throw error;
         throw networkError(error, url.origin, this.secrets);
       }
-      const headers = flattenHeaders(response.headers);
-      const location = [301, 302, 303, 307, 308].includes(response.statusCode) ? headers.location : undefined;
+      const headers = response.headers;
+      const location = [301, 302, 303, 307, 308].includes(response.status) ? headers.location : undefined;
       const next = location === undefined ? undefined : URL.canParse(location, target) ? new URL(location, target) : undefined;
-      const keepsMethod = sent.method === 'GET' || response.statusCode === 307 || response.statusCode === 308;
+      const keepsMethod = sent.method === 'GET' || response.status === 307 || response.status === 308;
       if (next && next.origin !== url.origin) {
-        response.body.destroy();
+        response.discard();
         throw new DeepSearchError('invalidResponse', l10n.t('The tool server pointed at another address ({0}); the request was not sent.', next.origin));
       }
       if (next && keepsMethod && followed < MAX_REDIRECTS) {
-        response.body.destroy();
+        response.discard();
         target = next;
         continue;
       }
-      return { status: response.statusCode, headers, body: this.readable(response.body, url.origin, sent.signal) };
+      return { status: response.status, headers, body: this.readable(response.body, url.origin, sent.signal) };
     }
   }
 
@@ -349,20 +346,20 @@ function isJsonRpcReply(body: string): boolean {
 
 /** A body already read, to be read again. */
 async function* bodyOf(text: string): AsyncGenerator<Uint8Array> {
-  yield Buffer.from(text);
+  yield utf8Bytes(text);
 }
 
 /** The start of a refusal's body (for its message); the rest is left unread. */
 async function readRefusal(body: AsyncIterable<Uint8Array | string>): Promise<string> {
-  const chunks: Buffer[] = [];
+  const chunks: Uint8Array[] = [];
   let size = 0;
   for await (const chunk of body) {
-    const bytes = Buffer.from(chunk);
-    chunks.push(bytes);
+    const bytes = typeof chunk === 'string' ? utf8Bytes(chunk) : chunk;
+    chunks.push(bytes.subarray(0, Math.max(0, MAX_REFUSAL_BYTES - size)));
     size += bytes.length;
     if (size >= MAX_REFUSAL_BYTES) break;
   }
-  return Buffer.concat(chunks).subarray(0, MAX_REFUSAL_BYTES).toString('utf8');
+  return utf8Text(chunks);
 }
 
 /** Each tool under `sg_<name>` (the v1 set) or `<name>` (2026's endpoints), with its declared arguments. */

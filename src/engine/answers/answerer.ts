@@ -20,10 +20,10 @@ import { Slots } from '../runtime/slots';
 import { ToolError } from '../messages/toolError';
 import type { DeepSearchBackend, ToolContext } from '../repo/context';
 import { blobUrl, suggestFollowups, titleFor, writeAnswer, type Findings } from './answerWriter';
-import { analyseQuestion, type QuestionAnalysis } from '../repo/question';
+import { analyseQuestion, squashName, type QuestionAnalysis } from '../repo/question';
 import { findReach } from './reach';
 import { retrieve, type AnswerSpan } from '../repo/retrieval';
-import { codeOf } from '../repo/spanRanking';
+import { codeOf, type TermWeights } from '../repo/spanRanking';
 import type { SymbolTables } from '../code/symbolTable';
 import { errorMessage } from '../../contract/errorMessage';
 import { DEFAULT_INVESTIGATION_LIMITS, type InvestigationLimits, type ModelSource } from '../models/chatModel';
@@ -270,7 +270,7 @@ class AnswerRun {
       ? [delegate, ...nearLead(leading, lead).filter((span) => !overlaps(span, delegate))].slice(0, ALSO_QUOTED)
       : nearLead(leading, lead);
     // When the lead is not clearly ahead, the next guesses are named too (each from a file not cited yet).
-    if (!clearlyAhead(lead, leading, retrieved.unanimous)) findings.candidates = secondGuesses(leading, [lead, ...findings.also]);
+    if (!clearlyAhead(lead, leading, retrieved.unanimous, question, retrieved.weights)) findings.candidates = secondGuesses(leading, [lead, ...findings.also]);
     findings.related = retrieved.files.filter((file) => !LEADING_KINDS.has(file.kind));
     findings.knownNames = new Set(retrieved.files.flatMap((file) => (file.definitions ?? []).map((definition) => definition.name)));
     if (lead.definition) {
@@ -340,11 +340,28 @@ const SECOND_GUESSES = 4;
 /** The lead is clearly ahead when the best span of another file scores under this share of it (and every ranking agrees). */
 const CLEARLY_AHEAD_SHARE = 0.5;
 
-/** Whether the lead needs no second guess: the question names it, or every ranking puts it first and nothing else comes near. */
-function clearlyAhead(lead: AnswerSpan, leading: readonly AnswerSpan[], unanimous: boolean): boolean {
-  if (lead.named) return true;
+/** The share of the weight of what a question asks besides the name it names that the named lead holds, for it to be the whole answer. */
+const ANSWERS_THE_REST = 0.5;
+
+/**
+ * Whether the lead needs no second guess: the question names it and asks nothing of it that its
+ * lines do not hold (how `res.render` finds the template file: `res.render` hands that on), or
+ * every ranking puts it first and nothing else comes near.
+ */
+function clearlyAhead(lead: AnswerSpan, leading: readonly AnswerSpan[], unanimous: boolean, question: QuestionAnalysis, weights: TermWeights): boolean {
+  if (lead.named) return !question.asksHow || holdsTheRest(lead, question, weights);
   const next = leading.find((span) => span.file !== lead.file);
   return unanimous && (next === undefined || next.score < lead.score * CLEARLY_AHEAD_SHARE);
+}
+
+/** Whether the lead's lines hold most of the weight of the question's terms that are not the names it names. */
+function holdsTheRest(lead: AnswerSpan, question: QuestionAnalysis, weights: TermWeights): boolean {
+  const named = [...question.names, ...question.members.map(({ owner }) => owner)].map(squashName);
+  const rest = question.terms.map((term) => term.text).filter((term) => !named.some((name) => name.includes(term.replaceAll('_', ''))));
+  const total = rest.reduce((sum, term) => sum + (weights.get(term) ?? 0), 0);
+  if (total === 0) return true;
+  const held = rest.filter((term) => lead.termsHeld.includes(term)).reduce((sum, term) => sum + (weights.get(term) ?? 0), 0);
+  return held >= ANSWERS_THE_REST * total;
 }
 
 /** The best span of each further file, in the answer's order, up to `SECOND_GUESSES`. */

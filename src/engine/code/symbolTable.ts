@@ -1,9 +1,11 @@
 /**
  * A commit's symbol table: the definitions of its implementation files, from the parser, so that a
  * question's names and words find the definitions named for them wherever they are (not only in the
- * files a keyword search ranks first). Built once per commit in the background, a file at a time
- * between other work, bounded in files, size and entries; kept on disk beside the search filters
- * and read back after a restart. The files come from the caller (`SymbolSource`): this module knows
+ * files a keyword search ranks first), and, when the caller says how a definition reads as words,
+ * in how many of the commit's definitions each word is (`definitionWordCounts.ts`: what a
+ * description's words weigh). Built once per commit in the background, a file at a time between
+ * other work, bounded in files, size, entries and words; kept on disk beside the search filters and
+ * read back after a restart. The files come from the caller (`SymbolSource`): this module knows
  * definitions, not git.
  */
 import { createHash } from 'node:crypto';
@@ -13,6 +15,7 @@ import { writeFileAtomically } from '../storage/atomicFile';
 import { ensureRoom } from '../storage/diskRoom';
 import { nextTurn } from '../runtime/inTurns';
 import { DEFINITION_KINDS, findDefinitions, MAX_NAME_LENGTH, type Definition, type DefinitionKind } from './definitions';
+import { countsFromStored, DefinitionWordCounter, storedCounts, type DefinitionWords, type DefinitionWordCounts } from './definitionWordCounts';
 import { kindOfPath } from './fileKinds';
 import { grammarFor } from './grammars';
 
@@ -23,6 +26,11 @@ export interface SymbolSource {
   listFiles(signal: AbortSignal): Promise<readonly string[]>;
   /** The texts of these files (those it could read). */
   readFiles(paths: readonly string[], signal: AbortSignal): Promise<Map<string, string>>;
+  /**
+   * The words of each of a file's definitions, as a description is matched against them: when given,
+   * the table also counts in how many of the commit's definitions each word is (`words`).
+   */
+  wordsOf?(path: string, text: string, definitions: readonly Definition[]): Iterable<DefinitionWords>;
 }
 
 export interface SymbolEntry extends Definition {
@@ -53,7 +61,7 @@ const RETRY_AFTER_MS = 10 * 60_000;
 /** Larger files in the tables' folder are not tables of this engine. */
 const MAX_STORED_BYTES = 64 * 1024 * 1024;
 const MAX_STORED_PATH = 4096;
-const FORMAT = 1;
+const FORMAT = 2;
 
 function hash(text: string): string {
   return createHash('sha256').update(text).digest('hex').slice(0, 32);
@@ -69,7 +77,11 @@ function repositoryPrefix(key: string): string {
 export class SymbolTable {
   private readonly byName = new Map<string, SymbolEntry[]>();
 
-  constructor(readonly entries: readonly SymbolEntry[]) {
+  constructor(
+    readonly entries: readonly SymbolEntry[],
+    /** In how many of the commit's definitions each word is, when its source said how definitions read as words. */
+    readonly words?: DefinitionWordCounts,
+  ) {
     for (const entry of entries) {
       const key = entry.name.toLowerCase().replaceAll('_', '');
       const list = this.byName.get(key);
@@ -199,6 +211,7 @@ export class SymbolTables {
     const parsed = listed.filter((file) => grammarFor(file) !== undefined && kindOfPath(file) === 'implementation');
     if (parsed.length > MAX_FILES) this.options.log(`symbol table of ${source.key}: ${parsed.length} source files, the first ${MAX_FILES} parsed`);
     const entries: SymbolEntry[] = [];
+    const counter = source.wordsOf ? new DefinitionWordCounter() : undefined;
     const files = parsed.slice(0, MAX_FILES);
     for (let at = 0; at < files.length && entries.length < MAX_ENTRIES; at += READ_BATCH) {
       if (signal.aborted) return undefined;
@@ -207,15 +220,14 @@ export class SymbolTables {
         if (text.length > MAX_FILE_BYTES) continue;
         // A file the parser cannot take is left out, not the table.
         const definitions = (await findDefinitions(file, text, { timeoutMs: PARSE_TIMEOUT_MS }).catch(() => undefined)) ?? [];
-        for (const definition of definitions) {
-          if (entries.length >= MAX_ENTRIES) break;
-          entries.push({ ...definition, path: file });
-        }
+        const kept = definitions.slice(0, MAX_ENTRIES - entries.length);
+        for (const definition of kept) entries.push({ ...definition, path: file });
+        if (counter && kept.length > 0) for (const words of source.wordsOf?.(file, text, kept) ?? []) counter.add(words);
         // A parse takes a few milliseconds on the engine's thread: requests get their turn between files.
         await nextTurn();
       }
     }
-    return new SymbolTable(entries);
+    return new SymbolTable(entries, counter?.done());
   }
 
   /** `<repository hash>-<key hash>.json`: one file per commit, the repository's others removed when one is written. */
@@ -246,9 +258,13 @@ export class SymbolTables {
     const text = await readFile(file, 'utf8').catch(() => undefined);
     if (text === undefined) return undefined;
     try {
-      const stored = JSON.parse(text) as { format?: number; key?: string; paths?: unknown[]; entries?: unknown[] };
+      const stored = JSON.parse(text) as { format?: number; key?: string; paths?: unknown[]; entries?: unknown[]; words?: unknown };
       if (stored.format !== FORMAT || stored.key !== key || !Array.isArray(stored.paths) || !Array.isArray(stored.entries)) return undefined;
-      return new SymbolTable(stored.entries.slice(0, MAX_ENTRIES).flatMap((row) => entryOf(row, stored.paths ?? [])));
+      const entries = stored.entries.slice(0, MAX_ENTRIES).flatMap((row) => entryOf(row, stored.paths ?? []));
+      if (stored.words === undefined) return new SymbolTable(entries);
+      // Counts that do not read back are counted again with the table.
+      const words = countsFromStored(stored.words);
+      return words ? new SymbolTable(entries, words) : undefined;
     } catch {
       return undefined;
     }
@@ -268,7 +284,7 @@ export class SymbolTables {
       return [index, entry.name, entry.kind, entry.container ?? null, entry.line, entry.endLine, entry.nameLine];
     });
     try {
-      const text = JSON.stringify({ format: FORMAT, key, paths, entries: rows });
+      const text = JSON.stringify({ format: FORMAT, key, paths, entries: rows, ...(table.words ? { words: storedCounts(table.words) } : {}) });
       // A table only saves time: conversations in the same folder come first.
       await ensureRoom(path.dirname(file), Buffer.byteLength(text), 'symbol tables are', this.options.spareBytes);
       await writeFileAtomically(file, text);

@@ -19,6 +19,8 @@ export interface GitRunOptions {
   signal?: AbortSignal;
   /** Written to git's stdin. */
   input?: string | Uint8Array;
+  /** An index of the caller's own (`GIT_INDEX_FILE`), so that the repository's is neither read nor written. */
+  indexFile?: string;
 }
 
 export interface GitResult {
@@ -51,9 +53,10 @@ const STDERR_KEPT_BYTES = 16 * 1024;
 /** Config that keeps git from running repository-controlled helpers or rewriting names. */
 const SAFE_CONFIG = ['-c', 'core.quotepath=off', '-c', 'core.fsmonitor=false', '-c', 'core.pager=cat'];
 
-function gitEnvironment(): NodeJS.ProcessEnv {
+function gitEnvironment(indexFile?: string): NodeJS.ProcessEnv {
   return {
     ...process.env,
+    ...(indexFile !== undefined ? { GIT_INDEX_FILE: indexFile } : {}),
     GIT_TERMINAL_PROMPT: '0',
     GIT_CONFIG_NOSYSTEM: '1',
     GIT_PAGER: 'cat',
@@ -84,7 +87,7 @@ export async function runGitBytes(args: readonly string[], options: GitRunOption
       command: 'git',
       args: [...SAFE_CONFIG, ...args],
       cwd: options.cwd,
-      env: gitEnvironment(),
+      env: gitEnvironment(options.indexFile),
       timeoutMs,
       maxOutputBytes,
       truncate: options.onOutputLimit === 'truncate',

@@ -6,7 +6,7 @@
  * BM25 among them. Pure.
  */
 import { LEADING_KINDS } from '../code/fileKinds';
-import { definitionWords, describeScores } from './definitionText';
+import { definitionWords, describeScores, type WordRarity } from './definitionText';
 import { bestOf, fuse, fusedScores, type Ranking } from './fusion';
 import type { QuestionAnalysis } from './question';
 import type { CandidateFile, ScoredSpan } from './spanRanking';
@@ -31,12 +31,17 @@ export interface CandidateOrder<F extends CandidateFile> {
 
 /**
  * `spans` (best first, as ranked) in the fused order. BM25 is each file's `fileScore`; only source
- * files count in the file order (tests, docs and the like never lead).
+ * files count in the file order (tests, docs and the like never lead). `rarity`: how rare words are
+ * across the definitions of a file's repository, when known (else across the definitions scored).
  */
-export function orderCandidates<F extends CandidateFile>(spans: ReadonlyArray<ScoredSpan<F>>, question: QuestionAnalysis): CandidateOrder<F> {
+export function orderCandidates<F extends CandidateFile>(
+  spans: ReadonlyArray<ScoredSpan<F>>,
+  question: QuestionAnalysis,
+  rarity: (file: F) => WordRarity | undefined = () => undefined,
+): CandidateOrder<F> {
   const weights = WEIGHTS[question.kind];
   // A question's few words are too few to weigh by rarity: only a description is matched by them.
-  const described = weights.described > 0 ? describedScores(spans, question.described) : new Map<ScoredSpan<F>, number>();
+  const described = weights.described > 0 ? describedScores(spans, question.described, rarity) : new Map<ScoredSpan<F>, number>();
   const leading = spans.filter((span) => LEADING_KINDS.has(span.file.kind));
   const byFile = (score: (span: ScoredSpan<F>) => number): Map<F, number> => bestOf(leading, (span) => span.file, score);
   const fileRankings: Array<Ranking<F>> = [
@@ -69,10 +74,34 @@ function topOf<T>(scores: ReadonlyMap<T, number>): T | undefined {
   return top;
 }
 
-/** How well each span with a definition says what the question's words say (those holding none left out). */
-function describedScores<F extends CandidateFile>(spans: ReadonlyArray<ScoredSpan<F>>, words: readonly string[]): Map<ScoredSpan<F>, number> {
-  if (words.length === 0) return new Map();
-  const withDefinitions = spans.filter((span) => span.definition !== undefined);
+/**
+ * How well each span with a definition says what the question's words say (those holding none left
+ * out), the spans of each repository weighed by its rarity.
+ */
+function describedScores<F extends CandidateFile>(
+  spans: ReadonlyArray<ScoredSpan<F>>,
+  words: readonly string[],
+  rarity: (file: F) => WordRarity | undefined,
+): Map<ScoredSpan<F>, number> {
+  const scored = new Map<ScoredSpan<F>, number>();
+  if (words.length === 0) return scored;
+  const groups = new Map<WordRarity | undefined, Array<ScoredSpan<F>>>();
+  for (const span of spans) {
+    if (span.definition === undefined) continue;
+    const key = rarity(span.file);
+    const group = groups.get(key);
+    if (group) group.push(span);
+    else groups.set(key, [span]);
+  }
+  for (const [key, group] of groups) for (const [span, score] of describedGroup(group, words, key)) scored.set(span, score);
+  return scored;
+}
+
+function describedGroup<F extends CandidateFile>(
+  withDefinitions: ReadonlyArray<ScoredSpan<F>>,
+  words: readonly string[],
+  rarity: WordRarity | undefined,
+): Array<[ScoredSpan<F>, number]> {
   const documents = withDefinitions.map((span) =>
     definitionWords({
       name: span.definition?.name ?? '',
@@ -81,8 +110,6 @@ function describedScores<F extends CandidateFile>(spans: ReadonlyArray<ScoredSpa
       body: span.file.lines.slice(span.start - 1, span.end),
     }),
   );
-  const scores = describeScores(documents, words);
-  return new Map(
-    withDefinitions.map((span, index) => [span, scores[index] ?? 0]).filter(([, score]) => (score as number) > 0) as Array<[ScoredSpan<F>, number]>,
-  );
+  const scores = describeScores(documents, words, rarity);
+  return withDefinitions.flatMap((span, index) => ((scores[index] ?? 0) > 0 ? [[span, scores[index] ?? 0] as [ScoredSpan<F>, number]] : []));
 }

@@ -7,7 +7,7 @@
 import { queryTerms, stem, type SearchTermSpec } from '../search/ranking';
 import { extractSearchTerms, isStopword, splitIdentifier } from '../search/searchTerms';
 import { wordsOf } from './definitionText';
-import { readQuestion, type QuestionKind } from './questionKind';
+import { readQuestion, requestWords, type QuestionKind } from './questionKind';
 
 export interface MemberForm {
   /** `res` of `res.cookie`; `Axios` of `Axios.prototype.request`. */
@@ -44,6 +44,12 @@ export interface QuestionAnalysis {
   kind: QuestionKind;
   /** The stems of every word that can say what the code is (its frame left out), each once: what a description is matched by. */
   described: string[];
+  /**
+   * The words of its requests ("I want the code that", "Find the place where"), left out of all of the
+   * above: they ask, they do not say what the code does. One that names definitions of the
+   * repository ("I need the lookup that") is a name after all (retrieval adds it back).
+   */
+  framing: string[];
 }
 
 const MAX_NAMES = 8;
@@ -107,9 +113,13 @@ export function analyseQuestion(question: string): QuestionAnalysis {
   for (const term of extracted) if (codeShaped.has(term) || inCode.has(term)) addName(term);
   const kind = readQuestion(bounded, names.length > 0).kind;
   const describing = kind === 'description';
+  const framing = framingOf(bounded, names);
+  const plain = (word: string): string => word.replace(/[^A-Za-z]/g, '').toLowerCase();
   const stems: string[] = [];
   // A description's every plain word may be a name's (a question's first few say what it asks).
-  const plainWords = describing ? (bounded.match(/[A-Za-z_$][\w$]*/g) ?? []).filter((word) => word.length >= 3 && !isStopword(word)) : extracted;
+  const plainWords = (describing ? (bounded.match(/[A-Za-z_$][\w$]*/g) ?? []).filter((word) => word.length >= 3 && !isStopword(word)) : extracted).filter(
+    (word) => !framing.has(plain(word)),
+  );
   for (const word of plainWords) {
     if (names.includes(word) || SKIPPED.has(word.toLowerCase())) continue;
     const stemmed = stem(word);
@@ -120,7 +130,11 @@ export function analyseQuestion(question: string): QuestionAnalysis {
   stems.splice(describing ? MAX_DESCRIPTION_STEMS : MAX_STEMS);
   const conditions = conditionStems(bounded, stems);
   // Members and owners are searched too: `res.cookie` holds the words `res` and `cookie`; a phrasal verb as code writes it (`back off` → `backoff`).
-  const searched = [...bounded.split(/\s+/).filter(Boolean), ...members.flatMap(({ owner, member }) => [owner, member]), ...phrasalVerbs(bounded)];
+  const searched = [
+    ...bounded.split(/\s+/).filter((token) => token !== '' && !framing.has(plain(token))),
+    ...members.flatMap(({ owner, member }) => [owner, member]),
+    ...phrasalVerbs(bounded),
+  ];
   const terms = queryTerms(searched, describing ? MAX_DESCRIPTION_TERMS : undefined);
   const synonyms = synonymsOf(terms);
   const shown = [
@@ -143,10 +157,34 @@ export function analyseQuestion(question: string): QuestionAnalysis {
   const asksHow = describing || /^\s*(how|why|in what order|what happens|when does|when do|when is|when are)\b/i.test(bounded);
   const described = [
     ...new Set(
-      (bounded.match(/[A-Za-z_$][\w$]*/g) ?? []).filter((word) => !isStopword(word) && !SKIPPED.has(word.toLowerCase())).flatMap((word) => wordsOf(word)),
+      (bounded.match(/[A-Za-z_$][\w$]*/g) ?? [])
+        .filter((word) => !isStopword(word) && !SKIPPED.has(word.toLowerCase()) && !framing.has(plain(word)))
+        .flatMap((word) => wordsOf(word)),
     ),
   ].slice(0, MAX_DESCRIBED);
-  return { terms, synonyms, names, members, stems, conditions, shown, labels, asksHow, kind, described };
+  return { terms, synonyms, names, members, stems, conditions, shown, labels, asksHow, kind, described, framing: [...framing] };
+}
+
+/** The words said only in the text's requests (not again where it says what the code does), stop words and names aside. */
+function framingOf(text: string, names: readonly string[]): Set<string> {
+  const requested = requestWords(text).filter((word) => !isStopword(word) && !SKIPPED.has(word) && !names.includes(word));
+  if (requested.length === 0) return new Set();
+  const said = new Map<string, number>();
+  for (const word of text.toLowerCase().match(/[a-z]+/g) ?? []) said.set(word, (said.get(word) ?? 0) + 1);
+  const asked = new Map<string, number>();
+  for (const word of requested) asked.set(word, (asked.get(word) ?? 0) + 1);
+  return new Set([...asked].filter(([word, count]) => (said.get(word) ?? 0) <= count).map(([word]) => word));
+}
+
+/** The analysis with the request words that name definitions (`lookup` of "I need the lookup that") back among its stems and words. */
+export function withFramingNames(question: QuestionAnalysis, namesDefinitions: (word: string) => boolean): QuestionAnalysis {
+  const names = question.framing.filter(namesDefinitions);
+  if (names.length === 0) return question;
+  return {
+    ...question,
+    stems: [...new Set([...question.stems, ...names.map((word) => stem(word))])],
+    described: [...new Set([...question.described, ...names.flatMap((word) => wordsOf(word))])],
+  };
 }
 
 const PARTICLES = new Set(['off', 'up', 'out', 'in', 'down', 'back', 'over', 'on']);

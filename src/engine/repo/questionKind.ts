@@ -72,3 +72,40 @@ export function readQuestion(text: string, namesIdentifier: boolean): ReadQuesti
   const long = namesIdentifier ? words >= NAMING_TEXT_WORDS : words >= LONG_TEXT_WORDS || (several && words >= SENTENCES_WORDS);
   return { kind: long || frame !== undefined ? 'description' : 'question', text: searched, ...(frame !== undefined ? { frame } : {}) };
 }
+
+/** Words that open a relative clause: what follows them says what the code does. */
+const RELATIVE = new Set(['that', 'which', 'where', 'who', 'whose']);
+/** Words that address the reader (the asker and the one asked), or open a question. */
+const ADDRESSING = new Set(['i', 'me', 'my', 'we', 'us', 'our', 'you', 'your']);
+const QUESTION_WORDS = new Set(['where', 'which', 'what', 'how']);
+const ARTICLES = new Set(['the', 'a', 'an']);
+/** A request's head is this short at most ("I am looking for the place where"). */
+const MAX_REQUEST_WORDS = 8;
+/** An imperative's head is a verb, an article and a noun ("Find the code that"): "Somewhere the framework decides that" is none. */
+const MAX_COMMAND_WORDS = 3;
+
+/**
+ * The words of the requests inside a text ("I want the code that …", "Show me the function which
+ * …", "Find the place where …", "Where is the routine that …"): the head of a sentence that asks
+ * the reader for something, up to the relative word after which the sentence says what it does. Told
+ * by grammar: the head addresses the reader (I, me, we, you), opens with a question word, or is an
+ * imperative (a verb then an article: "Find the"), and ends at a relative word within its first
+ * words, right after an article and its noun ("the code that", never "check that a …"). Code-shaped words are never part of one (a name is what is asked for). Lower case, in order.
+ */
+export function requestWords(text: string): string[] {
+  const words: string[] = [];
+  for (const sentence of sentencesOf(text)) {
+    const tokens = sentence.match(/[A-Za-z_$`][\w$`'’.]*/g) ?? [];
+    const plain = tokens.map((token) => token.replace(/[.'’]+$/, '').toLowerCase());
+    // "the place where", "a routine that": a relative word right after an article and its noun (not "unpack that pair").
+    const relative = plain.findIndex((word, index) => index >= 2 && RELATIVE.has(word) && ARTICLES.has(plain[index - 2] ?? ''));
+    if (relative < 0 || relative > MAX_REQUEST_WORDS) continue;
+    const head = plain.slice(0, relative);
+    const addresses = head.some((word) => ADDRESSING.has(word) || /^i['’]/.test(word));
+    const asks = QUESTION_WORDS.has(head[0] ?? '');
+    const commands = relative <= MAX_COMMAND_WORDS && ARTICLES.has(head[1] ?? '') && !ARTICLES.has(head[0] ?? '');
+    if (!addresses && !asks && !commands) continue;
+    for (let at = 0; at < relative; at++) if (!CODE_SHAPED.test(tokens[at] ?? '')) words.push(plain[at] ?? '');
+  }
+  return words.filter((word) => /^[a-z]+$/.test(word));
+}

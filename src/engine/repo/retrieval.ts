@@ -5,10 +5,10 @@
  * the parser (`code/definitions.ts`), and the spans are ranked by name, body, proximity, file score
  * and kind (`spanRanking.ts`).
  */
-import { fileKind, KIND_WEIGHT, kindOfPath, type FileKind } from '../code/fileKinds';
-import { attributesOf, parseAttributeFile, type AttributeFile } from '../code/gitAttributes';
+import { fileKind, KIND_WEIGHT, kindOfPath, type FileKind, type LinguistAttributes } from '../code/fileKinds';
+import { isAttributesFile, linguistAttributes } from '../code/gitAttributes';
 import { findDefinitions, type Definition } from '../code/definitions';
-import { MAX_FILE_BYTES as SYMBOL_FILE_BYTES, type SymbolSource } from '../code/symbolTable';
+import { MAX_FILE_BYTES as SYMBOL_FILE_BYTES, type SymbolSource, type SymbolTable } from '../code/symbolTable';
 import { keptPromise } from '../runtime/keptPromises';
 import { parseQuery, type ParsedQuery } from '../search/query';
 import type { CorpusStats } from '../search/ranking';
@@ -18,7 +18,8 @@ import type { ToolContext } from './context';
 import { listTree } from './grep';
 import { allowedByFilters, rankFiles, type RankOptions } from './fileRanking';
 import { orderCandidates } from './candidateOrder';
-import type { QuestionAnalysis } from './question';
+import { wordsOfFile } from './definitionText';
+import { withFramingNames, type QuestionAnalysis } from './question';
 import { rankSpans, scoreName, SHORT_TERM, type CandidateFile, type ScoredSpan, type TermWeights } from './spanRanking';
 
 /** A candidate file with where it came from. */
@@ -74,11 +75,11 @@ const SPANS_PER_FILE = 6;
  */
 const definitionsKept = new Map<string, Promise<Definition[] | undefined>>();
 const DEFINITIONS_KEPT = 500;
-const attributesKept = new Map<string, Promise<AttributeFile[]>>();
+const attributesKept = new Map<string, Promise<Map<string, LinguistAttributes>>>();
 const ATTRIBUTES_KEPT = 16;
-const MAX_ATTRIBUTE_FILES = 64;
 
-export async function retrieve(context: ToolContext, question: QuestionAnalysis, options: RetrieveOptions): Promise<Retrieved> {
+export async function retrieve(context: ToolContext, asked: QuestionAnalysis, options: RetrieveOptions): Promise<Retrieved> {
+  let question = asked;
   const ranked = await rankFiles(context, options.query ?? parseQuery(''), question.terms, {
     limit: CANDIDATES,
     ...(options.waitForIndexes ? { waitForIndexes: options.waitForIndexes } : {}),
@@ -95,15 +96,14 @@ export async function retrieve(context: ToolContext, question: QuestionAnalysis,
     .map(({ file }) => ({ target: file.target, path: file.document.path, score: file.score }));
   // Definitions named for the question, wherever they are: their files are read too.
   const scores = new Map(ranked.files.map((file) => [`${file.target.repo.dir}\0${file.document.path}`, file.score]));
-  const named = await namedElsewhere(
+  const tables = await symbolTablesOf(
     context,
-    question,
-    weights,
-    weightsTotal,
     ranked.files.map((file) => file.target),
-    toRead,
     options.waitForSymbols === true,
   );
+  // A word of a request that names definitions of the repository ("I need the lookup that") is a name after all.
+  question = withFramingNames(question, (word) => tables.some(({ table }) => (table?.named(word).length ?? 0) > 0));
+  const named = namedElsewhere(question, weights, weightsTotal, tables, toRead);
   for (const found of await withinFilters(options.query, named)) {
     toRead.push({ ...found, score: scores.get(`${found.target.repo.dir}\0${found.path}`) ?? 0 });
   }
@@ -124,7 +124,11 @@ export async function retrieve(context: ToolContext, question: QuestionAnalysis,
   }
   const perFile = new Map<ReadFile, number>();
   // Fused with BM25 over the files read (their `fileScore`): the floor under the definitions ranking.
-  const ordered = orderCandidates(await rankSpans(files, question, weights), question);
+  // A description's words weigh by their rarity across each repository's definitions (its symbol table's counts).
+  const rarities = new Map(tables.flatMap(({ target, table }) => (table?.words ? [[target.repo, table.words] as const] : [])));
+  const ordered = orderCandidates(await rankSpans(files, question, weights), question, (file) =>
+    file.target.revision === 'HEAD' ? rarities.get(file.target.repo) : undefined,
+  );
   const spans = ordered.spans.filter((span) => {
     const count = perFile.get(span.file) ?? 0;
     perFile.set(span.file, count + 1);
@@ -142,34 +146,39 @@ const PER_WORD = 200;
 /** A definition's name brings its file in when it scores at least this (a rare word of the question, or its name). */
 const NAMED_SCORE = 2;
 
-/**
- * The files of the targets' symbol tables whose definitions the question names (or whose names are
- * made of its words), best first, that are not read already: at most `NAMED_FILES`.
- */
-async function namedElsewhere(
+/** The symbol tables of the searched commits (those of HEADs: a search of another revision, `rev:`, uses none and builds none). */
+async function symbolTablesOf(
   context: ToolContext,
-  question: QuestionAnalysis,
-  weights: TermWeights,
-  totalWeight: number,
   searched: readonly SearchTarget[],
-  reading: ReadonlyArray<{ target: SearchTarget; path: string }>,
   wait: boolean,
-): Promise<Array<{ target: SearchTarget; path: string }>> {
+): Promise<Array<{ target: SearchTarget; table: SymbolTable | undefined }>> {
   const tables = context.symbolTables;
   if (!tables) return [];
-  // Tables are kept for HEADs: a search of another revision (`rev:`) uses none and builds none.
   const targets = [
     ...new Map(searched.filter((target) => target.revision === 'HEAD').map((target) => [`${target.repo.dir}\0${target.commit}`, target])).values(),
   ];
-  const best = new Map<string, { target: SearchTarget; path: string; score: number }>();
   // Every repository's table at once, under one deadline.
-  const tablesOf = await Promise.all(
+  return Promise.all(
     targets.map(async (target) => {
       const source = symbolSource(context, target);
       return { target, table: wait ? await tables.whenReady(source, context.signal, SYMBOLS_WAIT_MS) : tables.lookup(source) };
     }),
   );
-  for (const { target, table } of tablesOf) {
+}
+
+/**
+ * The files of the symbol tables whose definitions the question names (or whose names are made of
+ * its words), best first, that are not read already: at most `NAMED_FILES`.
+ */
+function namedElsewhere(
+  question: QuestionAnalysis,
+  weights: TermWeights,
+  totalWeight: number,
+  tables: ReadonlyArray<{ target: SearchTarget; table: SymbolTable | undefined }>,
+  reading: ReadonlyArray<{ target: SearchTarget; path: string }>,
+): Array<{ target: SearchTarget; path: string }> {
+  const best = new Map<string, { target: SearchTarget; path: string; score: number }>();
+  for (const { target, table } of tables) {
     if (!table) continue;
     const entries = [
       ...question.names.flatMap((name) => table.named(name)),
@@ -204,6 +213,8 @@ export function symbolSource(context: ToolContext, target: SearchTarget): Symbol
       for (const [path, bytes] of blobs) if (!bytes.includes(0)) texts.set(path, bytes.toString('utf8'));
       return texts;
     },
+    // The table counts each word's definitions over the commit: what a description's words weigh.
+    wordsOf: (_path, text, definitions) => wordsOfFile(text, definitions),
   };
 }
 
@@ -227,7 +238,7 @@ function termWeights(question: QuestionAnalysis, stats: CorpusStats): Map<string
 
 /** What a file of the target is: its path and lines, as the commit's git attributes have it. */
 export async function kindOf(context: ToolContext, target: SearchTarget, path: string, lines: readonly string[]): Promise<FileKind> {
-  return fileKind(path, attributesOf(path, await attributeFiles(context, target)), lines);
+  return fileKind(path, (await commitAttributes(context, target)).get(path) ?? {}, lines);
 }
 
 /** A file's definitions, kept for the next question that reads it. */
@@ -238,20 +249,19 @@ export function definitionsOf(target: SearchTarget, path: string, text: string):
   );
 }
 
-/** The commit's `.gitattributes` files that speak of linguist attributes (read once per commit). */
-function attributeFiles(context: ToolContext, target: SearchTarget): Promise<AttributeFile[]> {
+/**
+ * The linguist attributes git gives the files of the commit's listing (asked once per commit, and
+ * only of a tree with a `.gitattributes` file). A file past the listing's bound gets none.
+ */
+function commitAttributes(context: ToolContext, target: SearchTarget): Promise<Map<string, LinguistAttributes>> {
   return keptPromise(attributesKept, `${target.repo.dir}\0${target.commit}`, ATTRIBUTES_KEPT, async () => {
     const tree = await listTree(context, target);
-    const found = tree.paths.filter((path) => path === '.gitattributes' || path.endsWith('/.gitattributes')).slice(0, MAX_ATTRIBUTE_FILES);
-    const files: AttributeFile[] = [];
-    for (const path of found) {
-      const blob = await readTargetText(context, target, path, 256 * 1024).catch((error: unknown) => {
-        // Cancelled: not kept as a commit without attributes (keptPromise keeps no failure).
-        if (context.signal.aborted) throw error;
-        return undefined;
-      });
-      if (blob && !blob.binary) files.push(parseAttributeFile(path, blob.text));
-    }
-    return files.filter((file) => file.rules.length > 0);
+    if (!tree.paths.some(isAttributesFile)) return new Map<string, LinguistAttributes>();
+    return linguistAttributes(target.repo.dir, target.commit, tree.paths, context.signal).catch((error: unknown) => {
+      // Cancelled: not kept as a commit without attributes (keptPromise keeps no failure).
+      if (context.signal.aborted) throw error;
+      // git could not say (a damaged repository, a limit): kinds come from paths and text, as without attributes.
+      return new Map<string, LinguistAttributes>();
+    });
   });
 }

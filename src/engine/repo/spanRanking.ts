@@ -9,6 +9,7 @@
 import { KIND_WEIGHT, type FileKind } from '../code/fileKinds';
 import { nextTurn } from '../runtime/inTurns';
 import type { Definition } from '../code/definitions';
+import { COMMENT_LINE, CONTAINER_KINDS, documentationStart, headEnd } from './definitionExtent';
 import { nameWords, squashName, type QuestionAnalysis } from './question';
 
 /** A candidate file as the ranking sees it. */
@@ -129,6 +130,7 @@ const TEST_NAME = /^(test_|Test[A-Z_0-9]|test[A-Z])/;
 export async function rankSpans<F extends CandidateFile>(files: readonly F[], question: QuestionAnalysis, weights: TermWeights): Promise<Array<ScoredSpan<F>>> {
   const maxFileScore = Math.max(1e-9, ...files.map((file) => file.fileScore));
   const totalWeight = [...weights.values()].reduce((sum, weight) => sum + weight, 0) || 1;
+  const owned = ownedMembers(files, question);
   const spans: Array<ScoredSpan<F>> = [];
   for (const file of files) {
     await nextTurn();
@@ -156,7 +158,7 @@ export async function rankSpans<F extends CandidateFile>(files: readonly F[], qu
           ? spanTerms(termLines, docStart, start - 1, weights, 0, ownName).held.filter((term) => !body.held.includes(term) && !ownName.has(term))
           : [];
       // A name over a body of a few lines that holds nothing else of the question is a setter or a field: only a name.
-      const nameScore = scoreName(definition, question, weights, totalWeight, body.weight > 0 || end - start >= SUBSTANTIAL_BODY);
+      const nameScore = scoreName(definition, question, weights, totalWeight, body.weight > 0 || end - start >= SUBSTANTIAL_BODY, owned);
       if (nameScore.score === 0 && body.held.length === 0) continue;
       const lengthFactor = 1 / (1 + Math.max(0, end - start + 1 - COMPACT_LINES) / (2 * COMPACT_LINES));
       const fromHeader =
@@ -212,7 +214,6 @@ export async function rankSpans<F extends CandidateFile>(files: readonly F[], qu
   return spans.sort((a, b) => b.score - a.score || a.file.path.localeCompare(b.file.path) || a.start - b.start);
 }
 
-const COMMENT_LINE = /^\s*(\/\*\*?|\*|\/\/|#(?!include|define|if|pragma|!)|--|;)/;
 const DOCSTRING_START = /^\s*[rRuUbB]?("""|''')/;
 
 /**
@@ -264,68 +265,59 @@ function coveredLines(lineCount: number, definitions: readonly Definition[]): Ui
 
 /** What a term of a definition's documentation (and not of its body) counts next to one of its body. */
 const DOC_SHARE = 0.5;
-/** Lines of documentation read above a definition at most. */
-const MAX_DOC_LINES = 30;
-const ATTRIBUTE_LINE = /^\s*(@[\w.]+|#\[|\[[A-Z]\w*)/;
-
-/**
- * The first line of the comment (and decorators or attributes) just above line `start`, or `start`
- * when there is none: a definition's documentation says what it is for in the question's words.
- */
-function documentationStart(lines: readonly string[], start: number): number {
-  let first = start;
-  for (let line = start - 1; line >= 1 && start - line <= MAX_DOC_LINES; line--) {
-    const text = lines[line - 1] ?? '';
-    if (!COMMENT_LINE.test(text) && !/^\s*\*\/\s*$/.test(text) && !ATTRIBUTE_LINE.test(text)) break;
-    first = line;
-  }
-  return first;
+/** Whether a definition's owner is the owner of a member form (`res` of `res.render`; `Session` for `session.request`). */
+function ownerMatches(container: string, owner: string): boolean {
+  const ownerName = squashName(owner);
+  return container === ownerName || container.endsWith(ownerName) || ownerName.endsWith(container);
 }
 
-const CONTAINER_KINDS: ReadonlySet<Definition['kind']> = new Set(['class', 'struct', 'interface', 'trait', 'module', 'enum']);
-
-/**
- * The last line a definition is scored (and quoted) by: a class, module or struct with definitions
- * inside ends, for this, before the first of them — its head (documentation, fields, signature); its
- * methods are spans of their own. Other definitions end where their body does.
- */
-function headEnd(definition: Definition, definitions: readonly Definition[]): number {
-  if (!CONTAINER_KINDS.has(definition.kind)) return definition.endLine;
-  let end = definition.endLine;
-  for (const inner of definitions) {
-    if (
-      inner !== definition &&
-      inner.line > definition.nameLine &&
-      inner.line <= end &&
-      inner.kind !== 'field' &&
-      inner.kind !== 'constant' &&
-      inner.kind !== 'variable'
-    )
-      end = inner.line - 1;
+/** The members of the question's member forms (squashed) that some candidate defines under the owner asked about. */
+function ownedMembers(files: readonly CandidateFile[], question: QuestionAnalysis): Set<string> {
+  const owned = new Set<string>();
+  if (question.members.length === 0) return owned;
+  for (const file of files) {
+    for (const definition of file.definitions ?? []) {
+      if (definition.container === undefined) continue;
+      const name = squashName(definition.name);
+      const container = squashName(definition.container);
+      if (question.members.some(({ owner, member }) => squashName(member) === name && ownerMatches(container, owner))) owned.add(name);
+    }
   }
-  return Math.max(definition.nameLine, end);
+  return owned;
 }
 
-/** How much a definition's name says it is what the question asks about. */
+/**
+ * How much a definition's name says it is what the question asks about. `owned`: the members the
+ * question's member forms name that a candidate defines under the owner asked about (then a
+ * same-named member of another owner is a namesake, not what is asked).
+ */
 export function scoreName(
   definition: Definition,
   question: QuestionAnalysis,
   weights: TermWeights,
   totalWeight: number,
   bodySupports: boolean,
+  owned: ReadonlySet<string> = new Set(),
 ): { score: number; named: boolean } {
   const squashed = squashName(definition.name);
   const container = definition.container ? squashName(definition.container) : undefined;
   // One of several names asked about is less the answer than the only one.
-  const exact = NAME_EXACT / Math.sqrt(Math.max(1, question.names.length));
+  const full = NAME_EXACT / Math.sqrt(Math.max(1, question.names.length));
+  const namesake =
+    owned.has(squashed) &&
+    container !== undefined &&
+    question.members.some(({ member }) => squashName(member) === squashed) &&
+    !question.members.some(({ owner, member }) => squashName(member) === squashed && ownerMatches(container, owner));
+  // A namesake (`app.render`, `View.prototype.render` for `res.render`, which a candidate defines) is not what is named: its name counts nothing.
+  const exact = namesake ? 0 : full;
   let score = 0;
-  let named = false;
+  let isNamed = false;
   for (const name of question.names) {
     const asked = squashName(name);
     if (asked === squashed) {
       // A class the question names is answered by what it does: its methods weigh in below.
       score += CONTAINER_KINDS.has(definition.kind) ? exact / 2 : exact;
-      named = true;
+      isNamed = !namesake;
     } else if (asked.length >= 4 && squashed.includes(asked)) {
       score += NAME_CONTAINS;
     }
@@ -333,8 +325,7 @@ export function scoreName(
   }
   for (const { owner, member } of question.members) {
     if (squashName(member) !== squashed || container === undefined) continue;
-    const ownerName = squashName(owner);
-    if (container === ownerName || container.endsWith(ownerName) || ownerName.endsWith(container)) score += MEMBER_OWNER;
+    if (ownerMatches(container, owner)) score += MEMBER_OWNER;
   }
   const words = nameWords(definition.name);
   const ownerWords = definition.container ? nameWords(definition.container) : [];
@@ -359,7 +350,7 @@ export function scoreName(
   // A name of the question's words over a body that holds none of its other words (a setter, a field) is only a name.
   // (A name that is the whole question needs no more.)
   score += wordScore * (1 + Math.max(0, wordsMatched - 1) * MORE_WORDS * coverage) * (bodySupports || coverage >= WHOLE_QUESTION ? 1 : NAME_ONLY_SHARE);
-  return { score, named };
+  return { score, named: isNamed };
 }
 
 /** Short forms names use for the words questions write (`InitDefaultHelpCmd`: a help command). */

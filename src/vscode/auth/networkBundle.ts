@@ -1,84 +1,59 @@
 /**
- * The network bundle (dist/network.js: undici, the HTTP and tool clients, OAuth) is loaded on the
- * first connection, not at activation; this module is how the extension reaches it, with the proxy
- * and certificate settings every dispatcher is built from, and the one transport for OAuth
- * endpoints. Its other modules import the bundle's types only.
+ * How the extension reaches the client code (src/api/connections.ts) and what carries its
+ * requests, whichever host it runs in: a `NetworkAccess`, given by the entry point. On Node
+ * (nodeNetwork.ts) the client is a bundle loaded on the first connection (dist/network.js) and
+ * sends through undici with the proxy and certificate settings; on the web (webNetwork.ts) it is
+ * part of the one bundle and sends with fetch. The one transport for OAuth endpoints sits here.
+ * Other modules import the client's types only.
  */
-import { readFile } from 'node:fs/promises';
-import type { Dispatcher } from 'undici';
 import * as vscode from 'vscode';
 import type { HttpTransport } from '../../api/http';
 import type { AuthorizationServerClient } from '../../api/oauth/authorizationServer';
 import type { InstanceUrl } from '../../api/instance';
-import { networkSettings } from '../settings';
+import type { LoopbackRedirect } from '../../api/oauth/loopbackRedirect';
+import type { Transport } from '../../api/transport';
 
-export type NetworkBundle = typeof import('../../api/network');
+export type NetworkBundle = typeof import('../../api/connections');
 
-/** How the bundle is reached (`loadNetworkBundle`), handed to whoever needs it. */
-export type NetworkLoader = () => Promise<NetworkBundle>;
+export interface NetworkAccess {
+  /** The client code (on Node a bundle of its own, loaded on the first call). */
+  load(): Promise<NetworkBundle>;
+  /** What transports are built from now (proxy, certificates), as a key: a change rebuilds the connection. */
+  settingsKey(): Promise<string>;
+  /** A transport built from the current settings; its owner closes it. */
+  createTransport(): Promise<Transport>;
+  /** A listener on 127.0.0.1 for a browser sign-in's redirect; absent where there is none (the web). */
+  listenOnLoopback?(): Promise<LoopbackRedirect>;
+}
 
 /** Instances' OAuth authorization servers, as the session and the sign-in look them up. */
 export type OAuthServers = Pick<OAuthTransport, 'authorizationServer'>;
 
-/** Loads dist/network.js (esbuild turns this `import()` into a lazy require of that file). */
-export async function loadNetworkBundle(): Promise<NetworkBundle> {
-  const network = await import('../../api/network');
-  // The bundle has its own copy of @vscode/l10n: its messages need VS Code's translations too.
-  network.useTranslations(vscode.l10n.bundle);
-  return network;
-}
-
-export interface NetworkOptions {
-  proxyUrl: string;
-  strictSSL: boolean;
-  caCertificates: string[];
-}
-
-/** The proxy and certificate settings as the bundle's dispatchers take them (the CA file read now). */
-export async function dispatcherOptions(): Promise<NetworkOptions> {
-  const network = networkSettings();
-  const caCertificates = network.caCertificatesPath ? [await readCaFile(network.caCertificatesPath)] : [];
-  return { proxyUrl: network.proxyUrl, strictSSL: network.strictSSL, caCertificates };
-}
-
-async function readCaFile(path: string): Promise<string> {
-  try {
-    return await readFile(path, 'utf8');
-  } catch (error) {
-    throw new Error(
-      vscode.l10n.t(
-        'Could not read the CA certificates file {0} ({1}) — fix the "deepSearch.caCertificatesPath" setting.',
-        path,
-        (error as NodeJS.ErrnoException).code ?? String(error),
-      ),
-    );
-  }
-}
-
-/** Instances' OAuth authorization servers, reached through one transport that follows the proxy settings. */
+/** Instances' OAuth authorization servers, reached through one transport that follows the settings. */
 export class OAuthTransport implements vscode.Disposable {
-  private current: { key: string; transport: HttpTransport; dispatcher: Dispatcher } | undefined;
+  private current: { key: string; http: HttpTransport; transport: Transport } | undefined;
+
+  constructor(private readonly network: NetworkAccess) {}
 
   /** The instance's authorization server (undefined when it has none). */
   async authorizationServer(instanceUrl: InstanceUrl, signal?: AbortSignal): Promise<AuthorizationServerClient | undefined> {
-    const network = await loadNetworkBundle();
-    return network.AuthorizationServerClient.discover(await this.transport(), instanceUrl, signal);
+    const bundle = await this.network.load();
+    return bundle.AuthorizationServerClient.discover(await this.http(bundle), instanceUrl, signal);
   }
 
   /** Rebuilt when the proxy or certificate settings change (the old one closed). */
-  private async transport(): Promise<HttpTransport> {
-    const options = await dispatcherOptions();
-    const key = JSON.stringify(options);
+  private async http(bundle: NetworkBundle): Promise<HttpTransport> {
+    const key = await this.network.settingsKey();
     if (this.current?.key !== key) {
       const previous = this.current;
-      const { transport, dispatcher } = (await loadNetworkBundle()).oauthTransport(options);
-      this.current = { key, transport, dispatcher };
-      void previous?.dispatcher.close().catch(() => undefined);
+      const transport = await this.network.createTransport();
+      this.current = { key, http: bundle.oauthHttp(transport), transport };
+      void previous?.transport.close().catch(() => undefined);
     }
-    return this.current.transport;
+    return this.current.http;
   }
 
   dispose(): void {
-    void this.current?.dispatcher.close().catch(() => undefined);
+    void this.current?.transport.close().catch(() => undefined);
   }
 }

@@ -16,7 +16,11 @@ export type RedirectChoice = { kind: 'uriHandler'; redirectUri: string } | { kin
 export class OAuthRedirects extends Disposables implements vscode.UriHandler, vscode.Disposable {
   private readonly waiting = new Map<string, (url: URL) => void>();
 
-  constructor(private readonly extensionId: string) {
+  /** `loopback`: whether this host can listen on 127.0.0.1 (not VS Code for the Web's web worker). */
+  constructor(
+    private readonly extensionId: string,
+    private readonly loopback = true,
+  ) {
     super();
     this.register(vscode.window.registerUriHandler(this));
   }
@@ -28,11 +32,13 @@ export class OAuthRedirects extends Disposables implements vscode.UriHandler, vs
 
   /** The URI handler where the browser can open VS Code's scheme, else the loopback listener. */
   async choose(preference: 'auto' | 'uriHandler' | 'loopback'): Promise<RedirectChoice> {
-    if (preference === 'loopback') return { kind: 'loopback' };
+    if (preference === 'loopback' && this.loopback) return { kind: 'loopback' };
     const external = await vscode.env.asExternalUri(this.callbackUri);
     // In a browser, VS Code's scheme becomes an http(s) page address that changes per request: no
     // instance could have it registered. Loopback then, unless the user asked for the handler.
-    if (external.scheme === this.callbackUri.scheme || preference === 'uriHandler') return { kind: 'uriHandler', redirectUri: external.toString(true) };
+    // The web has no listener: its page address is the one way back (an administrator registers it).
+    if (external.scheme === this.callbackUri.scheme || preference === 'uriHandler' || !this.loopback)
+      return { kind: 'uriHandler', redirectUri: external.toString(true) };
     return { kind: 'loopback' };
   }
 

@@ -4,12 +4,12 @@
  * expires so VS Code's agent never holds a dead one, and the count of renewals announced. No
  * `vscode` import: tested on plain Node.
  */
-import { createHash } from 'node:crypto';
 import type { Credential } from '../../api/credential';
 import type { AuthorizationServerClient } from '../../api/oauth/authorizationServer';
 import type { TokenSession } from '../../api/oauth/tokenSession';
 import type { StoredOAuthSignIn } from './credentialVault';
 import type { NetworkBundle } from './networkBundle';
+import { sha256Hex } from '../digest';
 
 /** Timers fire at least a second apart, and at most a day ahead (setTimeout's range). */
 const MIN_DELAY_MS = 1_000;
@@ -121,5 +121,5 @@ export class RenewalCount {
 }
 
 function digest(text: string): string {
-  return createHash('sha256').update(text).digest('hex');
+  return sha256Hex(text);
 }

@@ -5,17 +5,17 @@
  * registers itself where the instance allows it (tools only). Nothing is stored until the new
  * tokens have been checked against both interfaces.
  */
-import { randomUUID } from 'node:crypto';
 import * as vscode from 'vscode';
 import { canceledError, DeepSearchError, errorMessage, isDeepSearchError } from '../../api/errors';
 import type { AuthorizationServerClient, OAuthTokens } from '../../api/oauth/authorizationServer';
 import { scopesToAsk } from '../../api/oauth/scopes';
-import { LOOPBACK_REDIRECT_URI } from '../../api/oauth/loopbackRedirect';
+import { LOOPBACK_REDIRECT_URI } from '../../api/oauth/loopbackAddress';
 import type { OAuthRedirects, RedirectChoice } from './oauthRedirect';
 import { untilDeadline } from '../../api/oauth/deadline';
 import { sleep } from '../../api/sleep';
 import type { StoredOAuthSignIn } from './credentialVault';
-import type { NetworkLoader } from './networkBundle';
+import type { NetworkAccess } from './networkBundle';
+import type { LoopbackRedirect } from '../../api/oauth/loopbackRedirect';
 import { oauthSettings } from '../settings';
 
 export type OAuthMethod = 'browser' | 'device';
@@ -43,7 +43,7 @@ export async function runOAuthSignIn(
   method: OAuthMethod,
   server: AuthorizationServerClient,
   redirects: OAuthRedirects,
-  network: NetworkLoader,
+  network: NetworkAccess,
 ): Promise<OAuthResult | undefined> {
   const settings = oauthSettings();
   const redirect = method === 'browser' ? await redirects.choose(settings.redirect) : undefined;
@@ -58,7 +58,7 @@ export async function runOAuthSignIn(
   const info = await server.userInfo(tokens.accessToken, AbortSignal.timeout(15_000)).catch(() => undefined);
   const label = info?.preferred_username ?? info?.name ?? info?.email;
   const signIn: StoredOAuthSignIn = {
-    id: randomUUID(),
+    id: crypto.randomUUID(),
     clientId: client.clientId,
     tokens,
     ...(info ? { account: { id: info.sub.slice(0, 200), label: (label ?? info.sub).slice(0, 100) } } : {}),
@@ -96,12 +96,12 @@ async function browserSignIn(
   client: OAuthClientChoice,
   redirects: OAuthRedirects,
   redirect: RedirectChoice,
-  network: NetworkLoader,
+  network: NetworkAccess,
 ): Promise<OAuthTokens | undefined> {
   return vscode.window.withProgress(
     { location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Finish signing in in your browser…'), cancellable: true },
     async (_progress, cancellation) => {
-      const loopback = redirect.kind === 'loopback' ? await (await network()).LoopbackRedirect.listen() : undefined;
+      const loopback = redirect.kind === 'loopback' ? await listenOnLoopback(network) : undefined;
       try {
         const redirectUri = loopback?.redirectUri ?? (redirect as { redirectUri: string }).redirectUri;
         const started = server.startBrowserSignIn({ clientId: client.clientId, redirectUri, scopes: client.scopes });
@@ -136,6 +136,13 @@ async function browserSignIn(
       }
     },
   );
+}
+
+/** A listener on 127.0.0.1 for a browser sign-in's redirect (Node only: the web has none). */
+function listenOnLoopback(network: NetworkAccess): Promise<LoopbackRedirect> {
+  if (!network.listenOnLoopback)
+    throw new Error(vscode.l10n.t('VS Code for the Web cannot listen on 127.0.0.1: a browser sign-in comes back through VS Code itself.'));
+  return network.listenOnLoopback();
 }
 
 async function deviceSignIn(server: AuthorizationServerClient, client: OAuthClientChoice): Promise<OAuthTokens | undefined> {

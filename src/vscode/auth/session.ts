@@ -5,19 +5,20 @@
  * sign-in renews itself: before its access token expires and after a 401, one refresh at a time,
  * with SecretStorage as the one copy every window reads (src/api/oauth/tokenSession.ts).
  * This class decides and holds the connection, made one way whatever asks for it (connectTo). It
- * is handed the credential vault, the global state and the network bundle's loader by extension.ts,
- * as the sign-in is (signIn.ts stores what it checked, then asks for the instance with useInstance).
+ * is handed the credential vault, the global state and the network its entry point gives
+ * (networkBundle.ts: undici on Node, fetch on the web) by activation.ts, as the sign-in is
+ * (signIn.ts stores what it checked, then asks for the instance with useInstance).
  */
-import { createHash } from 'node:crypto';
-import type { Dispatcher } from 'undici';
 import * as vscode from 'vscode';
 import type { DeepSearchClient } from '../../api/client';
 import { parseInstanceUrl, type InstanceUrl } from '../../api/instance';
 import type { CodeTools } from '../../api/tools/codeTools';
 import { ServerMemory } from '../../api/serverMemory';
+import type { Transport } from '../../api/transport';
 import type { CredentialVault, StoredOAuthSignIn } from './credentialVault';
 import { Disposables } from '../disposables';
-import { dispatcherOptions, type NetworkLoader, type OAuthServers } from './networkBundle';
+import type { NetworkAccess, OAuthServers } from './networkBundle';
+import { sha256Hex } from '../digest';
 import { OAuthRenewal, RenewalCount } from './oauthRenewal';
 import type { LocalEngineLauncher } from '../engine/localEngine';
 import { configuredInstance, setConfiguredInstanceUrl } from '../settings';
@@ -31,8 +32,8 @@ export interface Connection {
   client: DeepSearchClient;
   /** The instance's tool server (found on first use; closed when the connection is replaced). */
   tools: CodeTools;
-  /** Closed when the connection is replaced. */
-  dispatcher: Dispatcher;
+  /** What carries its requests (undici on Node, fetch on the web); closed when the connection is replaced. */
+  transport: Transport;
   /**
    * SHA-256 of what identifies the account (an access token; an OAuth sign-in's user and client),
    * to tell a reconnect of the same account from a new one. Never the token; a refresh keeps it.
@@ -55,16 +56,17 @@ export interface SettingsChange {
   instanceUrl: boolean;
 }
 
-/** What the session is built from: extension.ts hands the same vault and loaders to the sign-in. */
+/** What the session is built from: activation.ts hands the same vault and network to the sign-in. */
 export interface SessionParts {
   /** SecretStorage: tokens and OAuth sign-ins per instance, the local engine's token. */
   vault: CredentialVault;
   /** The global state: which kind of connection the user chose last. */
   state: Pick<vscode.Memento, 'get' | 'update'>;
-  network: NetworkLoader;
+  /** The client code and what carries its requests, as the entry point gives them (undici or fetch). */
+  network: NetworkAccess;
   /** The instances' OAuth servers (renewal, revocation). */
   oauthServers: OAuthServers;
-  localEngine: LocalEngineLauncher;
+  localEngine: LocalEngine;
 }
 
 const MODE_KEY = 'deepSearch.connectionKind';
@@ -75,6 +77,9 @@ type Authorization = { kind: 'token'; token: string } | { kind: 'oauth'; signIn:
 /** Set by `npm start` for the VS Code it launches (see README). */
 export const LAUNCH_URL_VARIABLE = 'DEEP_SEARCH_LAUNCH_INSTANCE_URL';
 export const LAUNCH_TOKEN_VARIABLE = 'DEEP_SEARCH_LAUNCH_TOKEN';
+
+/** What the session needs of the local engine (on the web, a stand-in that says it cannot run there). */
+export type LocalEngine = Pick<LocalEngineLauncher, 'start' | 'stop' | 'onDidRestart'>;
 
 export class Session extends Disposables implements vscode.Disposable {
   private connection: Connection | undefined;
@@ -167,11 +172,14 @@ export class Session extends Disposables implements vscode.Disposable {
    * environment of that VS Code only, and go straight to SecretStorage like a sign-in.
    */
   private async adoptLaunchToken(): Promise<boolean> {
-    const given = process.env[LAUNCH_URL_VARIABLE];
-    const token = process.env[LAUNCH_TOKEN_VARIABLE];
+    // A web worker has no environment.
+    const env = typeof process === 'undefined' ? undefined : process.env;
+    if (!env) return false;
+    const given = env[LAUNCH_URL_VARIABLE];
+    const token = env[LAUNCH_TOKEN_VARIABLE];
     // Not passed on to git, terminals or anything else this extension host starts.
-    delete process.env[LAUNCH_URL_VARIABLE];
-    delete process.env[LAUNCH_TOKEN_VARIABLE];
+    delete env[LAUNCH_URL_VARIABLE];
+    delete env[LAUNCH_TOKEN_VARIABLE];
     if (!given || !token) return false;
     const instanceUrl = parseInstanceUrl(given);
     const { vault } = this.parts;
@@ -326,13 +334,16 @@ export class Session extends Disposables implements vscode.Disposable {
     }
     const { kind, instanceUrl } = target;
     const renewal = authorization.kind === 'oauth' ? await this.oauthRenewal(instanceUrl, authorization.signIn) : undefined;
-    const network = await dispatcherOptions();
-    const { connectToInstance } = await this.parts.network();
-    if (this.target !== target) return;
-    const { client, tools, dispatcher } = connectToInstance(
+    const { connectToInstance } = await this.parts.network.load();
+    const transport = await this.parts.network.createTransport();
+    if (this.target !== target) {
+      void transport.close().catch(() => undefined);
+      return;
+    }
+    const { client, tools } = connectToInstance(
       instanceUrl,
       renewal ? renewal.credential : (authorization as { token: string }).token,
-      network,
+      transport,
       this.serverMemory,
     );
     const accountDigest = accountDigestOf(authorization);
@@ -346,7 +357,7 @@ export class Session extends Disposables implements vscode.Disposable {
       instanceUrl,
       client,
       tools,
-      dispatcher,
+      transport,
       accountDigest,
       auth: authorization.kind,
       ...(authorization.kind === 'oauth' && authorization.signIn.account ? { accountLabel: authorization.signIn.account.label } : {}),
@@ -359,7 +370,7 @@ export class Session extends Disposables implements vscode.Disposable {
   private async oauthRenewal(instanceUrl: InstanceUrl, signIn: StoredOAuthSignIn): Promise<OAuthRenewal> {
     const { vault, oauthServers } = this.parts;
     return new OAuthRenewal({
-      network: await this.parts.network(),
+      network: await this.parts.network.load(),
       signIn,
       stored: {
         read: () => vault.oauthSignIn(instanceUrl),
@@ -385,7 +396,7 @@ export class Session extends Disposables implements vscode.Disposable {
     if (!connection) this.stopRenewal();
     // Requests under way finish first; then its sockets close.
     const previous = this.connection;
-    void previous?.tools.client.close().finally(() => void previous.dispatcher.close().catch(() => undefined));
+    void previous?.tools.client.close().finally(() => void previous.transport.close().catch(() => undefined));
     this.connection = connection;
     void vscode.commands.executeCommand('setContext', 'deepSearch.signedIn', connection !== undefined);
     this.changeEmitter.fire(connection);
@@ -398,5 +409,5 @@ function accountDigestOf(authorization: Authorization): string {
     authorization.kind === 'oauth'
       ? `oauth\n${authorization.signIn.clientId}\n${authorization.signIn.account?.id ?? authorization.signIn.id}`
       : authorization.token;
-  return createHash('sha256').update(identity).digest('hex');
+  return sha256Hex(identity);
 }

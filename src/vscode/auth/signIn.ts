@@ -8,12 +8,12 @@
 import * as vscode from 'vscode';
 import { checkAccess, signInVerdict, toolServerAbsent, type AccessReport } from '../../api/accessCheck';
 import { parseInstanceUrl, type InstanceUrl } from '../../api/instance';
-import type { InstanceConnection } from '../../api/network';
+import type { InstanceConnection } from '../../api/connections';
 import { TOOL_FEATURES } from '../../api/tools/toolServer';
 import type { Session } from './session';
 import type { CredentialVault, StoredOAuthSignIn } from './credentialVault';
 import type { LackingToolsMemento } from './lackingToolsMemento';
-import { dispatcherOptions, type NetworkLoader, type OAuthServers } from './networkBundle';
+import type { NetworkAccess, OAuthServers } from './networkBundle';
 import type { OAuthRedirects } from './oauthRedirect';
 import { configuredInstanceUrl } from '../settings';
 import { errorMessage } from '../../api/errors';
@@ -26,7 +26,7 @@ export interface SignInArguments {
   token: string;
 }
 
-/** What signing in uses, handed over by extension.ts: the same vault and loaders the session has. */
+/** What signing in uses, handed over by activation.ts: the same vault and network the session has. */
 export interface SignInParts {
   /** Makes the instance current once its sign-in is stored; forgets it at sign-out. */
   session: Pick<Session, 'useInstance' | 'signOut'>;
@@ -34,7 +34,8 @@ export interface SignInParts {
   vault: CredentialVault;
   /** What the report at sign-in said an instance lacks, so the connection does not say it again. */
   lackingTools: LackingToolsMemento;
-  network: NetworkLoader;
+  /** The client code and what carries its requests (undici or fetch), as the session has them. */
+  network: NetworkAccess;
   oauthServers: OAuthServers;
   /** Where browser sign-ins come back (this extension's URI handler). */
   redirects: OAuthRedirects;
@@ -240,7 +241,7 @@ async function checkToken(parts: SignInParts, instanceUrl: InstanceUrl, token: s
   let checker: InstanceConnection | undefined;
   try {
     // A client for the URL and token, nothing stored (the session's memory of servers is not needed for one check).
-    checker = (await parts.network()).connectToInstance(instanceUrl, token, await dispatcherOptions());
+    checker = (await parts.network.load()).connectToInstance(instanceUrl, token, await parts.network.createTransport());
     const connection = checker;
     const report = await vscode.window.withProgress(
       {
@@ -263,7 +264,7 @@ async function checkToken(parts: SignInParts, instanceUrl: InstanceUrl, token: s
   } catch (error) {
     return { ok: false, problem: { field: 'url', message: errorMessage(error) } };
   } finally {
-    void checker?.dispatcher.close().catch(() => undefined);
+    void checker?.transport.close().catch(() => undefined);
   }
 }
 

@@ -4,7 +4,6 @@
  * without VS Code; the panel passes `webview.cspSource`, `asWebviewUri(...)` strings and
  * `vscode.l10n.bundle`.
  */
-import { randomBytes } from 'node:crypto';
 import { L10N_BUNDLE_ELEMENT_ID } from '../../protocol';
 
 export interface PanelHtmlOptions {
@@ -30,7 +29,7 @@ const LOADING_TEXT = 'Loading conversation…';
 
 /** 192 random bits, base64: a CSP nonce nobody can guess. */
 export function createNonce(): string {
-  return randomBytes(24).toString('base64');
+  return btoa(String.fromCharCode(...crypto.getRandomValues(new Uint8Array(24))));
 }
 
 export function contentSecurityPolicy(cspSource: string, nonce: string): string {

@@ -91,7 +91,7 @@ export class SourceLinkOpener {
         return target;
       case 'browser': {
         const local = target.repoName ? await this.repositories.find(target.repoName) : undefined;
-        return local ? { kind: 'folder', uri: vscode.Uri.file(local.root) } : { kind: 'browser', url: target.url };
+        return local ? { kind: 'folder', uri: local.root } : { kind: 'browser', url: target.url };
       }
       case 'file': {
         const local = await this.locations.localFile(target.repoName, target.path);

@@ -3,11 +3,10 @@
  * otherwise a remote document. Also the reverse (which repository file an editor shows) and the
  * translation of tool results into VS Code locations.
  */
-import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { RemoteFile } from '../../api/tools/remotePath';
 import type { FileMatch } from '../../api/tools/toolResults';
-import type { WorkspaceRepositories } from '../workspace/workspaceRepositories';
+import { pathInRepository, type WorkspaceRepositories } from '../workspace/workspaceRepositories';
 import { remoteFileOf, remoteUri } from './remoteFiles';
 
 export class CodeLocations {
@@ -22,11 +21,12 @@ export class CodeLocations {
   async localFile(repo: string, relativePath: string): Promise<vscode.Uri | undefined> {
     const local = await this.repositories.find(repo);
     if (!local) return undefined;
-    const file = path.resolve(local.root, relativePath);
-    if (!file.startsWith(local.root + path.sep)) return undefined;
+    const segments = relativePath.split(/[\\/]/).filter((segment) => segment !== '' && segment !== '.');
+    if (segments.length === 0 || segments.includes('..')) return undefined;
+    const file = vscode.Uri.joinPath(local.root, ...segments);
     try {
-      await vscode.workspace.fs.stat(vscode.Uri.file(file));
-      return vscode.Uri.file(file);
+      await vscode.workspace.fs.stat(file);
+      return file;
     } catch {
       return undefined;
     }
@@ -38,8 +38,8 @@ export class CodeLocations {
     if (remote) return remote;
     const local = await this.repositories.holding(uri);
     if (!local) return undefined;
-    const relative = path.relative(local.root, uri.fsPath).split(path.sep).join('/');
-    return relative && !relative.startsWith('..') ? { repo: local.name, path: relative } : undefined;
+    const relative = pathInRepository(local.root, uri);
+    return relative ? { repo: local.name, path: relative } : undefined;
   }
 
   /**

@@ -4,7 +4,7 @@
  * added only when VS Code resolves the server to start it. Its version changes with the instance,
  * the account and each renewal of an OAuth token, so VS Code fetches the tools again with the new header.
  */
-import { createHash } from 'node:crypto';
+import { sha256Hex } from '../digest';
 import * as vscode from 'vscode';
 import { TOOL_SERVER_PATHS } from '../../api/tools/toolServer';
 import { Disposables } from '../disposables';
@@ -42,10 +42,7 @@ export class DeepSearchMcpServers extends Disposables implements vscode.McpServe
     const label =
       connection.kind === 'local' ? vscode.l10n.t('Deep Search (local engine)') : vscode.l10n.t('Deep Search ({0})', new URL(connection.instanceUrl).host);
     // A renewed OAuth token is a new version: VS Code resolves the server again and gets the new header.
-    const version = createHash('sha256')
-      .update(`${connection.instanceUrl}\n${connection.accountDigest}\n${this.session.tokenGeneration}`)
-      .digest('hex')
-      .slice(0, 16);
+    const version = sha256Hex(`${connection.instanceUrl}\n${connection.accountDigest}\n${this.session.tokenGeneration}`).slice(0, 16);
     return [new vscode.McpHttpServerDefinition(label, vscode.Uri.parse(url), {}, version)];
   }
 

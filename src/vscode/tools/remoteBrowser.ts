@@ -2,9 +2,8 @@
  * "Open Remote File…": picks a repository of the instance (searched as you type), then walks its
  * directories to a file, which opens as a read-only remote document.
  */
-import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { RemoteFile } from '../../api/tools/remotePath';
+import { baseName, parentPath, type RemoteFile } from '../../api/tools/remotePath';
 import type { DirectoryEntry } from '../../api/tools/toolResults';
 import { livePick } from './livePick';
 import { remoteUri } from './remoteFiles';
@@ -63,7 +62,7 @@ export async function openRemoteFile(access: ToolAccess, given?: Partial<RemoteF
       ...(directory ? [{ label: '$(arrow-up) ..', up: true }] : []),
       ...[...entries]
         .sort((a, b) => Number(b.isDirectory) - Number(a.isDirectory) || a.path.localeCompare(b.path))
-        .map((entry) => ({ label: `${entry.isDirectory ? '$(folder)' : '$(file)'} ${path.posix.basename(entry.path)}`, entry })),
+        .map((entry) => ({ label: `${entry.isDirectory ? '$(folder)' : '$(file)'} ${baseName(entry.path)}`, entry })),
     ];
     const chosen = await vscode.window.showQuickPick(items, {
       title: vscode.l10n.t('Open Remote File: {0}', `${repo}${revision ? `@${revision}` : ''}/${directory}`),
@@ -71,7 +70,7 @@ export async function openRemoteFile(access: ToolAccess, given?: Partial<RemoteF
       matchOnDescription: true,
     });
     if (!chosen) return undefined;
-    if (chosen.up) directory = path.posix.dirname(directory) === '.' ? '' : path.posix.dirname(directory);
+    if (chosen.up) directory = parentPath(directory);
     else if (chosen.entry?.isDirectory) directory = chosen.entry.path;
     else if (chosen.entry) return vscode.window.showTextDocument(remoteUri({ repo, revision, path: chosen.entry.path }), { preview: true });
   }

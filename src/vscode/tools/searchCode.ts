@@ -2,7 +2,7 @@
  * "Search Code…": keyword or natural-language search across the instance's repositories, results
  * as you type, each opening at its line (the workspace's copy when it has the file).
  */
-import * as path from 'node:path';
+import { baseName, parentPath } from '../../api/tools/remotePath';
 import * as vscode from 'vscode';
 import { firstMatchingLine, queryWords, type FileMatch } from '../../api/tools/toolResults';
 import type { CodeLocations } from './codeLocations';
@@ -56,10 +56,10 @@ export async function searchCode(access: ToolAccess, locations: CodeLocations, g
         const words = queryWords(query);
         return matches.map((match): ResultItem => {
           const line = firstMatchingLine(match, words) ?? match.chunks[0]?.lines[0];
-          const directory = path.posix.dirname(match.path);
+          const directory = parentPath(match.path);
           return {
-            label: `$(file) ${path.posix.basename(match.path)}`,
-            description: `${match.repo}${directory === '.' ? '' : ` › ${directory}`}`,
+            label: `$(file) ${baseName(match.path)}`,
+            description: `${match.repo}${directory === '' ? '' : ` › ${directory}`}`,
             detail: line ? `${line.line}: ${line.text.trim()}` : undefined,
             match,
             line: line?.line ?? match.chunks[0]?.startLine ?? 1,

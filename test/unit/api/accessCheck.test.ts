@@ -5,7 +5,8 @@
  */
 import assert from 'node:assert/strict';
 import { checkAccess, signInVerdict, toolServerAbsent, type AccessReport } from '../../../src/api/accessCheck';
-import { connectToInstance, type InstanceConnection } from '../../../src/api/network';
+import { connectToInstance, type InstanceConnection } from '../../../src/api/connections';
+import { createUndiciTransport } from '../../../src/api/undiciTransport';
 import type { EngineOptions } from '../../../src/engine/options';
 import { startTestEngine, type TestEngine } from '../../support/engineHarness';
 
@@ -35,13 +36,13 @@ describe('access check (sign-in) against the engine', () => {
   }
 
   async function check(url: string, token: string): Promise<AccessReport> {
-    const connection = connectToInstance(url, token, {});
+    const connection = connectToInstance(url, token, createUndiciTransport());
     connections.push(connection);
     return checkAccess(connection);
   }
 
   after(async () => {
-    await Promise.all(connections.map((connection) => connection.dispatcher.destroy()));
+    await Promise.all(connections.map((connection) => connection.transport.destroy()));
     await Promise.all(engines.map((engine) => engine.dispose()));
   });
 

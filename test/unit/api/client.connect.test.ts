@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import type { Dispatcher } from 'undici';
 import { DeepSearchClient } from '../../../src/api/client';
 import { GENERATION_TTL_MS, ServerMemory } from '../../../src/api/serverMemory';
-import { createDispatcher } from '../../../src/api/http';
+import { createDispatcher, undiciTransport } from '../../../src/api/undiciTransport';
 import { isUnfinished, type Conversation } from '../../../src/model/conversation';
 import { CONNECT_SERVICE_PATH } from '../../../src/contract/connectWire';
 import type { EngineVariant, InjectedQuestionError } from '../../../src/engine/options';
@@ -48,7 +48,14 @@ describe('client against servers of each generation', () => {
   function clientFor(engine: TestEngine, token: string = TEST_TOKENS[0], now?: () => number): DeepSearchClient {
     const dispatcher = createDispatcher();
     dispatchers.push(dispatcher);
-    return new DeepSearchClient({ instanceUrl: engine.url, token, dispatcher, memory, retry: { baseDelayMs: 10 }, ...(now ? { timers: { now } } : {}) });
+    return new DeepSearchClient({
+      instanceUrl: engine.url,
+      token,
+      transport: undiciTransport(dispatcher),
+      memory,
+      retry: { baseDelayMs: 10 },
+      ...(now ? { timers: { now } } : {}),
+    });
   }
 
   function untilFinished(client: DeepSearchClient, id: number): Promise<Conversation> {

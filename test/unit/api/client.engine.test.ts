@@ -8,7 +8,7 @@ import type { Dispatcher } from 'undici';
 import { DeepSearchClient } from '../../../src/api/client';
 import { conversationWebUrl } from '../../../src/api/instance';
 import type { DeepSearchError } from '../../../src/api/errors';
-import { createDispatcher } from '../../../src/api/http';
+import { createDispatcher, undiciTransport } from '../../../src/api/undiciTransport';
 import { isUnfinished, type Conversation, type SortOrder } from '../../../src/model/conversation';
 import { ConversationPoller, type RefreshOutcome } from '../../../src/conversations/poller';
 import { WIRE_SORTS, type WireQuestionError } from '../../../src/contract/legacyWire';
@@ -65,7 +65,14 @@ describe('client against the local engine, legacy API (6.x)', () => {
   function clientFor(engine: TestEngine, token: string, tokenType?: 'token' | 'bearer', conversationApi?: 'legacy'): DeepSearchClient {
     const dispatcher = createDispatcher();
     dispatchers.push(dispatcher);
-    return new DeepSearchClient({ instanceUrl: engine.url, token, tokenType, dispatcher, retry: { baseDelayMs: 10 }, conversationApi });
+    return new DeepSearchClient({
+      instanceUrl: engine.url,
+      token,
+      tokenType,
+      transport: undiciTransport(dispatcher),
+      retry: { baseDelayMs: 10 },
+      conversationApi,
+    });
   }
 
   after(async () => {
@@ -285,7 +292,13 @@ describe('client against the local engine, legacy API (6.x)', () => {
       try {
         const dispatcher = createDispatcher();
         dispatchers.push(dispatcher);
-        const client = new DeepSearchClient({ instanceUrl: proxy.url, token: TEST_TOKENS[0], tokenType: 'bearer', dispatcher, retry: { baseDelayMs: 10 } });
+        const client = new DeepSearchClient({
+          instanceUrl: proxy.url,
+          token: TEST_TOKENS[0],
+          tokenType: 'bearer',
+          transport: undiciTransport(dispatcher),
+          retry: { baseDelayMs: 10 },
+        });
         const created = await client.createConversation('Where is parseConfig defined?');
         const page = await client.listConversations();
         assert.ok(

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import type { Dispatcher } from 'undici';
 import { DeepSearchClient } from '../../../src/api/client';
 import { conversationWebUrl } from '../../../src/api/instance';
-import { createDispatcher } from '../../../src/api/http';
+import { createDispatcher, undiciTransport } from '../../../src/api/undiciTransport';
 import { WIRE_SORTS } from '../../../src/contract/legacyWire';
 import { expectError } from './expectError';
 import { completedConversation, conversationWithId, firstQuestion, processingConversation, READ_TOKEN } from './samples';
@@ -29,7 +29,7 @@ describe('client calls against a scripted instance', () => {
 
   async function serve(script: Script): Promise<DeepSearchClient> {
     instance = await startScriptedInstance(script);
-    return new DeepSearchClient({ instanceUrl: instance.url, token: 'sgp_scripted', dispatcher, conversationApi: 'legacy' });
+    return new DeepSearchClient({ instanceUrl: instance.url, token: 'sgp_scripted', transport: undiciTransport(dispatcher), conversationApi: 'legacy' });
   }
 
   it('accepts 202 Accepted for a new conversation', async () => {
@@ -176,7 +176,12 @@ describe('client calls against a scripted instance', () => {
 
   it('builds the web URL from share_url, else from the read token under the instance prefix', async () => {
     const client = await serve(() => json([]));
-    const prefixed = new DeepSearchClient({ instanceUrl: `${instance!.url}/sg/`, token: 't0ken', dispatcher, conversationApi: 'legacy' });
+    const prefixed = new DeepSearchClient({
+      instanceUrl: `${instance!.url}/sg/`,
+      token: 't0ken',
+      transport: undiciTransport(dispatcher),
+      conversationApi: 'legacy',
+    });
     assert.equal(conversationWebUrl(client.instanceUrl, { shareUrl: 'https://sg.example.com/deepsearch/abc' }), 'https://sg.example.com/deepsearch/abc');
     assert.equal(conversationWebUrl(prefixed.instanceUrl, { readToken: 'abc' }), `${instance!.url}/sg/deepsearch/abc`);
   });

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Dispatcher } from 'undici';
 import { DeepSearchClient } from '../../../src/api/client';
-import { createDispatcher, type DispatcherOptions } from '../../../src/api/http';
+import { createDispatcher, undiciTransport, type DispatcherOptions } from '../../../src/api/undiciTransport';
 import { startConnectProxy, type ConnectProxy } from './connectProxy';
 import { expectError } from './expectError';
 import { completedConversation } from './samples';
@@ -29,7 +29,13 @@ describe('dispatcher', () => {
 
   function clientVia(instanceUrl: string, options: DispatcherOptions): DeepSearchClient {
     dispatcher = createDispatcher(options);
-    return new DeepSearchClient({ instanceUrl, token: 'sgp_dispatcher', dispatcher, retry: { maxAttempts: 1 }, conversationApi: 'legacy' });
+    return new DeepSearchClient({
+      instanceUrl,
+      token: 'sgp_dispatcher',
+      transport: undiciTransport(dispatcher),
+      retry: { maxAttempts: 1 },
+      conversationApi: 'legacy',
+    });
   }
 
   describe('proxy', () => {

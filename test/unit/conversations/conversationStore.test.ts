@@ -10,7 +10,7 @@ import type { Dispatcher } from 'undici';
 import { DeepSearchClient } from '../../../src/api/client';
 import { conversationLabel } from '../../../src/model/conversationLabel';
 import { ConversationStore, type ConversationStoreOptions, type RunningIdsMemento, type StoreChange } from '../../../src/conversations/conversationStore';
-import { createDispatcher } from '../../../src/api/http';
+import { createDispatcher, undiciTransport } from '../../../src/api/undiciTransport';
 import { isUnfinished, type Conversation } from '../../../src/model/conversation';
 import type { PollerClock } from '../../../src/conversations/poller';
 import { API_PATH } from '../../../src/contract/legacyWire';
@@ -84,7 +84,7 @@ describe('ConversationStore against the local engine', () => {
   function clientFor(token: string, instanceUrl = engine.url): DeepSearchClient {
     const dispatcher = createDispatcher();
     dispatchers.push(dispatcher);
-    return new DeepSearchClient({ instanceUrl, token, dispatcher, retry: { baseDelayMs: 10 } });
+    return new DeepSearchClient({ instanceUrl, token, transport: undiciTransport(dispatcher), retry: { baseDelayMs: 10 } });
   }
 
   /** A store (disposed after the suite) signed in as `token`, unless `token` is null. */
@@ -399,7 +399,7 @@ describe('ConversationStore against the local engine', () => {
       const dispatcher = createDispatcher();
       dispatchers.push(dispatcher);
       const store = storeFor(null);
-      store.setClient(new LateClient({ instanceUrl: engine.url, token: TEST_TOKENS[0], dispatcher }));
+      store.setClient(new LateClient({ instanceUrl: engine.url, token: TEST_TOKENS[0], transport: undiciTransport(dispatcher) }));
       const asked = await store.ask(QUESTION);
       await untilFinishedInStore(store, asked.id);
 
@@ -743,7 +743,9 @@ describe('ConversationStore on a 7.x server (the new conversation API)', () => {
     const dispatcher = createDispatcher();
     dispatchers.push(dispatcher);
     const created = new ConversationStore(FAST);
-    created.setClient(new DeepSearchClient({ instanceUrl: engine.url, token: TEST_TOKENS[0], dispatcher, retry: { baseDelayMs: 10 } }));
+    created.setClient(
+      new DeepSearchClient({ instanceUrl: engine.url, token: TEST_TOKENS[0], transport: undiciTransport(dispatcher), retry: { baseDelayMs: 10 } }),
+    );
     stores.push(created);
     return created;
   }

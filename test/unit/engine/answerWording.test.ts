@@ -110,4 +110,32 @@ describe('answers to any wording', function () {
     assert.equal(sources.length, 1, answer);
     assert.doesNotMatch(answer, /#### Also relevant/);
   });
+
+  it('names second guesses, the code that does what is asked first, when the lead the question names does not hold the rest of it', async function () {
+    // `res.render` only hands over; `app.render` is a namesake; View's lookup finds the template file on disk.
+    const views = await createTestRepo({
+      name: 'views',
+      commits: [
+        {
+          message: 'views',
+          files: {
+            'lib/response.js':
+              'var res = module.exports = {};\n\nres.render = function render(view, options, callback) {\n  var app = this.req.app;\n  var opts = options || {};\n  opts.locals = this.locals;\n  app.render(view, opts, callback);\n};\n',
+            'lib/application.js':
+              'var app = module.exports = {};\n\napp.render = function render(name, options, callback) {\n  var cache = this.cache;\n  var view = cache[name];\n  if (!view) {\n    view = new this.View(name, options);\n    cache[name] = view;\n  }\n  view.render(options, callback);\n};\n',
+            'lib/view.js':
+              "function View(name, options) {\n  this.root = options.root;\n  this.path = this.lookup(name);\n}\n\n/** Finds the template file on disk, in each of the view folders. */\nView.prototype.lookup = function lookup(name) {\n  var roots = [].concat(this.root);\n  for (var i = 0; i < roots.length; i++) {\n    var file = resolve(roots[i], name + '.html');\n    if (exists(file)) return file;\n  }\n};\n\nView.prototype.render = function render(options, callback) {\n  this.engine(this.path, options, callback);\n};\n\nmodule.exports = View;\n",
+          },
+        },
+      ],
+    });
+    try {
+      const { answer } = await ask(views, 'How does res.render find the template file on disk?');
+      assert.match(answer, /^`res\.render` \(\[lib\/response\.js:3\]/, answer);
+      const also = section(answer, 'Also relevant');
+      assert.match(also, /^- `View\.lookup` in \[lib\/view\.js:7\]/, answer);
+    } finally {
+      await views.remove();
+    }
+  });
 });

@@ -13,7 +13,8 @@ import { closeSync, existsSync, fstatSync, ftruncateSync, open, openSync, readdi
 import * as path from 'node:path';
 import { DeepSearchClient } from '../../../src/api/client';
 import { isRetryable } from '../../../src/api/errors';
-import { createDispatcher, HttpTransport } from '../../../src/api/http';
+import { HttpTransport } from '../../../src/api/http';
+import { createDispatcher, undiciTransport } from '../../../src/api/undiciTransport';
 import type { WireConversation, WireErrorBody, WireQuestion } from '../../../src/contract/legacyWire';
 import { Answerer } from '../../../src/engine/answers/answerer';
 import { ConversationService } from '../../../src/engine/conversations/service';
@@ -278,7 +279,7 @@ describe('engine: a full disk', function () {
     const kept = await askAndStore('Where is `reportUsage` called?');
     const dispatcher = createDispatcher();
     // The client's transport, on the conversation API these 507s come from.
-    const transport = new HttpTransport({ dispatcher });
+    const transport = new HttpTransport({ transport: undiciTransport(dispatcher) });
     const post = (suffix: string, body: unknown): Promise<unknown> =>
       transport.send({
         method: 'POST',
@@ -315,7 +316,7 @@ describe('engine: a full disk', function () {
   it('gives a client of the 7.x API the same insufficient-storage error (a 507, not a rate limit)', async function () {
     const kept = await askAndStore('Where is `reportUsage` called?');
     const dispatcher = createDispatcher();
-    const client = new DeepSearchClient({ instanceUrl: engine!.url, token: engine!.options.users[0].token, dispatcher });
+    const client = new DeepSearchClient({ instanceUrl: engine!.url, token: engine!.options.users[0].token, transport: undiciTransport(dispatcher) });
     try {
       assert.equal(await client.generation(), 'connect');
       disk.fill();

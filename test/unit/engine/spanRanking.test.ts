@@ -46,6 +46,35 @@ describe('span ranking', function () {
     assert.equal(await lead(question, [file('lib/both.js', lines, [fn('cookie', 1, 3, 'req'), fn('cookie', 4, 6, 'res')])]), 'lib/both.js:res.cookie');
   });
 
+  it("puts a member of another owner with the member form's name (a namesake) after the code that does what is asked", async function () {
+    // `res.render` hands over to `app.render`, which builds a View; what finds the template is View's lookup.
+    const question = 'How does res.render find the template file on disk?';
+    const response = ['res.render = function render(view, options) {', '  app.render(view, options);', '};'];
+    const application = ['app.render = function render(name, options) {', '  const view = new View(name, options);', '  view.render(options);', '};'];
+    const view = [
+      'View.prototype.lookup = function lookup(name) {',
+      '  // find the template file on disk, in each root',
+      '  for (const root of this.roots) { const file = resolve(root, name); if (exists(file)) return file; }',
+      '};',
+      'View.prototype.render = function render(options) {',
+      '  this.engine(this.path, options);',
+      '};',
+    ];
+    const files = [
+      file('lib/response.js', response, [fn('render', 1, 3, 'res')]),
+      file('lib/application.js', application, [fn('render', 1, 4, 'app')]),
+      file('lib/view.js', view, [fn('lookup', 1, 4, 'View'), fn('render', 5, 7, 'View')]),
+    ];
+    const ranked = await rankSpans(files, analyseQuestion(question), weightsOf(question));
+    const order = ranked.map((span) => `${span.definition?.container ?? ''}.${span.definition?.name ?? span.start}`);
+    assert.equal(order[0], 'res.render', order.join(' '));
+    assert.ok(order.indexOf('View.lookup') < order.indexOf('app.render'), order.join(' '));
+    assert.equal(ranked.find((span) => span.definition?.container === 'app')?.named, false, 'a namesake is not what the question names');
+    // With no `res.render` among the candidates, a namesake is still the best the question's name finds.
+    const [best] = await rankSpans(files.slice(1), analyseQuestion(question), weightsOf(question));
+    assert.equal(best?.named, true);
+  });
+
   it('lets a definition the question names, or whose body holds its words, beat lines that merely mention them', async function () {
     const question = 'How does the cache evict stale entries?';
     const mentions = ['// cache: evict stale entries (see evictStale)', 'const cacheEvictStaleEntries = true;'];

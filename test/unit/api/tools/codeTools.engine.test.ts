@@ -7,6 +7,7 @@ import { Agent, type Dispatcher } from 'undici';
 import { CodeTools } from '../../../../src/api/tools/codeTools';
 import { ToolClient, isToolServerMissing } from '../../../../src/api/tools/toolClient';
 import { ServerMemory } from '../../../../src/api/serverMemory';
+import { undiciTransport } from '../../../../src/api/undiciTransport';
 import { firstMatchingLine } from '../../../../src/api/tools/toolResults';
 import type { EngineVariant } from '../../../../src/engine/options';
 import { TEST_TOKENS, startTestEngine, type TestEngine } from '../../../support/engineHarness';
@@ -55,7 +56,7 @@ describe('Tool client against the engine', function () {
   let tools: CodeTools;
   const opened: ToolClient[] = [];
   const client = (url: string, token: string = TEST_TOKENS[0], dispatcher?: Dispatcher, memory?: ServerMemory): ToolClient => {
-    const made = new ToolClient({ instanceUrl: url, token, dispatcher, memory });
+    const made = new ToolClient({ instanceUrl: url, token, transport: undiciTransport(dispatcher), memory });
     opened.push(made);
     return made;
   };

@@ -1,5 +1,6 @@
 /**
- * The extension's tool client (its own MCP session over undici) against a server built with the
+ * The extension's tool client (its own MCP session, over undici as on Node and over fetch as in VS
+ * Code for the Web: the same cases for both transports) against a server built with the
  * official MCP SDK (1.x, the low-level `Server` and `StreamableHTTPServerTransport`): stateful (a
  * session id, ended by DELETE) and stateless, answering in JSON and in server-sent events. A server
  * of another hand, which knows nothing of the 2026 revision: the client must fall back to the
@@ -16,6 +17,9 @@ import { CallToolRequestSchema, EmptyResultSchema, ListToolsRequestSchema, type 
 import type { Credential } from '../../../../src/api/credential';
 import { ToolClient } from '../../../../src/api/tools/toolClient';
 import { ServerMemory } from '../../../../src/api/serverMemory';
+import { createFetchTransport } from '../../../../src/api/fetchTransport';
+import type { Transport } from '../../../../src/api/transport';
+import { createUndiciTransport } from '../../../../src/api/undiciTransport';
 import { expectError } from '../expectError';
 
 interface SdkServerOptions {
@@ -200,122 +204,132 @@ async function startSdkServer(options: SdkServerOptions): Promise<SdkServer> {
 
 const TOKEN = 'sgp_interop_token_0123456789';
 
-describe('Tool client against a server of the official MCP SDK', function () {
-  this.timeout(30_000);
-  let server: SdkServer;
-  const clients: ToolClient[] = [];
-  /** What the clients of one test learn about the server, shared as a window's connections share it. */
-  let memory = new ServerMemory();
-  const client = (timeoutMs = 10_000, credential?: Credential): ToolClient => {
-    const made = new ToolClient({ instanceUrl: server.url, ...(credential ? { credential } : { token: TOKEN }), timeoutMs, memory });
-    clients.push(made);
-    return made;
-  };
-  afterEach(async () => {
-    await Promise.all(clients.splice(0).map((each) => each.close()));
-    await server?.close();
-    memory = new ServerMemory();
-  });
+const TRANSPORTS: ReadonlyArray<[string, () => Transport]> = [
+  ['undici', () => createUndiciTransport()],
+  ['fetch', () => createFetchTransport()],
+];
 
-  for (const stateful of [true, false]) {
-    for (const json of [false, true]) {
-      describe(`${stateful ? 'stateful (a session)' : 'stateless'}, answering in ${json ? 'JSON' : 'server-sent events'}`, function () {
-        beforeEach(async () => {
-          server = await startSdkServer({ stateful, json });
-        });
-
-        it('falls back to the handshake after the 2026 probe, lists every page of tools, and calls one', async function () {
-          const tools = client();
-          const found = await tools.server();
-          assert.equal(found.url, `${server.url}/.api/mcp/all`);
-          assert.deepEqual([...found.names.keys()].sort(), TOOLS.map((tool) => tool.name).sort());
-          assert.deepEqual([...(found.parameters.get('list_repos') ?? [])].sort(), ['limit', 'query']);
-          const result = await tools.call('list_repos', { query: 'app' });
-          assert.equal(result.text, 'github.com/acme/app');
-          assert.deepEqual(result.structured, { repositories: [{ name: 'github.com/acme/app' }] });
-          assert.deepEqual(server.methods(), [
-            'server/discover',
-            'initialize',
-            'notifications/initialized',
-            'tools/list',
-            'tools/list',
-            'tools/list',
-            'tools/call',
-          ]);
-          assert.ok(
-            server.authorizations.every((header) => header === `token ${TOKEN}`),
-            server.authorizations.join('\n'),
-          );
-          // What was found is remembered: the next connection goes straight to the handshake.
-          await tools.close();
-          await client().call('list_repos', { query: 'lib' });
-          assert.deepEqual(server.methods().slice(7, 9), ['initialize', 'notifications/initialized']);
-        });
-
-        it("reads past the notifications of a call (and, in a session with a stream, answers the server's ping)", async function () {
-          const result = await client().call('keyword_search', { query: 'parseConfig' });
-          assert.equal(result.text, 'found parseConfig');
-          assert.equal(server.pings, stateful && !json ? 1 : 0);
-        });
-
-        it('says what the server said when a tool fails', async function () {
-          const error = await expectError(client().call('nls_search', { query: 'x' }), 'badRequest');
-          assert.equal(error.message, 'no nls_search here: ask for something else');
-        });
-
-        it('gives up on a call that takes too long, says so, and lets the server know', async function () {
-          const tools = client(1_500);
-          await tools.server();
-          const error = await expectError(tools.call('read_file', { repo: 'r', path: 'p' }), 'timeout');
-          assert.match(error.message, /did not answer within/);
-          if (stateful) {
-            // A session is told by notifications/cancelled; the POST it was on is closed besides.
-            for (let waited = 0; server.cancelled.length === 0 && waited < 3_000; waited += 50) await new Promise((resolve) => setTimeout(resolve, 50));
-            assert.deepEqual(server.cancelled, ['read_file']);
-            assert.ok(server.methods().includes('notifications/cancelled'), server.methods().join(', '));
-          }
-        });
-
-        it('stops a call when its signal aborts', async function () {
-          const tools = client();
-          await tools.server();
-          const controller = new AbortController();
-          const pending = tools.call('read_file', { repo: 'r', path: 'p' }, controller.signal);
-          setTimeout(() => controller.abort(), 100);
-          await expectError(pending, 'canceled');
-        });
-
-        it(stateful ? 'ends its session on the server when closed' : 'has no session to end when closed', async function () {
-          const tools = client();
-          await tools.call('list_repos', { query: 'app' });
-          await tools.close();
-          const deletes = server.requests.filter((line) => line.startsWith('DELETE '));
-          assert.equal(deletes.length, stateful ? 1 : 0, server.requests.join('\n'));
-          assert.equal(server.ended.length, stateful ? 1 : 0);
-        });
-      });
-    }
-  }
-
-  it('resumes an event stream the server ended before answering (GET with Last-Event-ID)', async function () {
-    server = await startSdkServer({ stateful: true, json: false, resumable: true });
-    const result = await client().call('commit_search', { query: 'fix' });
-    assert.equal(result.text, 'answered after the stream ended');
-    assert.ok(server.requests.includes('GET /.api/mcp/all (resuming)'), server.requests.join('\n'));
-  });
-
-  it('renews a refused token once and goes on (the same renewal as the conversation client)', async function () {
-    server = await startSdkServer({ stateful: true, json: true, acceptOnly: 'Bearer renewed-token-1234' });
-    let renewals = 0;
-    const credential: Credential = {
-      header: () => Promise.resolve(renewals === 0 ? 'Bearer expired-token-1234' : 'Bearer renewed-token-1234'),
-      renewAfter: (sent) => {
-        renewals++;
-        return Promise.resolve(sent === 'Bearer expired-token-1234' ? 'Bearer renewed-token-1234' : undefined);
-      },
+for (const [transportName, createTransport] of TRANSPORTS)
+  describe(`Tool client against a server of the official MCP SDK (${transportName})`, function () {
+    this.timeout(30_000);
+    let server: SdkServer;
+    const clients: ToolClient[] = [];
+    const transports: Transport[] = [];
+    /** What the clients of one test learn about the server, shared as a window's connections share it. */
+    let memory = new ServerMemory();
+    const client = (timeoutMs = 10_000, credential?: Credential): ToolClient => {
+      const transport = createTransport();
+      transports.push(transport);
+      const made = new ToolClient({ instanceUrl: server.url, ...(credential ? { credential } : { token: TOKEN }), timeoutMs, transport, memory });
+      clients.push(made);
+      return made;
     };
-    assert.equal((await client(10_000, credential).call('list_repos', { query: 'app' })).text, 'github.com/acme/app');
-    assert.equal(renewals, 1);
-    assert.deepEqual(server.authorizations.slice(0, 2), ['Bearer expired-token-1234', 'Bearer renewed-token-1234']);
+    afterEach(async () => {
+      await Promise.all(clients.splice(0).map((each) => each.close()));
+      await Promise.all(transports.splice(0).map((each) => each.destroy()));
+      await server?.close();
+      memory = new ServerMemory();
+    });
+
+    for (const stateful of [true, false]) {
+      for (const json of [false, true]) {
+        describe(`${stateful ? 'stateful (a session)' : 'stateless'}, answering in ${json ? 'JSON' : 'server-sent events'}`, function () {
+          beforeEach(async () => {
+            server = await startSdkServer({ stateful, json });
+          });
+
+          it('falls back to the handshake after the 2026 probe, lists every page of tools, and calls one', async function () {
+            const tools = client();
+            const found = await tools.server();
+            assert.equal(found.url, `${server.url}/.api/mcp/all`);
+            assert.deepEqual([...found.names.keys()].sort(), TOOLS.map((tool) => tool.name).sort());
+            assert.deepEqual([...(found.parameters.get('list_repos') ?? [])].sort(), ['limit', 'query']);
+            const result = await tools.call('list_repos', { query: 'app' });
+            assert.equal(result.text, 'github.com/acme/app');
+            assert.deepEqual(result.structured, { repositories: [{ name: 'github.com/acme/app' }] });
+            assert.deepEqual(server.methods(), [
+              'server/discover',
+              'initialize',
+              'notifications/initialized',
+              'tools/list',
+              'tools/list',
+              'tools/list',
+              'tools/call',
+            ]);
+            assert.ok(
+              server.authorizations.every((header) => header === `token ${TOKEN}`),
+              server.authorizations.join('\n'),
+            );
+            // What was found is remembered: the next connection goes straight to the handshake.
+            await tools.close();
+            await client().call('list_repos', { query: 'lib' });
+            assert.deepEqual(server.methods().slice(7, 9), ['initialize', 'notifications/initialized']);
+          });
+
+          it("reads past the notifications of a call (and, in a session with a stream, answers the server's ping)", async function () {
+            const result = await client().call('keyword_search', { query: 'parseConfig' });
+            assert.equal(result.text, 'found parseConfig');
+            assert.equal(server.pings, stateful && !json ? 1 : 0);
+          });
+
+          it('says what the server said when a tool fails', async function () {
+            const error = await expectError(client().call('nls_search', { query: 'x' }), 'badRequest');
+            assert.equal(error.message, 'no nls_search here: ask for something else');
+          });
+
+          it('gives up on a call that takes too long, says so, and lets the server know', async function () {
+            const tools = client(1_500);
+            await tools.server();
+            const error = await expectError(tools.call('read_file', { repo: 'r', path: 'p' }), 'timeout');
+            assert.match(error.message, /did not answer within/);
+            if (stateful) {
+              // A session is told by notifications/cancelled; the POST it was on is closed besides.
+              for (let waited = 0; server.cancelled.length === 0 && waited < 3_000; waited += 50) await new Promise((resolve) => setTimeout(resolve, 50));
+              assert.deepEqual(server.cancelled, ['read_file']);
+              assert.ok(server.methods().includes('notifications/cancelled'), server.methods().join(', '));
+            }
+          });
+
+          it('stops a call when its signal aborts', async function () {
+            const tools = client();
+            await tools.server();
+            const controller = new AbortController();
+            const pending = tools.call('read_file', { repo: 'r', path: 'p' }, controller.signal);
+            setTimeout(() => controller.abort(), 100);
+            await expectError(pending, 'canceled');
+          });
+
+          it(stateful ? 'ends its session on the server when closed' : 'has no session to end when closed', async function () {
+            const tools = client();
+            await tools.call('list_repos', { query: 'app' });
+            await tools.close();
+            const deletes = server.requests.filter((line) => line.startsWith('DELETE '));
+            assert.equal(deletes.length, stateful ? 1 : 0, server.requests.join('\n'));
+            assert.equal(server.ended.length, stateful ? 1 : 0);
+          });
+        });
+      }
+    }
+
+    it('resumes an event stream the server ended before answering (GET with Last-Event-ID)', async function () {
+      server = await startSdkServer({ stateful: true, json: false, resumable: true });
+      const result = await client().call('commit_search', { query: 'fix' });
+      assert.equal(result.text, 'answered after the stream ended');
+      assert.ok(server.requests.includes('GET /.api/mcp/all (resuming)'), server.requests.join('\n'));
+    });
+
+    it('renews a refused token once and goes on (the same renewal as the conversation client)', async function () {
+      server = await startSdkServer({ stateful: true, json: true, acceptOnly: 'Bearer renewed-token-1234' });
+      let renewals = 0;
+      const credential: Credential = {
+        header: () => Promise.resolve(renewals === 0 ? 'Bearer expired-token-1234' : 'Bearer renewed-token-1234'),
+        renewAfter: (sent) => {
+          renewals++;
+          return Promise.resolve(sent === 'Bearer expired-token-1234' ? 'Bearer renewed-token-1234' : undefined);
+        },
+      };
+      assert.equal((await client(10_000, credential).call('list_repos', { query: 'app' })).text, 'github.com/acme/app');
+      assert.equal(renewals, 1);
+      assert.deepEqual(server.authorizations.slice(0, 2), ['Bearer expired-token-1234', 'Bearer renewed-token-1234']);
+    });
   });
-});

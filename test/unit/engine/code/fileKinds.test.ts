@@ -1,7 +1,5 @@
 import assert from 'node:assert/strict';
 import { fileKind, kindOfPath, looksMinified, type FileKind } from '../../../../src/engine/code/fileKinds';
-import { attributesOf, globMatches, parseAttributeFile } from '../../../../src/engine/code/gitAttributes';
-import { describeGrowth, growthFrom } from '../../../support/growth';
 
 describe('file kinds', function () {
   const cases: Record<FileKind, readonly string[]> = {
@@ -66,73 +64,5 @@ describe('file kinds', function () {
     assert.equal(looksMinified(['x'.repeat(5_000)]), true);
     assert.equal(looksMinified(['x'.repeat(1_500), ...Array.from({ length: 100 }, () => 'short line')]), false);
     assert.equal(looksMinified([]), false);
-  });
-});
-
-describe('git attributes of a commit', function () {
-  it("applies linguist attributes by git's pattern rules, the later line winning", function () {
-    const root = parseAttributeFile(
-      '.gitattributes',
-      [
-        '# generated clients',
-        'dist/** linguist-generated',
-        '*.min.js linguist-vendored=true',
-        'docs/** linguist-documentation',
-        'docs/examples/** -linguist-documentation',
-        '*.txt text eol=lf',
-        'site/ linguist-documentation',
-      ].join('\n'),
-    );
-    assert.deepEqual(attributesOf('dist/app.js', [root]), { generated: true });
-    assert.deepEqual(attributesOf('lib/vendor/jquery.min.js', [root]), { vendored: true }, 'a name pattern matches at any depth');
-    assert.deepEqual(attributesOf('docs/guide.md', [root]), { documentation: true });
-    assert.deepEqual(attributesOf('docs/examples/run.py', [root]), { documentation: false }, 'a later line overrides');
-    assert.deepEqual(attributesOf('site/index.md', [root]), {}, 'a folder pattern matches no file');
-    assert.deepEqual(attributesOf('src/dist/app.js', [root]), {}, "a pattern with a slash is anchored to its file's folder");
-    assert.deepEqual(attributesOf('notes.txt', [root]), {}, 'other attributes are not read');
-  });
-
-  it('lets a deeper .gitattributes override the root one, within its folder only', function () {
-    const root = parseAttributeFile('.gitattributes', '*.js linguist-generated');
-    const deeper = parseAttributeFile('web/.gitattributes', '*.js -linguist-generated\n/local.js linguist-vendored');
-    assert.deepEqual(attributesOf('web/app.js', [deeper, root]), { generated: false });
-    assert.deepEqual(attributesOf('web/local.js', [deeper, root]), { generated: false, vendored: true });
-    assert.deepEqual(attributesOf('web/sub/local.js', [deeper, root]), { generated: false }, '/local.js is anchored to web/');
-    assert.deepEqual(attributesOf('server/app.js', [deeper, root]), { generated: true });
-  });
-
-  it('matches globs where * and ? stay in a folder and ** crosses them', function () {
-    assert.ok(globMatches('**/gen.go', 'gen.go') && globMatches('**/gen.go', 'a/b/gen.go'));
-    assert.ok(globMatches('a/**/b', 'a/b') && globMatches('a/**/b', 'a/x/y/b') && !globMatches('a/**/b', 'a/x/c'));
-    assert.ok(globMatches('dist/**', 'dist/a/b.js') && !globMatches('dist/**', 'src/dist.js'));
-    assert.ok(!globMatches('*.js', 'a/b.js') && globMatches('*.js', 'b.js') && globMatches('*', 'anything'));
-    assert.ok(globMatches('file?.[ch]', 'file1.c') && !globMatches('file?.[ch]', 'file12.c'));
-    assert.ok(globMatches('[!a-c]x', 'dx') && !globMatches('[!a-c]x', 'bx'));
-    assert.ok(globMatches('a.b', 'a.b') && !globMatches('a.b', 'axb'), 'a dot is a dot');
-    assert.ok(globMatches('*_pb2.py', 'api_pb2.py') && globMatches('*a*b', 'xaxxb') && !globMatches('*a*b', 'xaxxbc'));
-    assert.ok(globMatches('\\*.md', '*.md') && !globMatches('\\*.md', 'a.md'), 'an escaped star is a star');
-  });
-
-  it('skips lines it cannot read, and matches the worst patterns in linear time', async function () {
-    const file = parseAttributeFile(
-      '.gitattributes',
-      [
-        '[[:alpha:]]*.go linguist-generated',
-        `${'x'.repeat(600)} linguist-generated`,
-        `${'*a'.repeat(40)}*b linguist-vendored`,
-        'ok/** linguist-documentation',
-      ].join('\n'),
-    );
-    assert.equal(file.rules.length, 2, 'the POSIX class and the over-long pattern are skipped');
-    // A regular expression of this pattern backtracks for minutes on such a name.
-    assert.deepEqual(attributesOf(`${'a'.repeat(3_000)}c`, [file]), {});
-    assert.deepEqual(attributesOf(`${'a'.repeat(100)}b`, [file]), { vendored: true });
-    assert.deepEqual(attributesOf('ok/x.c', [file]), { documentation: true });
-    // Linear in the name: 4 times the name, about 4 times the time (a backtracking match, far more).
-    const n = 1_000;
-    const growth = await growthFrom(n, (length) => {
-      for (let run = 0; run < 20; run++) attributesOf(`${'a'.repeat(length - 1)}c`, [file]);
-    });
-    assert.ok(growth.factor < 10, describeGrowth(growth, n));
   });
 });

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { Answerer } from '../../../../src/engine/answers/answerer';
 import { SymbolTables, type SymbolSource } from '../../../../src/engine/code/symbolTable';
 import { discoverRepositories } from '../../../../src/engine/git/repos';
+import { definitionWords, describeScores, wordsOf } from '../../../../src/engine/repo/definitionText';
 import { createTempDir, createTestRepo, removeDir } from '../../../support/gitRepos';
 
 /** A commit's files, given as texts (the engine's source reads them with git: retrieval.ts). */
@@ -205,6 +206,66 @@ describe('symbol tables', function () {
       };
       assert.doesNotMatch(await ask(false), /src\/ui\/paint\.ts/, 'the keyword search alone never reads it');
       assert.match(await ask(true), /^`renderWidgetTree` \(\[src\/ui\/paint\.ts:401\]/);
+    } finally {
+      await repo.remove();
+    }
+  });
+
+  it("counts each word's definitions over every file of the commit, not the files an answer reads, and weighs a description's words by them", async function () {
+    // 120 files each define a function whose body says `ledger`; one file defines the function that quarantines.
+    const ledgers: Record<string, string> = Object.fromEntries(
+      Array.from({ length: 120 }, (_, at): [string, string] => [
+        `src/ledger/post${String(at).padStart(3, '0')}.ts`,
+        `export function postEntry${at}(entry: string): void {\n  ledger.append(entry, ${at});\n}\n`,
+      ]),
+    );
+    const repo = await createTestRepo({
+      name: 'books',
+      commits: [
+        {
+          message: 'books',
+          files: {
+            ...ledgers,
+            'src/review.ts':
+              'export function setAside(entry: string): void {\n  quarantine.hold(entry);\n}\n\nexport function flagEntry(entry: string): void {\n  ledger.mark(entry);\n}\n',
+            'test/review.test.ts': 'function testQuarantine() { quarantine.hold(1); }\n',
+          },
+        },
+      ],
+    });
+    try {
+      const [repository] = await discoverRepositories([repo.dir]);
+      assert.ok(repository);
+      const symbolTables = new SymbolTables({ log: () => undefined, signal: new AbortController().signal });
+      const answerer = new Answerer({ repositories: [repository], instanceUrl: 'http://x', paceMs: 0, symbolTables });
+      await answerer.answer({
+        question: 'An entry that looks wrong is put in quarantine rather than written to the ledger, so that a person can review it before it is posted.',
+        earlierQuestions: [],
+        signal: new AbortController().signal,
+        report: async () => undefined,
+      });
+      await symbolTables.idle();
+      const commit = (await repo.git('rev-parse', 'HEAD')).trim();
+      const table = symbolTables.lookup({
+        key: `${repository.name}@${commit}`,
+        listFiles: () => Promise.resolve([]),
+        readFiles: () => Promise.resolve(new Map()),
+      });
+      const words = table?.words;
+      assert.ok(words, 'the table the answer built counts words');
+      assert.equal(words.definitions, 122, "every implementation definition of the commit (the test's is not one)");
+      assert.equal(words.frequency(wordsOf('ledger')[0] ?? ''), 121, 'far more definitions than the 24 files an answer reads');
+      assert.equal(words.frequency(wordsOf('quarantine')[0] ?? ''), 1);
+      // Two definitions read: each holds one of the description's rarer words; the repository says which is rarer.
+      const read = [
+        definitionWords({ name: 'flagEntry', documentation: [], body: ['  ledger.mark(entry);'] }),
+        definitionWords({ name: 'setAside', documentation: [], body: ['  quarantine.hold(entry);'] }),
+      ];
+      const asked = wordsOf('quarantine ledger');
+      const [alone, amongRead] = describeScores(read, asked);
+      assert.equal(alone, amongRead, 'among the definitions read, both words are as rare');
+      const [flag, setAside] = describeScores(read, asked, words);
+      assert.ok((setAside ?? 0) > 3 * (flag ?? 0), `across the repository, quarantine is the rare one: ${setAside} against ${flag}`);
     } finally {
       await repo.remove();
     }
