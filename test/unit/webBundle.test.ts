@@ -106,6 +106,7 @@ describe('the web bundle (dist/web/extension.js)', function () {
         'every command of the manifest is registered on the web',
       );
       assert.ok(vscode.uriHandlers > 0, 'browser sign-ins come back through the URI handler');
+      assert.equal((await api.signIn.redirects.choose('loopback')).kind, 'uriHandler', 'a web worker has no loopback listener, whatever the setting says');
       await api.session.whenRestored();
       assert.deepEqual(vscode.shown, [], 'activating and restoring said nothing went wrong');
 
@@ -129,6 +130,7 @@ describe('the web bundle (dist/web/extension.js)', function () {
 });
 
 interface WebApi {
+  signIn: { redirects: { choose(preference: 'auto' | 'uriHandler' | 'loopback'): Promise<{ kind: string }> } };
   session: {
     whenRestored(): Promise<void>;
     signOut(): Promise<string | undefined>;
