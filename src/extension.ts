@@ -21,6 +21,7 @@ export function activate(context: vscode.ExtensionContext): DeepSearchExtensionA
   return api;
 }
 
+/** VS Code calls `deactivate()` with nothing in hand: the one thing it needs from activate() is kept here. */
 let stopLocalEngine: (() => Promise<void>) | undefined;
 
 /** Waits for the local engine to finish its writes; everything else is in context.subscriptions. */

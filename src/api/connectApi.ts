@@ -18,11 +18,14 @@ import type { HttpTransport } from './http';
 import type { Conversation, ConversationPage, ListOptions } from '../model/conversation';
 import { normalizeConnectConversation, normalizeConnectQuestion, normalizeConnectSummaryPage } from './normalizeConnect';
 import type { FollowupResponse } from './normalize';
+import type { ConversationApi } from './conversationApi';
 
 /** What an instance's answer to the cheapest call of this API says about it. */
 export type ConnectProbe = 'served' | 'absent' | 'refused';
 
-export class ConnectConversationApi {
+export class ConnectConversationApi implements ConversationApi {
+  readonly generation = 'connect';
+
   constructor(
     private readonly instanceUrl: string,
     private readonly headers: Readonly<Record<string, string>>,
@@ -82,8 +85,8 @@ export class ConnectConversationApi {
     }
   }
 
-  /** Cancels the conversation's running question (the API cancels per conversation). */
-  async cancel(conversationId: number, signal?: AbortSignal): Promise<void> {
+  /** Cancels the conversation's running question (the API cancels per conversation, so the question's id is not sent). */
+  async cancel(conversationId: number, _questionId: number, signal?: AbortSignal): Promise<void> {
     const body: ConnectNameRequest = { name: conversationName(conversationId) };
     await this.call('CancelConversation', body, { signal });
   }

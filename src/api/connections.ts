@@ -8,6 +8,7 @@
 import { DeepSearchClient } from './client';
 import { accessTokenCredential, type Credential } from './credential';
 import { HttpTransport } from './http';
+import type { ServerMemory } from './serverMemory';
 import type { Transport } from './transport';
 import { CodeTools } from './tools/codeTools';
 import { ToolClient } from './tools/toolClient';
@@ -19,12 +20,16 @@ export interface InstanceConnection {
   transport: Transport;
 }
 
-/** One transport for both interfaces of an instance, so proxy and certificates (on Node) apply to both. */
-export function connectToInstance(instanceUrl: string, auth: string | Credential, transport: Transport): InstanceConnection {
+/**
+ * One transport for both interfaces of an instance, so proxy and certificates (on Node) apply to
+ * both; and one memory of what the servers speak, the window's (a new one when none is given).
+ */
+export function connectToInstance(instanceUrl: string, auth: string | Credential, transport: Transport, memory?: ServerMemory): InstanceConnection {
   const credential = typeof auth === 'string' ? accessTokenCredential(auth) : auth;
+  const options = { instanceUrl, credential, transport, memory };
   return {
-    client: new DeepSearchClient({ instanceUrl, credential, transport }),
-    tools: new CodeTools(new ToolClient({ instanceUrl, credential, transport })),
+    client: new DeepSearchClient(options),
+    tools: new CodeTools(new ToolClient(options)),
     transport,
   };
 }

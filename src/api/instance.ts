@@ -7,11 +7,21 @@ import { API_PATH } from '../contract/legacyWire';
 import { DeepSearchError } from './errors';
 import type { Conversation } from '../model/conversation';
 
+declare const parsed: unique symbol;
+
+/**
+ * An instance URL as `parseInstanceUrl` made it canonical. Parsed once, where the URL arrives (the
+ * sign-in's input, the setting, the launch environment, the local engine): whatever takes this type
+ * needs no parsing of its own, and a raw string cannot be passed by mistake.
+ */
+export type InstanceUrl = string & { readonly [parsed]: true };
+
 /**
  * `https://host[:port][/prefix]` without trailing slashes, query, fragment or credentials.
  * A bare host gets `https://`; a pasted API path (`/.api/...`) is dropped; a path prefix is kept.
+ * Throws a `configuration` DeepSearchError that says what to type instead.
  */
-export function normalizeInstanceUrl(input: string): string {
+export function parseInstanceUrl(input: string): InstanceUrl {
   const trimmed = input.trim();
   const withScheme = /^[a-z][a-z0-9+.-]*:\/\//i.test(trimmed) ? trimmed : `https://${trimmed}`;
   let url: URL;
@@ -24,7 +34,7 @@ export function normalizeInstanceUrl(input: string): string {
     throw invalidInstanceUrl(input);
   }
   const path = url.pathname.replace(/\/\.api(\/.*)?$/, '').replace(/\/+$/, '');
-  return `${url.origin}${path}`;
+  return `${url.origin}${path}` as InstanceUrl;
 }
 
 function invalidInstanceUrl(input: string): DeepSearchError {

@@ -23,9 +23,13 @@ import { ConversationPanels } from './conversations/conversationPanels';
 import { ConversationTree, VIEW_ID } from './conversations/conversationTree';
 import { RunningIndicator } from './conversations/runningIndicator';
 import { Session, type LocalEngine } from './auth/session';
-import type { NetworkAccess } from './auth/networkBundle';
+import { CredentialVault } from './auth/credentialVault';
+import { LackingToolsMemento } from './auth/lackingToolsMemento';
+import { OAuthTransport, type NetworkAccess } from './auth/networkBundle';
+import { OAuthRedirects } from './auth/oauthRedirect';
+import type { SignInParts } from './auth/signIn';
 import type { EngineModels } from './engine/engineModels';
-import { affectsConnection, pollSettings } from './settings';
+import { connectionSettingsChange, pollSettings } from './settings';
 import { SourceLinkOpener } from './conversations/sourceLinks';
 import { GeneratedFiles } from './conversations/generatedFiles';
 import { WorkspaceRepositories, type RepositoryFinder } from './workspace/workspaceRepositories';
@@ -42,6 +46,8 @@ import { ToolAccess } from './tools/toolAccess';
 export interface DeepSearchExtensionApi {
   store: ConversationStore;
   session: Session;
+  /** What signing in uses (the vault, the network, where browser sign-ins come back). */
+  signIn: SignInParts;
   panels: ConversationPanels;
   tree: ConversationTree;
   links: SourceLinkOpener;
@@ -73,7 +79,15 @@ export function activateExtension(context: vscode.ExtensionContext, platform: Ho
   // Messages only: the client's errors never carry the token, and nothing else is logged.
   const log = vscode.window.createOutputChannel(vscode.l10n.t('Deep Search'), { log: true });
   const localEngine = platform.localEngine(context, log);
-  const session = new Session(context, localEngine, platform.network);
+  // The session and the sign-in get the same vault, state and network: neither reaches them through the other.
+  const { network } = platform;
+  const vault = new CredentialVault(context.secrets);
+  const oauthServers = new OAuthTransport(network);
+  // Loopback only where the host can listen on 127.0.0.1 (not VS Code for the Web's web worker).
+  const redirects = new OAuthRedirects(context.extension.id, network.listenOnLoopback !== undefined);
+  const session = new Session({ vault, state: context.globalState, network, oauthServers, localEngine });
+  const lackingTools = new LackingToolsMemento(context.globalState);
+  const signInParts: SignInParts = { session, vault, lackingTools, network, oauthServers, redirects };
   /** What identifies the current connection's conversations (ids are unique per instance only). */
   const instanceKey = () => {
     const connection = session.current;
@@ -83,6 +97,7 @@ export function activateExtension(context: vscode.ExtensionContext, platform: Ho
     const instance = instanceKey();
     return instance && `deepSearch.running:${instance}`;
   };
+  const askToSignInAgain = signInAgainPrompt();
   const store = new ConversationStore({
     ...pollSettings(),
     onPollError: (id, error) => {
@@ -101,7 +116,7 @@ export function activateExtension(context: vscode.ExtensionContext, platform: Ho
     },
   });
   const repositories = new WorkspaceRepositories(platform.repositories);
-  const toolAccess = new ToolAccess(session, log);
+  const toolAccess = new ToolAccess(session, lackingTools, log);
   const locations = new CodeLocations(repositories);
   const generatedFiles = new GeneratedFiles(() => session.current?.client, context.storageUri ?? context.globalStorageUri);
   const links = new SourceLinkOpener(repositories, locations, toolAccess, () => store.instanceUrl);
@@ -139,6 +154,7 @@ export function activateExtension(context: vscode.ExtensionContext, platform: Ho
     context,
     log,
     session,
+    signIn: signInParts,
     store,
     panels,
     tree,
@@ -149,11 +165,14 @@ export function activateExtension(context: vscode.ExtensionContext, platform: Ho
     navigation,
     history,
     engineModels: localEngine.models,
+    unsent: {},
   };
   context.subscriptions.push(
     log,
     localEngine,
     session,
+    oauthServers,
+    redirects,
     { dispose: () => store.dispose() },
     repositories,
     toolAccess,
@@ -164,7 +183,7 @@ export function activateExtension(context: vscode.ExtensionContext, platform: Ho
     vscode.lm.registerMcpServerDefinitionProvider(MCP_PROVIDER_ID, mcpServers),
     tree,
     panels,
-    new DeepSearchAuthProvider(session),
+    new DeepSearchAuthProvider(session, signInParts),
     chat,
     ...registerAgentTools(session, store),
     new RunningIndicator(
@@ -179,7 +198,8 @@ export function activateExtension(context: vscode.ExtensionContext, platform: Ho
     }),
     session.onDidChange((connection) => store.setClient(connection?.client, { sameAccount: connection?.sameAccount })),
     vscode.workspace.onDidChangeConfiguration((event) => {
-      if (affectsConnection(event)) void session.reconnect();
+      const change = connectionSettingsChange(event);
+      if (change.network || change.instanceUrl) void session.settingsChanged(change);
       if (event.affectsConfiguration('deepSearch.pollInterval')) store.setPollIntervals(pollSettings());
     }),
     ...registerCommands(commandDependencies),
@@ -189,19 +209,20 @@ export function activateExtension(context: vscode.ExtensionContext, platform: Ho
   void session.restore();
   const activationMs = performance.now() - started;
   log.info(`Activated in ${activationMs.toFixed(1)} ms.`);
-  return { store, session, panels, tree, links, mcpServers, chat, localEngine, activationMs };
+  return { store, session, signIn: signInParts, panels, tree, links, mcpServers, chat, localEngine, activationMs };
 }
 
-let askingToSignIn = false;
-
-/** The token stopped working (revoked, expired) while questions were being followed: say so once. */
-async function askToSignInAgain(message: string): Promise<void> {
-  if (askingToSignIn) return;
-  askingToSignIn = true;
-  try {
-    const signIn = vscode.l10n.t('Sign In');
-    if ((await vscode.window.showWarningMessage(message, signIn)) === signIn) await vscode.commands.executeCommand('deepSearch.signIn');
-  } finally {
-    askingToSignIn = false;
-  }
+/** The token stopped working (revoked, expired) while questions were being followed: says so, one prompt at a time. */
+function signInAgainPrompt(): (message: string) => Promise<void> {
+  let asking = false;
+  return async (message) => {
+    if (asking) return;
+    asking = true;
+    try {
+      const signIn = vscode.l10n.t('Sign In');
+      if ((await vscode.window.showWarningMessage(message, signIn)) === signIn) await vscode.commands.executeCommand('deepSearch.signIn');
+    } finally {
+      asking = false;
+    }
+  };
 }

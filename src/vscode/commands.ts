@@ -21,7 +21,7 @@ import { conversationIdArgument, textArgument, textFields, uriArgument } from '.
 import type { ConversationTree } from './conversations/conversationTree';
 import type { EngineModels } from './engine/engineModels';
 import type { Session } from './auth/session';
-import { signIn, signOut } from './auth/signIn';
+import { signIn, signOut, type SignInParts } from './auth/signIn';
 import type { SourceLinkOpener } from './conversations/sourceLinks';
 import type { WorkspaceRepositories } from './workspace/workspaceRepositories';
 import type { CodeLocations } from './tools/codeLocations';
@@ -37,6 +37,8 @@ export interface CommandDependencies {
   context: vscode.ExtensionContext;
   log: vscode.LogOutputChannel;
   session: Session;
+  /** What signing in uses (the vault, the loaders, the redirects). */
+  signIn: SignInParts;
   store: ConversationStore;
   panels: ConversationPanels;
   tree: ConversationTree;
@@ -48,6 +50,8 @@ export interface CommandDependencies {
   history: HistoryCommands;
   /** VS Code's model the local engine investigates with. */
   engineModels: EngineModels;
+  /** A question that could not be sent, offered again by the next Ask so it is never lost (one per window). */
+  unsent: { question?: string };
 }
 
 const SHARE_WARNING_KEY = 'deepSearch.shareWarningAcknowledged';
@@ -55,14 +59,11 @@ const SHARE_WARNING_KEY = 'deepSearch.shareWarningAcknowledged';
 const MAX_SEARCH_LENGTH = 200;
 
 /** What finding a conversation a command is about needs. */
-type ConversationDependencies = Pick<CommandDependencies, 'store' | 'session'>;
+type ConversationDependencies = Pick<CommandDependencies, 'store' | 'session' | 'signIn'>;
 /** What Copy Share Link needs: the conversation, and where the user said not to be warned again. */
-type ShareDependencies = Pick<CommandDependencies, 'store' | 'session' | 'context'>;
+type ShareDependencies = Pick<CommandDependencies, 'store' | 'session' | 'signIn' | 'context'>;
 /** What deleting needs: the conversation, and its panel to close. */
-type DeleteDependencies = Pick<CommandDependencies, 'store' | 'session' | 'panels'>;
-
-/** A question that could not be sent, offered again by the next Ask so it is never lost. */
-let unsentQuestion: string | undefined;
+type DeleteDependencies = Pick<CommandDependencies, 'store' | 'session' | 'signIn' | 'panels'>;
 
 export function registerCommands(deps: CommandDependencies): vscode.Disposable[] {
   const { session, store, panels, tree } = deps;
@@ -72,8 +73,8 @@ export function registerCommands(deps: CommandDependencies): vscode.Disposable[]
     // The links of answers shown in VS Code's Chat: the panel's opener (local checkout, remote file, browser).
     [OPEN_LINK_COMMAND]: (href) => (typeof href === 'string' ? deps.links.open(href) : undefined),
     'deepSearch.askAboutSelection': (first) => askAboutSelection(deps, textArgument(first), uriArgument(first)),
-    'deepSearch.signIn': (given) => signIn(session, textFields(given, ['instanceUrl', 'token'])),
-    'deepSearch.signOut': () => signOut(session),
+    'deepSearch.signIn': (given) => signIn(deps.signIn, textFields(given, ['instanceUrl', 'token'])),
+    'deepSearch.signOut': () => signOut(deps.signIn),
     'deepSearch.useLocalEngine': () =>
       vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Starting the local Deep Search engine…') }, () =>
         session.useLocalEngine(),
@@ -121,7 +122,7 @@ export function registerCommands(deps: CommandDependencies): vscode.Disposable[]
 }
 
 /** Asks a question typed in an input box (or given by a caller); opens its panel at once. */
-async function ask(deps: CommandDependencies, given?: string, draft = unsentQuestion ?? ''): Promise<number | undefined> {
+async function ask(deps: CommandDependencies, given?: string, draft = deps.unsent.question ?? ''): Promise<number | undefined> {
   if (!(await ensureSignedIn(deps))) return undefined;
   const question =
     given ??
@@ -192,11 +193,11 @@ export function askWithDraft(deps: CommandDependencies, draft: string): Promise<
 async function send(deps: CommandDependencies, question: string): Promise<number | undefined> {
   try {
     const conversation = await deps.store.ask(question);
-    unsentQuestion = undefined;
+    deps.unsent.question = undefined;
     deps.panels.open(conversation.id);
     return conversation.id;
   } catch (error) {
-    unsentQuestion = question;
+    deps.unsent.question = question;
     const edit = vscode.l10n.t('Edit and Ask Again');
     const reason = errorMessage(error);
     // After a timeout or a dropped connection the question may have reached the instance anyway:
@@ -448,7 +449,7 @@ function signedIn<A extends unknown[], R>(deps: CommandDependencies, run: (...ar
 }
 
 /** Offers to sign in (or use the local engine) when nobody is signed in. */
-async function ensureSignedIn(deps: Pick<CommandDependencies, 'session'>): Promise<boolean> {
+async function ensureSignedIn(deps: Pick<CommandDependencies, 'session' | 'signIn'>): Promise<boolean> {
   await deps.session.whenRestored();
   if (deps.session.current) return true;
   const signInLabel = vscode.l10n.t('Sign In');
@@ -458,7 +459,7 @@ async function ensureSignedIn(deps: Pick<CommandDependencies, 'session'>): Promi
     signInLabel,
     local,
   );
-  if (choice === signInLabel) return signIn(deps.session);
+  if (choice === signInLabel) return signIn(deps.signIn);
   if (choice === local) {
     await vscode.commands.executeCommand('deepSearch.useLocalEngine');
     return deps.session.current !== undefined;

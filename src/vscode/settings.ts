@@ -3,6 +3,7 @@
  */
 import * as vscode from 'vscode';
 import { DEFAULT_POLL_INTERVALS } from '../conversations/poller';
+import { parseInstanceUrl, type InstanceUrl } from '../api/instance';
 
 export const SECTION = 'deepSearch';
 
@@ -17,11 +18,18 @@ export interface PollSettings {
   hiddenIntervalMs: number;
 }
 
+/** The instance URL setting as the user wrote it (the sign-in's first guess). */
 export function configuredInstanceUrl(): string {
   return vscode.workspace.getConfiguration(SECTION).get<string>('instanceUrl', '').trim();
 }
 
-export async function setConfiguredInstanceUrl(url: string): Promise<void> {
+/** The instance the setting names, parsed (undefined when it is empty); throws, saying what to write, when it is no web address. */
+export function configuredInstance(): InstanceUrl | undefined {
+  const written = configuredInstanceUrl();
+  return written ? parseInstanceUrl(written) : undefined;
+}
+
+export async function setConfiguredInstanceUrl(url: InstanceUrl): Promise<void> {
   await vscode.workspace.getConfiguration(SECTION).update('instanceUrl', url, vscode.ConfigurationTarget.Global);
 }
 
@@ -59,6 +67,10 @@ export function pollSettings(): PollSettings {
 }
 
 /** Whether a configuration change touches anything the HTTP client is built from. */
-export function affectsConnection(event: vscode.ConfigurationChangeEvent): boolean {
-  return ['http.proxy', 'http.proxyStrictSSL', `${SECTION}.caCertificatesPath`, `${SECTION}.instanceUrl`].some((key) => event.affectsConfiguration(key));
+/** Which of the settings a connection is built from changed: the network's (proxy, certificates) and the instance URL. */
+export function connectionSettingsChange(event: vscode.ConfigurationChangeEvent): { network: boolean; instanceUrl: boolean } {
+  return {
+    network: ['http.proxy', 'http.proxyStrictSSL', `${SECTION}.caCertificatesPath`].some((key) => event.affectsConfiguration(key)),
+    instanceUrl: event.affectsConfiguration(`${SECTION}.instanceUrl`),
+  };
 }

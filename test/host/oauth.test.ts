@@ -6,6 +6,8 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { HttpTransport } from '../../src/api/http';
 import { AuthorizationServerClient, OAuthFailure, type OAuthTokens } from '../../src/api/oauth/authorizationServer';
 import { OAUTH_PATHS } from '../../src/contract/oauthWire';
+import { parseInstanceUrl } from '../../src/api/instance';
+import { useOAuthSignIn } from '../../src/vscode/auth/signIn';
 import { eventually, extensionApi, hostTestOptions, signInTo } from './extensionApi';
 
 /**
@@ -53,7 +55,7 @@ describe('OAuth sign-in in the extension host', function () {
     const api = await extensionApi();
     const { engineUrl, oauthClientId, oauthTokenSeconds } = hostTestOptions();
     const tokens = await approvedTokens();
-    await api.session.signInWithOAuth(engineUrl, { id: randomUUID(), clientId: oauthClientId, tokens, account: { id: '1', label: 'user1' } });
+    await useOAuthSignIn(api.signIn, parseInstanceUrl(engineUrl), { id: randomUUID(), clientId: oauthClientId, tokens, account: { id: '1', label: 'user1' } });
     const connection = api.session.current;
     assert.equal(connection?.auth, 'oauth');
     await api.store.refreshList();
@@ -110,30 +112,30 @@ describe('OAuth sign-in in the extension host', function () {
   it('takes the browser’s answer through VS Code’s own link (the URI handler) for the sign-in whose state it carries, and chooses the loopback listener where VS Code runs in a browser', async () => {
     const api = await extensionApi();
     const abort = new AbortController();
-    const mine = api.session.redirects.wait('state-of-this-sign-in', abort.signal);
+    const mine = api.signIn.redirects.wait('state-of-this-sign-in', abort.signal);
     const link = (state: string) =>
       vscode.Uri.parse(`${vscode.env.uriScheme}://deepsearch-team.deep-search-vscode/oauth-callback?code=the-code&state=${state}`);
     // Driven directly, as desktop VS Code calls the handler when the browser opens a vscode:// link.
     // The only VS Code here runs in a browser, which does not route its own scheme's links to
     // extensions (tried: openExternal of such a link shows "All done. You can close this tab now.");
     // that is why such a VS Code signs in through the loopback listener (the UI test's path).
-    api.session.redirects.handleUri(link('another-sign-in'));
-    api.session.redirects.handleUri(link('state-of-this-sign-in'));
+    api.signIn.redirects.handleUri(link('another-sign-in'));
+    api.signIn.redirects.handleUri(link('state-of-this-sign-in'));
     const url = await Promise.race([mine, new Promise<undefined>((resolve) => setTimeout(resolve, 10_000))]);
     abort.abort();
     assert.ok(url, 'the link reached the handler');
     assert.equal(url.searchParams.get('code'), 'the-code');
     assert.equal(url.searchParams.get('state'), 'state-of-this-sign-in');
     // asExternalUri turns this VS Code's own link into a web page address: no instance could register it.
-    assert.deepEqual(await api.session.redirects.choose('auto'), { kind: 'loopback' });
-    assert.equal((await api.session.redirects.choose('uriHandler')).kind, 'uriHandler');
+    assert.deepEqual(await api.signIn.redirects.choose('auto'), { kind: 'loopback' });
+    assert.equal((await api.signIn.redirects.choose('uriHandler')).kind, 'uriHandler');
   });
 
   it('revokes the sign-in on the instance at Sign Out', async () => {
     const api = await extensionApi();
     const { engineUrl, oauthClientId } = hostTestOptions();
     const tokens = await approvedTokens();
-    await api.session.signInWithOAuth(engineUrl, { id: randomUUID(), clientId: oauthClientId, tokens });
+    await useOAuthSignIn(api.signIn, parseInstanceUrl(engineUrl), { id: randomUUID(), clientId: oauthClientId, tokens });
     // Sign Out as the command palette runs it.
     await vscode.commands.executeCommand('deepSearch.signOut');
     assert.equal(api.session.current, undefined);

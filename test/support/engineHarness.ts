@@ -8,8 +8,6 @@ import { API_PATH } from '../../src/contract/legacyWire';
 import type { EngineOptions, EngineUser, RunningEngine } from '../../src/engine/options';
 import { startEngine } from '../../src/engine/server';
 import { createSampleAppRepo, createTempDir, removeDir, type TestRepo } from './gitRepos';
-import { DeepSearchClient } from '../../src/api/client';
-import { ToolClient } from '../../src/api/tools/toolClient';
 
 /** Tokens of the two default users: index 0 is user 1 (the usual owner), index 1 is user 2. */
 export const TEST_TOKENS = ['dse_test_owner_token', 'dse_test_other_token'] as const;
@@ -80,10 +78,6 @@ export async function startTestEngine(overrides: TestEngineOptions = {}): Promis
   }
   let options: EngineOptions = { users: [...TEST_USERS], paceMs: 20, ...overrides, repos, dataDir };
   let engine = await startEngine(options);
-  // A new server, maybe of another generation, at a port an earlier one of this run may have had:
-  // what clients of this process remembered about the instance at that URL does not hold for it.
-  DeepSearchClient.forgetGenerations();
-  ToolClient.forgetEras();
   let running = true;
 
   const harness: TestEngine = {
@@ -115,8 +109,6 @@ export async function startTestEngine(overrides: TestEngineOptions = {}): Promis
       await harness.stop();
       options = { ...options, ...restartOverrides };
       engine = await startEngine(options);
-      DeepSearchClient.forgetGenerations();
-      ToolClient.forgetEras();
       running = true;
       Object.assign(harness, { engine, url: engine.url, apiUrl: engine.url + API_PATH, options });
     },

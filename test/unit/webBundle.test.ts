@@ -106,10 +106,13 @@ describe('the web bundle (dist/web/extension.js)', function () {
         'every command of the manifest is registered on the web',
       );
       assert.ok(vscode.uriHandlers > 0, 'browser sign-ins come back through the URI handler');
+      assert.equal((await api.signIn.redirects.choose('loopback')).kind, 'uriHandler', 'a web worker has no loopback listener, whatever the setting says');
       await api.session.whenRestored();
       assert.deepEqual(vscode.shown, [], 'activating and restoring said nothing went wrong');
 
-      await api.session.signIn(engine.url, TEST_TOKENS[0]);
+      // The command's path: the token checked against both interfaces over fetch, stored, then connected.
+      assert.equal(await vscode.commands.get('deepSearch.signIn')!({ instanceUrl: engine.url, token: TEST_TOKENS[0] }), true);
+      assert.deepEqual(vscode.shown, [], 'the check found both interfaces working');
       const connection = api.session.current!;
       assert.equal(connection.instanceUrl, engine.url);
       assert.equal(vscode.settings.get('deepSearch.instanceUrl'), engine.url);
@@ -127,9 +130,9 @@ describe('the web bundle (dist/web/extension.js)', function () {
 });
 
 interface WebApi {
+  signIn: { redirects: { choose(preference: 'auto' | 'uriHandler' | 'loopback'): Promise<{ kind: string }> } };
   session: {
     whenRestored(): Promise<void>;
-    signIn(url: string, token: string): Promise<void>;
     signOut(): Promise<string | undefined>;
     current?: {
       instanceUrl: string;
@@ -347,6 +350,8 @@ function fakeVscode() {
         showWarningMessage: async (message: string) => void shown.push(message),
         showErrorMessage: async (message: string) => void shown.push(message),
         showInformationMessage: async () => undefined,
+        withProgress: async <T>(_options: unknown, task: (progress: { report(): void }, token: unknown) => Promise<T>) =>
+          task({ report: () => undefined }, { isCancellationRequested: false, onCancellationRequested: () => disposable }),
       },
       { get: (target, property) => (property in target ? (target as Record<string | symbol, unknown>)[property] : anything()) },
     ),

@@ -3,7 +3,7 @@
  * (mcpSession.ts), every request through the connection's transport (undici on Node, fetch on the
  * web) with the token in the Authorization header. It speaks the 2026-07-28 stateless revision where the server does and the
  * 2025 handshake where it does not: the session asks (`server/discover`) and falls back, and the
- * answer is remembered per endpoint, as the conversation API's generation is per instance. The
+ * answer is remembered per endpoint (in the connection's ServerMemory), as the conversation API's generation is per instance. The
  * endpoint is found once per connection, as the one of every generation's (`/.api/mcp/all`,
  * `/.api/mcp`, `/.api/mcp/v1`) that serves the most of the tools the extension uses; names and
  * arguments are then spoken as that server declares them. An instance that has none (older
@@ -14,12 +14,14 @@ import { name as packageName, version as packageVersion } from '../../../package
 import { canceledError, DeepSearchError, errorFromStatus, errorMessage, isDeepSearchError, networkError, redact, timeoutError } from '../errors';
 import { utf8Bytes, utf8Text, type Transport, type TransportResponse } from '../transport';
 import { createFetchTransport } from '../fetchTransport';
-import { normalizeInstanceUrl } from '../instance';
+import { parseInstanceUrl, type InstanceUrl } from '../instance';
 import { translationsInUse } from '../translations';
-import { accessTokenCredential, sendAuthorized, tokenOf, type Credential } from '../credential';
+import { sendAuthorized, tokenOf, type Credential } from '../credential';
+import { credentialOf, type ConnectionOptions } from '../connectionOptions';
+import { ServerMemory } from '../serverMemory';
 import { MCP_ACCESS_PERMISSION, MCP_TOKEN_SCOPE } from '../../contract/toolServers';
 import { argumentsFor, isToolServerMissing, TOOL_FEATURES, TOOL_NAMES, TOOL_SERVER_PATHS, type ToolName, type ToolServer } from './toolServer';
-import type { KnownRevision, McpHttp, McpHttpResponse, McpSession } from './mcpSession';
+import type { McpHttp, McpHttpResponse, McpSession } from './mcpSession';
 
 export { isToolServerMissing, TOOL_SERVER_PATHS, type ToolName, type ToolServer } from './toolServer';
 
@@ -30,23 +32,10 @@ export interface ToolResult {
   structured?: unknown;
 }
 
-export interface ToolClientOptions {
-  instanceUrl: string;
-  /** An access token; or give `credential`. */
-  token?: string;
-  tokenType?: 'token' | 'bearer';
-  /** What requests are authorized with, when it is not a fixed token (an OAuth sign-in that renews). */
-  credential?: Credential;
-  /** What carries the requests (transport.ts); the platform's `fetch` when absent. */
-  transport?: Transport;
-  /** Per call. Default 60 s. */
-  timeoutMs?: number;
-}
+/** The connection's options; `timeoutMs` is per call, 60 s by default. */
+export type ToolClientOptions = ConnectionOptions;
 
 type McpModule = typeof import('./mcpSession');
-
-/** Which revision each endpoint spoke (by its URL), so that later connections skip the question. */
-const knownEras = new Map<string, KnownRevision>();
 
 /** Redirects followed within the instance, at most. */
 const MAX_REDIRECTS = 5;
@@ -60,7 +49,7 @@ interface Connected {
 }
 
 export class ToolClient {
-  readonly instanceUrl: string;
+  readonly instanceUrl: InstanceUrl;
   private readonly credential: Credential;
   /** Every token sent, never to appear in an error. */
   private readonly secrets: string[] = [];
@@ -72,17 +61,15 @@ export class ToolClient {
   private mcp: McpModule | undefined;
   private readonly inFlight = new Set<Promise<unknown>>();
   private readonly discoveryListeners = new Set<(found: ToolServer | 'missing') => void>();
+  /** Which revision each endpoint spoke (by its URL), so that later connections skip the question. */
+  private readonly memory: ServerMemory;
 
   constructor(options: ToolClientOptions) {
-    this.instanceUrl = normalizeInstanceUrl(options.instanceUrl);
-    this.credential = options.credential ?? accessTokenCredential(options.token, options.tokenType);
+    this.instanceUrl = parseInstanceUrl(options.instanceUrl);
+    this.credential = credentialOf(options);
     this.timeoutMs = options.timeoutMs ?? 60_000;
     this.transport = options.transport ?? createFetchTransport();
-  }
-
-  /** Forgets which revision every endpoint speaks (for tests that start another server at a used address). */
-  static forgetEras(): void {
-    knownEras.clear();
+    this.memory = options.memory ?? new ServerMemory();
   }
 
   /** The endpoint and its tools; rejects with kind `unsupported` when the instance has no tool server. */
@@ -160,14 +147,14 @@ export class ToolClient {
     for (const path of TOOL_SERVER_PATHS) {
       const url = `${this.instanceUrl}${path}`;
       const session = new mcp.McpSession({ http: this.httpFor(url), clientInfo: { name: packageName, version: packageVersion }, timeoutMs: this.timeoutMs });
-      const prior = knownEras.get(url);
+      const prior = this.memory.revision(url);
       try {
         await this.guard(signal, () => session.connect({ signal, prior }), mcp);
-        knownEras.set(url, session.revision);
+        this.memory.rememberRevision(url, session.revision);
       } catch (error) {
         await session.close();
         // What was remembered may no longer hold (the server changed): the next connection asks again.
-        knownEras.delete(url);
+        this.memory.rememberRevision(url, undefined);
         if (isDeepSearchError(error) && (error.status === 404 || error.status === 405)) continue;
         // An endpoint already works: a poorer one that fails (the deprecated v1 refused, say) does not matter.
         if (best && !signal?.aborted) continue;
@@ -178,7 +165,7 @@ export class ToolClient {
         server = servedTools(url, await this.guard(signal, () => listTools(session, signal), mcp));
       } catch (error) {
         await session.close();
-        knownEras.delete(url);
+        this.memory.rememberRevision(url, undefined);
         if (best && !signal?.aborted) continue;
         throw this.noAccess(error);
       }

@@ -5,7 +5,7 @@
 import * as vscode from 'vscode';
 import type { Session } from './session';
 import { Disposables } from '../disposables';
-import { signIn, signOut } from './signIn';
+import { signIn, signOut, type SignInParts } from './signIn';
 
 export const AUTH_PROVIDER_ID = 'deepsearch';
 
@@ -14,7 +14,10 @@ export class DeepSearchAuthProvider extends Disposables implements vscode.Authen
   readonly onDidChangeSessions = this.changeEmitter.event;
   private shown: vscode.AuthenticationSession | undefined;
 
-  constructor(private readonly session: Session) {
+  constructor(
+    private readonly session: Session,
+    private readonly signInParts: SignInParts,
+  ) {
     super();
     this.register(
       vscode.authentication.registerAuthenticationProvider(AUTH_PROVIDER_ID, vscode.l10n.t('Deep Search'), this, {
@@ -36,14 +39,14 @@ export class DeepSearchAuthProvider extends Disposables implements vscode.Authen
   }
 
   async createSession(): Promise<vscode.AuthenticationSession> {
-    if (!(await signIn(this.session))) throw new Error(vscode.l10n.t('Sign-in was cancelled.'));
+    if (!(await signIn(this.signInParts))) throw new Error(vscode.l10n.t('Sign-in was cancelled.'));
     const current = await this.currentSession();
     if (!current) throw new Error(vscode.l10n.t('Sign-in did not complete.'));
     return current;
   }
 
   async removeSession(): Promise<void> {
-    await signOut(this.session);
+    await signOut(this.signInParts);
   }
 
   private async currentSession(): Promise<vscode.AuthenticationSession | undefined> {

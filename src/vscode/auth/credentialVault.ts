@@ -7,6 +7,7 @@
  */
 import type * as vscode from 'vscode';
 import type { OAuthTokens } from '../../api/oauth/authorizationServer';
+import type { InstanceUrl } from '../../api/instance';
 
 /** An OAuth sign-in as SecretStorage keeps it (JSON under `deepSearch.oauth:<instance URL>`). */
 export interface StoredOAuthSignIn {
@@ -25,40 +26,41 @@ const TOKEN_PREFIX = 'deepSearch.token:';
 const OAUTH_PREFIX = 'deepSearch.oauth:';
 const LOCAL_TOKEN_KEY = 'deepSearch.localEngine.token';
 
-/** Instance URLs here are normalized by the caller (src/api/instance.ts): one key per instance. */
+/** Keyed by the instance's parsed URL (InstanceUrl, src/api/instance.ts): one key per instance. */
 export class CredentialVault {
   constructor(private readonly secrets: SecretStore) {}
 
   /** The access token stored for an instance, if it was signed in to with one. */
-  instanceToken(instanceUrl: string): Thenable<string | undefined> {
+  instanceToken(instanceUrl: InstanceUrl): Thenable<string | undefined> {
     return this.secrets.get(TOKEN_PREFIX + instanceUrl);
   }
 
-  storeInstanceToken(instanceUrl: string, token: string): Thenable<void> {
+  storeInstanceToken(instanceUrl: InstanceUrl, token: string): Thenable<void> {
     return this.secrets.store(TOKEN_PREFIX + instanceUrl, token);
   }
 
-  deleteInstanceToken(instanceUrl: string): Thenable<void> {
+  deleteInstanceToken(instanceUrl: InstanceUrl): Thenable<void> {
     return this.secrets.delete(TOKEN_PREFIX + instanceUrl);
   }
 
   /** The OAuth sign-in stored for an instance (undefined when there is none or it is not one this version wrote). */
-  async oauthSignIn(instanceUrl: string): Promise<StoredOAuthSignIn | undefined> {
+  async oauthSignIn(instanceUrl: InstanceUrl): Promise<StoredOAuthSignIn | undefined> {
     return parseStoredOAuthSignIn(await this.secrets.get(OAUTH_PREFIX + instanceUrl));
   }
 
-  storeOAuthSignIn(instanceUrl: string, signIn: StoredOAuthSignIn): Thenable<void> {
+  storeOAuthSignIn(instanceUrl: InstanceUrl, signIn: StoredOAuthSignIn): Thenable<void> {
     return this.secrets.store(OAUTH_PREFIX + instanceUrl, JSON.stringify(signIn));
   }
 
-  deleteOAuthSignIn(instanceUrl: string): Thenable<void> {
+  deleteOAuthSignIn(instanceUrl: InstanceUrl): Thenable<void> {
     return this.secrets.delete(OAUTH_PREFIX + instanceUrl);
   }
 
   /** Calls `listener` with the instance URL whose OAuth sign-in changed, here or in another window. */
-  onDidChangeOAuthSignIn(listener: (instanceUrl: string) => unknown): vscode.Disposable {
+  onDidChangeOAuthSignIn(listener: (instanceUrl: InstanceUrl) => unknown): vscode.Disposable {
     return this.secrets.onDidChange(({ key }) => {
-      if (key.startsWith(OAUTH_PREFIX)) listener(key.slice(OAUTH_PREFIX.length));
+      // The key was written from an InstanceUrl.
+      if (key.startsWith(OAUTH_PREFIX)) listener(key.slice(OAUTH_PREFIX.length) as InstanceUrl);
     });
   }
 

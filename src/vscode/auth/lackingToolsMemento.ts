@@ -4,19 +4,19 @@
  * plain Node).
  */
 import type * as vscode from 'vscode';
-import { normalizeInstanceUrl } from '../../api/instance';
+import type { InstanceUrl } from '../../api/instance';
 
-const lackingToolsKey = (instanceUrl: string) => `deepSearch.lackingToolsSaid:${normalizeInstanceUrl(instanceUrl)}`;
+const lackingToolsKey = (instanceUrl: InstanceUrl) => `deepSearch.lackingToolsSaid:${instanceUrl}`;
 
 export class LackingToolsMemento {
   constructor(private readonly state: Pick<vscode.Memento, 'get' | 'update'>) {}
 
   /** The tools last said to be lacking, comma-separated ('' for none); undefined when nothing was said. */
-  said(instanceUrl: string): string | undefined {
+  said(instanceUrl: InstanceUrl): string | undefined {
     return this.state.get<string>(lackingToolsKey(instanceUrl));
   }
 
-  async remember(instanceUrl: string, tools: readonly string[]): Promise<void> {
+  async remember(instanceUrl: InstanceUrl, tools: readonly string[]): Promise<void> {
     await this.state.update(lackingToolsKey(instanceUrl), tools.join(','));
   }
 }

@@ -9,6 +9,7 @@
 import * as vscode from 'vscode';
 import type { HttpTransport } from '../../api/http';
 import type { AuthorizationServerClient } from '../../api/oauth/authorizationServer';
+import type { InstanceUrl } from '../../api/instance';
 import type { LoopbackRedirect } from '../../api/oauth/loopbackRedirect';
 import type { Transport } from '../../api/transport';
 
@@ -25,6 +26,9 @@ export interface NetworkAccess {
   listenOnLoopback?(): Promise<LoopbackRedirect>;
 }
 
+/** Instances' OAuth authorization servers, as the session and the sign-in look them up. */
+export type OAuthServers = Pick<OAuthTransport, 'authorizationServer'>;
+
 /** Instances' OAuth authorization servers, reached through one transport that follows the settings. */
 export class OAuthTransport implements vscode.Disposable {
   private current: { key: string; http: HttpTransport; transport: Transport } | undefined;
@@ -32,7 +36,7 @@ export class OAuthTransport implements vscode.Disposable {
   constructor(private readonly network: NetworkAccess) {}
 
   /** The instance's authorization server (undefined when it has none). */
-  async authorizationServer(instanceUrl: string, signal?: AbortSignal): Promise<AuthorizationServerClient | undefined> {
+  async authorizationServer(instanceUrl: InstanceUrl, signal?: AbortSignal): Promise<AuthorizationServerClient | undefined> {
     const bundle = await this.network.load();
     return bundle.AuthorizationServerClient.discover(await this.http(bundle), instanceUrl, signal);
   }

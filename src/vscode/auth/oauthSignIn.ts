@@ -14,7 +14,8 @@ import type { OAuthRedirects, RedirectChoice } from './oauthRedirect';
 import { untilDeadline } from '../../api/oauth/deadline';
 import { sleep } from '../../api/sleep';
 import type { StoredOAuthSignIn } from './credentialVault';
-import type { Session } from './session';
+import type { NetworkAccess } from './networkBundle';
+import type { LoopbackRedirect } from '../../api/oauth/loopbackRedirect';
 import { oauthSettings } from '../settings';
 
 export type OAuthMethod = 'browser' | 'device';
@@ -42,7 +43,7 @@ export async function runOAuthSignIn(
   method: OAuthMethod,
   server: AuthorizationServerClient,
   redirects: OAuthRedirects,
-  session: Session,
+  network: NetworkAccess,
 ): Promise<OAuthResult | undefined> {
   const settings = oauthSettings();
   const redirect = method === 'browser' ? await redirects.choose(settings.redirect) : undefined;
@@ -52,7 +53,7 @@ export async function runOAuthSignIn(
     LOOPBACK_REDIRECT_URI,
   ]);
   const tokens =
-    method === 'browser' ? await browserSignIn(server, client, redirects, redirect ?? { kind: 'loopback' }, session) : await deviceSignIn(server, client);
+    method === 'browser' ? await browserSignIn(server, client, redirects, redirect ?? { kind: 'loopback' }, network) : await deviceSignIn(server, client);
   if (!tokens) return undefined;
   const info = await server.userInfo(tokens.accessToken, AbortSignal.timeout(15_000)).catch(() => undefined);
   const label = info?.preferred_username ?? info?.name ?? info?.email;
@@ -95,12 +96,12 @@ async function browserSignIn(
   client: OAuthClientChoice,
   redirects: OAuthRedirects,
   redirect: RedirectChoice,
-  session: Session,
+  network: NetworkAccess,
 ): Promise<OAuthTokens | undefined> {
   return vscode.window.withProgress(
     { location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Finish signing in in your browser…'), cancellable: true },
     async (_progress, cancellation) => {
-      const loopback = redirect.kind === 'loopback' ? await session.listenOnLoopback() : undefined;
+      const loopback = redirect.kind === 'loopback' ? await listenOnLoopback(network) : undefined;
       try {
         const redirectUri = loopback?.redirectUri ?? (redirect as { redirectUri: string }).redirectUri;
         const started = server.startBrowserSignIn({ clientId: client.clientId, redirectUri, scopes: client.scopes });
@@ -135,6 +136,13 @@ async function browserSignIn(
       }
     },
   );
+}
+
+/** A listener on 127.0.0.1 for a browser sign-in's redirect (Node only: the web has none). */
+function listenOnLoopback(network: NetworkAccess): Promise<LoopbackRedirect> {
+  if (!network.listenOnLoopback)
+    throw new Error(vscode.l10n.t('VS Code for the Web cannot listen on 127.0.0.1: a browser sign-in comes back through VS Code itself.'));
+  return network.listenOnLoopback();
 }
 
 async function deviceSignIn(server: AuthorizationServerClient, client: OAuthClientChoice): Promise<OAuthTokens | undefined> {

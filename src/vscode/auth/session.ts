@@ -4,35 +4,31 @@
  * SecretStorage too). A token leaves SecretStorage only to build an Authorization header. An OAuth
  * sign-in renews itself: before its access token expires and after a 401, one refresh at a time,
  * with SecretStorage as the one copy every window reads (src/api/oauth/tokenSession.ts).
- * This class decides and holds the connection; it composes the credential vault (credentialVault.ts),
- * OAuth renewal (oauthRenewal.ts), the network its entry point gives (networkBundle.ts: undici on
- * Node, fetch on the web) and the memory of tools reported missing (lackingToolsMemento.ts).
+ * This class decides and holds the connection, made one way whatever asks for it (connectTo). It
+ * is handed the credential vault, the global state and the network its entry point gives
+ * (networkBundle.ts: undici on Node, fetch on the web) by activation.ts, as the sign-in is
+ * (signIn.ts stores what it checked, then asks for the instance with useInstance).
  */
 import * as vscode from 'vscode';
 import type { DeepSearchClient } from '../../api/client';
-import type { Credential } from '../../api/credential';
-import type { AuthorizationServerClient } from '../../api/oauth/authorizationServer';
-import { normalizeInstanceUrl } from '../../api/instance';
-import type { InstanceConnection } from '../../api/connections';
-import type { LoopbackRedirect } from '../../api/oauth/loopbackRedirect';
-import type { Transport } from '../../api/transport';
+import { parseInstanceUrl, type InstanceUrl } from '../../api/instance';
 import type { CodeTools } from '../../api/tools/codeTools';
-import { CredentialVault, type StoredOAuthSignIn } from './credentialVault';
+import { ServerMemory } from '../../api/serverMemory';
+import type { Transport } from '../../api/transport';
+import type { CredentialVault, StoredOAuthSignIn } from './credentialVault';
 import { Disposables } from '../disposables';
-import { LackingToolsMemento } from './lackingToolsMemento';
-import { OAuthTransport, type NetworkAccess, type NetworkBundle } from './networkBundle';
+import type { NetworkAccess, OAuthServers } from './networkBundle';
 import { sha256Hex } from '../digest';
 import { OAuthRenewal, RenewalCount } from './oauthRenewal';
-import { OAuthRedirects } from './oauthRedirect';
 import type { LocalEngineLauncher } from '../engine/localEngine';
-import { configuredInstanceUrl, setConfiguredInstanceUrl } from '../settings';
+import { configuredInstance, setConfiguredInstanceUrl } from '../settings';
 import { errorMessage } from '../../api/errors';
 
 export type ConnectionKind = 'instance' | 'local';
 
 export interface Connection {
   kind: ConnectionKind;
-  instanceUrl: string;
+  instanceUrl: InstanceUrl;
   client: DeepSearchClient;
   /** The instance's tool server (found on first use; closed when the connection is replaced). */
   tools: CodeTools;
@@ -51,6 +47,28 @@ export interface Connection {
   sameAccount: boolean;
 }
 
+/** What the session is connected to, or connecting to. */
+type Target = { kind: ConnectionKind; instanceUrl: InstanceUrl };
+
+/** Which settings changed (VS Code's proxy and certificates; the instance URL). */
+export interface SettingsChange {
+  network: boolean;
+  instanceUrl: boolean;
+}
+
+/** What the session is built from: activation.ts hands the same vault and network to the sign-in. */
+export interface SessionParts {
+  /** SecretStorage: tokens and OAuth sign-ins per instance, the local engine's token. */
+  vault: CredentialVault;
+  /** The global state: which kind of connection the user chose last. */
+  state: Pick<vscode.Memento, 'get' | 'update'>;
+  /** The client code and what carries its requests, as the entry point gives them (undici or fetch). */
+  network: NetworkAccess;
+  /** The instances' OAuth servers (renewal, revocation). */
+  oauthServers: OAuthServers;
+  localEngine: LocalEngine;
+}
+
 const MODE_KEY = 'deepSearch.connectionKind';
 
 /** How a connection is authorized: a fixed access token, or an OAuth sign-in. */
@@ -65,6 +83,14 @@ export type LocalEngine = Pick<LocalEngineLauncher, 'start' | 'stop' | 'onDidRes
 
 export class Session extends Disposables implements vscode.Disposable {
   private connection: Connection | undefined;
+  /**
+   * What the user chose last (set before anything is awaited): a connection made for an older
+   * choice is dropped, and the settings change a sign-in causes by writing the URL it chose is
+   * recognised as that choice, whichever of the two comes first.
+   */
+  private target: Target | undefined;
+  /** Connections are made one after the other, in the order they were asked for. */
+  private connecting: Promise<void> = Promise.resolve();
   private restoring: Promise<void> = Promise.resolve();
   private readonly changeEmitter = this.register(new vscode.EventEmitter<Connection | undefined>());
   /** Fires after every sign-in, sign-out, switch or client rebuild. */
@@ -75,37 +101,29 @@ export class Session extends Disposables implements vscode.Disposable {
   private renewal: OAuthRenewal | undefined;
   /** Renewals of the current connection's token, each announced once (for the MCP definition's version). */
   private readonly renewals = new RenewalCount(() => this.renewEmitter.fire());
-  /** Where browser sign-ins come back (this extension's URI handler). */
-  readonly redirects: OAuthRedirects;
-  private readonly vault: CredentialVault;
-  private readonly lackingTools: LackingToolsMemento;
-  private readonly oauthTransport: OAuthTransport;
-  /** What the current connection was built from (connectionKey), to tell a change that changes nothing. */
-  private connectedWith: string | undefined;
+  /** What this window learned about the servers (API generations, MCP revisions), for every connection it makes. */
+  private readonly serverMemory = new ServerMemory();
 
-  constructor(
-    private readonly context: vscode.ExtensionContext,
-    private readonly localEngine: LocalEngine,
-    private readonly networkAccess: NetworkAccess,
-  ) {
+  constructor(private readonly parts: SessionParts) {
     super();
-    this.vault = new CredentialVault(context.secrets);
-    this.lackingTools = new LackingToolsMemento(context.globalState);
-    this.redirects = this.register(new OAuthRedirects(context.extension.id, networkAccess.listenOnLoopback !== undefined));
+    const { vault, localEngine } = parts;
     // The engine died and was started again: connect to it (the same URL keeps every conversation,
     // and what failed meanwhile is refreshed at once).
-    this.register(localEngine.onDidRestart((url) => void this.reconnectLocal(url)));
+    this.register(
+      localEngine.onDidRestart((url) => {
+        if (this.target?.kind === 'local') void this.connectTo({ kind: 'local', instanceUrl: parseInstanceUrl(url) });
+      }),
+    );
     // Another window refreshed the shared sign-in: this one's token changed too.
     this.register(
-      this.vault.onDidChangeOAuthSignIn(async (instanceUrl) => {
+      vault.onDidChangeOAuthSignIn(async (instanceUrl) => {
         const current = this.connection;
         if (current?.auth !== 'oauth' || instanceUrl !== current.instanceUrl) return;
-        const stored = await this.vault.oauthSignIn(instanceUrl);
+        const stored = await vault.oauthSignIn(current.instanceUrl);
         if (stored && this.connection === current) this.renewals.noticed(stored.tokens.accessToken);
       }),
     );
     this.register({ dispose: () => this.stopRenewal() });
-    this.oauthTransport = this.register(new OAuthTransport(networkAccess));
   }
 
   /** How many times the current connection's token was renewed (changes when VS Code must re-read it). */
@@ -131,22 +149,19 @@ export class Session extends Disposables implements vscode.Disposable {
   }
 
   private async reconnectLastChoice(): Promise<void> {
-    const kind = this.context.globalState.get<ConnectionKind>(MODE_KEY);
+    const kind = this.parts.state.get<ConnectionKind>(MODE_KEY);
     try {
       if (await this.adoptLaunchToken()) return;
       if (kind === 'local') {
         // Once: a workspace without a git repository should not warn at every start.
         await this.useLocalEngine().catch(async (error: unknown) => {
-          await this.context.globalState.update(MODE_KEY, undefined);
+          await this.parts.state.update(MODE_KEY, undefined);
           throw error;
         });
         return;
       }
-      const instanceUrl = configuredInstanceUrl();
-      if (!instanceUrl) return;
-      const normalized = normalizeInstanceUrl(instanceUrl);
-      const authorization = await this.storedAuthorization(normalized);
-      if (authorization) await this.connect('instance', normalized, authorization);
+      const instanceUrl = configuredInstance();
+      if (instanceUrl) await this.connectTo({ kind: 'instance', instanceUrl });
     } catch (error) {
       void vscode.window.showWarningMessage(vscode.l10n.t('Deep Search could not reconnect: {0}', errorMessage(error)));
     }
@@ -160,72 +175,36 @@ export class Session extends Disposables implements vscode.Disposable {
     // A web worker has no environment.
     const env = typeof process === 'undefined' ? undefined : process.env;
     if (!env) return false;
-    const instanceUrl = env[LAUNCH_URL_VARIABLE];
+    const given = env[LAUNCH_URL_VARIABLE];
     const token = env[LAUNCH_TOKEN_VARIABLE];
     // Not passed on to git, terminals or anything else this extension host starts.
     delete env[LAUNCH_URL_VARIABLE];
     delete env[LAUNCH_TOKEN_VARIABLE];
-    if (!instanceUrl || !token) return false;
-    const normalized = normalizeInstanceUrl(instanceUrl);
-    if ((await this.vault.instanceToken(normalized)) !== token) await this.signIn(normalized, token);
-    else await this.connect('instance', normalized, { kind: 'token', token });
+    if (!given || !token) return false;
+    const instanceUrl = parseInstanceUrl(given);
+    const { vault } = this.parts;
+    if ((await vault.instanceToken(instanceUrl)) === token) {
+      await this.connectTo({ kind: 'instance', instanceUrl });
+      return true;
+    }
+    await vault.storeInstanceToken(instanceUrl, token);
+    await vault.deleteOAuthSignIn(instanceUrl);
+    await this.useInstance(instanceUrl);
     return true;
   }
 
-  /** Builds a client for a URL and token without storing anything (sign-in checks it first). */
-  async createClient(instanceUrl: string, auth: string | Credential): Promise<InstanceConnection> {
-    const { connectToInstance } = await this.network();
-    return connectToInstance(instanceUrl, auth, await this.networkAccess.createTransport());
-  }
-
-  /** The client code (on Node dist/network.js: loaded on the first connection, not at activation). */
-  network(): Promise<NetworkBundle> {
-    return this.networkAccess.load();
-  }
-
-  /** A listener on 127.0.0.1 for a browser sign-in's redirect (Node only: the web has none). */
-  listenOnLoopback(): Promise<LoopbackRedirect> {
-    if (!this.networkAccess.listenOnLoopback)
-      throw new Error(vscode.l10n.t('VS Code for the Web cannot listen on 127.0.0.1: a browser sign-in comes back through VS Code itself.'));
-    return this.networkAccess.listenOnLoopback();
-  }
-
-  /** The instance's OAuth authorization server (undefined when it has none), through the proxy settings. */
-  authorizationServer(instanceUrl: string, signal?: AbortSignal): Promise<AuthorizationServerClient | undefined> {
-    return this.oauthTransport.authorizationServer(instanceUrl, signal);
-  }
-
-  /** The tools an instance was last said to lack (comma-separated; '' for none), so it is said once. */
-  lackingToolsSaid(instanceUrl: string): string | undefined {
-    return this.lackingTools.said(instanceUrl);
-  }
-
-  rememberLackingToolsSaid(instanceUrl: string, tools: readonly string[]): Promise<void> {
-    return this.lackingTools.remember(instanceUrl, tools);
-  }
-
-  /** Stores a token that was already checked and makes that instance current. */
-  async signIn(instanceUrl: string, token: string): Promise<void> {
-    const normalized = normalizeInstanceUrl(instanceUrl);
-    await this.vault.storeInstanceToken(normalized, token);
-    await this.vault.deleteOAuthSignIn(normalized);
-    await this.useInstance(normalized, { kind: 'token', token });
-  }
-
-  /** Stores an OAuth sign-in whose tokens were already checked and makes that instance current. */
-  async signInWithOAuth(instanceUrl: string, signIn: StoredOAuthSignIn): Promise<void> {
-    const normalized = normalizeInstanceUrl(instanceUrl);
-    await this.vault.storeOAuthSignIn(normalized, signIn);
-    await this.vault.deleteInstanceToken(normalized);
-    await this.useInstance(normalized, { kind: 'oauth', signIn });
-  }
-
-  private async useInstance(normalized: string, authorization: Authorization): Promise<void> {
-    await this.context.globalState.update(MODE_KEY, 'instance');
-    await this.localEngine.stop();
-    await this.connect('instance', normalized, authorization);
-    // After connecting, so the settings change this causes finds the same account and keeps it.
-    await setConfiguredInstanceUrl(normalized);
+  /**
+   * Makes the instance current with what the vault holds for it (a sign-in stored it just before),
+   * and writes its URL to the settings.
+   */
+  async useInstance(instanceUrl: InstanceUrl): Promise<void> {
+    const target: Target = { kind: 'instance', instanceUrl };
+    this.target = target;
+    await this.parts.state.update(MODE_KEY, 'instance');
+    await this.parts.localEngine.stop();
+    // The settings change this write causes names the target: it changes nothing (settingsChanged).
+    await setConfiguredInstanceUrl(instanceUrl);
+    await this.connectTo(target);
   }
 
   /**
@@ -234,24 +213,25 @@ export class Session extends Disposables implements vscode.Disposable {
    */
   async signOut(): Promise<string | undefined> {
     const current = this.connection;
+    this.target = undefined;
     let problem: string | undefined;
     if (current?.kind === 'instance') {
       problem = current.auth === 'oauth' ? await this.revokeOAuth(current.instanceUrl) : undefined;
-      await this.vault.deleteInstanceToken(current.instanceUrl);
-      await this.vault.deleteOAuthSignIn(current.instanceUrl);
+      await this.parts.vault.deleteInstanceToken(current.instanceUrl);
+      await this.parts.vault.deleteOAuthSignIn(current.instanceUrl);
     }
-    await this.context.globalState.update(MODE_KEY, undefined);
-    await this.localEngine.stop();
+    await this.parts.state.update(MODE_KEY, undefined);
+    await this.parts.localEngine.stop();
     this.setConnection(undefined);
     return problem;
   }
 
-  private async revokeOAuth(instanceUrl: string): Promise<string | undefined> {
-    const stored = await this.vault.oauthSignIn(instanceUrl);
+  private async revokeOAuth(instanceUrl: InstanceUrl): Promise<string | undefined> {
+    const stored = await this.parts.vault.oauthSignIn(instanceUrl);
     if (!stored) return undefined;
     const renewal = this.renewal;
     try {
-      const server = renewal ? await renewal.server() : await this.authorizationServer(instanceUrl, AbortSignal.timeout(15_000));
+      const server = renewal ? await renewal.server() : await this.parts.oauthServers.authorizationServer(instanceUrl, AbortSignal.timeout(15_000));
       if (!server) return vscode.l10n.t('The instance no longer publishes its OAuth server, so the sign-in could not be revoked there.');
       const signal = AbortSignal.timeout(15_000);
       // The refresh token first: revoking it ends what was issued from it.
@@ -268,31 +248,36 @@ export class Session extends Disposables implements vscode.Disposable {
 
   /** Starts the engine on the workspace's git repositories and connects to it. */
   async useLocalEngine(): Promise<void> {
-    const token = await this.vault.ensureLocalEngineToken();
-    const url = await this.localEngine.start(token);
-    await this.context.globalState.update(MODE_KEY, 'local');
-    await this.connect('local', url, { kind: 'token', token });
+    const token = await this.parts.vault.ensureLocalEngineToken();
+    const url = parseInstanceUrl(await this.parts.localEngine.start(token));
+    await this.parts.state.update(MODE_KEY, 'local');
+    await this.connectTo({ kind: 'local', instanceUrl: url });
   }
 
-  /** Proxy, CA or instance settings changed: rebuild the client (for another instance if the URL changed). */
-  async reconnect(): Promise<void> {
-    const current = this.connection;
-    if (current?.kind === 'local') {
-      const token = await this.currentToken();
-      if (token) await this.connect('local', current.instanceUrl, { kind: 'token', token });
+  /**
+   * Settings changed. The proxy or certificates: the current connection is rebuilt. The instance
+   * URL: another instance is connected to (its stored sign-in), or none; a URL that names what the
+   * session is already connected or connecting to (a sign-in writing the URL it chose) changes nothing.
+   */
+  async settingsChanged(change: SettingsChange): Promise<void> {
+    const target = this.target;
+    if (target?.kind === 'local') {
+      if (change.network) await this.connectTo(target);
       return;
     }
-    const configured = configuredInstanceUrl();
-    const instanceUrl = configured ? normalizeInstanceUrl(configured) : undefined;
-    const authorization = instanceUrl && (await this.storedAuthorization(instanceUrl));
-    if (!instanceUrl || !authorization) {
-      if (current) this.setConnection(undefined);
+    let configured: InstanceUrl | undefined;
+    try {
+      configured = configuredInstance();
+    } catch (error) {
+      void vscode.window.showWarningMessage(vscode.l10n.t('Deep Search could not reconnect: {0}', errorMessage(error)));
+    }
+    if (configured === target?.instanceUrl && !change.network) return;
+    if (!configured) {
+      this.target = undefined;
+      if (this.connection) this.setConnection(undefined);
       return;
     }
-    // A change that leaves everything the client is built from as it was (a sign-in writing the
-    // URL it just connected to) keeps the connection: requests under way are not cut off.
-    if (current && this.connectedWith === connectionKey('instance', instanceUrl, authorization, await this.networkAccess.settingsKey())) return;
-    await this.connect('instance', instanceUrl, authorization);
+    await this.connectTo({ kind: 'instance', instanceUrl: configured });
   }
 
   /**
@@ -302,9 +287,9 @@ export class Session extends Disposables implements vscode.Disposable {
   async currentToken(): Promise<string | undefined> {
     const current = this.connection;
     if (!current) return undefined;
-    if (current.kind === 'local') return this.vault.localEngineToken();
+    if (current.kind === 'local') return this.parts.vault.localEngineToken();
     if (current.auth === 'oauth') return this.renewal?.tokens.accessToken().catch(() => undefined);
-    return this.vault.instanceToken(current.instanceUrl);
+    return this.parts.vault.instanceToken(current.instanceUrl);
   }
 
   /** The Authorization header value for the current connection (VS Code's agent sends it to the tool server). */
@@ -314,38 +299,62 @@ export class Session extends Disposables implements vscode.Disposable {
     return this.connection?.auth === 'oauth' ? `Bearer ${token}` : `token ${token}`;
   }
 
-  private async storedAuthorization(instanceUrl: string): Promise<Authorization | undefined> {
-    const signIn = await this.vault.oauthSignIn(instanceUrl);
+  private async storedAuthorization(target: Target): Promise<Authorization | undefined> {
+    const { vault } = this.parts;
+    if (target.kind === 'local') {
+      const token = await vault.localEngineToken();
+      return token ? { kind: 'token', token } : undefined;
+    }
+    const signIn = await vault.oauthSignIn(target.instanceUrl);
     if (signIn) return { kind: 'oauth', signIn };
-    const token = await this.vault.instanceToken(instanceUrl);
+    const token = await vault.instanceToken(target.instanceUrl);
     return token ? { kind: 'token', token } : undefined;
   }
 
-  private async reconnectLocal(url: string): Promise<void> {
-    const token = await this.vault.localEngineToken();
-    if (this.connection?.kind === 'local' && token) await this.connect('local', url, { kind: 'token', token });
+  /**
+   * The one way a connection is made, whatever leads here (restore, sign-in, settings, the engine
+   * restarting): the target becomes the user's choice at once, and connections are made in the
+   * order asked, each with what the vault holds for its instance; one a later choice replaced
+   * before it was made is dropped. The same account keeps its state.
+   */
+  private connectTo(target: Target): Promise<void> {
+    this.target = target;
+    const made = this.connecting.then(() => this.connectNow(target));
+    this.connecting = made.catch(() => undefined);
+    return made;
   }
 
-  /** Whatever path leads here (restore, sign-in, settings), the same account keeps its state. */
-  private async connect(kind: ConnectionKind, instanceUrl: string, authorization: Authorization): Promise<void> {
-    const renewal = authorization.kind === 'oauth' ? await this.oauthRenewal(normalizeInstanceUrl(instanceUrl), authorization.signIn) : undefined;
-    const network = await this.networkAccess.settingsKey();
-    const { connectToInstance } = await this.network();
-    const { client, tools, transport } = connectToInstance(
+  private async connectNow(target: Target): Promise<void> {
+    if (this.target !== target) return;
+    const authorization = await this.storedAuthorization(target);
+    if (this.target !== target) return;
+    if (!authorization) {
+      if (this.connection) this.setConnection(undefined);
+      return;
+    }
+    const { kind, instanceUrl } = target;
+    const renewal = authorization.kind === 'oauth' ? await this.oauthRenewal(instanceUrl, authorization.signIn) : undefined;
+    const { connectToInstance } = await this.parts.network.load();
+    const transport = await this.parts.network.createTransport();
+    if (this.target !== target) {
+      void transport.close().catch(() => undefined);
+      return;
+    }
+    const { client, tools } = connectToInstance(
       instanceUrl,
       renewal ? renewal.credential : (authorization as { token: string }).token,
-      await this.networkAccess.createTransport(),
+      transport,
+      this.serverMemory,
     );
     const accountDigest = accountDigestOf(authorization);
-    this.connectedWith = connectionKey(kind, client.instanceUrl, authorization, network);
     const previous = this.connection;
-    const sameAccount = previous?.kind === kind && previous.instanceUrl === client.instanceUrl && previous.accountDigest === accountDigest;
+    const sameAccount = previous?.kind === kind && previous.instanceUrl === instanceUrl && previous.accountDigest === accountDigest;
     this.stopRenewal();
     this.renewal = renewal;
     this.renewals.restart(authorization.kind === 'oauth' ? authorization.signIn.tokens.accessToken : undefined);
     this.setConnection({
       kind,
-      instanceUrl: client.instanceUrl,
+      instanceUrl,
       client,
       tools,
       transport,
@@ -358,18 +367,19 @@ export class Session extends Disposables implements vscode.Disposable {
   }
 
   /** The renewing side of an OAuth sign-in: SecretStorage is its vault; the instance's server refreshes. */
-  private async oauthRenewal(instanceUrl: string, signIn: StoredOAuthSignIn): Promise<OAuthRenewal> {
+  private async oauthRenewal(instanceUrl: InstanceUrl, signIn: StoredOAuthSignIn): Promise<OAuthRenewal> {
+    const { vault, oauthServers } = this.parts;
     return new OAuthRenewal({
-      network: await this.network(),
+      network: await this.parts.network.load(),
       signIn,
       stored: {
-        read: () => this.vault.oauthSignIn(instanceUrl),
+        read: () => vault.oauthSignIn(instanceUrl),
         write: async (next) => {
-          await this.vault.storeOAuthSignIn(instanceUrl, next);
+          await vault.storeOAuthSignIn(instanceUrl, next);
         },
       },
       findServer: async () => {
-        const client = await this.authorizationServer(instanceUrl);
+        const client = await oauthServers.authorizationServer(instanceUrl);
         if (!client) throw new Error(vscode.l10n.t('{0} no longer publishes its OAuth server: sign in again.', instanceUrl));
         return client;
       },
@@ -383,10 +393,7 @@ export class Session extends Disposables implements vscode.Disposable {
   }
 
   private setConnection(connection: Connection | undefined): void {
-    if (!connection) {
-      this.connectedWith = undefined;
-      this.stopRenewal();
-    }
+    if (!connection) this.stopRenewal();
     // Requests under way finish first; then its sockets close.
     const previous = this.connection;
     void previous?.tools.client.close().finally(() => void previous.transport.close().catch(() => undefined));
@@ -403,9 +410,4 @@ function accountDigestOf(authorization: Authorization): string {
       ? `oauth\n${authorization.signIn.clientId}\n${authorization.signIn.account?.id ?? authorization.signIn.id}`
       : authorization.token;
   return sha256Hex(identity);
-}
-
-/** Everything a connection is built from, as one string (digests only: no token). */
-function connectionKey(kind: ConnectionKind, instanceUrl: string, authorization: Authorization, network: string): string {
-  return JSON.stringify([kind, normalizeInstanceUrl(instanceUrl), accountDigestOf(authorization), network]);
 }

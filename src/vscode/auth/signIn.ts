@@ -7,9 +7,14 @@
  */
 import * as vscode from 'vscode';
 import { checkAccess, signInVerdict, toolServerAbsent, type AccessReport } from '../../api/accessCheck';
-import { normalizeInstanceUrl } from '../../api/instance';
+import { parseInstanceUrl, type InstanceUrl } from '../../api/instance';
+import type { InstanceConnection } from '../../api/connections';
 import { TOOL_FEATURES } from '../../api/tools/toolServer';
 import type { Session } from './session';
+import type { CredentialVault, StoredOAuthSignIn } from './credentialVault';
+import type { LackingToolsMemento } from './lackingToolsMemento';
+import type { NetworkAccess, OAuthServers } from './networkBundle';
+import type { OAuthRedirects } from './oauthRedirect';
 import { configuredInstanceUrl } from '../settings';
 import { errorMessage } from '../../api/errors';
 import { accessTokenCredential, type Credential } from '../../api/credential';
@@ -21,9 +26,38 @@ export interface SignInArguments {
   token: string;
 }
 
+/** What signing in uses, handed over by activation.ts: the same vault and network the session has. */
+export interface SignInParts {
+  /** Makes the instance current once its sign-in is stored; forgets it at sign-out. */
+  session: Pick<Session, 'useInstance' | 'signOut'>;
+  /** SecretStorage, where a checked token or OAuth sign-in is stored. */
+  vault: CredentialVault;
+  /** What the report at sign-in said an instance lacks, so the connection does not say it again. */
+  lackingTools: LackingToolsMemento;
+  /** The client code and what carries its requests (undici or fetch), as the session has them. */
+  network: NetworkAccess;
+  oauthServers: OAuthServers;
+  /** Where browser sign-ins come back (this extension's URI handler). */
+  redirects: OAuthRedirects;
+}
+
+/** Stores a checked access token and makes its instance current. */
+async function useToken(parts: SignInParts, instanceUrl: InstanceUrl, token: string): Promise<void> {
+  await parts.vault.storeInstanceToken(instanceUrl, token);
+  await parts.vault.deleteOAuthSignIn(instanceUrl);
+  await parts.session.useInstance(instanceUrl);
+}
+
+/** Stores an OAuth sign-in whose tokens were checked and makes its instance current. */
+export async function useOAuthSignIn(parts: SignInParts, instanceUrl: InstanceUrl, signIn: StoredOAuthSignIn): Promise<void> {
+  await parts.vault.storeOAuthSignIn(instanceUrl, signIn);
+  await parts.vault.deleteInstanceToken(instanceUrl);
+  await parts.session.useInstance(instanceUrl);
+}
+
 /** Interactive unless both values are given (automation and tests); resolves true when signed in. */
-export async function signIn(session: Session, given?: Partial<SignInArguments>): Promise<boolean> {
-  let instanceUrl = given?.instanceUrl;
+export async function signIn(parts: SignInParts, given?: Partial<SignInArguments>): Promise<boolean> {
+  let instanceUrl = given?.instanceUrl === undefined ? undefined : parseInstanceUrl(given.instanceUrl);
   let token = given?.token;
   for (;;) {
     instanceUrl ??= await askInstanceUrl(configuredInstanceUrl());
@@ -33,26 +67,26 @@ export async function signIn(session: Session, given?: Partial<SignInArguments>)
       continue;
     }
     if (token === undefined) {
-      const way = await askWay(session, instanceUrl);
+      const way = await askWay(parts, instanceUrl);
       if (way === undefined) return false;
       if (way === 'retry') {
         instanceUrl = undefined;
         continue;
       }
       if (way.method !== 'paste') {
-        const done = await signInWithOAuth(session, instanceUrl, way.server, way.method);
+        const done = await signInWithOAuth(parts, instanceUrl, way.server, way.method);
         if (done !== 'retry') return done;
         continue;
       }
     }
     token ??= await askToken(instanceUrl);
     if (!token) return false;
-    const checked = await checkToken(session, instanceUrl, token);
+    const checked = await checkToken(parts, instanceUrl, token);
     if (checked.ok) {
       // The report below says which tools the instance lacks: not again when the connection finds them.
-      if (checked.report.tools.ok) await session.rememberLackingToolsSaid(instanceUrl, checked.report.tools.value.missing);
-      await session.signIn(instanceUrl, token);
-      const { message, complete } = accessSummary(normalizeInstanceUrl(instanceUrl), checked.report);
+      if (checked.report.tools.ok) await parts.lackingTools.remember(instanceUrl, checked.report.tools.value.missing);
+      await useToken(parts, instanceUrl, token);
+      const { message, complete } = accessSummary(instanceUrl, checked.report);
       void (complete ? vscode.window.showInformationMessage(message) : vscode.window.showWarningMessage(message));
       return true;
     }
@@ -67,7 +101,7 @@ export async function signIn(session: Session, given?: Partial<SignInArguments>)
   }
 }
 
-async function askInstanceUrl(current: string): Promise<string | undefined> {
+async function askInstanceUrl(current: string): Promise<InstanceUrl | undefined> {
   const value = await vscode.window.showInputBox({
     title: vscode.l10n.t('Deep Search: Sign In (1/2)'),
     prompt: vscode.l10n.t('URL of your code-search instance'),
@@ -77,14 +111,14 @@ async function askInstanceUrl(current: string): Promise<string | undefined> {
     validateInput: (input) => {
       if (!input.trim()) return vscode.l10n.t('Enter the instance URL, such as https://sourcegraph.example.com.');
       try {
-        normalizeInstanceUrl(input);
+        parseInstanceUrl(input);
         return undefined;
       } catch (error) {
         return errorMessage(error);
       }
     },
   });
-  return value === undefined ? undefined : normalizeInstanceUrl(value);
+  return value === undefined ? undefined : parseInstanceUrl(value);
 }
 
 type Way = { method: OAuthMethod; server: AuthorizationServerClient } | { method: 'paste' };
@@ -93,11 +127,11 @@ type Way = { method: OAuthMethod; server: AuthorizationServerClient } | { method
  * How to sign in: the instance's OAuth server is looked up first; without one, pasting a token is
  * the only way and nothing is asked. 'retry': the URL could not be reached, ask for it again.
  */
-async function askWay(session: Session, instanceUrl: string): Promise<Way | 'retry' | undefined> {
+async function askWay(parts: SignInParts, instanceUrl: InstanceUrl): Promise<Way | 'retry' | undefined> {
   let server: AuthorizationServerClient | undefined;
   try {
     server = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Connecting to {0}…', instanceUrl) }, () =>
-      session.authorizationServer(instanceUrl, AbortSignal.timeout(30_000)),
+      parts.oauthServers.authorizationServer(instanceUrl, AbortSignal.timeout(30_000)),
     );
   } catch (error) {
     const retry = vscode.l10n.t('Try Again');
@@ -143,20 +177,25 @@ async function askWay(session: Session, instanceUrl: string): Promise<Way | 'ret
 }
 
 /** The browser or device sign-in, then the same check and report as a pasted token. */
-async function signInWithOAuth(session: Session, instanceUrl: string, server: AuthorizationServerClient, method: OAuthMethod): Promise<boolean | 'retry'> {
+async function signInWithOAuth(
+  parts: SignInParts,
+  instanceUrl: InstanceUrl,
+  server: AuthorizationServerClient,
+  method: OAuthMethod,
+): Promise<boolean | 'retry'> {
   try {
-    const result = await runOAuthSignIn(method, server, session.redirects, session);
+    const result = await runOAuthSignIn(method, server, parts.redirects, parts.network);
     if (!result) return false;
-    const checked = await checkToken(session, instanceUrl, accessTokenCredential(result.signIn.tokens.accessToken, 'bearer'), 'oauth');
+    const checked = await checkToken(parts, instanceUrl, accessTokenCredential(result.signIn.tokens.accessToken, 'bearer'), 'oauth');
     if (!checked.ok) {
       // Tokens that will not be kept are given back, as far as the instance lets us.
       const { refreshToken, accessToken } = result.signIn.tokens;
       await server.revoke(refreshToken ?? accessToken, result.signIn.clientId, AbortSignal.timeout(10_000)).catch(() => undefined);
       throw new Error(checked.problem.message);
     }
-    await session.signInWithOAuth(instanceUrl, result.signIn);
+    await useOAuthSignIn(parts, instanceUrl, result.signIn);
     const account = result.signIn.account;
-    const where = account ? vscode.l10n.t('{0} as {1}', normalizeInstanceUrl(instanceUrl), account.label) : normalizeInstanceUrl(instanceUrl);
+    const where = account ? vscode.l10n.t('{0} as {1}', instanceUrl, account.label) : instanceUrl;
     const { message, complete } = accessSummary(where, checked.report);
     const granted = vscode.l10n.t('Granted: {0}.', result.signIn.tokens.scopes.join(', ') || vscode.l10n.t('what the instance decides'));
     const text = [message, granted, result.note ?? ''].filter(Boolean).join(' ');
@@ -171,12 +210,12 @@ async function signInWithOAuth(session: Session, instanceUrl: string, server: Au
 }
 
 /** Signs out here, and says when the instance could not be told to revoke the sign-in. */
-export async function signOut(session: Session): Promise<void> {
-  const problem = await session.signOut();
+export async function signOut(parts: Pick<SignInParts, 'session'>): Promise<void> {
+  const problem = await parts.session.signOut();
   if (problem) void vscode.window.showWarningMessage(problem);
 }
 
-async function askToken(instanceUrl: string): Promise<string | undefined> {
+async function askToken(instanceUrl: InstanceUrl): Promise<string | undefined> {
   const value = await vscode.window.showInputBox({
     title: vscode.l10n.t('Deep Search: Access Token'),
     prompt: vscode.l10n.t('Access token for {0} (create one under your user settings → Access tokens)', instanceUrl),
@@ -198,10 +237,11 @@ type Checked = { ok: true; report: AccessReport } | { ok: false; problem: SignIn
  * Both interfaces at once (one list call of a single item, and the tool server's discovery): proves
  * the URL, the token, its scopes and the server generation, and reports what works.
  */
-async function checkToken(session: Session, instanceUrl: string, token: string | Credential, how: 'pasted' | 'oauth' = 'pasted'): Promise<Checked> {
-  let checker: Awaited<ReturnType<Session['createClient']>> | undefined;
+async function checkToken(parts: SignInParts, instanceUrl: InstanceUrl, token: string | Credential, how: 'pasted' | 'oauth' = 'pasted'): Promise<Checked> {
+  let checker: InstanceConnection | undefined;
   try {
-    checker = await session.createClient(instanceUrl, token);
+    // A client for the URL and token, nothing stored (the session's memory of servers is not needed for one check).
+    checker = (await parts.network.load()).connectToInstance(instanceUrl, token, await parts.network.createTransport());
     const connection = checker;
     const report = await vscode.window.withProgress(
       {
@@ -265,7 +305,7 @@ function accessSummary(where: string, report: AccessReport): { message: string; 
 }
 
 /** A token sent over plain http to another machine can be read on the way: ask first. */
-async function confirmPlainHttp(instanceUrl: string): Promise<boolean> {
+async function confirmPlainHttp(instanceUrl: InstanceUrl): Promise<boolean> {
   const { protocol, hostname } = new URL(instanceUrl);
   if (protocol !== 'http:' || ['127.0.0.1', 'localhost', '[::1]'].includes(hostname)) return true;
   const proceed = vscode.l10n.t('Send It Anyway');

@@ -12,6 +12,7 @@ import type { CodeTools } from '../../api/tools/codeTools';
 import { isToolServerMissing, TOOL_FEATURES, TOOL_NAMES, type ToolName, type ToolServer } from '../../api/tools/toolServer';
 import { Disposables } from '../disposables';
 import type { Session } from '../auth/session';
+import type { LackingToolsMemento } from '../auth/lackingToolsMemento';
 
 /** Context key that hides the tool commands when the instance has no tool server. */
 const MISSING_CONTEXT = 'deepSearch.noToolServer';
@@ -29,6 +30,7 @@ export class ToolAccess extends Disposables implements vscode.Disposable {
 
   constructor(
     private readonly session: Session,
+    private readonly lackingTools: LackingToolsMemento,
     private readonly log: vscode.LogOutputChannel,
   ) {
     super();
@@ -78,8 +80,8 @@ export class ToolAccess extends Disposables implements vscode.Disposable {
   private sayLacking(lacking: readonly ToolName[]): void {
     const connection = this.session.current;
     if (!connection || connection.kind !== 'instance') return;
-    if (this.session.lackingToolsSaid(connection.instanceUrl) === lacking.join(',')) return;
-    void this.session.rememberLackingToolsSaid(connection.instanceUrl, lacking);
+    if (this.lackingTools.said(connection.instanceUrl) === lacking.join(',')) return;
+    void this.lackingTools.remember(connection.instanceUrl, lacking);
     if (lacking.length === 0) return;
     const message = vscode.l10n.t(
       '{0} does not offer {1} (an older server, or an administrator turned them off): Deep Search leaves them out.',

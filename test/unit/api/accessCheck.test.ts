@@ -5,7 +5,6 @@
  */
 import assert from 'node:assert/strict';
 import { checkAccess, signInVerdict, toolServerAbsent, type AccessReport } from '../../../src/api/accessCheck';
-import { DeepSearchClient } from '../../../src/api/client';
 import { connectToInstance, type InstanceConnection } from '../../../src/api/connections';
 import { createUndiciTransport } from '../../../src/api/undiciTransport';
 import type { EngineOptions } from '../../../src/engine/options';
@@ -42,7 +41,6 @@ describe('access check (sign-in) against the engine', () => {
     return checkAccess(connection);
   }
 
-  beforeEach(() => DeepSearchClient.forgetGenerations());
   after(async () => {
     await Promise.all(connections.map((connection) => connection.transport.destroy()));
     await Promise.all(engines.map((engine) => engine.dispose()));

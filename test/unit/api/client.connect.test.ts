@@ -5,13 +5,15 @@
  */
 import assert from 'node:assert/strict';
 import type { Dispatcher } from 'undici';
-import { DeepSearchClient, GENERATION_TTL_MS } from '../../../src/api/client';
+import { DeepSearchClient } from '../../../src/api/client';
+import { GENERATION_TTL_MS, ServerMemory } from '../../../src/api/serverMemory';
 import { createDispatcher, undiciTransport } from '../../../src/api/undiciTransport';
 import { isUnfinished, type Conversation } from '../../../src/model/conversation';
 import { CONNECT_SERVICE_PATH } from '../../../src/contract/connectWire';
 import type { EngineVariant, InjectedQuestionError } from '../../../src/engine/options';
 import { startTestEngine, TEST_TOKENS, waitFor, type TestEngine } from '../../support/engineHarness';
 import { expectError } from './expectError';
+import { addFollowup, cancelQuestion } from '../../support/clientCalls';
 
 const QUESTION = 'Where is parseConfig defined and what does it check?';
 const FAIL_PREFIX = 'FAIL:';
@@ -40,6 +42,9 @@ describe('client against servers of each generation', () => {
     return engine;
   }
 
+  /** What the clients of one test learned about the servers, shared as a window's connections share it. */
+  let memory = new ServerMemory();
+
   function clientFor(engine: TestEngine, token: string = TEST_TOKENS[0], now?: () => number): DeepSearchClient {
     const dispatcher = createDispatcher();
     dispatchers.push(dispatcher);
@@ -47,6 +52,7 @@ describe('client against servers of each generation', () => {
       instanceUrl: engine.url,
       token,
       transport: undiciTransport(dispatcher),
+      memory,
       retry: { baseDelayMs: 10 },
       ...(now ? { timers: { now } } : {}),
     });
@@ -60,7 +66,10 @@ describe('client against servers of each generation', () => {
     );
   }
 
-  beforeEach(() => (seen.length = 0));
+  beforeEach(() => {
+    seen.length = 0;
+    memory = new ServerMemory();
+  });
   after(async () => {
     await Promise.all(engines.map((engine) => engine.dispose()));
     await Promise.all(dispatchers.map((dispatcher) => dispatcher.destroy()));
@@ -104,7 +113,6 @@ describe('client against servers of each generation', () => {
 
     it('does not remember a server whose new API refused the token: another token may be allowed it', async () => {
       const engine = await engineWith({ conversationApis: 'both' });
-      DeepSearchClient.forgetGenerations();
       await expectError(clientFor(engine, 'dse_not_a_known_token_12345').listConversations(), 'unauthorized');
       seen.length = 0;
       assert.equal(await clientFor(engine).generation(), 'connect');
@@ -117,7 +125,6 @@ describe('client against servers of each generation', () => {
 
     it('asks the instance again once what it found is older than GENERATION_TTL_MS (an upgraded server is noticed)', async () => {
       const engine = await engineWith({ conversationApis: 'legacy' });
-      DeepSearchClient.forgetGenerations();
       let clock = 1_000_000;
       const client = clientFor(engine, TEST_TOKENS[0], () => clock);
       await client.listConversations();
@@ -143,7 +150,6 @@ describe('client against servers of each generation', () => {
         },
       });
       engines.push(refusing);
-      DeepSearchClient.forgetGenerations();
       let clock = 1_000_000;
       const client = clientFor(refusing, TEST_TOKENS[0], () => clock);
       for (let call = 0; call < 3; call++) await client.listConversations();
@@ -174,7 +180,7 @@ describe('client against servers of each generation', () => {
       assert.ok(first.sources.length > 0 && first.suggestedFollowups.length > 0, 'the rich fields are read when the server sends them');
       assert.ok(done.title && done.webUrl?.startsWith(engine.url));
 
-      const followed = await client.addFollowup(created.id, 'What calls it?');
+      const followed = await addFollowup(client, created.id, 'What calls it?');
       assert.deepEqual(
         followed.questions.map((question) => [question.id, question.text]),
         [
@@ -182,7 +188,7 @@ describe('client against servers of each generation', () => {
           [2, 'What calls it?'],
         ],
       );
-      await expectError(client.addFollowup(created.id, 'And then?'), 'conflict');
+      await expectError(addFollowup(client, created.id, 'And then?'), 'conflict');
       assert.equal((await untilFinished(client, created.id)).questions[1]?.state, 'completed');
 
       await client.deleteConversation(created.id);
@@ -191,7 +197,7 @@ describe('client against servers of each generation', () => {
 
     it('cancels a running question', async () => {
       const created = await client.createConversation(QUESTION);
-      const canceled = await client.cancelQuestion(created.id, created.questions[0].id);
+      const canceled = await cancelQuestion(client, created.id, created.questions[0].id);
       assert.equal(canceled.questions[0]?.state, 'canceled');
     });
 

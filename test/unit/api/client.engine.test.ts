@@ -16,6 +16,7 @@ import type { EngineFault, EngineVariant } from '../../../src/engine/options';
 import { startTestEngine, TEST_TOKENS, TEST_USERS, waitFor, type TestEngine } from '../../support/engineHarness';
 import { SAMPLE_APP_NAME } from '../../support/gitRepos';
 import { everythingIn, expectError } from './expectError';
+import { addFollowup, cancelQuestion, listAllConversations } from '../../support/clientCalls';
 
 const PAGER_TOKEN = 'dse_test_pager_token';
 const QUESTION = 'Where is parseConfig defined and what does it check?';
@@ -60,10 +61,18 @@ const VARIANTS: Array<[string, EngineVariant]> = [
 describe('client against the local engine, legacy API (6.x)', () => {
   const dispatchers: Dispatcher[] = [];
 
-  function clientFor(engine: TestEngine, token: string, tokenType?: 'token' | 'bearer'): DeepSearchClient {
+  /** `legacy`: pinned to the legacy API, so that the requests seen are the call's alone (no probe for the 7.x API first). */
+  function clientFor(engine: TestEngine, token: string, tokenType?: 'token' | 'bearer', conversationApi?: 'legacy'): DeepSearchClient {
     const dispatcher = createDispatcher();
     dispatchers.push(dispatcher);
-    return new DeepSearchClient({ instanceUrl: engine.url, token, tokenType, transport: undiciTransport(dispatcher), retry: { baseDelayMs: 10 } });
+    return new DeepSearchClient({
+      instanceUrl: engine.url,
+      token,
+      tokenType,
+      transport: undiciTransport(dispatcher),
+      retry: { baseDelayMs: 10 },
+      conversationApi,
+    });
   }
 
   after(async () => {
@@ -121,7 +130,7 @@ describe('client against the local engine, legacy API (6.x)', () => {
 
       it('adds a follow-up and returns the whole conversation with the new question', async () => {
         const first = await untilFinished(owner, (await owner.createConversation(QUESTION)).id);
-        const withFollowup = await owner.addFollowup(first.id, 'Who calls loadConfig?');
+        const withFollowup = await addFollowup(owner, first.id, 'Who calls loadConfig?');
         assert.deepEqual(
           withFollowup.questions.map((question) => question.text),
           [QUESTION, 'Who calls loadConfig?'],
@@ -135,14 +144,14 @@ describe('client against the local engine, legacy API (6.x)', () => {
 
       it('refuses a follow-up while a question is still processing', async () => {
         const created = await owner.createConversation(QUESTION);
-        const error = await expectError(owner.addFollowup(created.id, 'And then?'), 'conflict');
+        const error = await expectError(addFollowup(owner, created.id, 'And then?'), 'conflict');
         assert.match(error.message, /still answering/);
-        await owner.cancelQuestion(created.id, created.questions[0].id);
+        await cancelQuestion(owner, created.id, created.questions[0].id);
       });
 
       it('cancels a processing question and shows it as canceled', async () => {
         const created = await owner.createConversation(QUESTION);
-        const canceled = await owner.cancelQuestion(created.id, created.questions[0].id);
+        const canceled = await cancelQuestion(owner, created.id, created.questions[0].id);
         assert.equal(canceled.questions[0].state, 'canceled');
         assert.equal(canceled.questions[0].answer, undefined);
         assert.equal(isUnfinished(canceled), false);
@@ -163,7 +172,7 @@ describe('client against the local engine, legacy API (6.x)', () => {
         const created = await owner.createConversation(QUESTION);
         await owner.deleteConversation(created.id);
         await expectError(owner.getConversation(created.id), 'notFound');
-        const listed = await owner.listAllConversations({ pageFirst: 100 });
+        const listed = await listAllConversations(owner, { pageFirst: 100 });
         assert.ok(!listed.some((conversation) => conversation.id === created.id));
         await expectError(owner.deleteConversation(created.id), 'notFound');
       });
@@ -176,7 +185,7 @@ describe('client against the local engine, legacy API (6.x)', () => {
         assert.equal(shared.questions[0].answer, mine.questions[0].answer);
         await expectError(other.getConversation(mine.id), 'notFound');
         await expectError(other.deleteConversation(mine.id), 'notFound');
-        await expectError(other.addFollowup(mine.id, 'Mine now?'), 'notFound');
+        await expectError(addFollowup(other, mine.id, 'Mine now?'), 'notFound');
         assert.equal((await owner.getConversation(mine.id)).questions.length, 1);
       });
 
@@ -191,10 +200,10 @@ describe('client against the local engine, legacy API (6.x)', () => {
           byId.conversations.map((conversation) => conversation.id),
           [created.id],
         );
-        const byUser = await owner.listAllConversations({ filterUserId: 1, pageFirst: 100 });
+        const byUser = await listAllConversations(owner, { filterUserId: 1, pageFirst: 100 });
         assert.ok(byUser.length > 0 && byUser.every((conversation) => conversation.userId === 1));
         assert.deepEqual((await owner.listConversations({ filterUserId: 2 })).conversations, []);
-        const notStarred = await owner.listAllConversations({ filterIsStarred: false, pageFirst: 100 });
+        const notStarred = await listAllConversations(owner, { filterIsStarred: false, pageFirst: 100 });
         assert.ok(notStarred.some((conversation) => conversation.id === created.id));
         assert.deepEqual((await owner.listConversations({ filterIsStarred: true })).conversations, []);
       });
@@ -209,7 +218,7 @@ describe('client against the local engine, legacy API (6.x)', () => {
           for (const conversation of created) await untilFinished(pager, conversation.id);
           // A follow-up moves the first conversation's updated_at past the others; wait again so
           // nothing changes while the tests page.
-          await pager.addFollowup(created[0].id, 'And loadConfig?');
+          await addFollowup(pager, created[0].id, 'And loadConfig?');
           await untilFinished(pager, created[0].id);
         });
 
@@ -235,7 +244,7 @@ describe('client against the local engine, legacy API (6.x)', () => {
               everything.map((conversation) => conversation.id),
             );
 
-            const all = await pager.listAllConversations({ sort, pageFirst: 2 });
+            const all = await listAllConversations(pager, { sort, pageFirst: 2 });
             assert.deepEqual(
               all.map((conversation) => conversation.id),
               everything.map((conversation) => conversation.id),
@@ -354,7 +363,7 @@ describe('client against the local engine, legacy API (6.x)', () => {
     });
 
     it('retries a GET through a 503 and a reset', async () => {
-      const client = clientFor(engine, TEST_TOKENS[0]);
+      const client = clientFor(engine, TEST_TOKENS[0], undefined, 'legacy');
       const created = await client.createConversation(QUESTION);
       seen.length = 0;
       faults.push({ kind: 'status', status: 503, body: 'overloaded' }, { kind: 'reset' });
@@ -364,13 +373,13 @@ describe('client against the local engine, legacy API (6.x)', () => {
 
     it('does not retry a POST that hit a 502 from a proxy', async () => {
       faults.push({ kind: 'status', status: 502, body: '<html><title>Bad Gateway</title></html>', contentType: 'text/html' });
-      const error: DeepSearchError = await expectError(clientFor(engine, TEST_TOKENS[0]).createConversation(QUESTION), 'server');
+      const error: DeepSearchError = await expectError(clientFor(engine, TEST_TOKENS[0], undefined, 'legacy').createConversation(QUESTION), 'server');
       assert.match(error.message, /HTTP 502.*Bad Gateway/);
       assert.deepEqual(seen, ['POST /.api/deepsearch/v1']);
     });
 
     it('reports a truncated body as an invalid response', async () => {
-      const client = clientFor(engine, TEST_TOKENS[0]);
+      const client = clientFor(engine, TEST_TOKENS[0], undefined, 'legacy');
       const created = await client.createConversation(QUESTION);
       faults.push({ kind: 'malformed' });
       await expectError(client.getConversation(created.id), 'invalidResponse');

@@ -11,6 +11,7 @@ import { WIRE_SORTS } from '../../../src/contract/legacyWire';
 import { expectError } from './expectError';
 import { completedConversation, conversationWithId, firstQuestion, processingConversation, READ_TOKEN } from './samples';
 import { json, startScriptedInstance, type Script, type ScriptedInstance } from './scriptedInstance';
+import { addFollowup, cancelQuestion, listAllConversations } from '../../support/clientCalls';
 
 describe('client calls against a scripted instance', () => {
   let instance: ScriptedInstance | undefined;
@@ -79,7 +80,7 @@ describe('client calls against a scripted instance', () => {
       const start = after ? all.findIndex((conversation) => String(conversation.id) === after) + 1 : 0;
       return json(all.slice(start, start + 2));
     });
-    const conversations = await client.listAllConversations({ pageFirst: 2, sort: '-id' });
+    const conversations = await listAllConversations(client, { pageFirst: 2, sort: '-id' });
     assert.deepEqual(
       conversations.map((conversation) => conversation.id),
       [5, 4, 3, 2, 1],
@@ -92,7 +93,7 @@ describe('client calls against a scripted instance', () => {
 
   it('follows a cursor the server sends and stops when it repeats', async () => {
     const client = await serve(() => json({ conversations: [conversationWithId(1)], next_cursor: 'same' }));
-    const conversations = await client.listAllConversations({ pageFirst: 1 });
+    const conversations = await listAllConversations(client, { pageFirst: 1 });
     assert.equal(instance!.requests.length, 2, 'the second page repeats the cursor: stop there');
     assert.equal(conversations.length, 2);
   });
@@ -105,7 +106,7 @@ describe('client calls against a scripted instance', () => {
         ? json({ id: 164, conversation_id: 140, question: 'More?', status: 'processing', suggested_followups: null })
         : json(withFollowup),
     );
-    const conversation = await client.addFollowup(140, 'More?');
+    const conversation = await addFollowup(client, 140, 'More?');
     assert.deepEqual(JSON.parse(instance!.requests[0].body), { conversation_id: 140, question: 'More?' });
     assert.deepEqual(
       instance!.requests.map((request) => `${request.method} ${request.url}`),
@@ -124,7 +125,7 @@ describe('client calls against a scripted instance', () => {
     const client = await serve((request) =>
       request.method === 'POST' ? json({ id: 164, conversation_id: 140, question: 'More?', status: 'pending' }) : json(completedConversation()),
     );
-    const conversation = await client.addFollowup(140, 'More?');
+    const conversation = await addFollowup(client, 140, 'More?');
     assert.deepEqual(
       conversation.questions.map((question) => question.id),
       [163, 164],
@@ -135,7 +136,7 @@ describe('client calls against a scripted instance', () => {
     const withFollowup = completedConversation();
     (withFollowup.questions as unknown[]).push({ id: 164, conversation_id: 140, question: 'More?', status: 'processing' });
     const client = await serve(() => json(withFollowup));
-    const conversation = await client.addFollowup(140, 'More?');
+    const conversation = await addFollowup(client, 140, 'More?');
     assert.equal(instance!.requests.length, 1, 'no extra GET');
     assert.equal(conversation.questions.length, 2);
   });
@@ -145,7 +146,7 @@ describe('client calls against a scripted instance', () => {
       const canceled = processingConversation();
       Object.assign(firstQuestion(canceled), { status: 'completed', error: { kind: 'Cancelled', title: 'Cancelled' } });
       const client = await serve((request) => (request.method === 'POST' ? reply : json(canceled)));
-      const conversation = await client.cancelQuestion(140, 163);
+      const conversation = await cancelQuestion(client, 140, 163);
       assert.equal(conversation.questions[0].state, 'canceled');
       await instance!.close();
     }

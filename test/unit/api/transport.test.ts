@@ -13,6 +13,7 @@ import { name as packageName, version as packageVersion } from '../../../package
 import { everythingIn, expectError } from './expectError';
 import { completedConversation, processingConversation } from './samples';
 import { json, startScriptedInstance, type Script, type ScriptedInstance } from './scriptedInstance';
+import { addFollowup, cancelQuestion } from '../../support/clientCalls';
 
 const TOKEN = 'sgp_transporttest0123456789abcdef0123456789';
 
@@ -166,8 +167,8 @@ for (const [transportName, createTransport] of TRANSPORTS)
 
       it('does not retry a follow-up, a cancel or a delete on 500', async () => {
         const server = await serve(() => ({ status: 500 }));
-        await expectError(client().addFollowup(140, 'q'), 'server');
-        await expectError(client().cancelQuestion(140, 163), 'server');
+        await expectError(addFollowup(client(), 140, 'q'), 'server');
+        await expectError(cancelQuestion(client(), 140, 163), 'server');
         await expectError(client().deleteConversation(140), 'server');
         assert.deepEqual(
           server.requests.map((request) => `${request.method} ${request.url}`),

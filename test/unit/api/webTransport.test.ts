@@ -20,6 +20,7 @@ import { ToolClient } from '../../../src/api/tools/toolClient';
 import type { Transport } from '../../../src/api/transport';
 import { createUndiciTransport } from '../../../src/api/undiciTransport';
 import { isUnfinished } from '../../../src/model/conversation';
+import { addFollowup, cancelQuestion, listAllConversations } from '../../support/clientCalls';
 import { startTestEngine, TEST_TOKENS, waitFor, type TestEngine } from '../../support/engineHarness';
 import { SAMPLE_APP_NAME } from '../../support/gitRepos';
 import { expectError } from './expectError';
@@ -63,7 +64,6 @@ describe('the web transport (fetch) against the local engine', function () {
           engine = await startTestEngine({ paceMs: 40, variant: { conversationApis: apis } });
         });
         beforeEach(() => {
-          DeepSearchClient.forgetGenerations();
           transport = createFetchTransport();
         });
         afterEach(() => transport.destroy());
@@ -80,11 +80,11 @@ describe('the web transport (fetch) against the local engine', function () {
           );
           assert.equal(done.questions[0].state, 'completed');
           assert.match(done.questions[0].answer ?? '', /parseConfig/);
-          const followed = await client.addFollowup(created.id, 'Who calls loadConfig?');
+          const followed = await addFollowup(client, created.id, 'Who calls loadConfig?');
           assert.equal(followed.questions.length, 2);
-          const canceled = await client.cancelQuestion(created.id, followed.questions[1].id);
+          const canceled = await cancelQuestion(client, created.id, followed.questions[1].id);
           assert.equal(canceled.questions[1].state, 'canceled');
-          const listed = await client.listAllConversations();
+          const listed = await listAllConversations(client);
           assert.ok(listed.some((conversation) => conversation.id === created.id));
           await client.deleteConversation(created.id);
           await expectError(client.getConversation(created.id), 'notFound');
@@ -100,7 +100,6 @@ describe('the web transport (fetch) against the local engine', function () {
         const transport = createFetchTransport();
         const client = new ToolClient({ instanceUrl: engine.url, token: TEST_TOKENS[0], transport });
         try {
-          ToolClient.forgetEras();
           const tools = new CodeTools(client);
           const repos = await tools.listRepositories('');
           assert.ok(repos.repositories.some((repo) => repo.name === SAMPLE_APP_NAME));

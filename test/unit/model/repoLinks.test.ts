@@ -1,16 +1,16 @@
 import assert from 'node:assert/strict';
 import { DeepSearchError } from '../../../src/api/errors';
-import { apiUrl, conversationWebUrl, normalizeInstanceUrl } from '../../../src/api/instance';
+import { apiUrl, conversationWebUrl, parseInstanceUrl } from '../../../src/api/instance';
 import { parseRepoLink } from '../../../src/model/repoLinks';
 
 describe('instance URLs', () => {
   it('drops trailing slashes, query, fragment and credentials', () => {
-    assert.equal(normalizeInstanceUrl(' https://sourcegraph.example.com/// '), 'https://sourcegraph.example.com');
-    assert.equal(normalizeInstanceUrl('https://user:pw@sourcegraph.example.com/?x=1#y'), 'https://sourcegraph.example.com');
+    assert.equal(parseInstanceUrl(' https://sourcegraph.example.com/// '), 'https://sourcegraph.example.com');
+    assert.equal(parseInstanceUrl('https://user:pw@sourcegraph.example.com/?x=1#y'), 'https://sourcegraph.example.com');
   });
 
   it('keeps a path prefix and a port', () => {
-    assert.equal(normalizeInstanceUrl('http://example.com:8080/sourcegraph/'), 'http://example.com:8080/sourcegraph');
+    assert.equal(parseInstanceUrl('http://example.com:8080/sourcegraph/'), 'http://example.com:8080/sourcegraph');
     assert.equal(
       apiUrl('http://example.com:8080/sourcegraph', [140, 'questions']).toString(),
       'http://example.com:8080/sourcegraph/.api/deepsearch/v1/140/questions',
@@ -18,14 +18,14 @@ describe('instance URLs', () => {
   });
 
   it('adds https:// to a bare host and drops a pasted API path', () => {
-    assert.equal(normalizeInstanceUrl('sourcegraph.example.com'), 'https://sourcegraph.example.com');
-    assert.equal(normalizeInstanceUrl('https://sourcegraph.example.com/.api/deepsearch/v1'), 'https://sourcegraph.example.com');
+    assert.equal(parseInstanceUrl('sourcegraph.example.com'), 'https://sourcegraph.example.com');
+    assert.equal(parseInstanceUrl('https://sourcegraph.example.com/.api/deepsearch/v1'), 'https://sourcegraph.example.com');
   });
 
   it('rejects other schemes and garbage with a configuration error', () => {
     for (const input of ['ftp://example.com', 'javascript://alert(1)', 'https://', 'http://exa mple.com']) {
       assert.throws(
-        () => normalizeInstanceUrl(input),
+        () => parseInstanceUrl(input),
         (error: unknown) => error instanceof DeepSearchError && error.kind === 'configuration' && /http:\/\/ or https:\/\//.test(error.message),
         input,
       );

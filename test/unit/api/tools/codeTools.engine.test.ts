@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { Agent, type Dispatcher } from 'undici';
 import { CodeTools } from '../../../../src/api/tools/codeTools';
 import { ToolClient, isToolServerMissing } from '../../../../src/api/tools/toolClient';
+import { ServerMemory } from '../../../../src/api/serverMemory';
 import { undiciTransport } from '../../../../src/api/undiciTransport';
 import { firstMatchingLine } from '../../../../src/api/tools/toolResults';
 import type { EngineVariant } from '../../../../src/engine/options';
@@ -54,8 +55,8 @@ describe('Tool client against the engine', function () {
   let world: McpWorld;
   let tools: CodeTools;
   const opened: ToolClient[] = [];
-  const client = (url: string, token: string = TEST_TOKENS[0], dispatcher?: Dispatcher): ToolClient => {
-    const made = new ToolClient({ instanceUrl: url, token, transport: undiciTransport(dispatcher) });
+  const client = (url: string, token: string = TEST_TOKENS[0], dispatcher?: Dispatcher, memory?: ServerMemory): ToolClient => {
+    const made = new ToolClient({ instanceUrl: url, token, transport: undiciTransport(dispatcher), memory });
     opened.push(made);
     return made;
   };
@@ -125,9 +126,9 @@ describe('Tool client against the engine', function () {
         return engine;
       };
       /** The engine behind a proxy that notes each tool call it passes on. */
-      const recorded = async (variant: EngineVariant, missing: string[] = []): Promise<{ tools: CodeTools; proxy: RecordingProxy }> => {
+      const recorded = async (variant: EngineVariant, missing: string[] = [], memory?: ServerMemory): Promise<{ tools: CodeTools; proxy: RecordingProxy }> => {
         proxy = await recordingProxy((await start(variant, missing)).url);
-        return { tools: new CodeTools(client(proxy.url)), proxy };
+        return { tools: new CodeTools(client(proxy.url, undefined, undefined, memory)), proxy };
       };
 
       for (const [toolProtocol, era] of [
@@ -136,13 +137,14 @@ describe('Tool client against the engine', function () {
         ['both', 'MCP 2026-07-28'],
       ] as const) {
         it(`speaks ${era} to a server of ${toolProtocol === 'both' ? 'both revisions' : `${toolProtocol} only`}, and remembers it for the next connection`, async function () {
-          const { tools: first, proxy: seen } = await recorded({ toolProtocol });
+          const memory = new ServerMemory();
+          const { tools: first, proxy: seen } = await recorded({ toolProtocol }, [], memory);
           assert.ok((await first.keywordSearch('parseConfig')).some((match) => match.path === 'src/config.ts'));
           const asked = seen.methods();
           assert.equal(asked[0], 'server/discover', `the SDK asks which revision the server speaks first: ${asked.join(', ')}`);
           assert.equal(asked.includes('initialize'), toolProtocol === '2025', asked.join(', '));
           await first.client.close();
-          const second = new CodeTools(client(seen.url));
+          const second = new CodeTools(client(seen.url, undefined, undefined, memory));
           assert.ok((await second.keywordSearch('loadConfig')).length > 0);
           const again = seen.methods().slice(asked.length);
           assert.ok(!again.includes('server/discover'), `remembered, not asked again: ${again.join(', ')}`);

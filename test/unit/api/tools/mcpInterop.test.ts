@@ -16,6 +16,7 @@ import { StreamableHTTPServerTransport, type EventStore } from '@modelcontextpro
 import { CallToolRequestSchema, EmptyResultSchema, ListToolsRequestSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { Credential } from '../../../../src/api/credential';
 import { ToolClient } from '../../../../src/api/tools/toolClient';
+import { ServerMemory } from '../../../../src/api/serverMemory';
 import { createFetchTransport } from '../../../../src/api/fetchTransport';
 import type { Transport } from '../../../../src/api/transport';
 import { createUndiciTransport } from '../../../../src/api/undiciTransport';
@@ -214,10 +215,12 @@ for (const [transportName, createTransport] of TRANSPORTS)
     let server: SdkServer;
     const clients: ToolClient[] = [];
     const transports: Transport[] = [];
+    /** What the clients of one test learn about the server, shared as a window's connections share it. */
+    let memory = new ServerMemory();
     const client = (timeoutMs = 10_000, credential?: Credential): ToolClient => {
       const transport = createTransport();
       transports.push(transport);
-      const made = new ToolClient({ instanceUrl: server.url, ...(credential ? { credential } : { token: TOKEN }), timeoutMs, transport });
+      const made = new ToolClient({ instanceUrl: server.url, ...(credential ? { credential } : { token: TOKEN }), timeoutMs, transport, memory });
       clients.push(made);
       return made;
     };
@@ -225,7 +228,7 @@ for (const [transportName, createTransport] of TRANSPORTS)
       await Promise.all(clients.splice(0).map((each) => each.close()));
       await Promise.all(transports.splice(0).map((each) => each.destroy()));
       await server?.close();
-      ToolClient.forgetEras();
+      memory = new ServerMemory();
     });
 
     for (const stateful of [true, false]) {

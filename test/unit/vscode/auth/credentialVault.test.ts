@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { CredentialVault, parseStoredOAuthSignIn, type SecretStore, type StoredOAuthSignIn } from '../../../../src/vscode/auth/credentialVault';
+import { parseInstanceUrl } from '../../../../src/api/instance';
 
 /** SecretStorage as VS Code keeps it: a map, and an event for every change of a key. */
 function memorySecrets(): SecretStore & { entries: Map<string, string>; changes: string[] } {
@@ -31,7 +32,7 @@ function memorySecrets(): SecretStore & { entries: Map<string, string>; changes:
   return secrets;
 }
 
-const URL = 'https://deepsearch.example.com';
+const URL = parseInstanceUrl('https://deepsearch.example.com');
 const SIGN_IN: StoredOAuthSignIn = {
   id: 'sign-in-1',
   clientId: 'client',
@@ -49,8 +50,8 @@ describe('CredentialVault', () => {
     assert.deepEqual(JSON.parse(secrets.entries.get(`deepSearch.oauth:${URL}`) ?? ''), SIGN_IN);
     assert.equal(await vault.instanceToken(URL), 'token-1');
     assert.deepEqual(await vault.oauthSignIn(URL), SIGN_IN);
-    assert.equal(await vault.instanceToken('https://other.example.com'), undefined);
-    assert.equal(await vault.oauthSignIn('https://other.example.com'), undefined);
+    assert.equal(await vault.instanceToken(parseInstanceUrl('https://other.example.com')), undefined);
+    assert.equal(await vault.oauthSignIn(parseInstanceUrl('https://other.example.com')), undefined);
     await vault.deleteInstanceToken(URL);
     await vault.deleteOAuthSignIn(URL);
     assert.deepEqual([...secrets.entries.keys()], []);
@@ -76,7 +77,7 @@ describe('CredentialVault', () => {
     await vault.storeInstanceToken(URL, 'token-1');
     await vault.ensureLocalEngineToken();
     await vault.storeOAuthSignIn(URL, SIGN_IN);
-    await vault.deleteOAuthSignIn('https://other.example.com');
+    await vault.deleteOAuthSignIn(parseInstanceUrl('https://other.example.com'));
     subscription.dispose();
     await vault.storeOAuthSignIn(URL, SIGN_IN);
     assert.deepEqual(seen, [URL, 'https://other.example.com']);

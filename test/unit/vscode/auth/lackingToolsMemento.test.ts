@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { parseInstanceUrl } from '../../../../src/api/instance';
 import { LackingToolsMemento } from '../../../../src/vscode/auth/lackingToolsMemento';
 
 function memoryState() {
@@ -14,15 +15,16 @@ function memoryState() {
 }
 
 describe('LackingToolsMemento', () => {
-  it('remembers per instance, however its URL was written, what was said to be lacking', async () => {
+  it('remembers per instance, however its URL was written before it was parsed, what was said to be lacking', async () => {
     const state = memoryState();
     const memento = new LackingToolsMemento(state);
-    assert.equal(memento.said('https://deepsearch.example.com'), undefined, 'nothing said yet');
-    await memento.remember('deepsearch.example.com/', ['read_file', 'grep']);
+    const instance = parseInstanceUrl('https://deepsearch.example.com');
+    assert.equal(memento.said(instance), undefined, 'nothing said yet');
+    await memento.remember(parseInstanceUrl('deepsearch.example.com/'), ['read_file', 'grep']);
     assert.deepEqual([...state.values.keys()], ['deepSearch.lackingToolsSaid:https://deepsearch.example.com']);
-    assert.equal(memento.said('https://deepsearch.example.com'), 'read_file,grep');
-    assert.equal(memento.said('https://other.example.com'), undefined);
-    await memento.remember('https://deepsearch.example.com', []);
-    assert.equal(memento.said('https://deepsearch.example.com'), '', 'none lacking is remembered too');
+    assert.equal(memento.said(instance), 'read_file,grep');
+    assert.equal(memento.said(parseInstanceUrl('https://other.example.com')), undefined);
+    await memento.remember(instance, []);
+    assert.equal(memento.said(instance), '', 'none lacking is remembered too');
   });
 });
