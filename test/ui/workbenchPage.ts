@@ -213,8 +213,9 @@ export class WorkbenchPage {
   }
 
   /**
-   * Whether the palette lists a command by its exact title (once its rows have settled: the list
-   * is filtered as the query is typed).
+   * Whether the palette lists a command by its exact title. Counted only once the rows show the
+   * filtered list for the typed title (the palette opens on every command, unfiltered): the title's
+   * row, VS Code's "No matching commands" row, or rows that each highlight what matched.
    */
   async paletteOffers(title: string): Promise<boolean> {
     await this.page.keyboard.press('Escape');
@@ -222,13 +223,17 @@ export class WorkbenchPage {
     const input = this.page.locator('.quick-input-widget input');
     await input.waitFor();
     await input.fill(`>${title}`);
-    await this.page.waitForTimeout(500);
-    const offered = await this.page
-      .locator('.quick-input-list .monaco-list-row')
-      .filter({ has: this.page.locator('.label-name', { hasText: exactly(title) }) })
-      .count();
+    const rows = this.page.locator('.quick-input-list .monaco-list-row').filter({ hasNot: this.page.locator('.quick-input-list-separator-as-item') });
+    const offered = rows.filter({ has: this.page.locator('.label-name', { hasText: exactly(title) }) });
+    const none = rows.filter({ has: this.page.locator('.label-name', { hasText: exactly('No matching commands') }) });
+    const unfiltered = rows.filter({ hasNot: this.page.locator('.label-name .highlight') });
+    await this.eventually(
+      async () => (await offered.count()) > 0 || (await none.count()) > 0 || ((await rows.count()) > 0 && (await unfiltered.count()) === 0),
+      `the palette to filter its rows for "${title}"`,
+    );
+    const found = await offered.count();
     await this.page.keyboard.press('Escape');
-    return offered > 0;
+    return found > 0;
   }
 
   /** Asks `probe` once a second until it says yes; fails after `timeoutMs` naming `what`. */
