@@ -215,7 +215,8 @@ export class WorkbenchPage {
   /**
    * Whether the palette lists a command by its exact title. Counted only once the rows show the
    * filtered list for the typed title (the palette opens on every command, unfiltered): the title's
-   * row, VS Code's "No matching commands" row, or rows that each highlight what matched.
+   * row, VS Code's "No matching commands" row, its "similar commands" section (added after the
+   * filtering, without highlights), or rows that each highlight what matched.
    */
   async paletteOffers(title: string): Promise<boolean> {
     await this.page.keyboard.press('Escape');
@@ -226,9 +227,17 @@ export class WorkbenchPage {
     const rows = this.page.locator('.quick-input-list .monaco-list-row').filter({ hasNot: this.page.locator('.quick-input-list-separator-as-item') });
     const offered = rows.filter({ has: this.page.locator('.label-name', { hasText: exactly(title) }) });
     const none = rows.filter({ has: this.page.locator('.label-name', { hasText: exactly('No matching commands') }) });
+    const similar = this.page
+      .locator('.quick-input-list .monaco-list-row')
+      .locator('.quick-input-list-separator, .quick-input-list-separator-as-item')
+      .filter({ hasText: /^\s*similar commands\s*$/ });
     const unfiltered = rows.filter({ hasNot: this.page.locator('.label-name .highlight') });
     await this.eventually(
-      async () => (await offered.count()) > 0 || (await none.count()) > 0 || ((await rows.count()) > 0 && (await unfiltered.count()) === 0),
+      async () =>
+        (await offered.count()) > 0 ||
+        (await none.count()) > 0 ||
+        (await similar.count()) > 0 ||
+        ((await rows.count()) > 0 && (await unfiltered.count()) === 0),
       `the palette to filter its rows for "${title}"`,
     );
     const found = await offered.count();
