@@ -46,7 +46,7 @@ describe('Links in an answer, clicked in the real VS Code (UI)', function () {
     await ui?.close();
   });
 
-  const click = (text: string, scope?: string) => clickLink(ui, text, scope);
+  const click = (text: string, handled: Handled, scope?: string) => clickLink(ui, text, handled, { scope, roundTrip: () => ui.afterExtensionHost() });
 
   async function activeTab(): Promise<{ title: string; line: string }> {
     const tab = ui.page.locator('.tabs-container .tab.active');
@@ -55,7 +55,7 @@ describe('Links in an answer, clicked in the real VS Code (UI)', function () {
   }
 
   it('opens a link to a file of the workspace in an editor at its lines, and nothing in the browser', async () => {
-    assert.deepEqual(await click('local file'), []);
+    assert.deepEqual(await click('local file', editorOf(ui, /config\.ts/)), []);
     const tab = await activeTab();
     assert.match(tab.title, /config\.ts/);
     assert.match(tab.line, /Ln 11,/);
@@ -63,14 +63,14 @@ describe('Links in an answer, clicked in the real VS Code (UI)', function () {
   });
 
   it('opens a source link the same way', async () => {
-    assert.deepEqual(await click('src/server.ts', '.sources'), []);
+    assert.deepEqual(await click('src/server.ts', editorOf(ui, /server\.ts/), '.sources'), []);
     const tab = await activeTab();
     assert.match(tab.title, /server\.ts/);
     assert.match(tab.line, /Ln 4,/);
   });
 
   it('opens a file of a repository the workspace lacks as a remote document, and nothing in the browser', async () => {
-    assert.deepEqual(await click('remote file'), []);
+    assert.deepEqual(await click('remote file', editorOf(ui, /price\.ts/)), []);
     const tab = await activeTab();
     assert.match(tab.title, /price\.ts/);
     assert.match(tab.line, /Ln 2,/);
@@ -78,7 +78,7 @@ describe('Links in an answer, clicked in the real VS Code (UI)', function () {
   });
 
   it('opens an instance page in one browser tab, on the instance', async () => {
-    const opened = await click('instance page');
+    const opened = await click('instance page', browserTab(ui));
     assert.equal(opened.length, 1, opened.join(', '));
     // code-server reaches loopback servers through its own port proxy (VS Code's asExternalUri).
     const proxied = new RegExp(`^http://127\\.0\\.0\\.1:\\d+/proxy/${ui.engine.port}/search\\?q=parseConfig$`);
@@ -86,7 +86,7 @@ describe('Links in an answer, clicked in the real VS Code (UI)', function () {
   });
 
   it('opens an external page in one browser tab', async () => {
-    assert.deepEqual(await click('external page'), ['https://example.com/docs/retries']);
+    assert.deepEqual(await click('external page', browserTab(ui)), ['https://example.com/docs/retries']);
   });
 
   it('hands a mail address to the system once (the mail client), and opens no web page', async () => {
@@ -95,7 +95,7 @@ describe('Links in an answer, clicked in the real VS Code (UI)', function () {
     await cdp.send('Page.enable');
     const handedOver: string[] = [];
     cdp.on('Page.frameRequestedNavigation', (event) => handedOver.push(event.url));
-    const opened = await click('mail');
+    const opened = await click('mail', () => ui.eventually(async () => handedOver.length > 0, 'the mail address to be handed over'));
     assert.deepEqual(opened, []);
     assert.deepEqual(handedOver, ['mailto:owner@example.com']);
     assert.equal(await ui.toast(/are not opened/).count(), 0, 'not refused');
@@ -115,30 +115,62 @@ describe('Links in an answer, clicked in the real VS Code (UI)', function () {
     ]);
     assert.equal(colours[0], colours[1], 'the colour of the text around it');
     assert.equal(colours[2], 'auto');
-    assert.deepEqual(await click('refused'), []);
+    // Nothing shows that the click was handled: a link clicked after it opens its file, so the panel
+    // and the host have dealt with this click (they take them in order).
+    const opened = await click('refused', async () => {
+      await webview.locator('.answer .markdown a', { hasText: 'local file' }).first().click();
+      await editorOf(ui, /config\.ts/)(0);
+    });
+    assert.deepEqual(opened, []);
     // The panel sends nothing for it (the host would refuse it too: linkTarget's tests).
     assert.equal(await ui.toast(/are not opened/).count(), 0);
     await ui.screenshot('links-refused');
   });
 });
 
-/** Clicks the link in the panel; resolves with the tabs VS Code opened in the browser meanwhile. */
-async function clickLink(ui: VSCodeUi, text: string, scope = '.answer .markdown'): Promise<string[]> {
+/** Waits for the sign that VS Code acted on a click (`before`: the browser tabs open before it). */
+type Handled = (before: number) => Promise<void>;
+
+/** The sign that a click opened an editor whose tab is named so. */
+function editorOf(ui: VSCodeUi, name: RegExp): Handled {
+  return () => ui.page.locator('.tabs-container .tab.active', { hasText: name }).waitFor({ timeout: 30_000 });
+}
+
+/** The sign that a click opened a browser tab. */
+function browserTab(ui: VSCodeUi): Handled {
+  return (before) => ui.eventually(async () => ui.openedTabs.length > before, 'a browser tab to open');
+}
+
+/**
+ * Clicks the link in the panel and waits for `handled`, the sign that VS Code acted on the click;
+ * then `roundTrip`, a round trip through the extension host that answers in order, so that a second
+ * open (the bug) has shown too. Resolves with the tabs VS Code opened in the browser meanwhile.
+ */
+async function clickLink(
+  ui: VSCodeUi,
+  text: string,
+  handled: Handled,
+  { scope = '.answer .markdown', roundTrip }: { scope?: string; roundTrip: () => Promise<void> },
+): Promise<string[]> {
   await ui.page.locator('.tabs-container .tab', { hasText: TITLE }).click();
   const webview = await ui.webview();
   const before = ui.openedTabs.length;
   await webview.locator(`${scope} a`, { hasText: text }).first().click();
-  // Whatever opens does so within a moment; give a second open (the bug) time to show as well.
   // VS Code asks before it opens a web page outside its trusted domains: the user says Open.
   const trust = ui.page.locator('.monaco-dialog-box', { hasText: 'open the external website' });
-  for (let waited = 0; waited < 2000; waited += 250) {
+  let done = false;
+  const sign = handled(before).finally(() => (done = true));
+  while (!done) {
     if (await trust.isVisible()) {
       await trust.locator('.monaco-button', { hasText: /^Open$/ }).click();
       await trust.waitFor({ state: 'hidden' });
-      waited = 0;
     }
-    await ui.page.waitForTimeout(250);
+    await ui.page.waitForTimeout(100);
   }
+  await sign;
+  await roundTrip();
+  // A second open of an outside page would be waiting behind the question.
+  assert.equal(await trust.isVisible(), false, 'VS Code asks to open a page again');
   return ui.tabUrls(before);
 }
 
@@ -162,14 +194,19 @@ describe('Links in an answer from an instance without a tool server (UI)', funct
   });
 
   it('opens a remote file in the browser and says once why', async () => {
-    const first = await clickLink(ui, 'remote file');
+    // The tool commands are hidden here: a link to a file of the workspace, opened after the click,
+    // is the round trip through the panel and the host.
+    const roundTrip = async () => {
+      await clickLink(ui, 'local file', editorOf(ui, /config\.ts/), { roundTrip: async () => undefined });
+    };
+    const first = await clickLink(ui, 'remote file', browserTab(ui), { roundTrip });
     assert.equal(first.length, 1, first.join(', '));
     assert.match(first[0], /\/github\.com\/acme\/billing\/-\/blob\/src\/price\.ts\?L2$/);
     const notice = ui.toast(/has no tool server .* conversations work as before/);
     await notice.waitFor();
     await ui.screenshot('links-no-tool-server');
     assert.equal(await notice.count(), 1);
-    assert.equal((await clickLink(ui, 'remote file')).length, 1, 'the second click opens the browser too');
+    assert.equal((await clickLink(ui, 'remote file', browserTab(ui), { roundTrip })).length, 1, 'the second click opens the browser too');
     assert.equal(await notice.count(), 1, 'said once');
   });
 });
