@@ -32,6 +32,12 @@ describe('the local engine with a VS Code model (UI)', function () {
     await ui?.close();
   });
 
+  /** Waits until the question's article says it is answered. */
+  async function completed(question: Locator): Promise<void> {
+    const done = async () => ((await question.getAttribute('class')) ?? '').split(/\s+/).includes('is-completed');
+    await ui.eventually(done, 'the question to be answered', 90_000);
+  }
+
   it('says once that the chosen model is not available, and the engine answers on its own', async () => {
     await ui.runCommand('Deep Search: Use Local Engine');
     const warning = ui.page.locator('.notification-list-item', {
@@ -41,9 +47,10 @@ describe('the local engine with a VS Code model (UI)', function () {
     await ui.screenshot('model-unavailable');
     await ui.runCommand('Deep Search: Ask Deep Search');
     await ui.answerInputBox('Ask Deep Search', 'Where is parseConfig defined?');
-    const webview = await ui.webview();
-    const answer = webview.locator('.question.is-completed .answer .markdown');
-    await answer.waitFor({ timeout: 90_000 });
+    // This question's article, whichever panel shows it.
+    const question = await ui.questionInPanel('Where is parseConfig defined?', 90_000);
+    await completed(question);
+    const answer = question.locator('.answer .markdown');
     const text = await answer.innerText();
     assert.match(text, /How it is reached/);
     assert.doesNotMatch(text, /could not finish/);
@@ -69,9 +76,10 @@ describe('the local engine with a VS Code model (UI)', function () {
     await ui.runCommand('Deep Search: Ask Deep Search');
     await ui.answerInputBox('Ask Deep Search', 'What does retry_with_backoff do?');
 
-    const webview = await ui.webview();
-    const answer = webview.locator('.question.is-completed .answer .markdown');
-    await answer.waitFor({ timeout: 90_000 });
+    // This question's article: a panel of a question asked before may be open beside it.
+    const question = await ui.questionInPanel('What does retry_with_backoff do?', 90_000);
+    await completed(question);
+    const answer = question.locator('.answer .markdown');
     await ui.screenshot('model-answer');
     const text = await answer.innerText();
     assert.match(text, /retry_with_backoff is defined in lib\/retry_policy\.py/);
@@ -86,13 +94,13 @@ describe('the local engine with a VS Code model (UI)', function () {
     assert.equal(await answer.locator('a', { hasText: 'the scheduler' }).count(), 0);
     assert.match(text, /It is helped by the scheduler:/);
     // The model's follow-up question is offered as plain text, and the stats count its tokens and its tool call.
-    await webview.locator('button', { hasText: /^Where is retry_with_backoff called\?$/ }).waitFor();
-    const outcome = await webview.locator('.question.is-completed').innerText();
+    await question.locator('button', { hasText: /^Where is retry_with_backoff called\?$/ }).waitFor();
+    const outcome = await question.innerText();
     assert.match(outcome, /1 tool call/);
     assert.match(outcome, /\d+ tokens/);
     // Each step of the investigation is a turn of the reasoning.
-    await webview.locator('.question.is-completed summary', { hasText: /Reasoning/ }).click();
-    const reasoning = await webview.locator('.question.is-completed details').innerText();
+    await question.locator('summary', { hasText: /Reasoning/ }).click();
+    const reasoning = await question.locator('details').innerText();
     await ui.screenshot('model-reasoning');
     assert.match(reasoning, /Investigating with Scripted Investigator \(scripted\)/);
     assert.match(reasoning, /Searching for retry_with_backoff|Searching for `retry_with_backoff`/);
