@@ -38,10 +38,33 @@ const HOSTILE_ANSWER = [
   '```',
 ].join('\n');
 
+declare global {
+  interface Window {
+    /** The elements whose load or error event has been dispatched (see `arm`). */
+    __loaded?: WeakSet<EventTarget>;
+  }
+}
+
+/**
+ * Readies the page for a hostile answer: an empty `__hostile`, and a note of every element whose load
+ * or error event is dispatched. The window hears those in its capture phase, before any handler on
+ * the element, and a dispatch runs to its end before the page looks again.
+ */
+async function arm(page: Page): Promise<void> {
+  await page.evaluate(() => {
+    window.__hostile = [];
+    const loaded = new WeakSet<EventTarget>();
+    window.__loaded = loaded;
+    for (const type of ['load', 'error']) window.addEventListener(type, (event) => event.target && loaded.add(event.target), true);
+  });
+}
+
+/**
+ * Waits until every image of the page with an address has loaded or failed, its load or error event
+ * dispatched: a handler of it that survived has run by then.
+ */
 async function settle(page: Page): Promise<void> {
-  // Let image loads fail and any surviving handler run before looking.
-  await page.evaluate(() => Promise.all(Array.from(document.images).map((image) => image.decode().catch(() => undefined))).then(() => undefined));
-  await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 100))));
+  await page.waitForFunction(() => Array.from(document.images).every((image) => !image.getAttribute('src') || window.__loaded?.has(image)));
 }
 
 describe('conversation panel: security', function () {
@@ -54,9 +77,7 @@ describe('conversation panel: security', function () {
     const page = panel.page;
     const requested: string[] = [];
     page.on('request', (request) => requested.push(request.url()));
-    await page.evaluate(() => {
-      window.__hostile = [];
-    });
+    await arm(page);
     await panel.send(snapshot(conversation([completedQuestion(1, { answer })])));
     await settle(page);
     return { panel, page, requested };
@@ -166,9 +187,7 @@ describe('conversation panel: security', function () {
   it('shows hostile titles, questions, turns, errors and source labels as plain text', async () => {
     const panel = await env.open();
     const page = panel.page;
-    await page.evaluate(() => {
-      window.__hostile = [];
-    });
+    await arm(page);
     const hostile = (name: string) => `<img src=x onerror="window.__hostile.push('${name}')"><b>${name}</b>`;
     await panel.send(
       snapshot(
