@@ -268,6 +268,8 @@ describe('Rich answers in the real VS Code (UI)', function () {
   });
 
   it('completes @-mentions in the Ask box as you type, and the engine searches only the repository named', async () => {
+    // Alone in the editor area, the question's panel is the webview found (not one a test before left open).
+    await ui.runCommand('View: Close All Editors');
     await ui.runCommand('Deep Search: Ask Deep Search');
     const box = ui.page.locator('.quick-input-widget', { has: ui.page.locator('.quick-input-title', { hasText: 'Ask Deep Search' }) });
     const input = box.locator('input');
