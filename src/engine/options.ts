@@ -7,6 +7,8 @@ import type { WireQuestionError } from '../contract/legacyWire';
 import type { InvestigationLimits, ModelSource } from './models/chatModel';
 import type { OAuthOptions } from './oauth/authorizationServer';
 import type { EngineUser } from './http/auth';
+import type { RepoCaches } from './repo/repoCaches';
+import type { RegexWorker } from './search/regex';
 
 export type { EngineUser } from './http/auth';
 
@@ -159,6 +161,8 @@ export interface RunningEngine {
   port: number;
   /** Names under which the repositories are served, e.g. `github.com/org/repo`. */
   repoNames: string[];
+  /** What this engine owns and closes with itself, its own even beside another engine in the process (for tests and diagnostics). */
+  owned: { caches: RepoCaches; regex: RegexWorker };
   /** Resolves once every in-flight write is durable and the server is closed. */
   close(): Promise<void>;
 }

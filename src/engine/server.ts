@@ -33,6 +33,8 @@ import type { EngineFault, EngineOptions, EngineVariant, RunningEngine } from '.
 import { createMcpHandler, DEFAULT_TOOL_SLOTS, type McpHandler } from './mcp/server';
 import { discoverRepositories } from './git/repos';
 import { startLauncher } from './git/processLauncher';
+import { RepoCaches } from './repo/repoCaches';
+import { RegexWorker } from './search/regex';
 // For the scripts that run the engine in their own process (npm start): the environment it wants.
 export { ENGINE_ENVIRONMENT } from '../contract/engineProcess';
 // For the engine the extension runs (hosted.ts): the model the extension host runs for it.
@@ -122,6 +124,9 @@ export async function startEngine(options: EngineOptions): Promise<RunningEngine
     ...(options.indexBudgetBytes !== undefined ? { budgetBytes: options.indexBudgetBytes } : {}),
     filterDir: path.join(options.dataDir, 'search-filters'),
   });
+  // What reading repositories keeps, and the worker for callers' regular expressions: this engine's own.
+  const caches = new RepoCaches();
+  const regex = new RegexWorker();
   const symbolTables = new SymbolTables({ dir: path.join(options.dataDir, 'symbols'), log, signal: shuttingDown.signal });
   const answerer = new Answerer({
     repositories,
@@ -129,6 +134,8 @@ export async function startEngine(options: EngineOptions): Promise<RunningEngine
     paceMs,
     searchIndexes,
     symbolTables,
+    caches,
+    regex,
     maxConcurrentAnswers: options.limits?.answers,
     ...(options.model ? { model: options.model } : {}),
     investigationLimits: () => {
@@ -165,6 +172,8 @@ export async function startEngine(options: EngineOptions): Promise<RunningEngine
     toolSlots,
     searchIndexes,
     symbolTables,
+    caches,
+    regex,
     disabledTools: variant.disabledTools,
     lanes: variant.toolProtocol,
   };
@@ -349,11 +358,12 @@ export async function startEngine(options: EngineOptions): Promise<RunningEngine
       // No filter is written into the folder once another engine may hold it.
       await searchIndexes.idle();
       await symbolTables.idle();
+      await regex.close();
       await lock.release();
     })();
     return closed;
   };
-  return { url, port, repoNames: repositories.map((repo) => repo.name), close };
+  return { url, port, repoNames: repositories.map((repo) => repo.name), owned: { caches, regex }, close };
 }
 
 /**

@@ -16,6 +16,8 @@ import type { DeepSearchBackend } from '../repo/context';
 import { mcpMethods, PROTOCOL_VERSIONS, type CallToolResult, type ToolCatalogue } from './protocol';
 import { statelessMethods } from './stateless';
 import type { SymbolTables } from '../code/symbolTable';
+import { RepoCaches } from '../repo/repoCaches';
+import { RegexWorker } from '../search/regex';
 import { searchIndexesFor, type SearchIndexes } from '../search/searchIndex';
 import { MAX_BATCH_MESSAGES, serveStreamableHttp, type ProtocolLanes } from './streamableHttp';
 import { toolTable, type ToolResult } from '../tools/toolCalls';
@@ -44,6 +46,10 @@ export interface McpHandlerOptions {
   searchIndexes?: SearchIndexes;
   /** The engine's symbol tables (natural-language search ranks by definitions); none: by its text only. */
   symbolTables?: SymbolTables;
+  /** What reading repositories keeps, and the regular-expression worker: the engine's own, shared by its endpoints and answers. */
+  caches?: RepoCaches;
+  /** Without: a worker of this handler's own (an idle worker keeps nothing alive). */
+  regex?: RegexWorker;
   /** The protocol lanes served: the 2025 handshake, the 2026-07-28 stateless revision, or both (default). */
   lanes?: ProtocolLanes;
 }
@@ -61,6 +67,8 @@ export function createMcpHandler(options: McpHandlerOptions): McpHandler {
     deepSearch: options.deepSearch,
     deepSearchWaitMs: options.deepSearchWaitMs ?? DEFAULT_DEEP_SEARCH_WAIT_MS,
     pcre,
+    caches: options.caches ?? new RepoCaches(),
+    regex: options.regex ?? new RegexWorker(),
     // One set of search indexes per engine, shared by its endpoints (keyed by its repository list).
     searchIndexes: options.searchIndexes ?? searchIndexesFor(options.repositories, options.shuttingDown, { log: options.log }),
     ...(options.symbolTables ? { symbolTables: options.symbolTables } : {}),

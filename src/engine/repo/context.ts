@@ -9,6 +9,8 @@ import { GitError, runGit, type GitResult, type GitRunOptions } from '../git/git
 import type { ServedRepository } from '../git/repos';
 import type { SymbolTables } from '../code/symbolTable';
 import type { SearchIndexes } from '../search/searchIndex';
+import type { RegexWorker } from '../search/regex';
+import type { RepoCaches } from './repoCaches';
 import { ToolError } from '../messages/toolError';
 import type { ToolNamer } from '../messages/toolNames';
 
@@ -39,6 +41,10 @@ export interface ToolContext {
   searchIndexes?: SearchIndexes;
   /** Each commit's definitions, for searches that rank by them (natural-language search, answers). */
   symbolTables?: SymbolTables;
+  /** What reading repositories keeps between requests: the engine's own (repoCaches.ts). */
+  caches: RepoCaches;
+  /** The engine's worker for callers' regular expressions (search/regex.ts), stopped with the engine. */
+  regex: RegexWorker;
   /** How the caller's endpoint names the tools, for messages that point to another tool (the catalogue sets it per call). */
   toolName: ToolNamer;
 }
