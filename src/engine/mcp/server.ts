@@ -18,6 +18,7 @@ import { statelessMethods } from './stateless';
 import type { SymbolTables } from '../code/symbolTable';
 import { RepoCaches } from '../repo/repoCaches';
 import { RegexWorker } from '../search/regex';
+import { ProcessLauncher } from '../git/processLauncher';
 import { searchIndexesFor, type SearchIndexes } from '../search/searchIndex';
 import { MAX_BATCH_MESSAGES, serveStreamableHttp, type ProtocolLanes } from './streamableHttp';
 import { toolTable, type ToolResult } from '../tools/toolCalls';
@@ -50,6 +51,8 @@ export interface McpHandlerOptions {
   caches?: RepoCaches;
   /** Without: a worker of this handler's own (an idle worker keeps nothing alive). */
   regex?: RegexWorker;
+  /** The engine's process launcher; without: this handler's own (an idle one keeps nothing alive). */
+  launcher?: ProcessLauncher;
   /** The protocol lanes served: the 2025 handshake, the 2026-07-28 stateless revision, or both (default). */
   lanes?: ProtocolLanes;
 }
@@ -61,6 +64,7 @@ export const DEFAULT_TOOL_SLOTS = 4;
 
 export function createMcpHandler(options: McpHandlerOptions): McpHandler {
   const pcre = { available: undefined as boolean | undefined };
+  const launcher = options.launcher ?? new ProcessLauncher();
   const shared = {
     repositories: options.repositories,
     instanceUrl: options.instanceUrl,
@@ -69,8 +73,9 @@ export function createMcpHandler(options: McpHandlerOptions): McpHandler {
     pcre,
     caches: options.caches ?? new RepoCaches(),
     regex: options.regex ?? new RegexWorker(),
+    launcher,
     // One set of search indexes per engine, shared by its endpoints (keyed by its repository list).
-    searchIndexes: options.searchIndexes ?? searchIndexesFor(options.repositories, options.shuttingDown, { log: options.log }),
+    searchIndexes: options.searchIndexes ?? searchIndexesFor(options.repositories, options.shuttingDown, { log: options.log, launcher }),
     ...(options.symbolTables ? { symbolTables: options.symbolTables } : {}),
   };
   const endpoint = options.endpoint ?? 'v1';

@@ -253,7 +253,7 @@ function commitAttributes(context: ToolContext, target: SearchTarget): Promise<M
   return keptPromise(context.caches.attributes, `${target.repo.dir}\0${target.commit}`, ATTRIBUTES_KEPT, async () => {
     const tree = await listTree(context, target);
     if (!tree.paths.some(isAttributesFile)) return new Map<string, LinguistAttributes>();
-    return linguistAttributes(target.repo.dir, target.commit, tree.paths, context.signal).catch((error: unknown) => {
+    return linguistAttributes(target.repo.dir, target.commit, tree.paths, context.signal, context.launcher).catch((error: unknown) => {
       // Cancelled: not kept as a commit without attributes (keptPromise keeps no failure).
       if (context.signal.aborted) throw error;
       // git could not say (a damaged repository, a limit): kinds come from paths and text, as without attributes.

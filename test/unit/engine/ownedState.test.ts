@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { MCP_PATH } from '../../../src/contract/legacyWire';
-import { startTestEngine, TEST_TOKENS, type TestEngine } from '../../support/engineHarness';
+import { startTestEngine, TEST_TOKENS, waitFor, type TestEngine } from '../../support/engineHarness';
+import { isAlive } from '../../support/processes';
 
 /** One tool call over the engine's tool server; the reply's `isError`. */
 async function callTool(engine: TestEngine, name: string, args: Record<string, unknown>): Promise<boolean | undefined> {
@@ -20,7 +21,7 @@ async function callTool(engine: TestEngine, name: string, args: Record<string, u
   return reply.result.isError;
 }
 
-describe('engine: two engines in one process own their caches and workers', function () {
+describe('engine: two engines in one process own their caches, workers and process launchers', function () {
   let first: TestEngine;
   let second: TestEngine;
 
@@ -53,5 +54,29 @@ describe('engine: two engines in one process own their caches and workers', func
     assert.equal(a.regex.running, false, 'closing the first engine stopped its worker');
     assert.equal(b.regex.running, true, "the second engine's worker still runs");
     assert.equal(await callTool(second, 'sg_keyword_search', { query: 'parseConfig file:\\.ts$' }), undefined, 'the second engine still searches');
+  });
+
+  it('gives each engine a process launcher of its own, whose helper stops when that engine closes and not before', async function () {
+    const third = await startTestEngine();
+    const fourth = await startTestEngine();
+    try {
+      const helper = third.engine.owned.launcher.pid;
+      const other = fourth.engine.owned.launcher.pid;
+      assert.ok(helper !== undefined && other !== undefined, 'both helpers run');
+      assert.notEqual(helper, other, 'two helpers, one per engine');
+      assert.equal(await callTool(third, 'sg_keyword_search', { query: 'parseConfig' }), undefined);
+      await third.stop();
+      await waitFor(
+        () => Promise.resolve(isAlive(helper)),
+        (living) => !living,
+        { description: "the closed engine's helper to exit" },
+      );
+      assert.equal(isAlive(other), true, "the other engine's helper still runs");
+      assert.equal(await callTool(fourth, 'sg_keyword_search', { query: 'parseConfig' }), undefined, 'the other engine still runs git');
+      assert.equal(fourth.engine.owned.launcher.pid, other, 'through the same helper');
+    } finally {
+      await third.dispose();
+      await fourth.dispose();
+    }
   });
 });

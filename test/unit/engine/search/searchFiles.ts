@@ -13,6 +13,7 @@ import type { GrepOptions, GrepResult } from '../../../../src/engine/repo/grep';
 import type { SearchIndexes } from '../../../../src/engine/search/searchIndex';
 import { RepoCaches } from '../../../../src/engine/repo/repoCaches';
 import { RegexWorker } from '../../../../src/engine/search/regex';
+import { ProcessLauncher } from '../../../../src/engine/git/processLauncher';
 import type { TestRepo } from '../../../support/gitRepos';
 
 export const APP_TS = [
@@ -164,6 +165,7 @@ export function toolContext(repo: TestRepo, name: string, searchIndexes?: Search
     pcre: { available: true },
     caches: new RepoCaches(),
     regex: new RegexWorker(),
+    launcher: new ProcessLauncher(),
     toolName: toolNamer('v1'),
     ...(searchIndexes ? { searchIndexes } : {}),
   };
