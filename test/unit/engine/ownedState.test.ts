@@ -46,7 +46,7 @@ describe('engine: two engines in one process own their caches, workers and proce
     assert.equal(a.regex.running, true, "the first engine's worker runs");
     assert.ok(a.caches.sizes().definitions > 0, 'the first engine keeps definitions');
     assert.equal(b.regex.running, false, "the second engine's worker did not start");
-    assert.deepEqual(b.caches.sizes(), { definitions: 0, attributes: 0, allowedLists: 0 }, 'the second engine keeps nothing of the first');
+    assert.deepEqual(b.caches.sizes(), { definitions: 0, attributes: 0, listings: 0, allowedLists: 0 }, 'the second engine keeps nothing of the first');
 
     assert.equal(await callTool(second, 'sg_keyword_search', { query: 'parseConfig file:\\.ts$' }), undefined);
     assert.equal(b.regex.running, true, "the second engine's worker runs");
