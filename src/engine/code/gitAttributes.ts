@@ -10,6 +10,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { checkAttrValues } from '../git/checkAttr';
 import { runGitBytes } from '../git/git';
 import type { ProcessLauncher } from '../git/processLauncher';
 import type { LinguistAttributes } from './fileKinds';
@@ -79,27 +80,19 @@ export async function linguistAttributes(
   return found;
 }
 
-/** `check-attr -z` output (`path NUL attribute NUL value NUL`, each path's attributes in turn) into `found`. */
+/** `check-attr -z` output for `batch` into `found`: the attributes each path sets or unsets. */
 function readAnswers(output: Buffer, batch: readonly Buffer[], found: Map<string, LinguistAttributes>): void {
-  const fields: Buffer[] = [];
-  for (let start = 0; start < output.length;) {
-    const end = output.indexOf(0, start);
-    if (end === -1) break;
-    fields.push(output.subarray(start, end));
-    start = end + 1;
-  }
-  if (fields.length !== batch.length * ATTRIBUTES.length * 3)
-    throw new Error(`git check-attr answered ${fields.length / 3} attributes for ${batch.length * ATTRIBUTES.length}`);
-  for (let at = 0; at < fields.length; at += 3) {
-    const path = batch[Math.floor(at / (3 * ATTRIBUTES.length))];
-    const [pathField, nameField, valueField] = [fields[at], fields[at + 1], fields[at + 2]];
-    if (!path || !pathField?.equals(path)) throw new Error('git check-attr answered paths out of order');
-    const key = ATTRIBUTES.find(([name]) => name === nameField?.toString('utf8'))?.[1];
-    const value = valueField?.toString('utf8') ?? 'unspecified';
-    if (!key || value === 'unspecified') continue;
-    const name = path.toString('utf8');
-    const attributes = found.get(name) ?? {};
-    attributes[key] = value !== 'unset' && value !== 'false';
-    found.set(name, attributes);
-  }
+  const values = checkAttrValues(
+    output,
+    batch,
+    ATTRIBUTES.map(([name]) => name),
+  );
+  batch.forEach((path, index) => {
+    const attributes: LinguistAttributes = {};
+    ATTRIBUTES.forEach(([, key], which) => {
+      const value = values[index]?.[which] ?? 'unspecified';
+      if (value !== 'unspecified') attributes[key] = value !== 'unset' && value !== 'false';
+    });
+    if (Object.keys(attributes).length > 0) found.set(path.toString('utf8'), attributes);
+  });
 }

@@ -4,6 +4,7 @@
  * reads a tree with these (searchWorkerThread.ts: it also drops files with a NUL among their first
  * 8000 bytes, as `git grep -I` does); ripgrep checks its answers with them (ripgrep.ts).
  */
+import { checkAttrValues } from '../git/checkAttr';
 import { runGitBytes } from '../git/git';
 import type { ProcessLauncher } from '../git/processLauncher';
 import { formatSize } from '../messages/toolError';
@@ -77,18 +78,11 @@ export async function binaryAttributes(
  * uses it too.
  */
 export function attributeVerdicts(output: Buffer, entries: ReadonlyArray<{ path: Buffer }>): boolean[] {
-  const fields: Buffer[] = [];
-  for (let start = 0; start < output.length;) {
-    const end = output.indexOf(0, start);
-    if (end === -1) break;
-    fields.push(output.subarray(start, end));
-    start = end + 1;
-  }
-  if (fields.length !== entries.length * 3) throw new Error(`git check-attr answered ${fields.length / 3} paths for ${entries.length}`);
-  return entries.map((entry, index) => {
-    const path = fields[index * 3];
-    const value = fields[index * 3 + 2].toString('latin1');
-    if (!path.equals(entry.path)) throw new Error('git check-attr answered paths out of order');
+  return checkAttrValues(
+    output,
+    entries.map((entry) => entry.path),
+    ['diff'],
+  ).map(([value]) => {
     if (value === 'unset') return true;
     if (value === 'unspecified' || value === 'set') return false;
     throw new Error(`a file uses the diff driver "${value}"`);
