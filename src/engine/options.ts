@@ -7,6 +7,9 @@ import type { WireQuestionError } from '../contract/legacyWire';
 import type { InvestigationLimits, ModelSource } from './models/chatModel';
 import type { OAuthOptions } from './oauth/authorizationServer';
 import type { EngineUser } from './http/auth';
+import type { RepoCaches } from './repo/repoCaches';
+import type { RegexWorker } from './search/regex';
+import type { ProcessLauncher } from './git/processLauncher';
 
 export type { EngineUser } from './http/auth';
 
@@ -159,6 +162,8 @@ export interface RunningEngine {
   port: number;
   /** Names under which the repositories are served, e.g. `github.com/org/repo`. */
   repoNames: string[];
+  /** What this engine owns and closes with itself, its own even beside another engine in the process (for tests and diagnostics). */
+  owned: { caches: RepoCaches; regex: RegexWorker; launcher: ProcessLauncher };
   /** Resolves once every in-flight write is durable and the server is closed. */
   close(): Promise<void>;
 }

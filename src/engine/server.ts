@@ -31,8 +31,10 @@ import { ConversationService, type ResolvedVariant } from './conversations/servi
 import { ClientGoneError, errorReply, HttpError, jsonReply, parseJsonObject, readBody, sendReply, type Reply } from './http/http';
 import type { EngineFault, EngineOptions, EngineVariant, RunningEngine } from './options';
 import { createMcpHandler, DEFAULT_TOOL_SLOTS, type McpHandler } from './mcp/server';
-import { discoverRepositories } from './git/repos';
-import { startLauncher } from './git/processLauncher';
+import { discoverRepositories, type ServedRepository } from './git/repos';
+import { ProcessLauncher } from './git/processLauncher';
+import { RepoCaches } from './repo/repoCaches';
+import { RegexWorker } from './search/regex';
 // For the scripts that run the engine in their own process (npm start): the environment it wants.
 export { ENGINE_ENVIRONMENT } from '../contract/engineProcess';
 // For the engine the extension runs (hosted.ts): the model the extension host runs for it.
@@ -95,11 +97,19 @@ export async function startEngine(options: EngineOptions): Promise<RunningEngine
   }
   const users = new UserDirectory(options.users);
   const cors = new CorsPolicy(options.corsOrigins);
-  // The process launcher starts while the engine is small (processLauncher.ts).
-  startLauncher();
-  const repositories = await discoverRepositories(options.repos);
-  await mkdir(options.dataDir, { recursive: true });
-  const lock = await lockDataDir(options.dataDir);
+  // The engine's process launcher starts while the engine is small (processLauncher.ts); it stops with the engine.
+  const launcher = new ProcessLauncher();
+  launcher.start();
+  let repositories: ServedRepository[];
+  let lock: Awaited<ReturnType<typeof lockDataDir>>;
+  try {
+    repositories = await discoverRepositories(options.repos, launcher);
+    await mkdir(options.dataDir, { recursive: true });
+    lock = await lockDataDir(options.dataDir);
+  } catch (error) {
+    await launcher.close();
+    throw error;
+  }
   let server: ReturnType<typeof createServer>;
   let port: number;
   let loaded: Awaited<ReturnType<typeof ConversationStorage.open>>;
@@ -109,6 +119,7 @@ export async function startEngine(options: EngineOptions): Promise<RunningEngine
     port = await listenOnRememberedPort(server, options.dataDir, options.port);
   } catch (error) {
     await lock.release();
+    await launcher.close();
     throw error;
   }
   const { storage, records, counters } = loaded;
@@ -121,7 +132,11 @@ export async function startEngine(options: EngineOptions): Promise<RunningEngine
     ...(options.ripgrepPath ? { ripgrepPath: options.ripgrepPath } : {}),
     ...(options.indexBudgetBytes !== undefined ? { budgetBytes: options.indexBudgetBytes } : {}),
     filterDir: path.join(options.dataDir, 'search-filters'),
+    launcher,
   });
+  // What reading repositories keeps, and the worker for callers' regular expressions: this engine's own.
+  const caches = new RepoCaches();
+  const regex = new RegexWorker();
   const symbolTables = new SymbolTables({ dir: path.join(options.dataDir, 'symbols'), log, signal: shuttingDown.signal });
   const answerer = new Answerer({
     repositories,
@@ -129,6 +144,9 @@ export async function startEngine(options: EngineOptions): Promise<RunningEngine
     paceMs,
     searchIndexes,
     symbolTables,
+    caches,
+    regex,
+    launcher,
     maxConcurrentAnswers: options.limits?.answers,
     ...(options.model ? { model: options.model } : {}),
     investigationLimits: () => {
@@ -165,6 +183,9 @@ export async function startEngine(options: EngineOptions): Promise<RunningEngine
     toolSlots,
     searchIndexes,
     symbolTables,
+    caches,
+    regex,
+    launcher,
     disabledTools: variant.disabledTools,
     lanes: variant.toolProtocol,
   };
@@ -349,11 +370,13 @@ export async function startEngine(options: EngineOptions): Promise<RunningEngine
       // No filter is written into the folder once another engine may hold it.
       await searchIndexes.idle();
       await symbolTables.idle();
+      await regex.close();
+      await launcher.close();
       await lock.release();
     })();
     return closed;
   };
-  return { url, port, repoNames: repositories.map((repo) => repo.name), close };
+  return { url, port, repoNames: repositories.map((repo) => repo.name), owned: { caches, regex, launcher }, close };
 }
 
 /**

@@ -26,6 +26,9 @@ import { findReach } from './reach';
 import { retrieve, type AnswerSpan } from '../repo/retrieval';
 import { codeOf, type TermWeights } from '../repo/spanRanking';
 import type { SymbolTables } from '../code/symbolTable';
+import { RepoCaches } from '../repo/repoCaches';
+import { RegexWorker } from '../search/regex';
+import { ProcessLauncher } from '../git/processLauncher';
 import { errorMessage } from '../../contract/errorMessage';
 import { DEFAULT_INVESTIGATION_LIMITS, type InvestigationLimits, type ModelSource } from '../models/chatModel';
 import type { Answer, AnswerRequest } from './answerShapes';
@@ -40,6 +43,12 @@ export interface AnswererOptions {
   searchIndexes?: SearchIndexes;
   /** Each commit's definitions, shared with the tools; without them, only the files a search ranks first are parsed. */
   symbolTables?: SymbolTables;
+  /** What reading repositories keeps, shared with the tools; without: the answerer's own. */
+  caches?: RepoCaches;
+  /** The engine's regular-expression worker, shared with the tools; without: the answerer's own (an idle worker keeps nothing alive). */
+  regex?: RegexWorker;
+  /** The engine's process launcher, shared with the tools; without: the answerer's own (an idle one keeps nothing alive). */
+  launcher?: ProcessLauncher;
   /** Answers worked on at once; the rest wait, saying so in a turn. Default `DEFAULT_ANSWER_SLOTS`. */
   maxConcurrentAnswers?: number;
   /** The user's model, if one is chosen: it investigates, and the engine's own answer is the fallback. */
@@ -80,7 +89,14 @@ export class Answerer {
   /** Whether git has PCRE, learnt once for every answer (as the tools learn it). */
   private readonly pcre = { available: undefined as boolean | undefined };
 
+  private readonly caches: RepoCaches;
+  private readonly regex: RegexWorker;
+  private readonly launcher: ProcessLauncher;
+
   constructor(private readonly options: AnswererOptions) {
+    this.caches = options.caches ?? new RepoCaches();
+    this.regex = options.regex ?? new RegexWorker();
+    this.launcher = options.launcher ?? new ProcessLauncher();
     this.slots = new Slots(options.maxConcurrentAnswers ?? DEFAULT_ANSWER_SLOTS);
   }
 
@@ -104,6 +120,9 @@ export class Answerer {
       deepSearch: NO_DEEP_SEARCH,
       deepSearchWaitMs: 0,
       pcre: this.pcre,
+      caches: this.caches,
+      regex: this.regex,
+      launcher: this.launcher,
       toolName: ANSWER_TOOL_NAMES,
       ...(this.options.searchIndexes ? { searchIndexes: this.options.searchIndexes } : {}),
       ...(this.options.symbolTables ? { symbolTables: this.options.symbolTables } : {}),

@@ -142,7 +142,7 @@ async function placeCallers(
     if (!blob || blob.binary) continue;
     // What the answer's files are, by the same attributes and the same kept definitions.
     if ((await kindOf(context, target, use.path, splitLines(blob.text))) !== 'implementation') continue;
-    const definitions = (await definitionsOf(target, use.path, blob.text)) ?? [];
+    const definitions = (await definitionsOf(context, target, use.path, blob.text)) ?? [];
     const declaration = definitions.find((definition) => definition.name === name && definition.nameLine === use.line);
     if (declaration) {
       if (!declared.has(use.path) && implementations.length < MAX_CALLERS) implementations.push({ ...use, within: declaration });

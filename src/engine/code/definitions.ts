@@ -271,6 +271,7 @@ function parse(grammar: Grammar, text: string, pastDeadline: () => boolean) {
   return tree;
 }
 
+/** Each grammar's compiled query: process-wide, as the grammars are (grammars.ts says why), one per grammar. */
 const queries = new Map<GrammarId, InstanceType<Grammar['runtime']['Query']>>();
 
 function queryFor(grammar: Grammar) {

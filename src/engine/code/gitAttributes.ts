@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { checkAttrValues } from '../git/checkAttr';
 import { runGitBytes } from '../git/git';
+import type { ProcessLauncher } from '../git/processLauncher';
 import type { LinguistAttributes } from './fileKinds';
 
 const ATTRIBUTES: ReadonlyArray<[string, keyof LinguistAttributes]> = [
@@ -37,7 +38,13 @@ export function isAttributesFile(path: string): boolean {
  * given a value (`-linguist-generated` is `false`, as `linguist-generated=false` is; any other value
  * is `true`, as for GitHub's linguist). Rejects when git fails or `signal` aborts.
  */
-export async function linguistAttributes(dir: string, commit: string, paths: readonly string[], signal: AbortSignal): Promise<Map<string, LinguistAttributes>> {
+export async function linguistAttributes(
+  dir: string,
+  commit: string,
+  paths: readonly string[],
+  signal: AbortSignal,
+  launcher?: ProcessLauncher,
+): Promise<Map<string, LinguistAttributes>> {
   const found = new Map<string, LinguistAttributes>();
   if (paths.length === 0) return found;
   const scratch = await mkdtemp(join(tmpdir(), 'deep-search-attributes-'));
@@ -50,6 +57,7 @@ export async function linguistAttributes(dir: string, commit: string, paths: rea
       indexFile,
       timeoutMs: GIT_TIMEOUT_MS,
       maxOutputBytes: 64 * 1024,
+      ...(launcher ? { launcher } : {}),
     });
     for (let start = 0; start < paths.length; start += PATHS_PER_RUN) {
       const batch = paths.slice(start, start + PATHS_PER_RUN).map((path) => Buffer.from(path, 'utf8'));
@@ -62,6 +70,7 @@ export async function linguistAttributes(dir: string, commit: string, paths: rea
         input,
         timeoutMs: GIT_TIMEOUT_MS,
         maxOutputBytes,
+        ...(launcher ? { launcher } : {}),
       });
       readAnswers(stdout, batch, found);
     }

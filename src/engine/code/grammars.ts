@@ -46,6 +46,15 @@ export interface Grammar {
   readonly parser: TreeSitter.Parser;
 }
 
+/*
+ * Process-wide on purpose, not per engine: what is kept here is the tree-sitter runtime and the
+ * loaded grammars, which depend only on the WASM files shipped with the engine, hold nothing of a
+ * repository or a request, and never change once loaded (at most one per grammar in GRAMMARS, so
+ * the cache is bounded). Two engines in one process share them as they share the code itself; the
+ * one parser per grammar is used synchronously (a parse never yields), so sharing it is safe too
+ * (definitions.ts resets it after a stopped parse). What reading repositories keeps per engine is
+ * in repo/repoCaches.ts.
+ */
 let runtime: Promise<Runtime> | undefined;
 const grammars = new Map<GrammarId, Promise<Grammar>>();
 const loaded = new Set<GrammarId>();

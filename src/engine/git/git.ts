@@ -3,7 +3,8 @@
  * cancellation. Callers put anything that came from a user after `-e` or `--`, never as an option.
  */
 import { accessSync, constants } from 'node:fs';
-import { launch } from './processLauncher';
+import { runBounded } from '../runtime/boundedProcess';
+import type { LaunchRequest, ProcessLauncher } from './processLauncher';
 
 export interface GitRunOptions {
   /** Working directory: a work tree or a bare repository. */
@@ -21,6 +22,11 @@ export interface GitRunOptions {
   input?: string | Uint8Array;
   /** An index of the caller's own (`GIT_INDEX_FILE`), so that the repository's is neither read nor written. */
   indexFile?: string;
+  /**
+   * The engine's process launcher, which starts git off the engine's thread; without one (a caller
+   * outside a running engine: the CLI's check, tests) git starts from this process.
+   */
+  launcher?: ProcessLauncher;
 }
 
 export interface GitResult {
@@ -68,7 +74,7 @@ function gitEnvironment(indexFile?: string): NodeJS.ProcessEnv {
 
 /**
  * Runs `git <args>` in `options.cwd` and resolves with its output, or rejects with a `GitError`.
- * The process is started off the engine's thread (processLauncher.ts).
+ * Within an engine the process is started off the engine's thread (processLauncher.ts).
  */
 export async function runGit(args: readonly string[], options: GitRunOptions): Promise<GitResult> {
   const result = await runGitBytes(args, options);
@@ -82,20 +88,19 @@ export async function runGitBytes(args: readonly string[], options: GitRunOption
   const okExitCodes = options.okExitCodes ?? [0];
   const command = describe(args);
   if (options.signal?.aborted) throw new GitError(`${command} was cancelled before it started`, 'aborted');
-  const outcome = await launch(
-    {
-      command: 'git',
-      args: [...SAFE_CONFIG, ...args],
-      cwd: options.cwd,
-      env: gitEnvironment(options.indexFile),
-      timeoutMs,
-      maxOutputBytes,
-      truncate: options.onOutputLimit === 'truncate',
-      stderrKeptBytes: STDERR_KEPT_BYTES,
-      ...(options.input !== undefined ? { input: options.input } : {}),
-    },
-    options.signal,
-  );
+  const request: LaunchRequest = {
+    command: 'git',
+    args: [...SAFE_CONFIG, ...args],
+    cwd: options.cwd,
+    env: gitEnvironment(options.indexFile),
+    timeoutMs,
+    maxOutputBytes,
+    truncate: options.onOutputLimit === 'truncate',
+    stderrKeptBytes: STDERR_KEPT_BYTES,
+    ...(options.input !== undefined ? { input: options.input } : {}),
+  };
+  const signal = options.signal;
+  const outcome = options.launcher ? await options.launcher.launch(request, signal) : await runBounded(request, signal ? { signal } : {});
   switch (outcome.kind) {
     case 'aborted':
       throw new GitError(`${command} was cancelled`, 'aborted');

@@ -5,6 +5,7 @@
 import { realpath, stat } from 'node:fs/promises';
 import * as path from 'node:path';
 import { GitError, runGit } from './git';
+import type { ProcessLauncher } from './processLauncher';
 import { repoNameFromRemote } from '../../contract/repoNames';
 
 export interface ServedRepository {
@@ -23,12 +24,12 @@ export class RepositoryError extends Error {
 }
 
 /** Checks every directory is a git repository and names them; throws `RepositoryError` otherwise. */
-export async function discoverRepositories(dirs: readonly string[]): Promise<ServedRepository[]> {
+export async function discoverRepositories(dirs: readonly string[], launcher?: ProcessLauncher): Promise<ServedRepository[]> {
   if (dirs.length === 0) throw new RepositoryError('No repository given: pass at least one git repository directory.');
   const found: Array<{ dir: string; bare: boolean; preferredName: string }> = [];
   const seenDirs = new Set<string>();
   for (const dir of dirs) {
-    const repository = await inspectRepository(dir);
+    const repository = await inspectRepository(dir, launcher);
     if (seenDirs.has(repository.dir)) continue;
     seenDirs.add(repository.dir);
     found.push(repository);
@@ -41,21 +42,22 @@ export async function discoverRepositories(dirs: readonly string[]): Promise<Ser
   });
 }
 
-async function inspectRepository(given: string): Promise<{ dir: string; bare: boolean; preferredName: string }> {
+async function inspectRepository(given: string, launcher: ProcessLauncher | undefined): Promise<{ dir: string; bare: boolean; preferredName: string }> {
+  const through = launcher ? { launcher } : {};
   const absolute = path.resolve(given);
   const info = await stat(absolute).catch(() => undefined);
   if (!info?.isDirectory()) throw new RepositoryError(`Repository directory ${absolute} does not exist or is not a directory.`);
   const cwd = await realpath(absolute);
   let bare: boolean;
   try {
-    const result = await runGit(['rev-parse', '--is-bare-repository'], { cwd, timeoutMs: 10_000 });
+    const result = await runGit(['rev-parse', '--is-bare-repository'], { cwd, timeoutMs: 10_000, ...through });
     bare = result.stdout.trim() === 'true';
   } catch (error) {
     const reason = error instanceof GitError ? error.message : String(error);
     throw new RepositoryError(`${absolute} is not a git repository (${reason}).`);
   }
-  const dir = bare ? cwd : (await runGit(['rev-parse', '--show-toplevel'], { cwd, timeoutMs: 10_000 })).stdout.trim();
-  const remote = await runGit(['remote', 'get-url', 'origin'], { cwd: dir, timeoutMs: 10_000, okExitCodes: [0, 2] })
+  const dir = bare ? cwd : (await runGit(['rev-parse', '--show-toplevel'], { cwd, timeoutMs: 10_000, ...through })).stdout.trim();
+  const remote = await runGit(['remote', 'get-url', 'origin'], { cwd: dir, timeoutMs: 10_000, okExitCodes: [0, 2], ...through })
     .then((result) => (result.exitCode === 0 ? result.stdout.trim() : ''))
     .catch(() => '');
   const preferredName = repoNameFromRemote(remote) ?? folderName(dir);

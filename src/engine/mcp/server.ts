@@ -16,6 +16,9 @@ import type { DeepSearchBackend } from '../repo/context';
 import { mcpMethods, PROTOCOL_VERSIONS, type CallToolResult, type ToolCatalogue } from './protocol';
 import { statelessMethods } from './stateless';
 import type { SymbolTables } from '../code/symbolTable';
+import { RepoCaches } from '../repo/repoCaches';
+import { RegexWorker } from '../search/regex';
+import { ProcessLauncher } from '../git/processLauncher';
 import { searchIndexesFor, type SearchIndexes } from '../search/searchIndex';
 import { MAX_BATCH_MESSAGES, serveStreamableHttp, type ProtocolLanes } from './streamableHttp';
 import { toolTable, type ToolResult } from '../tools/toolCalls';
@@ -44,6 +47,12 @@ export interface McpHandlerOptions {
   searchIndexes?: SearchIndexes;
   /** The engine's symbol tables (natural-language search ranks by definitions); none: by its text only. */
   symbolTables?: SymbolTables;
+  /** What reading repositories keeps, and the regular-expression worker: the engine's own, shared by its endpoints and answers. */
+  caches?: RepoCaches;
+  /** Without: a worker of this handler's own (an idle worker keeps nothing alive). */
+  regex?: RegexWorker;
+  /** The engine's process launcher; without: this handler's own (an idle one keeps nothing alive). */
+  launcher?: ProcessLauncher;
   /** The protocol lanes served: the 2025 handshake, the 2026-07-28 stateless revision, or both (default). */
   lanes?: ProtocolLanes;
 }
@@ -55,14 +64,18 @@ export const DEFAULT_TOOL_SLOTS = 4;
 
 export function createMcpHandler(options: McpHandlerOptions): McpHandler {
   const pcre = { available: undefined as boolean | undefined };
+  const launcher = options.launcher ?? new ProcessLauncher();
   const shared = {
     repositories: options.repositories,
     instanceUrl: options.instanceUrl,
     deepSearch: options.deepSearch,
     deepSearchWaitMs: options.deepSearchWaitMs ?? DEFAULT_DEEP_SEARCH_WAIT_MS,
     pcre,
+    caches: options.caches ?? new RepoCaches(),
+    regex: options.regex ?? new RegexWorker(),
+    launcher,
     // One set of search indexes per engine, shared by its endpoints (keyed by its repository list).
-    searchIndexes: options.searchIndexes ?? searchIndexesFor(options.repositories, options.shuttingDown, { log: options.log }),
+    searchIndexes: options.searchIndexes ?? searchIndexesFor(options.repositories, options.shuttingDown, { log: options.log, launcher }),
     ...(options.symbolTables ? { symbolTables: options.symbolTables } : {}),
   };
   const endpoint = options.endpoint ?? 'v1';

@@ -63,7 +63,14 @@ export async function readBlobsAtOnce(context: ToolContext, target: SearchTarget
   const named = paths.filter((path) => !/[\n\r]/.test(path));
   if (named.length === 0) return found;
   const cat = (args: string[], input: string, maxOutputBytes: number): Promise<Buffer> =>
-    runGitBytes(['cat-file', ...args], { cwd: target.repo.dir, signal: context.signal, input, maxOutputBytes, timeoutMs: 20_000 }).then(
+    runGitBytes(['cat-file', ...args], {
+      cwd: target.repo.dir,
+      signal: context.signal,
+      input,
+      maxOutputBytes,
+      timeoutMs: 20_000,
+      launcher: context.launcher,
+    }).then(
       (result) => result.stdout,
       (error: unknown) => {
         throw explainGitError(error, target.repo);

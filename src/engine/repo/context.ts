@@ -7,8 +7,11 @@ import type { WireConversation } from '../../contract/legacyWire';
 import type { AuthenticatedUser } from '../http/auth';
 import { GitError, runGit, type GitResult, type GitRunOptions } from '../git/git';
 import type { ServedRepository } from '../git/repos';
+import type { ProcessLauncher } from '../git/processLauncher';
 import type { SymbolTables } from '../code/symbolTable';
 import type { SearchIndexes } from '../search/searchIndex';
+import type { RegexWorker } from '../search/regex';
+import type { RepoCaches } from './repoCaches';
 import { ToolError } from '../messages/toolError';
 import type { ToolNamer } from '../messages/toolNames';
 
@@ -39,6 +42,12 @@ export interface ToolContext {
   searchIndexes?: SearchIndexes;
   /** Each commit's definitions, for searches that rank by them (natural-language search, answers). */
   symbolTables?: SymbolTables;
+  /** What reading repositories keeps between requests: the engine's own (repoCaches.ts). */
+  caches: RepoCaches;
+  /** The engine's worker for callers' regular expressions (search/regex.ts), stopped with the engine. */
+  regex: RegexWorker;
+  /** The engine's process launcher (git/processLauncher.ts): its git starts there, stopped with the engine. */
+  launcher: ProcessLauncher;
   /** How the caller's endpoint names the tools, for messages that point to another tool (the catalogue sets it per call). */
   toolName: ToolNamer;
 }
@@ -69,7 +78,7 @@ export async function git(
   options: Omit<GitRunOptions, 'cwd' | 'signal'> = {},
 ): Promise<GitResult> {
   try {
-    return await runGit(args, { timeoutMs: 15_000, ...options, cwd: repo.dir, signal: context.signal });
+    return await runGit(args, { timeoutMs: 15_000, ...options, cwd: repo.dir, signal: context.signal, launcher: context.launcher });
   } catch (error) {
     throw explainGitError(error, repo);
   }

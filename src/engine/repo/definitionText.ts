@@ -32,7 +32,11 @@ const MAX_LINE = 1_000;
 /** Lines of a body read for its words. */
 const MAX_BODY_LINES = 400;
 
-/** Lines' words, kept: the files an answer reads are the ones the next question about the same code reads. */
+/**
+ * Lines' words, kept: the files an answer reads are the ones the next question about the same code
+ * reads. Process-wide on purpose: a memo of a pure function of the text (the same words whoever
+ * asks), bounded (cleared past `WORDS_KEPT`), holding nothing an engine could tell apart.
+ */
 const wordsKept = new Map<string, readonly string[]>();
 const WORDS_KEPT = 50_000;
 

@@ -11,6 +11,7 @@ import { evaluate, type FilterNode, type ParsedQuery } from '../search/query';
 import { bm25, candidateTerms, type CorpusStats, type Document, type SearchTermSpec } from '../search/ranking';
 import { evaluateKnown, filterVerdicts, selectTargets } from './targets';
 import { ToolError } from '../messages/toolError';
+import type { RegexWorker } from '../search/regex';
 import { echo } from '../http/echo';
 
 /** A file that holds some of the terms, with its BM25 score. */
@@ -76,7 +77,7 @@ export async function rankFiles(context: ToolContext, query: ParsedQuery, terms:
     if (!counted) continue;
     const documents = documentsOf(target, terms, counted, selecting, tree);
     const paths = [...documents.keys()];
-    const verdicts = await filterVerdicts(query, target.repo.name, paths);
+    const verdicts = await filterVerdicts(context.regex, query, target.repo.name, paths);
     paths.forEach((path, index) => {
       const document = documents.get(path);
       if (!document || !passesFilters(query, (filter) => verdicts.get(filter.id)?.(index) ?? false)) return;
@@ -93,7 +94,7 @@ export async function rankFiles(context: ToolContext, query: ParsedQuery, terms:
         documentFrequencies: terms.map((term) => stats.documentFrequency.get(term.text) ?? 0),
         documentCount: stats.documentCount,
         averageLength: stats.averageLength,
-        allowed: await allowedByFilters(query, target, index.paths),
+        allowed: await allowedByFilters(context.regex, query, target, index.paths),
         selecting,
         limit: options.limit,
         keyPrefix: `${target.repo.name}\0`,
@@ -111,9 +112,9 @@ export async function rankFiles(context: ToolContext, query: ParsedQuery, terms:
 }
 
 /** Which of an index's files the query's filters allow (1), or null when it has none. */
-export async function allowedByFilters(query: ParsedQuery, target: SearchTarget, paths: readonly string[]): Promise<Uint8Array | null> {
+export async function allowedByFilters(regex: RegexWorker, query: ParsedQuery, target: SearchTarget, paths: readonly string[]): Promise<Uint8Array | null> {
   if (query.filters.length === 0) return null;
-  const verdicts = await filterVerdicts(query, target.repo.name, paths);
+  const verdicts = await filterVerdicts(regex, query, target.repo.name, paths);
   const allowed = new Uint8Array(paths.length);
   for (let index = 0; index < paths.length; index++) {
     if (passesFilters(query, (filter) => verdicts.get(filter.id)?.(index) ?? false)) allowed[index] = 1;

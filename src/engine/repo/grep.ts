@@ -12,9 +12,9 @@ import { keptPromise } from '../runtime/keptPromises';
 import { forEachInTurns } from '../runtime/inTurns';
 import { lineMatcher, pathspecFilter, ripgrepPattern } from '../search/grepPatterns';
 import { requiredText } from '../search/literalQuery';
-import type { GrepLine, GrepResult, SearchTarget } from '../search/grepResult';
+import type { GrepLine, GrepResult, SearchTarget, TreeListing } from '../search/grepResult';
 
-export type { FileCounts, GrepLine, GrepResult, SearchTarget } from '../search/grepResult';
+export type { FileCounts, GrepLine, GrepResult, SearchTarget, TreeListing } from '../search/grepResult';
 
 export interface GrepOptions {
   patterns: readonly string[];
@@ -309,27 +309,17 @@ async function runGrepOnce(
   return { result: { files, counts, truncated: result.truncated }, outputBytes };
 }
 
-/** Shared by every search of the commit while it is kept: read only. */
-export interface TreeListing {
-  readonly paths: readonly string[];
-  readonly sizes: ReadonlyMap<string, number>;
-  readonly truncated: boolean;
-}
-
-/**
- * The listings last read (or being read), by repository folder, commit and limit: a commit's tree
- * never changes, and natural-language search (every answer too) lists the whole tree, which on a
- * large repository is megabytes of git output to parse. Searches that ask at once share one read.
- * A few entries, the oldest dropped first; a read that fails is not kept.
- */
-const listings = new Map<string, Promise<TreeListing>>();
+/** Commits' tree listings the engine keeps at most. */
 const LISTINGS_KEPT = 4;
 
-/** Every file path of the tree (up to `max`), for queries that can match files without a term. */
+/**
+ * Every file path of the tree (up to `max`), for queries that can match files without a term; kept
+ * in the engine's caches (repoCaches.ts `listings`), so searches that ask at once share one read.
+ */
 export function listTree(context: ToolContext, target: SearchTarget, max = 50_000): Promise<TreeListing> {
   const key = `${target.repo.dir}\0${target.commit}\0${max}`;
   // Read for whoever asks (within git's own time limit), not cancelled with the request that asked first.
-  return keptPromise(listings, key, LISTINGS_KEPT, () => readTree({ ...context, signal: new AbortController().signal }, target, max));
+  return keptPromise(context.caches.listings, key, LISTINGS_KEPT, () => readTree({ ...context, signal: new AbortController().signal }, target, max));
 }
 
 async function readTree(context: ToolContext, target: SearchTarget, max: number): Promise<TreeListing> {

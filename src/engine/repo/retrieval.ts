@@ -19,6 +19,7 @@ import { listTree } from './grep';
 import { allowedByFilters, rankFiles, type RankOptions } from './fileRanking';
 import { orderCandidates } from './candidateOrder';
 import { wordsOfFile } from './definitionText';
+import { ATTRIBUTES_KEPT, DEFINITIONS_KEPT } from './repoCaches';
 import { withFramingNames, type QuestionAnalysis } from './question';
 import { rankSpans, scoreName, SHORT_TERM, type CandidateFile, type ScoredSpan, type TermWeights } from './spanRanking';
 
@@ -69,15 +70,6 @@ const DESCRIPTION_FILES_READ = 24;
 const MAX_FILE_BYTES = 1024 * 1024;
 const SPANS_PER_FILE = 6;
 
-/**
- * Kept definitions of files, by repository, commit and path: a commit's file never changes, and the
- * files an answer reads are the ones the next question about the same code reads.
- */
-const definitionsKept = new Map<string, Promise<Definition[] | undefined>>();
-const DEFINITIONS_KEPT = 500;
-const attributesKept = new Map<string, Promise<Map<string, LinguistAttributes>>>();
-const ATTRIBUTES_KEPT = 16;
-
 export async function retrieve(context: ToolContext, asked: QuestionAnalysis, options: RetrieveOptions): Promise<Retrieved> {
   let question = asked;
   const ranked = await rankFiles(context, options.query ?? parseQuery('', context.toolName), question.terms, {
@@ -104,7 +96,7 @@ export async function retrieve(context: ToolContext, asked: QuestionAnalysis, op
   // A word of a request that names definitions of the repository ("I need the lookup that") is a name after all.
   question = withFramingNames(question, (word) => tables.some(({ table }) => (table?.named(word).length ?? 0) > 0));
   const named = namedElsewhere(question, weights, weightsTotal, tables, toRead);
-  for (const found of await withinFilters(options.query, named)) {
+  for (const found of await withinFilters(context, options.query, named)) {
     toRead.push({ ...found, score: scores.get(`${found.target.repo.dir}\0${found.path}`) ?? 0 });
   }
   if (toRead.length > 0) await options.reading?.(toRead.map((file) => ({ path: file.path, repo: file.target.repo.name })));
@@ -119,7 +111,7 @@ export async function retrieve(context: ToolContext, asked: QuestionAnalysis, op
     const lines = splitLines(blob.text);
     if (blob.truncated) lines.pop();
     const kind = await kindOf(context, file.target, file.path, lines);
-    const definitions = await definitionsOf(file.target, file.path, blob.text);
+    const definitions = await definitionsOf(context, file.target, file.path, blob.text);
     files.push({ target: file.target, path: file.path, kind, lines, definitions, fileScore: file.score });
   }
   const perFile = new Map<ReadFile, number>();
@@ -195,10 +187,14 @@ function namedElsewhere(
 }
 
 /** The files the query's filters allow (`file:\.py$`): a definition's file is no exception. */
-async function withinFilters<T extends { target: SearchTarget; path: string }>(query: ParsedQuery | undefined, files: readonly T[]): Promise<T[]> {
+async function withinFilters<T extends { target: SearchTarget; path: string }>(
+  context: ToolContext,
+  query: ParsedQuery | undefined,
+  files: readonly T[],
+): Promise<T[]> {
   if (!query || query.filters.length === 0) return [...files];
   const kept: T[] = [];
-  for (const file of files) if ((await allowedByFilters(query, file.target, [file.path]))?.[0] !== 0) kept.push(file);
+  for (const file of files) if ((await allowedByFilters(context.regex, query, file.target, [file.path]))?.[0] !== 0) kept.push(file);
   return kept;
 }
 
@@ -241,10 +237,10 @@ export async function kindOf(context: ToolContext, target: SearchTarget, path: s
   return fileKind(path, (await commitAttributes(context, target)).get(path) ?? {}, lines);
 }
 
-/** A file's definitions, kept for the next question that reads it. */
-export function definitionsOf(target: SearchTarget, path: string, text: string): Promise<Definition[] | undefined> {
+/** A file's definitions, kept (by the engine's caches) for the next question that reads it. */
+export function definitionsOf(context: ToolContext, target: SearchTarget, path: string, text: string): Promise<Definition[] | undefined> {
   // A file the parser cannot take (a grammar that failed to load) is read as text, not a failure.
-  return keptPromise(definitionsKept, `${target.repo.dir}\0${target.commit}\0${path}`, DEFINITIONS_KEPT, () =>
+  return keptPromise(context.caches.definitions, `${target.repo.dir}\0${target.commit}\0${path}`, DEFINITIONS_KEPT, () =>
     findDefinitions(path, text).catch(() => undefined),
   );
 }
@@ -254,10 +250,10 @@ export function definitionsOf(target: SearchTarget, path: string, text: string):
  * only of a tree with a `.gitattributes` file). A file past the listing's bound gets none.
  */
 function commitAttributes(context: ToolContext, target: SearchTarget): Promise<Map<string, LinguistAttributes>> {
-  return keptPromise(attributesKept, `${target.repo.dir}\0${target.commit}`, ATTRIBUTES_KEPT, async () => {
+  return keptPromise(context.caches.attributes, `${target.repo.dir}\0${target.commit}`, ATTRIBUTES_KEPT, async () => {
     const tree = await listTree(context, target);
     if (!tree.paths.some(isAttributesFile)) return new Map<string, LinguistAttributes>();
-    return linguistAttributes(target.repo.dir, target.commit, tree.paths, context.signal).catch((error: unknown) => {
+    return linguistAttributes(target.repo.dir, target.commit, tree.paths, context.signal, context.launcher).catch((error: unknown) => {
       // Cancelled: not kept as a commit without attributes (keptPromise keeps no failure).
       if (context.signal.aborted) throw error;
       // git could not say (a damaged repository, a limit): kinds come from paths and text, as without attributes.

@@ -8,7 +8,7 @@ import type { SearchTarget } from './grep';
 import { extensionOf, extensionsOf, knownLanguages } from './languages';
 import { checkRevision, resolveRevision } from './paths';
 import type { FilterNode, ParsedQuery, PatternNode, QueryNode } from '../search/query';
-import { checkRegex, testEach } from '../search/regex';
+import { checkRegex, testEach, type RegexWorker } from '../search/regex';
 
 const MAX_REPOSITORIES = 50;
 
@@ -55,7 +55,7 @@ export async function selectTargets(context: ToolContext, query: ParsedQuery, no
   const repoFilters = query.filters.filter((filter) => filter.field === 'repo');
   const names = context.repositories.map((repo) => repo.name);
   const verdicts = new Map<number, boolean[]>();
-  for (const filter of repoFilters) verdicts.set(filter.id, await testEach(filter.value, 'i', names, 'The repo: filter'));
+  for (const filter of repoFilters) verdicts.set(filter.id, await testEach(context.regex, filter.value, 'i', names, 'The repo: filter'));
   const candidates = context.repositories.filter(
     (_repo, index) =>
       evaluateKnown(query.root, (leaf) => (leaf.kind === 'filter' && leaf.field === 'repo' ? verdicts.get(leaf.id)?.[index] : undefined)) !== false,
@@ -101,17 +101,22 @@ export async function selectTargets(context: ToolContext, query: ParsedQuery, no
 }
 
 /** For each file/lang filter, whether each of `paths` passes it; repo filters for the one repository. */
-export async function filterVerdicts(query: ParsedQuery, repoName: string, paths: readonly string[]): Promise<Map<number, (index: number) => boolean>> {
+export async function filterVerdicts(
+  regex: RegexWorker,
+  query: ParsedQuery,
+  repoName: string,
+  paths: readonly string[],
+): Promise<Map<number, (index: number) => boolean>> {
   const verdicts = new Map<number, (index: number) => boolean>();
   for (const filter of query.filters) {
     if (filter.field === 'repo') {
-      const [passes] = await testEach(filter.value, 'i', [repoName], 'The repo: filter');
+      const [passes] = await testEach(regex, filter.value, 'i', [repoName], 'The repo: filter');
       verdicts.set(filter.id, () => passes === true);
     } else if (filter.field === 'lang') {
       const extensions = extensionsOf(filter.value) ?? [];
       verdicts.set(filter.id, (index) => extensions.includes(extensionOf(paths[index] ?? '')));
     } else {
-      const results = await testEach(filter.value, 'i', paths, 'The file: filter');
+      const results = await testEach(regex, filter.value, 'i', paths, 'The file: filter');
       verdicts.set(filter.id, (index) => results[index] === true);
     }
   }

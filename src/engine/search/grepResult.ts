@@ -8,6 +8,13 @@ export interface SearchTarget {
   revision: string;
 }
 
+/** A commit's file paths and sizes (repo/grep.ts `listTree`), shared by every search of the commit while it is kept: read only. */
+export interface TreeListing {
+  readonly paths: readonly string[];
+  readonly sizes: ReadonlyMap<string, number>;
+  readonly truncated: boolean;
+}
+
 export interface GrepLine {
   line: number;
   text: string;

@@ -24,13 +24,19 @@ export interface RegexReply {
   timedOut?: boolean;
 }
 
-/** One worker for the engine process, started on first use; it keeps nothing alive when idle. */
-class RegexWorker {
+/**
+ * The worker thread of one running engine (server.ts makes it, its tools reach it through their
+ * ToolContext, and closing the engine stops it): started on first use, it keeps nothing alive when
+ * idle. Two engines in one process each have their own.
+ */
+export class RegexWorker {
   private worker: Worker | undefined;
   private nextId = 1;
+  private closed = false;
   private readonly pending = new Map<number, (reply: RegexReply) => void>();
 
   run(question: RegexQuestion): Promise<RegexReply> {
+    if (this.closed) return Promise.resolve({ id: 0, error: 'the engine is stopping' });
     const worker = this.start();
     const id = this.nextId++;
     worker.ref();
@@ -61,9 +67,21 @@ class RegexWorker {
     this.worker = worker;
     return worker;
   }
-}
 
-const regexWorker = new RegexWorker();
+  /** Whether its thread is running (for tests and diagnostics). */
+  get running(): boolean {
+    return this.worker !== undefined;
+  }
+
+  /** Stops the thread (questions under way fail, later ones are refused); resolves once it exited. */
+  async close(): Promise<void> {
+    this.closed = true;
+    const worker = this.worker;
+    if (!worker) return;
+    await worker.terminate();
+    this.worker = undefined;
+  }
+}
 
 /** POSIX bracket classes (`[[:digit:]]`), which git's regular expressions know, in JavaScript terms. */
 const POSIX_CLASSES: Readonly<Record<string, string>> = {
@@ -98,7 +116,7 @@ export function checkRegex(pattern: string, flags: string, what: string): void {
   }
 }
 
-async function run(question: RegexQuestion, what: string): Promise<unknown> {
+async function run(regexWorker: RegexWorker, question: RegexQuestion, what: string): Promise<unknown> {
   const pattern = question.pattern;
   const reply = await regexWorker.run(question);
   if (reply.timedOut) {
@@ -109,15 +127,23 @@ async function run(question: RegexQuestion, what: string): Promise<unknown> {
 }
 
 /** Which of `inputs` the pattern matches, bounded in time. */
-export async function testEach(pattern: string, flags: string, inputs: readonly string[], what: string, timeoutMs = DEFAULT_TIMEOUT_MS): Promise<boolean[]> {
+export async function testEach(
+  regexWorker: RegexWorker,
+  pattern: string,
+  flags: string,
+  inputs: readonly string[],
+  what: string,
+  timeoutMs = DEFAULT_TIMEOUT_MS,
+): Promise<boolean[]> {
   checkRegex(pattern, flags, what);
   if (inputs.length === 0) return [];
-  const result = await run({ kind: 'test', pattern, flags, inputs: [...inputs], timeoutMs }, what);
+  const result = await run(regexWorker, { kind: 'test', pattern, flags, inputs: [...inputs], timeoutMs }, what);
   return Array.isArray(result) ? result.map((value) => value === true) : inputs.map(() => false);
 }
 
 /** Where the pattern matches in each input: `[start, end)` character offsets, at most `limit` each. */
 export async function matchRangesEach(
+  regexWorker: RegexWorker,
   pattern: string,
   flags: string,
   inputs: readonly string[],
@@ -127,7 +153,7 @@ export async function matchRangesEach(
 ): Promise<Array<Array<[number, number]>>> {
   checkRegex(pattern, flags, what);
   if (inputs.length === 0) return [];
-  const result = await run({ kind: 'ranges', pattern, flags, inputs: [...inputs], limit, timeoutMs }, what);
+  const result = await run(regexWorker, { kind: 'ranges', pattern, flags, inputs: [...inputs], limit, timeoutMs }, what);
   if (!Array.isArray(result)) return inputs.map(() => []);
   return result.map((ranges: unknown) =>
     Array.isArray(ranges)

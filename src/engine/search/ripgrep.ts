@@ -33,7 +33,8 @@ import { closeSync, constants, openSync, readSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import * as path from 'node:path';
 import { runGit } from '../git/git';
-import { launch } from '../git/processLauncher';
+import type { LaunchRequest, ProcessLauncher } from '../git/processLauncher';
+import { runBounded } from '../runtime/boundedProcess';
 import type { ServedRepository } from '../git/repos';
 import { ToolError } from '../messages/toolError';
 import type { GrepLine, GrepResult, SearchTarget } from './grepResult';
@@ -148,6 +149,8 @@ export class Ripgrep {
   constructor(
     executable: string,
     private readonly log: (line: string) => void,
+    /** The engine's process launcher (git/processLauncher.ts); without one, processes start from this process. */
+    private readonly launcher?: ProcessLauncher,
   ) {
     this.executable = /[\\/]/.test(executable) ? path.resolve(executable) : executable;
   }
@@ -196,7 +199,8 @@ export class Ripgrep {
     if (listed instanceof Declined) return listed.reason;
     const problem = await this.sameFiles(state, repo, commit, listed.stamp, listed.files, signal);
     if (problem) return problem;
-    if (state.worktree?.key !== listed.worktreeKey) state.worktree = { key: listed.worktreeKey, clean: !(await treeDiffers(repo, commit, signal)) };
+    if (state.worktree?.key !== listed.worktreeKey)
+      state.worktree = { key: listed.worktreeKey, clean: !(await treeDiffers(repo, commit, signal, this.launcher)) };
     return state.worktree.clean ? undefined : `${differsFrom(commit)} (for now)`;
   }
 
@@ -251,7 +255,7 @@ export class Ripgrep {
     const checks = [sameFiles.then(ruledOut)];
     if (state.worktree?.key !== worktreeKey) {
       checks.push(
-        treeDiffers(repo, commit, signal).then((different) => {
+        treeDiffers(repo, commit, signal, this.launcher).then((different) => {
           if (different) state.worktree = { key: worktreeKey, clean: false };
           return ruledOut(different ? differs : undefined);
         }),
@@ -275,11 +279,11 @@ export class Ripgrep {
     const binary = state.binary.byPath;
     const assembled =
       request.linesPerFile === 0
-        ? await assembleCounts(repo, files, binary, slices, signal)
-        : await assemble(repo, commit, files, binary, slices, request, signal);
+        ? await assembleCounts(repo, files, binary, slices, signal, this.launcher)
+        : await assemble(repo, commit, files, binary, slices, request, signal, this.launcher);
     if (assembled instanceof Declined) return assembled;
     // Everything was read: only now does the working tree's agreement with the commit count.
-    const different = (await treeDiffers(repo, commit, signal)) || (await indexStamp(indexFile)) !== stamp;
+    const different = (await treeDiffers(repo, commit, signal, this.launcher)) || (await indexStamp(indexFile)) !== stamp;
     state.worktree = { key: worktreeKey, clean: !different };
     if (different) return new Declined(differs);
     for (const [file, found] of assembled.probed) binary.set(files.paths[file], found);
@@ -297,7 +301,7 @@ export class Ripgrep {
 
   private indexFile(state: RepositoryState, repo: ServedRepository): Promise<string> {
     if (!state.indexFile) {
-      const promise = runGit(['rev-parse', '--git-path', 'index'], { cwd: repo.dir }).then((result) =>
+      const promise = runGit(['rev-parse', '--git-path', 'index'], { cwd: repo.dir, ...(this.launcher ? { launcher: this.launcher } : {}) }).then((result) =>
         path.resolve(repo.dir, result.stdout.replace(/\r?\n$/, '')),
       );
       state.indexFile = promise;
@@ -311,7 +315,7 @@ export class Ripgrep {
   /** The index's regular files: one `ls-files` per version of the index file. */
   private indexFiles(state: RepositoryState, repo: ServedRepository, stamp: string, signal: AbortSignal): Promise<IndexFiles> {
     if (state.listing?.stamp !== stamp) {
-      const files = collect(repo.dir, ['ls-files', '-z', '-s'], undefined, signal, INDEX_LISTING_MAX_BYTES).then(parseIndexFiles);
+      const files = collect(repo.dir, ['ls-files', '-z', '-s'], undefined, signal, INDEX_LISTING_MAX_BYTES, this.launcher).then(parseIndexFiles);
       state.listing = { stamp, files };
       // A failed or cancelled listing is not kept.
       files.catch(() => {
@@ -338,14 +342,14 @@ export class Ripgrep {
     if (state.sameFiles?.key !== key) {
       let tree = state.tree;
       if (tree?.commit !== commit) {
-        const entries = listRegularFiles(repo.dir, commit, signal);
+        const entries = listRegularFiles(repo.dir, commit, signal, this.launcher);
         tree = { commit, entries };
         state.tree = tree;
         entries.catch(() => {
           if (state.tree?.entries === entries) state.tree = undefined;
         });
       }
-      const worktree = collect(repo.dir, ['ls-files', '-z', '-v', '--debug'], undefined, signal, INDEX_LISTING_MAX_BYTES);
+      const worktree = collect(repo.dir, ['ls-files', '-z', '-v', '--debug'], undefined, signal, INDEX_LISTING_MAX_BYTES, this.launcher);
       const problem = Promise.all([tree.entries, worktree]).then(([entries, listing]) => compareFiles(commit, entries, files, listing));
       state.sameFiles = { key, problem };
       problem.catch(() => {
@@ -398,7 +402,14 @@ export class Ripgrep {
       if (!counting && bytes >= request.maxOutputBytes) return { outputs, skipped: true };
       let run: RunOutput;
       try {
-        run = await runRipgrep(this.executable, dir, [...args, ...slice.map((file) => files.paths[file])], cap, AbortSignal.any([signal, deadline]));
+        run = await runRipgrep(
+          this.executable,
+          dir,
+          [...args, ...slice.map((file) => files.paths[file])],
+          cap,
+          AbortSignal.any([signal, deadline]),
+          this.launcher,
+        );
       } catch (error) {
         throw deadline.aborted && !signal.aborted ? new Error(`it took over ${RIPGREP_TIMEOUT_MS / 1000} s`) : error;
       }
@@ -423,6 +434,7 @@ async function assemble(
   slices: Slices,
   request: RipgrepRequest,
   signal: AbortSignal,
+  launcher: ProcessLauncher | undefined,
 ): Promise<{ result: GrepResult; probed: Map<number, boolean> } | Declined> {
   const parsed = parseLines(files, slices.outputs);
   if (parsed instanceof Declined) return parsed;
@@ -448,6 +460,7 @@ async function assemble(
       repo.dir,
       batch.map((file) => ({ path: Buffer.from(files.paths[file], 'utf8') })),
       signal,
+      launcher,
     );
     batch.forEach((file, index) => {
       if (attributes[index]) binaryByAttribute.add(file);
@@ -495,6 +508,7 @@ async function assembleCounts(
   binaryByPath: ReadonlyMap<string, boolean>,
   slices: Slices,
   signal: AbortSignal,
+  launcher: ProcessLauncher | undefined,
 ): Promise<{ result: GrepResult; probed: Map<number, boolean> } | Declined> {
   const found: Array<{ file: number; count: number }> = [];
   for (const output of slices.outputs) {
@@ -522,6 +536,7 @@ async function assembleCounts(
     repo.dir,
     found.map(({ file }) => ({ path: Buffer.from(files.paths[file], 'utf8') })),
     signal,
+    launcher,
   );
   const counts = new Map<string, number>();
   await forEachInTurns(found, ({ file, count }, index) => {
@@ -666,8 +681,13 @@ function compareFiles(commit: string, entries: readonly TreeEntry[], files: Inde
 }
 
 /** Whether the working tree or the index differs from the commit (git's stat-based check; submodules aside). */
-async function treeDiffers(repo: ServedRepository, commit: string, signal: AbortSignal): Promise<boolean> {
-  const result = await runGit(['diff-index', '--quiet', '--ignore-submodules', commit, '--'], { cwd: repo.dir, signal, okExitCodes: [0, 1] });
+async function treeDiffers(repo: ServedRepository, commit: string, signal: AbortSignal, launcher: ProcessLauncher | undefined): Promise<boolean> {
+  const result = await runGit(['diff-index', '--quiet', '--ignore-submodules', commit, '--'], {
+    cwd: repo.dir,
+    signal,
+    okExitCodes: [0, 1],
+    ...(launcher ? { launcher } : {}),
+  });
   return result.exitCode !== 0;
 }
 
@@ -699,23 +719,28 @@ function startsBinary(file: string): boolean {
  * stdout kept up to `cap` bytes (then ripgrep is stopped and the output marked cut). Exit 0
  * (matches) and 1 (none) succeed; anything else, such as a file that could not be read, fails.
  */
-async function runRipgrep(executable: string, cwd: string, args: readonly string[], cap: number, signal: AbortSignal): Promise<RunOutput> {
+async function runRipgrep(
+  executable: string,
+  cwd: string,
+  args: readonly string[],
+  cap: number,
+  signal: AbortSignal,
+  launcher: ProcessLauncher | undefined,
+): Promise<RunOutput> {
   const environment = { ...process.env };
   delete environment.RIPGREP_CONFIG_PATH;
   // The caller's deadline stops it first; this bound only keeps a lost one from running for ever.
-  const outcome = await launch(
-    {
-      command: executable,
-      args,
-      cwd,
-      env: environment,
-      timeoutMs: 2 * RIPGREP_TIMEOUT_MS,
-      maxOutputBytes: cap,
-      truncate: true,
-      stderrKeptBytes: STDERR_KEPT_BYTES,
-    },
-    signal,
-  );
+  const request: LaunchRequest = {
+    command: executable,
+    args,
+    cwd,
+    env: environment,
+    timeoutMs: 2 * RIPGREP_TIMEOUT_MS,
+    maxOutputBytes: cap,
+    truncate: true,
+    stderrKeptBytes: STDERR_KEPT_BYTES,
+  };
+  const outcome = launcher ? await launcher.launch(request, signal) : await runBounded(request, { signal });
   switch (outcome.kind) {
     case 'exited':
       if (outcome.truncated) return { output: outcome.stdout, cut: true };

@@ -30,6 +30,7 @@ import type { RankReply, RankRequest, ReadyMessage, ScanReply, ScanRequest, Work
 import { entryPoint } from '../runtime/entryPoints';
 import { GIT_STEP_TIMEOUT_MS, NoRoomForIndex, TREE_LISTING_MAX_BYTES } from './treeText';
 import { gitCommand, runGit } from '../git/git';
+import type { ProcessLauncher } from '../git/processLauncher';
 import { errorMessage } from '../../contract/errorMessage';
 import { Slots } from '../runtime/slots';
 import { ensureRoomForFilter, filterFile, GramFilter, writeFilter, type FilterTables } from './gramFilter';
@@ -55,6 +56,8 @@ export interface SearchIndexesOptions {
   scanTimeLimitMs?: number;
   /** A ripgrep executable for the searches that come before an index is ready (ripgrep.ts). */
   ripgrepPath?: string;
+  /** The engine's process launcher (git/processLauncher.ts); without one, git and ripgrep start from this process. */
+  launcher?: ProcessLauncher;
   /** Where the commits' trigram filters are kept (gramFilter.ts); none are built without it. */
   filterDir?: string;
   /** Free space a filter never takes on that disk (DEFAULT_SPARE_BYTES). */
@@ -99,7 +102,7 @@ export class SearchIndexes {
   constructor(private readonly options: SearchIndexesOptions) {
     this.budgetBytes = options.budgetBytes ?? DEFAULT_INDEX_BUDGET_BYTES;
     this.scanTimeLimitMs = options.scanTimeLimitMs ?? DEFAULT_SCAN_TIME_LIMIT_MS;
-    this.ripgrep = options.ripgrepPath ? new Ripgrep(options.ripgrepPath, options.log) : undefined;
+    this.ripgrep = options.ripgrepPath ? new Ripgrep(options.ripgrepPath, options.log, options.launcher) : undefined;
   }
 
   /**
@@ -114,7 +117,12 @@ export class SearchIndexes {
     const heads: { repo: ServedRepository; commit: string }[] = [];
     for (const repo of repositories.slice(0, PREPARED_REPOSITORIES)) {
       if (signal.aborted) return;
-      const head = await runGit(['rev-parse', '--verify', '--quiet', 'HEAD^{commit}'], { cwd: repo.dir, signal, okExitCodes: [0, 1] }).catch(() => undefined);
+      const head = await runGit(['rev-parse', '--verify', '--quiet', 'HEAD^{commit}'], {
+        cwd: repo.dir,
+        signal,
+        okExitCodes: [0, 1],
+        ...(this.options.launcher ? { launcher: this.options.launcher } : {}),
+      }).catch(() => undefined);
       const commit = head?.exitCode === 0 ? head.stdout.trim() : '';
       if (!/^[0-9a-f]{40}([0-9a-f]{24})?$/.test(commit)) continue;
       heads.push({ repo, commit });

@@ -6,6 +6,7 @@
  */
 import { checkAttrValues } from '../git/checkAttr';
 import { runGitBytes } from '../git/git';
+import type { ProcessLauncher } from '../git/processLauncher';
 import { formatSize } from '../messages/toolError';
 
 /** Not one file of the tree fits the room given: no index, searches read the tree as before. */
@@ -31,8 +32,8 @@ export interface TreeEntry {
 }
 
 /** The commit's regular files (what git grep searches), in tree order: git grep's order. */
-export async function listRegularFiles(dir: string, commit: string, signal: AbortSignal): Promise<TreeEntry[]> {
-  return regularFiles(await collect(dir, ['ls-tree', '-r', '-z', '--long', commit], undefined, signal, TREE_LISTING_MAX_BYTES));
+export async function listRegularFiles(dir: string, commit: string, signal: AbortSignal, launcher?: ProcessLauncher): Promise<TreeEntry[]> {
+  return regularFiles(await collect(dir, ['ls-tree', '-r', '-z', '--long', commit], undefined, signal, TREE_LISTING_MAX_BYTES, launcher));
 }
 
 /**
@@ -61,9 +62,14 @@ export function regularFiles(listing: Buffer): TreeEntry[] {
  * Which files git grep takes as binary from their attributes: `-diff` (or `binary`) does. A diff
  * driver of its own could say either, so a tree that uses one is not indexed.
  */
-export async function binaryAttributes(dir: string, entries: ReadonlyArray<{ path: Buffer }>, signal: AbortSignal): Promise<boolean[]> {
+export async function binaryAttributes(
+  dir: string,
+  entries: ReadonlyArray<{ path: Buffer }>,
+  signal: AbortSignal,
+  launcher?: ProcessLauncher,
+): Promise<boolean[]> {
   const input = Buffer.concat(entries.flatMap((entry) => [entry.path, Buffer.from([0])]));
-  return attributeVerdicts(await collect(dir, ['check-attr', '--stdin', '-z', 'diff'], input, signal), entries);
+  return attributeVerdicts(await collect(dir, ['check-attr', '--stdin', '-z', 'diff'], input, signal, undefined, launcher), entries);
 }
 
 /**
@@ -93,7 +99,15 @@ export async function collect(
   input: Uint8Array | undefined,
   signal: AbortSignal,
   maxBytes = Number.MAX_SAFE_INTEGER,
+  launcher?: ProcessLauncher,
 ): Promise<Buffer> {
-  const result = await runGitBytes(args, { cwd: dir, signal, timeoutMs: GIT_STEP_TIMEOUT_MS, maxOutputBytes: maxBytes, ...(input ? { input } : {}) });
+  const result = await runGitBytes(args, {
+    cwd: dir,
+    signal,
+    timeoutMs: GIT_STEP_TIMEOUT_MS,
+    maxOutputBytes: maxBytes,
+    ...(input ? { input } : {}),
+    ...(launcher ? { launcher } : {}),
+  });
   return result.stdout;
 }

@@ -9,7 +9,7 @@ import { dateArguments } from './dates';
 import { checkAuthor, checkRevisions, checkTerms, escapeExtended, explainLogError, historyStarts, type CountLimits } from './history';
 import { hunkHeader, parsePatch, type Hunk } from './patches';
 import { selectRepositories } from '../repo/paths';
-import { fromPosix, literalRanges, matchRangesEach } from '../search/regex';
+import { fromPosix, literalRanges, matchRangesEach, type RegexWorker } from '../search/regex';
 import type { DiffQuery } from '../../contract/toolWire';
 import { echo } from '../http/echo';
 
@@ -127,7 +127,7 @@ export async function diffSearch(
       }
     }
   }
-  const matched = await locateMatches(candidates, pattern, regex, addedOnly, removedOnly);
+  const matched = await locateMatches(context.regex, candidates, pattern, regex, addedOnly, removedOnly);
   matched.sort((a, b) => Date.parse(b.candidate.date) - Date.parse(a.candidate.date));
   if (matched.length > count) limitHit = true;
   const results = matched.slice(0, count).map(({ candidate, ranges, text }) => ({
@@ -169,6 +169,7 @@ export async function diffSearch(
 
 /** The hunks with a matching added/removed line, as text with the match positions in it. */
 async function locateMatches(
+  regexWorker: RegexWorker,
   candidates: readonly Candidate[],
   pattern: string,
   regex: boolean,
@@ -180,7 +181,7 @@ async function locateMatches(
   const lines: string[] = [];
   for (const candidate of candidates) for (const line of candidate.hunk.lines.slice(0, HUNK_LINES_MAX)) if (eligible(line)) lines.push(line.slice(1));
   const found = regex
-    ? await matchRangesEach(fromPosix(pattern), 'i', lines, 'The pattern', 20, 2_000)
+    ? await matchRangesEach(regexWorker, fromPosix(pattern), 'i', lines, 'The pattern', 20, 2_000)
     : lines.map((line) => literalRanges(line, pattern, false));
   let next = 0;
   const results: Array<{ candidate: Candidate; ranges: MatchRange[]; text: string }> = [];

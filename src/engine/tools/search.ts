@@ -13,7 +13,8 @@ import { keptPromise } from '../runtime/keptPromises';
 import { forEachInTurns } from '../runtime/inTurns';
 import { escapeRegExp } from '../repo/paths';
 import { lineMatcher, type LineMatcher } from '../search/grepPatterns';
-import { testEach } from '../search/regex';
+import { testEach, type RegexWorker } from '../search/regex';
+import { ALLOWED_LISTS_KEPT } from '../repo/repoCaches';
 import { BestOf } from '../search/bestOf';
 
 const DEFAULT_FILES = 15;
@@ -129,7 +130,7 @@ async function searchTarget(
     paths = mayMatch.paths;
     complete &&= mayMatch.complete;
   }
-  const verdicts = await filterVerdicts(query, target.repo.name, paths);
+  const verdicts = await filterVerdicts(context.regex, query, target.repo.name, paths);
   const best = new BestOf<Ranked>(wanted, bestFirst);
   const scorer = new Scorer(positive, counts);
   let total = 0;
@@ -221,16 +222,13 @@ class Scorer {
 function filesTheFiltersAllow(context: ToolContext, target: SearchTarget, query: ParsedQuery): Promise<string[] | undefined> {
   if (!query.filters.some((filter) => filter.field !== 'repo')) return Promise.resolve(undefined);
   const key = `${target.repo.dir}\0${target.commit}\0${target.repo.name}\0${filterShape(query.root)}`;
-  return keptPromise(allowedByFilters, key, ALLOWED_LISTS_KEPT, () => listAllowed(context, target, query));
+  return keptPromise(context.caches.allowedLists, key, ALLOWED_LISTS_KEPT, () => listAllowed(context, target, query));
 }
-
-const allowedByFilters = new Map<string, Promise<string[] | undefined>>();
-const ALLOWED_LISTS_KEPT = 8;
 
 async function listAllowed(context: ToolContext, target: SearchTarget, query: ParsedQuery): Promise<string[] | undefined> {
   const tree = await listTree(context, target);
   if (tree.truncated) return undefined;
-  const verdicts = await filterVerdicts(query, target.repo.name, tree.paths);
+  const verdicts = await filterVerdicts(context.regex, query, target.repo.name, tree.paths);
   return tree.paths.filter(
     (_, index) => evaluateKnown(query.root, (leaf) => (leaf.kind === 'filter' ? (verdicts.get(leaf.id)?.(index) ?? false) : undefined)) !== false,
   );
@@ -288,7 +286,7 @@ async function readMatchedLines(context: ToolContext, query: ParsedQuery, shown:
       const options = grepOptionsOf(query, pattern);
       const matcher = lineMatcher(options.patterns, options.syntax, options.caseSensitive, false);
       for (const hit of matching) {
-        const found = hit.bytes && matcher ? await linesOf(matcher, hit.bytes, options.what, options.syntax === 'fixed') : undefined;
+        const found = hit.bytes && matcher ? await linesOf(context.regex, matcher, hit.bytes, options.what, options.syntax === 'fixed') : undefined;
         if (found) hit.lines.set(pattern.id, found);
         else grepped.push(hit);
       }
@@ -308,7 +306,7 @@ async function readMatchedLines(context: ToolContext, query: ParsedQuery, shown:
  * (git grep then answers, with its own limits). Fixed strings (`fixed`: escaped literals, which
  * match in linear time) run here; other regular expressions in the worker, bounded in time.
  */
-async function linesOf(matcher: LineMatcher, bytes: Buffer, what: string, fixed: boolean): Promise<GrepLine[] | undefined> {
+async function linesOf(regex: RegexWorker, matcher: LineMatcher, bytes: Buffer, what: string, fixed: boolean): Promise<GrepLine[] | undefined> {
   const lines = bytes.toString('latin1').split('\n');
   if (lines[lines.length - 1] === '') lines.pop();
   let matches: (line: string, at: number) => boolean;
@@ -320,7 +318,7 @@ async function linesOf(matcher: LineMatcher, bytes: Buffer, what: string, fixed:
     matches = (line) => regex.test(line);
   } else {
     try {
-      const tested = await testEach(matcher.source, matcher.flags.replace('g', ''), lines, what);
+      const tested = await testEach(regex, matcher.source, matcher.flags.replace('g', ''), lines, what);
       matches = (_, at) => tested[at] === true;
     } catch {
       return undefined;

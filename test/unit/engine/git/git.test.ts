@@ -3,6 +3,7 @@ import { access } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import * as path from 'node:path';
 import { GitError, runGit } from '../../../../src/engine/git/git';
+import { ProcessLauncher } from '../../../../src/engine/git/processLauncher';
 import { createTestRepo, type TestRepo } from '../../../support/gitRepos';
 
 describe('git runner', function () {
@@ -27,7 +28,10 @@ describe('git runner', function () {
     await assert.rejects(access(path.join(repo.dir, 'pwned')), 'nothing was executed');
   });
 
-  it('starts git off the engine’s thread (starting a process there would stall every other request)', async function () {
+  it('starts git off the engine’s thread, from the engine’s launcher (starting a process there would stall every other request)', async function () {
+    const launcher = new ProcessLauncher();
+    // The helper itself starts from here, as the engine starts (server.ts); then nothing else does.
+    launcher.start();
     const childProcess = createRequire(__filename)('node:child_process') as typeof import('node:child_process');
     const original = childProcess.spawn;
     let startedHere = 0;
@@ -36,12 +40,16 @@ describe('git runner', function () {
       return original(...args);
     }) as typeof original;
     try {
-      const results = await Promise.all([runGit(['rev-parse', 'HEAD'], { cwd: repo.dir }), runGit(['cat-file', '-p', 'HEAD:notes.txt'], { cwd: repo.dir })]);
+      const results = await Promise.all([
+        runGit(['rev-parse', 'HEAD'], { cwd: repo.dir, launcher }),
+        runGit(['cat-file', '-p', 'HEAD:notes.txt'], { cwd: repo.dir, launcher }),
+      ]);
       assert.match(results[0].stdout, /^[0-9a-f]{40}\n$/);
       assert.equal(results[1].stdout, 'one $(touch pwned) two\nthree\n');
       assert.equal(startedHere, 0, 'no process was started on this thread');
     } finally {
       childProcess.spawn = original;
+      await launcher.close();
     }
   });
 

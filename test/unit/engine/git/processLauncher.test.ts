@@ -27,9 +27,9 @@ describe('engine: process launcher', function () {
   it('runs a process from a helper process of its own, which exits when the engine does, ending what it still runs', async function () {
     // An "engine": a Node process that starts a long sleep, launches `git --version`, says so, and waits to be killed.
     const script = `
-      const { launch } = require(${JSON.stringify(LAUNCHER)});
-      void launch({ command: 'sleep', args: ['60'], cwd: process.cwd(), env: process.env, timeoutMs: 120000, maxOutputBytes: 4096, truncate: false, stderrKeptBytes: 1024 });
-      launch({ command: 'git', args: ['--version'], cwd: process.cwd(), env: process.env, timeoutMs: 10000, maxOutputBytes: 4096, truncate: false, stderrKeptBytes: 1024 })
+      const launcher = new (require(${JSON.stringify(LAUNCHER)}).ProcessLauncher)();
+      void launcher.launch({ command: 'sleep', args: ['60'], cwd: process.cwd(), env: process.env, timeoutMs: 120000, maxOutputBytes: 4096, truncate: false, stderrKeptBytes: 1024 });
+      launcher.launch({ command: 'git', args: ['--version'], cwd: process.cwd(), env: process.env, timeoutMs: 10000, maxOutputBytes: 4096, truncate: false, stderrKeptBytes: 1024 })
         .then((outcome) => { process.stdout.write(JSON.stringify({ kind: outcome.kind, stdout: outcome.stdout && outcome.stdout.toString() }) + '\\n'); setInterval(() => undefined, 1000); });
     `;
     const engine = spawn(process.execPath, ['--import', 'tsx', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });

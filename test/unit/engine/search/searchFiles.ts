@@ -11,6 +11,9 @@ import { toolNamer } from '../../../../src/engine/messages/toolNames';
 import assert from 'node:assert/strict';
 import type { GrepOptions, GrepResult } from '../../../../src/engine/repo/grep';
 import type { SearchIndexes } from '../../../../src/engine/search/searchIndex';
+import { RepoCaches } from '../../../../src/engine/repo/repoCaches';
+import { RegexWorker } from '../../../../src/engine/search/regex';
+import { ProcessLauncher } from '../../../../src/engine/git/processLauncher';
 import type { TestRepo } from '../../../support/gitRepos';
 
 export const APP_TS = [
@@ -160,6 +163,9 @@ export function toolContext(repo: TestRepo, name: string, searchIndexes?: Search
     },
     deepSearchWaitMs: 1000,
     pcre: { available: true },
+    caches: new RepoCaches(),
+    regex: new RegexWorker(),
+    launcher: new ProcessLauncher(),
     toolName: toolNamer('v1'),
     ...(searchIndexes ? { searchIndexes } : {}),
   };
