@@ -69,6 +69,14 @@ async function main(): Promise<number> {
   return missed.length > 0 ? 1 : 0;
 }
 
+// A run whose event loop empties before main() settles was left waiting on something that holds
+// nothing open (a close awaiting an unreferenced helper): it must fail, not end with status 0 and
+// half its figures silently missing.
+process.once('beforeExit', () => {
+  console.error('The bench stopped before it finished: a step waited on something that keeps nothing running (nothing was measured after it).');
+  process.exit(1);
+});
+
 main().then(
   (code) => process.exit(code),
   (error: unknown) => {

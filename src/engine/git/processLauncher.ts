@@ -136,6 +136,10 @@ export class ProcessLauncher {
       if (helper.exitCode !== null || helper.signalCode !== null) resolve();
       else helper.once('exit', () => resolve());
     });
+    // Whoever awaits the close keeps the process alive until the helper is gone: an idle helper is
+    // unreferenced (holdOpen), and a process with nothing else to do would otherwise end before its
+    // exit is seen, leaving the awaiting caller hanging with nothing to show for it.
+    helper.ref();
     if (helper.connected) helper.disconnect();
     else helper.kill();
     await exited;

@@ -1,6 +1,9 @@
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import * as path from 'node:path';
 import { MCP_PATH } from '../../../src/contract/legacyWire';
-import { startTestEngine, TEST_TOKENS, waitFor, type TestEngine } from '../../support/engineHarness';
+import { startTestEngine, TEST_TOKENS, TEST_USERS, waitFor, type TestEngine } from '../../support/engineHarness';
+import { createTempDir, removeDir } from '../../support/gitRepos';
 import { isAlive } from '../../support/processes';
 
 /** One tool call over the engine's tool server; the reply's `isError`. */
@@ -77,6 +80,30 @@ describe('engine: two engines in one process own their caches, workers and proce
     } finally {
       await third.dispose();
       await fourth.dispose();
+    }
+  });
+
+  it('closes engine after engine in a process with nothing else to do, as the bench runs them, instead of ending the process mid-close', async function () {
+    // Their worker and helper are unreferenced when idle: a close that waited on them without holding the process open ended it there, silently.
+    const repoEngine = await startTestEngine();
+    await repoEngine.stop();
+    const scratch = await createTempDir('dse-in-turn-');
+    try {
+      const options = { repos: repoEngine.options.repos, users: [...TEST_USERS], dataDir: path.join(scratch, 'data'), port: 0, paceMs: 0 };
+      const child = spawn(process.execPath, ['--require', 'tsx/cjs', path.join('test', 'support', 'enginesInTurn.ts'), JSON.stringify(options), '2'], {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+      const code = await new Promise<number | null>((resolve) => child.once('close', resolve));
+      assert.equal(stderr, '', 'the script reported no error');
+      assert.deepEqual(stdout.trim().split('\n'), ['closed 1', 'closed 2', 'done'], 'each close finished and the next engine ran');
+      assert.equal(code, 0);
+    } finally {
+      await repoEngine.dispose();
+      await removeDir(scratch);
     }
   });
 });
