@@ -10,27 +10,21 @@ import * as path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { API_PATH } from '../contract/legacyWire';
 import { CONNECT_SERVICE_PATH } from '../contract/connectWire';
-import {
-  isToolServerTool,
-  MCP_ACCESS_PERMISSION,
-  MCP_TOKEN_SCOPE,
-  TOOL_SERVER_ENDPOINTS,
-  TOOL_SERVER_TOOLS,
-  type ToolServerEndpoint,
-} from '../contract/toolServers';
+import { isToolServerTool, TOOL_SERVER_ENDPOINTS, TOOL_SERVER_TOOLS, type ToolServerEndpoint } from '../contract/toolServers';
 import { Answerer } from './answers/answerer';
 import { boundedLimits } from './models/chatModel';
 import { searchIndexesFor } from './search/searchIndex';
 import { SymbolTables } from './code/symbolTable';
-import { connectCodeOfStatus, ConnectError, connectErrorReply, handleConnectRequest } from './conversations/connectRoutes';
+import { connectApiRoute, connectCodeOfStatus, ConnectError, connectErrorReply, isConnectPath } from './conversations/connectRoutes';
 import { lockDataDir } from './storage/dataDirLock';
-import { requireScope, UserDirectory, type AuthenticatedUser } from './http/auth';
-import { echo } from './http/echo';
+import { UserDirectory } from './http/auth';
 import { CorsPolicy } from './http/cors';
 import { ConversationService, type ResolvedVariant } from './conversations/service';
-import { ClientGoneError, errorReply, HttpError, jsonReply, parseJsonObject, readBody, sendReply, type Reply } from './http/http';
-import type { EngineFault, EngineOptions, EngineVariant, RunningEngine } from './options';
+import { ClientGoneError, errorReply, HttpError, sendReply, type Reply } from './http/http';
+import { routeFor, type Route } from './http/routeTable';
+import type { EngineFault, EngineFaults, EngineOptions, EngineVariant, RunningEngine } from './options';
 import { createMcpHandler, DEFAULT_TOOL_SLOTS, type McpHandler } from './mcp/server';
+import { protectedResourceRoute, toolServerRoute } from './mcp/toolServerRoutes';
 import { discoverRepositories, type ServedRepository } from './git/repos';
 import { ProcessLauncher } from './git/processLauncher';
 import { RepoCaches } from './repo/repoCaches';
@@ -42,30 +36,15 @@ export { ModelBroker } from './models/brokeredModel';
 // For `npm start`: the engine's options as the CLI reads them, and the model they name.
 export { parseArgs as parseEngineArgs } from './cliArgs';
 export { configuredModel } from './models/configuredModel';
-import { handleApiRequest } from './conversations/routes';
-import { renderNewQuestionPage, renderSharePage, SHARE_PAGE_CSP } from './conversations/sharePage';
+import { legacyApiRoute } from './conversations/routes';
+import { GENERATED_FILE_PATH, generatedFileRoute, newQuestionPageRoute, redactSharePath, sharePageRoute } from './conversations/pageRoutes';
 import { Slots } from './runtime/slots';
 import { AuthorizationServer } from './oauth/authorizationServer';
-import { OAUTH_BASE_PATH, OAUTH_PATHS, PROTECTED_RESOURCE_METADATA_PATH } from '../contract/oauthWire';
+import { OAUTH_BASE_PATH, OAUTH_PATHS } from '../contract/oauthWire';
 import { ConversationStorage } from './conversations/storage';
 import { errorMessage } from '../contract/errorMessage';
 
 export const DEFAULT_PACE_MS = 150;
-const SHARE_PATH = '/deepsearch/';
-/** A path segment decoded, or as it is when it is not valid percent-encoding. */
-function safeDecode(segment: string): string {
-  try {
-    return decodeURIComponent(segment);
-  } catch {
-    return segment;
-  }
-}
-
-/** A file an answer generated: `/deepsearch/files/<conversation id>/<name>`, for its owner. */
-const GENERATED_FILE_PATH = /^\/deepsearch\/files\/(\d{1,15})\/([^/]{1,400})$/;
-const GENERATED_TYPES = new Set(['text/csv', 'application/json', 'image/svg+xml', 'text/plain']);
-/** Where an instance's page starts a new question, its text in `?q=`. */
-const NEW_QUESTION_PATH = '/deepsearch';
 
 export function resolveVariant(variant: EngineVariant = {}): ResolvedVariant {
   return {
@@ -199,153 +178,38 @@ export async function startEngine(options: EngineOptions): Promise<RunningEngine
       : await AuthorizationServer.open(url, users.accounts(), options.oauth, { file: path.join(options.dataDir, 'oauth-tokens.json'), log });
   if (authorizationServer) users.trustIssuer(authorizationServer);
 
-  const route = async (request: IncomingMessage, path: string, query: URLSearchParams): Promise<Reply> => {
-    const method = request.method ?? 'GET';
-    if (authorizationServer?.serves(path)) return authorizationServer.handle(request, path, query);
-    // RFC 9728: what protects the tool server, for MCP clients that sign in by themselves.
-    const resource = protectedResource(path);
-    if (authorizationServer && resource !== undefined && toolServers.has(resource)) {
-      if (method !== 'GET') throw new HttpError(405, `${method} is not supported here: use GET.`, { Allow: 'GET' });
-      return jsonReply(200, {
-        resource: `${url}${resource}`,
-        authorization_servers: [url],
-        scopes_supported: [MCP_TOKEN_SCOPE],
-        bearer_methods_supported: ['header'],
-      });
-    }
-    // The 7.x API; a 6.x server (`legacy`) has none, and answers its paths with a plain 404 below.
-    if (variant.conversationApis !== 'legacy' && isConnectPath(path)) {
-      return handleConnectRequest({ service, variant, users, shuttingDown: shuttingDown.signal, log }, request, path);
-    }
-    if (variant.conversationApis !== 'connect' && (path === API_PATH || path.startsWith(`${API_PATH}/`))) {
-      const user = users.authenticate(request.headers.authorization);
-      requireScope(user, method === 'GET' ? 'read' : 'write');
-      if (!headerValue(request, 'x-requested-with')) {
-        throw new HttpError(400, 'Missing X-Requested-With header: send "X-Requested-With: <client name> <client version>" on every call.');
-      }
-      return handleApiRequest(
-        { service, variant },
-        {
-          method,
-          path: path.slice(API_PATH.length) || '/',
-          query,
-          user,
-          readJson: async (example) => parseJsonObject(await readBody(request), example),
-        },
-      );
-    }
-    // The share page: with sharing on, the read token in the link is the credential (browsers send
-    // no token header); with sharing off, only the owner's Authorization header opens it.
-    const generated = GENERATED_FILE_PATH.exec(path);
-    if (generated) {
-      if (method !== 'GET') throw new HttpError(405, `${method} is not supported here: use GET.`, { Allow: 'GET' });
-      const user = users.authenticate(request.headers.authorization);
-      requireScope(user, 'read');
-      const file = service.generatedFile(user, Number(generated[1]), safeDecode(generated[2]));
-      return {
-        status: 200,
-        body: file.text,
-        contentType: GENERATED_TYPES.has(file.content_type) ? `${file.content_type}; charset=utf-8` : 'application/octet-stream',
-        // Never shown as a page of the engine: downloaded, its type as said, nothing in it run.
-        headers: {
-          'Content-Disposition': `attachment; filename="${file.name}"`,
-          'X-Content-Type-Options': 'nosniff',
-          'Content-Security-Policy': "default-src 'none'; sandbox",
-        },
-      };
-    }
-    if (path === NEW_QUESTION_PATH) {
-      if (method !== 'GET') throw new HttpError(405, `${method} is not supported here: use GET.`, { Allow: 'GET' });
-      return {
-        status: 200,
-        body: renderNewQuestionPage(query.get('q') ?? ''),
-        contentType: 'text/html; charset=utf-8',
-        headers: { 'Content-Security-Policy': SHARE_PAGE_CSP, 'Referrer-Policy': 'no-referrer' },
-      };
-    }
-    if (path.startsWith(SHARE_PATH)) {
-      if (method !== 'GET') throw new HttpError(405, `${method} is not supported here: use GET.`, { Allow: 'GET' });
-      const authorization = request.headers.authorization;
-      const viewer = authorization ? users.authenticate(authorization) : undefined;
-      const conversation = service.findShared(decodeURIComponent(path.slice(SHARE_PATH.length)), viewer?.id);
-      if (!conversation) {
-        throw new HttpError(404, 'No shared conversation at this link: it was deleted, its link was replaced, or sharing is off.');
-      }
-      return {
-        status: 200,
-        body: renderSharePage(conversation),
-        contentType: 'text/html; charset=utf-8',
-        headers: { 'Content-Security-Policy': SHARE_PAGE_CSP, 'Referrer-Policy': 'no-referrer' },
-      };
-    }
-    const apis =
-      variant.conversationApis === 'connect'
-        ? CONNECT_SERVICE_PATH
-        : variant.conversationApis === 'legacy'
-          ? API_PATH
-          : `${API_PATH} and ${CONNECT_SERVICE_PATH}`;
-    throw new HttpError(404, `Nothing is served at ${path}: the conversation API is at ${apis}.`);
-  };
+  // The engine's one route table: the first route whose path matches answers (http/routeTable.ts).
+  const routes: Route[] = [
+    ...[...toolServers].map(([toolPath, serve]) =>
+      toolServerRoute(toolPath, serve, { url, users, cors, mcpAccess: variant.mcpAccess, oauth: authorizationServer !== undefined }),
+    ),
+    ...(authorizationServer ? [authorizationServer.route(), protectedResourceRoute(url, new Set(toolServers.keys()))] : []),
+    // A 6.x server (`legacy`) has no Connect API, a 7.x one without the old API (`connect`) none of the other: their paths are a plain 404.
+    ...(variant.conversationApis !== 'legacy' ? [connectApiRoute({ service, variant, users, shuttingDown: shuttingDown.signal, log })] : []),
+    ...(variant.conversationApis !== 'connect' ? [legacyApiRoute({ service, variant, users })] : []),
+    generatedFileRoute({ service, users }),
+    newQuestionPageRoute(),
+    sharePageRoute({ service, users }),
+  ];
+  const apis =
+    variant.conversationApis === 'connect'
+      ? CONNECT_SERVICE_PATH
+      : variant.conversationApis === 'legacy'
+        ? API_PATH
+        : `${API_PATH} and ${CONNECT_SERVICE_PATH}`;
 
-  const handle = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
-    const started = Date.now();
-    const method = request.method ?? 'GET';
-    let path = '/';
-    let truncate = false;
-    try {
-      const target = new URL(request.url ?? '/', url);
-      path = target.pathname;
-      // Before faults: an instance's own errors reach an allowed page as readable as its answers.
-      if (corsCovers(path)) {
-        cors.decorate(request, response);
-        if (cors.answerPreflight(request, response)) {
-          log(`${method} ${redact(path)} ${response.statusCode} (preflight) ${Date.now() - started}ms`);
-          return;
-        }
-      }
-      const fault = options.faults?.request?.({ method, path });
-      if (fault?.kind === 'reset') {
-        request.socket.destroy();
-        log(`${method} ${redact(path)} reset (injected fault)`);
-        return;
-      }
-      if (fault?.kind === 'status') {
-        sendReply(response, faultReply(fault, variant.conversationApis !== 'legacy' && isConnectPath(path)));
-        log(`${method} ${redact(path)} ${fault.status} (injected fault)`);
-        return;
-      }
-      if (fault?.kind === 'delay') await sleep(fault.ms, undefined, { signal: shuttingDown.signal });
-      truncate = fault?.kind === 'malformed';
-      const mcp = toolServers.get(path);
-      if (mcp) {
-        // The tool server: same token as the conversation API; no X-Requested-With needed.
-        if (!cors.allows(request.headers.origin)) checkToolServerOrigin(request.headers.origin, url);
-        const user = toolServerUser(users, request.headers.authorization, authorizationServer ? `${url}${PROTECTED_RESOURCE_METADATA_PATH}${path}` : undefined);
-        requireScope(user, 'mcp');
-        if (variant.mcpAccess === 'denied') {
-          throw new HttpError(
-            403,
-            `This account lacks the ${MCP_ACCESS_PERMISSION} permission, so the tool server (MCP) refuses it: ask a site administrator to grant it, ` +
-              `and use a token with the ${MCP_TOKEN_SCOPE} scope.`,
-          );
-        }
-        await mcp(request, response, user);
-        log(`${method} ${path} ${response.statusCode} ${Date.now() - started}ms`);
-        return;
-      }
-      sendReply(response, await route(request, path, target.searchParams), truncate);
-    } catch (error) {
-      if (error instanceof ClientGoneError) {
-        log(`${method} ${redact(path)} client closed the connection mid-request ${Date.now() - started}ms`);
-        return;
-      }
-      sendReply(response, errorReply(asHttpError(error, shuttingDown.signal, log)), truncate);
-    }
-    log(`${method} ${redact(path)} ${response.statusCode}${truncate ? ' truncated (injected fault)' : ''} ${Date.now() - started}ms`);
+  const doors: Doors = {
+    url,
+    routes,
+    notFound: `the conversation API is at ${apis}`,
+    cors,
+    faults: options.faults,
+    variant,
+    shuttingDown: shuttingDown.signal,
+    log,
   };
-
   server.on('request', (request: IncomingMessage, response: ServerResponse) => {
-    const done = handle(request, response).catch((error: unknown) => {
+    const done = serveRequest(doors, request, response).catch((error: unknown) => {
       log(`request failed after its reply started: ${errorMessage(error)}`);
       response.destroy();
     });
@@ -377,6 +241,71 @@ export async function startEngine(options: EngineOptions): Promise<RunningEngine
     return closed;
   };
   return { url, port, repoNames: repositories.map((repo) => repo.name), owned: { caches, regex, launcher }, close };
+}
+
+/** What answers a request: the route table, and what the engine does before and around it. */
+interface Doors {
+  url: string;
+  routes: readonly Route[];
+  /** What the 404 of a path no route serves adds (where the API is). */
+  notFound: string;
+  cors: CorsPolicy;
+  faults: EngineFaults | undefined;
+  variant: ResolvedVariant;
+  shuttingDown: AbortSignal;
+  log: (line: string) => void;
+}
+
+/**
+ * Answers one request: CORS for the paths a web page may call, injected faults, then the first
+ * route that serves the path; every failure becomes an error reply, and each request one log line
+ * (with share links' read tokens left out).
+ */
+async function serveRequest(doors: Doors, request: IncomingMessage, response: ServerResponse): Promise<void> {
+  const { url, routes, cors, variant, shuttingDown, log } = doors;
+  const started = Date.now();
+  const method = request.method ?? 'GET';
+  let path = '/';
+  let truncate = false;
+  try {
+    const target = new URL(request.url ?? '/', url);
+    path = target.pathname;
+    // Before faults: an instance's own errors reach an allowed page as readable as its answers.
+    if (corsCovers(path)) {
+      cors.decorate(request, response);
+      if (cors.answerPreflight(request, response)) {
+        log(`${method} ${redactSharePath(path)} ${response.statusCode} (preflight) ${Date.now() - started}ms`);
+        return;
+      }
+    }
+    const fault = doors.faults?.request?.({ method, path });
+    if (fault?.kind === 'reset') {
+      request.socket.destroy();
+      log(`${method} ${redactSharePath(path)} reset (injected fault)`);
+      return;
+    }
+    if (fault?.kind === 'status') {
+      sendReply(response, faultReply(fault, variant.conversationApis !== 'legacy' && isConnectPath(path)));
+      log(`${method} ${redactSharePath(path)} ${fault.status} (injected fault)`);
+      return;
+    }
+    if (fault?.kind === 'delay') await sleep(fault.ms, undefined, { signal: shuttingDown });
+    truncate = fault?.kind === 'malformed';
+    const call = { request, response, method, path, query: target.searchParams };
+    const route = routeFor(routes, call);
+    if (!route) throw new HttpError(404, `Nothing is served at ${path}: ${doors.notFound}.`);
+    const outcome = await route.handle(call);
+    if (outcome !== 'sent') sendReply(response, outcome, truncate);
+    // The route wrote its reply itself (the MCP transport): no injected fault cut it short.
+    else truncate = false;
+  } catch (error) {
+    if (error instanceof ClientGoneError) {
+      log(`${method} ${redactSharePath(path)} client closed the connection mid-request ${Date.now() - started}ms`);
+      return;
+    }
+    sendReply(response, errorReply(asHttpError(error, shuttingDown, log)), truncate);
+  }
+  log(`${method} ${redactSharePath(path)} ${response.statusCode}${truncate ? ' truncated (injected fault)' : ''} ${Date.now() - started}ms`);
 }
 
 /**
@@ -428,10 +357,6 @@ export function servedToolEndpoints(toolServer: ResolvedVariant['toolServer']): 
   }
 }
 
-function isConnectPath(path: string): boolean {
-  return path === CONNECT_SERVICE_PATH || path.startsWith(`${CONNECT_SERVICE_PATH}/`);
-}
-
 /**
  * The paths a web page may call with `--cors-origin`: both conversation APIs, the tool servers,
  * OAuth's endpoints and metadata, an answer's generated files. Not the pages a person opens (the
@@ -440,11 +365,6 @@ function isConnectPath(path: string): boolean {
 function corsCovers(path: string): boolean {
   if (path.startsWith('/.api/') || isConnectPath(path) || path.startsWith('/.well-known/') || GENERATED_FILE_PATH.test(path)) return true;
   return path.startsWith(`${OAUTH_BASE_PATH}/`) && path !== OAUTH_PATHS.authorize && path !== OAUTH_PATHS.device;
-}
-
-function headerValue(request: IncomingMessage, name: string): string {
-  const value = request.headers[name];
-  return (Array.isArray(value) ? value.join(', ') : (value ?? '')).trim();
 }
 
 function faultReply(fault: Extract<EngineFault, { kind: 'status' }>, connect: boolean): Reply {
@@ -464,54 +384,4 @@ function asHttpError(error: unknown, shuttingDown: AbortSignal, log: (line: stri
   const message = errorMessage(error);
   log(`internal error: ${error instanceof Error && error.stack ? error.stack : message}`);
   return new HttpError(500, `Internal engine error: ${message}. The engine log has details.`);
-}
-
-/** Share links carry a read token: keep it out of logs. */
-function redact(path: string): string {
-  return path.startsWith(SHARE_PATH) && !GENERATED_FILE_PATH.test(path) ? `${SHARE_PATH}<read token>` : path;
-}
-
-/**
- * MCP's Streamable HTTP transport asks servers to check `Origin` (a web page must not reach a local
- * tool server through the user's browser): only the engine's own origin and loopback ones pass
- * (and those `--cors-origin` allows, checked before).
- */
-function checkToolServerOrigin(origin: string | undefined, engineUrl: string): void {
-  if (origin === undefined) return;
-  let parsed: URL | undefined;
-  try {
-    parsed = new URL(origin);
-  } catch {
-    parsed = undefined;
-  }
-  const loopback = parsed !== undefined && /^https?:$/.test(parsed.protocol) && ['127.0.0.1', 'localhost', '[::1]'].includes(parsed.hostname);
-  if (parsed?.origin === new URL(engineUrl).origin || loopback) return;
-  throw new HttpError(
-    403,
-    `Requests from the web origin ${echo(origin)} are not accepted: the tool server answers clients on this machine, and the web origins --cors-origin names.`,
-  );
-}
-
-/**
- * The tool server's user. Its 401 is a Bearer challenge that carries the engine's words; with OAuth
- * on, it also names the protected-resource metadata (RFC 9728), from which MCP clients that sign in
- * by themselves find the authorization server. Without it, they show the message instead of
- * starting a flow the engine does not offer.
- */
-function toolServerUser(users: UserDirectory, authorization: string | undefined, resourceMetadata: string | undefined): AuthenticatedUser {
-  try {
-    return users.authenticate(authorization);
-  } catch (error) {
-    if (!(error instanceof HttpError) || error.status !== 401) throw error;
-    const description = error.message.replace(/["\\]/g, "'");
-    const metadata = resourceMetadata ? `, resource_metadata="${resourceMetadata}"` : '';
-    throw new HttpError(401, error.message, {
-      'WWW-Authenticate': `Bearer realm="Deep Search local engine", error="invalid_token", error_description="${description}"${metadata}`,
-    });
-  }
-}
-
-/** The tool-server path a protected-resource metadata path names (`/.well-known/oauth-protected-resource/.api/mcp`). */
-function protectedResource(path: string): string | undefined {
-  return path.startsWith(`${PROTECTED_RESOURCE_METADATA_PATH}/`) ? path.slice(PROTECTED_RESOURCE_METADATA_PATH.length) : undefined;
 }

@@ -22,7 +22,8 @@ import { requireScope, type AuthenticatedUser, type UserDirectory } from '../htt
 import { toConnectConversation, toConnectQuestion, toConnectSummary } from './connectShapes';
 import type { ConversationService, ResolvedVariant } from './service';
 import { echo } from '../http/echo';
-import { ClientGoneError, HttpError, jsonReply, parseJsonObject, readBody, type Reply } from '../http/http';
+import { ClientGoneError, headerValue, HttpError, jsonReply, parseJsonObject, readBody, type Reply } from '../http/http';
+import type { Route } from '../http/routeTable';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from './listing';
 import { MAX_QUESTION_LENGTH } from './routes';
 import { errorMessage } from '../../contract/errorMessage';
@@ -154,6 +155,20 @@ const HANDLERS: Record<ConnectMethod, Handler> = {
  * Answers one call under `CONNECT_SERVICE_PATH`. Never throws, except `ClientGoneError` (nobody is
  * left to answer): every failure becomes a Connect error reply.
  */
+/** Whether a path is the Connect API's. */
+export function isConnectPath(path: string): boolean {
+  return path === CONNECT_SERVICE_PATH || path.startsWith(`${CONNECT_SERVICE_PATH}/`);
+}
+
+/** The 7.x conversation API as a route of the engine's table: it tells methods apart itself, answering in Connect's terms. */
+export function connectApiRoute(context: ConnectContext): Route {
+  return {
+    name: 'the conversation API of 7.x servers (Connect)',
+    matches: isConnectPath,
+    handle: ({ request, path }) => handleConnectRequest(context, request, path),
+  };
+}
+
 export async function handleConnectRequest(context: ConnectContext, request: IncomingMessage, path: string): Promise<Reply> {
   try {
     const method = procedureOf(path);
@@ -240,11 +255,6 @@ function checkContentType(value: string): void {
   throw new ConnectError('invalid_argument', `Send the request as Connect JSON with "Content-Type: application/json", not ${got}.`, 415, {
     'Accept-Post': 'application/json',
   });
-}
-
-function headerValue(request: IncomingMessage, name: string): string {
-  const value = request.headers[name];
-  return (Array.isArray(value) ? value.join(', ') : (value ?? '')).trim();
 }
 
 function invalid(message: string): ConnectError {

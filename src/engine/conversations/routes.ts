@@ -2,13 +2,14 @@
  * The routes of the conversation API under `/.api/deepsearch/v1`: matching a path and method to a
  * service call, validating request bodies, and shaping replies in the configured variant.
  */
-import type { AuthenticatedUser } from '../http/auth';
+import { requireScope, type AuthenticatedUser, type UserDirectory } from '../http/auth';
 import type { ConversationService, ResolvedVariant } from './service';
-import { HttpError, jsonReply, noContentReply, type Reply } from '../http/http';
+import { headerValue, HttpError, jsonReply, noContentReply, parseJsonObject, readBody, type Reply } from '../http/http';
+import type { Route } from '../http/routeTable';
 import { parseListQuery } from './listing';
 import { echo } from '../http/echo';
 
-import { MAX_QUESTION_LENGTH } from '../../contract/legacyWire';
+import { API_PATH, MAX_QUESTION_LENGTH } from '../../contract/legacyWire';
 
 export { MAX_QUESTION_LENGTH };
 
@@ -29,7 +30,7 @@ export interface ApiContext {
 
 type Handler = (context: ApiContext, request: ApiRequest, ids: number[]) => Promise<Reply> | Reply;
 
-interface Route {
+interface ApiRoute {
   /** Segments; `:id` matches a conversation or question id. */
   pattern: string[];
   handlers: Partial<Record<string, Handler>>;
@@ -37,7 +38,7 @@ interface Route {
 
 const QUESTION_EXAMPLE = '{"question": "Where is parseConfig defined?"}';
 
-const ROUTES: Route[] = [
+const ROUTES: ApiRoute[] = [
   {
     pattern: [],
     handlers: {
@@ -100,6 +101,31 @@ const ROUTES: Route[] = [
     },
   },
 ];
+
+/**
+ * The conversation API of 6.x servers as a route of the engine's table: the caller's token with the
+ * scope the method needs, and `X-Requested-With`, before any of its routes.
+ */
+export function legacyApiRoute(context: ApiContext & { users: UserDirectory }): Route {
+  return {
+    name: 'the conversation API of 6.x servers',
+    matches: (path) => path === API_PATH || path.startsWith(`${API_PATH}/`),
+    handle: ({ request, method, path, query }) => {
+      const user = context.users.authenticate(request.headers.authorization);
+      requireScope(user, method === 'GET' ? 'read' : 'write');
+      if (!headerValue(request, 'x-requested-with')) {
+        throw new HttpError(400, 'Missing X-Requested-With header: send "X-Requested-With: <client name> <client version>" on every call.');
+      }
+      return handleApiRequest(context, {
+        method,
+        path: path.slice(API_PATH.length) || '/',
+        query,
+        user,
+        readJson: async (example) => parseJsonObject(await readBody(request), example),
+      });
+    },
+  };
+}
 
 /** Answers one API request; throws `HttpError` for everything a client must fix. */
 export async function handleApiRequest(context: ApiContext, request: ApiRequest): Promise<Reply> {

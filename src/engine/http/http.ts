@@ -97,6 +97,12 @@ export function parseJsonObject(text: string, example: string): Record<string, u
   return value as Record<string, unknown>;
 }
 
+/** A request header's value, trimmed; repeated headers joined as HTTP joins them; '' when absent. */
+export function headerValue(request: IncomingMessage, name: string): string {
+  const value = request.headers[name];
+  return (Array.isArray(value) ? value.join(', ') : (value ?? '')).trim();
+}
+
 /** Writes a reply; `truncated` cuts the body short, as a broken proxy would (fault injection). */
 export function sendReply(response: ServerResponse, reply: Reply, truncated = false): void {
   const headers: Record<string, string | number> = {

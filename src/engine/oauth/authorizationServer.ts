@@ -25,6 +25,7 @@ import { writeFileAtomically } from '../storage/atomicFile';
 import { echo } from '../http/echo';
 import { errorMessage } from '../../contract/errorMessage';
 import { HttpError, jsonReply, parseJsonObject, readBody, type Reply } from '../http/http';
+import type { Route } from '../http/routeTable';
 import { ALL_CLIENT_SCOPES, OAuthClients, redirectAllowed, type OAuthClient } from './clients';
 import { sweep } from './bounded';
 import { DeviceCodes } from './deviceCodes';
@@ -130,6 +131,15 @@ export class AuthorizationServer {
         saveTo.log(`OAuth tokens could not be saved to ${saveTo.file} (${errorMessage(error)}); sign-ins since will not outlive a restart`);
       });
     });
+  }
+
+  /** This server as a route of the engine's table: its paths, each of which tells methods apart itself. */
+  route(): Route {
+    return {
+      name: 'the OAuth authorization server',
+      matches: (path) => this.serves(path),
+      handle: ({ request, path, query }) => this.handle(request, path, query),
+    };
   }
 
   /** Whether a request path is this server's. */
