@@ -6,28 +6,18 @@
  * then closes; the script prints `closed <n>` after each close and `done` at the end. A close that
  * waits on something the process does not keep alive ends the process early, without those lines.
  */
-import { MCP_PATH } from '../../src/contract/legacyWire';
 import type { EngineOptions } from '../../src/engine/options';
 import { startEngine } from '../../src/engine/server';
+import { callEngineTool } from './toolCalls';
 
 const options = JSON.parse(process.argv[2] ?? '{}') as EngineOptions;
 const count = Number(process.argv[3] ?? '2');
 const token = options.users[0]?.token ?? '';
 
 async function search(url: string, query: string): Promise<void> {
-  const response = await fetch(`${url}${MCP_PATH}`, {
-    method: 'POST',
-    headers: {
-      Authorization: `token ${token}`,
-      'Content-Type': 'application/json',
-      Accept: 'application/json, text/event-stream',
-      'MCP-Protocol-Version': '2025-03-26',
-    },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'sg_keyword_search', arguments: { query } } }),
-  });
-  const reply = (await response.json()) as { result?: { isError?: boolean } };
-  if (response.status !== 200 || !reply.result || reply.result.isError)
-    throw new Error(`the search failed: ${response.status} ${JSON.stringify(reply).slice(0, 300)}`);
+  const reply = await callEngineTool(url, token, 'sg_keyword_search', { query });
+  if (reply.status !== 200 || !reply.result || reply.result.isError)
+    throw new Error(`the search failed: ${reply.status} ${JSON.stringify(reply.result ?? {}).slice(0, 300)}`);
 }
 
 async function main(): Promise<void> {

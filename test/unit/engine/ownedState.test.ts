@@ -1,25 +1,15 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import * as path from 'node:path';
-import { MCP_PATH } from '../../../src/contract/legacyWire';
 import { startTestEngine, TEST_TOKENS, TEST_USERS, waitFor, type TestEngine } from '../../support/engineHarness';
 import { createTempDir, removeDir } from '../../support/gitRepos';
 import { isAlive } from '../../support/processes';
+import { callEngineTool } from '../../support/toolCalls';
 
 /** One tool call over the engine's tool server; the reply's `isError`. */
 async function callTool(engine: TestEngine, name: string, args: Record<string, unknown>): Promise<boolean | undefined> {
-  const response = await fetch(`${engine.url}${MCP_PATH}`, {
-    method: 'POST',
-    headers: {
-      Authorization: `token ${TEST_TOKENS[0]}`,
-      'Content-Type': 'application/json',
-      Accept: 'application/json, text/event-stream',
-      'MCP-Protocol-Version': '2025-03-26',
-    },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } }),
-  });
-  assert.equal(response.status, 200);
-  const reply = (await response.json()) as { result?: { isError?: boolean } };
+  const reply = await callEngineTool(engine.url, TEST_TOKENS[0], name, args);
+  assert.equal(reply.status, 200);
   assert.ok(reply.result, 'the call has a result');
   return reply.result.isError;
 }
