@@ -18,7 +18,8 @@ const suite = join(root, argument('--suite') ?? join('test', 'host'));
 const results = argument('--results');
 
 run(spawnSync('bash', [join(root, 'scripts', 'setup-vscode.sh')], { stdio: 'inherit' }), 'setting up VS Code');
-// `--no-build`: test the bundles already in dist/ (the benchmarks build production ones first).
+// `--no-build`: test the bundles already in dist/ (the benchmarks build production ones first;
+// `npm test` has built them a few steps before).
 if (!process.argv.includes('--no-build')) run(spawnSync(process.execPath, [join(root, 'esbuild.mjs')], { cwd: root, stdio: 'inherit' }), 'building');
 
 const outDir = join(root, 'out', relative(root, suite).replace(/[\\/]/g, '-'));

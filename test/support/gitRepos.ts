@@ -84,6 +84,29 @@ export async function generateRepository(
 ): Promise<number> {
   await mkdir(dir, { recursive: true });
   await git(dir, ['init', '--quiet', '--initial-branch', 'main']);
+  const bytes = await importCommit(dir, 'Generated', undefined, count, fileAt);
+  if (options.checkout) await git(dir, ['reset', '--quiet', '--hard', 'main']);
+  return bytes;
+}
+
+/**
+ * A clone of the repository `from` in `dir` (sharing its objects by hard links, as a local clone
+ * does), not checked out, with one more commit on `main` that adds `files`: a generated tree and a
+ * few more files, without generating it all again.
+ */
+export async function extendRepository(from: string, dir: string, files: readonly { path: string; content: string }[]): Promise<void> {
+  await git(path.dirname(dir), ['clone', '--quiet', '--no-checkout', from, dir]);
+  await importCommit(dir, 'More', 'refs/heads/main^0', files.length, (index) => files[index]);
+}
+
+/** One commit on `main` through `git fast-import`, of `count` files on top of `parent`; resolves with the bytes of text written. */
+async function importCommit(
+  dir: string,
+  message: string,
+  parent: string | undefined,
+  count: number,
+  fileAt: (index: number) => { path: string; content: string },
+): Promise<number> {
   const importer = spawn('git', ['fast-import', '--quiet'], { cwd: dir, stdio: ['pipe', 'ignore', 'inherit'] });
   const done = new Promise<void>((resolve, reject) => {
     importer.once('error', reject);
@@ -92,7 +115,8 @@ export async function generateRepository(
   const write = (chunk: string | Buffer): Promise<void> =>
     importer.stdin.write(chunk) ? Promise.resolve() : new Promise((resolve) => importer.stdin.once('drain', resolve));
   let bytes = 0;
-  await write('commit refs/heads/main\ncommitter Generator <generator@example.com> 1700000000 +0000\ndata 10\nGenerated\n');
+  await write(`commit refs/heads/main\ncommitter Generator <generator@example.com> 1700000000 +0000\ndata ${Buffer.byteLength(message)}\n${message}\n`);
+  if (parent) await write(`from ${parent}\n`);
   for (let index = 0; index < count; index++) {
     const file = fileAt(index);
     const content = Buffer.from(file.content);
@@ -103,7 +127,6 @@ export async function generateRepository(
   }
   importer.stdin.end();
   await done;
-  if (options.checkout) await git(dir, ['reset', '--quiet', '--hard', 'main']);
   return bytes;
 }
 

@@ -5,7 +5,7 @@
  */
 import { cp, mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import type { EngineFaults, EngineVariant, RunningEngine } from '../../src/engine/options';
 import { startEngine } from '../../src/engine/server';
 import type { OAuthOptions } from '../../src/engine/oauth/authorizationServer';
@@ -74,45 +74,83 @@ export class VSCodeUi extends WorkbenchPage {
     const scripts = (await import(path.join(__dirname, '..', '..', 'scripts', 'vscodeServer.mjs'))) as ServerScripts;
     const runDir = scripts.newRunFolder('ui');
     const workspace = path.join(runDir, 'workspace');
-    await mkdir(workspace, { recursive: true });
-    await prepareWorkspace(workspace);
-    // A repository the workspace does not hold: its files open as remote documents.
-    const billing = await createBillingRepo();
-    const dataDir = await mkdtemp(path.join(runDir, 'engine-'));
-    await storeConversations(dataDir, options.storedConversations ?? []);
-    const engine = await startEngine({
-      repos: [workspace, billing.dir],
-      users: [{ token: HOST_TEST_TOKEN }],
-      dataDir,
-      paceMs: options.paceMs,
-      variant: options.variant,
-      log: options.engineLog,
-      faults: options.faults,
-      ...(options.oauth ? { oauth: options.oauth } : {}),
-    });
     const extensionsDir = path.join(runDir, 'extensions');
-    await scripts.installExtensionUnpacked(extensionsDir);
-    for (const folder of options.extensions ?? []) {
-      const manifest = JSON.parse(await readFile(path.join(folder, 'package.json'), 'utf8')) as { publisher: string; name: string; version: string };
-      await cp(folder, path.join(extensionsDir, `${manifest.publisher}.${manifest.name}-${manifest.version}`), { recursive: true });
-    }
-    const baseSettings = {
-      'deepSearch.instanceUrl': engine.url,
-      'workbench.startupEditor': 'none',
-      'workbench.secondarySideBar.defaultVisibility': 'hidden',
-      'workbench.tips.enabled': false,
-    };
-    const changeSettings = (settings: Record<string, unknown>) => scripts.writeUserSettings(runDir, { ...baseSettings, ...settings });
-    await changeSettings(options.settings ?? {});
-    const server = await scripts.startVSCodeServer({
-      runDir,
-      port: await scripts.freePort(),
-      extensionsDir,
-      env: options.signedIn === false ? {} : { DEEP_SEARCH_LAUNCH_INSTANCE_URL: engine.url, DEEP_SEARCH_LAUNCH_TOKEN: HOST_TEST_TOKEN },
+    // Steps that share nothing run at once: Chromium starts, and the extensions are laid out, while
+    // the repositories are made and the engine starts; VS Code starts once the engine's URL is known.
+    const browsing = chromium.launch({ executablePath: '/usr/bin/chromium', args: scripts.chromiumArgs }).then(async (browser) => {
+      const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
+      return { browser, context, page: await context.newPage() };
     });
-    const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: scripts.chromiumArgs });
-    const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
-    const page = await context.newPage();
+    const installing = (async () => {
+      await scripts.installExtensionUnpacked(extensionsDir);
+      for (const folder of options.extensions ?? []) {
+        const manifest = JSON.parse(await readFile(path.join(folder, 'package.json'), 'utf8')) as { publisher: string; name: string; version: string };
+        await cp(folder, path.join(extensionsDir, `${manifest.publisher}.${manifest.name}-${manifest.version}`), { recursive: true });
+      }
+    })();
+    const starting = (async () => {
+      await mkdir(workspace, { recursive: true });
+      const dataDir = await mkdtemp(path.join(runDir, 'engine-'));
+      const [, billing] = await Promise.all([
+        prepareWorkspace(workspace),
+        // A repository the workspace does not hold: its files open as remote documents.
+        createBillingRepo(),
+        storeConversations(dataDir, options.storedConversations ?? []),
+      ]);
+      return startEngine({
+        repos: [workspace, billing.dir],
+        users: [{ token: HOST_TEST_TOKEN }],
+        dataDir,
+        paceMs: options.paceMs,
+        variant: options.variant,
+        log: options.engineLog,
+        faults: options.faults,
+        ...(options.oauth ? { oauth: options.oauth } : {}),
+      });
+    })();
+    // When a step fails, what the others started is closed: nothing is left running.
+    const settled = Promise.allSettled([browsing, installing, starting]);
+    let server: VSCodeServer | undefined;
+    try {
+      const engine = await starting;
+      const baseSettings = {
+        'deepSearch.instanceUrl': engine.url,
+        'workbench.startupEditor': 'none',
+        'workbench.secondarySideBar.defaultVisibility': 'hidden',
+        'workbench.tips.enabled': false,
+      };
+      const changeSettings = (settings: Record<string, unknown>) => scripts.writeUserSettings(runDir, { ...baseSettings, ...settings });
+      await changeSettings(options.settings ?? {});
+      await installing;
+      server = await scripts.startVSCodeServer({
+        runDir,
+        port: await scripts.freePort(),
+        extensionsDir,
+        env: options.signedIn === false ? {} : { DEEP_SEARCH_LAUNCH_INSTANCE_URL: engine.url, DEEP_SEARCH_LAUNCH_TOKEN: HOST_TEST_TOKEN },
+      });
+      const { browser, context, page } = await browsing;
+      return await VSCodeUi.open(page, context, workspace, browser, server, engine, changeSettings);
+    } catch (error) {
+      server?.stop();
+      const [browser, , engine] = await settled;
+      await Promise.all([
+        browser.status === 'fulfilled' ? browser.value.browser.close() : undefined,
+        engine.status === 'fulfilled' ? engine.value.close() : undefined,
+      ]);
+      throw error;
+    }
+  }
+
+  /** Opens the workspace in VS Code; resolves once the workbench has loaded its extensions. */
+  private static async open(
+    page: Page,
+    context: BrowserContext,
+    workspace: string,
+    browser: Browser,
+    server: VSCodeServer,
+    engine: RunningEngine,
+    changeSettings: (settings: Record<string, unknown>) => Promise<void>,
+  ): Promise<VSCodeUi> {
     const ui = new VSCodeUi(page, workspace, SAMPLE_APP_NAME, BILLING_NAME, browser, server, engine, changeSettings);
     // Every browser tab VS Code opens (links, Open in Browser) is counted.
     context.on('page', (opened) => ui.openedTabs.push(opened));
@@ -137,8 +175,7 @@ export class VSCodeUi extends WorkbenchPage {
   }
 
   async close(): Promise<void> {
-    await this.browser.close();
     this.server.stop();
-    await this.engine.close();
+    await Promise.all([this.browser.close(), this.engine.close()]);
   }
 }

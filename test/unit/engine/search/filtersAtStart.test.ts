@@ -135,8 +135,9 @@ describe('search filters built at start', function () {
     const logs: string[] = [];
     const indexes = new SearchIndexes({ log: (line) => logs.push(line), budgetBytes: 0, filterDir: path.join(root, 'filters') });
     try {
-      // Enough text that the build lasts long enough to be seen (a few hundred milliseconds).
-      await generateRepository(dir, 20_000, (at) => ({ path: `d${at % 100}/f${at}.txt`, content: `line ${at} of generated text\n`.repeat(40) }), {
+      // Enough text that the build lasts long enough to be seen (a hundred milliseconds or more: the
+      // loop below reads the threads' nice values without pausing).
+      await generateRepository(dir, 5_000, (at) => ({ path: `d${at % 100}/f${at}.txt`, content: `line ${at} of generated text\n`.repeat(40) }), {
         checkout: false,
       });
       const repo = { name: 'generated', dir, bare: false };
@@ -151,7 +152,7 @@ describe('search filters built at start', function () {
         }
         await new Promise((resolve) => setImmediate(resolve));
       }
-      assert.match(logs.find((line) => line.startsWith('search filter of')) ?? logs.join('\n'), /ready: 20000 files/);
+      assert.match(logs.find((line) => line.startsWith('search filter of')) ?? logs.join('\n'), /ready: 5000 files/);
       assert.ok(seen.has(10), `a thread ran at nice 10 while the filter was built (seen: ${[...seen].join(', ')})`);
       assert.equal(niceOf('self'), own, 'the engine’s thread keeps its priority');
     } finally {

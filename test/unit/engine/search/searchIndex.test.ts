@@ -25,7 +25,7 @@ import { SearchIndexes, type SearchIndex } from '../../../../src/engine/search/s
 import { filterFile, type GramFilter } from '../../../../src/engine/search/gramFilter';
 import { requiredText } from '../../../../src/engine/search/literalQuery';
 import { startTestEngine, waitFor } from '../../../support/engineHarness';
-import { createTempDir, createTestRepo, generateRepository, removeDir, type TestRepo } from '../../../support/gitRepos';
+import { createTempDir, createTestRepo, extendRepository, generateRepository, removeDir, type TestRepo } from '../../../support/gitRepos';
 import { McpSession } from '../mcp/fixture';
 import { runGit } from '../../../../src/engine/git/git';
 import { CAP_CASES, grep, head, sharedFiles, toolContext, writeByteFiles } from './searchFiles';
@@ -872,9 +872,9 @@ describe('search index', function () {
       path: `f/${Math.floor(at / 1000)}/${at}.txt`,
       content: `common text quokka ${at}\n${at === 40_000 ? 'zebracorn\n' : ''}`,
     });
-    const repository = async (name: string, count: number): Promise<{ target: SearchTarget; plain: ToolContext }> => {
+    const repository = async (name: string, make: (dir: string) => Promise<unknown>): Promise<{ target: SearchTarget; plain: ToolContext }> => {
       const dir = path.join(root, name);
-      await generateRepository(dir, count, fileAt, { checkout: false });
+      await make(dir);
       const repo = { name, dir, bare: false };
       const commit = (await runGit(['rev-parse', 'HEAD'], { cwd: dir })).stdout.trim();
       const target: SearchTarget = { repo, commit, revision: 'HEAD' };
@@ -882,7 +882,7 @@ describe('search index', function () {
       return { target, plain };
     };
     try {
-      const fits = await repository('fits', 65_536);
+      const fits = await repository('fits', (dir) => generateRepository(dir, 65_536, fileAt, { checkout: false }));
       const indexes = new SearchIndexes({ log: (line) => logs.push(line), budgetBytes: 0, filterDir });
       open.push(indexes);
       const filter = await readyFilter(indexes, fits.target);
@@ -905,7 +905,8 @@ describe('search index', function () {
         );
       }
 
-      const larger = await repository('larger', 65_537);
+      // The same tree and one file more (65,537), as a commit on top of a clone of the first.
+      const larger = await repository('larger', (dir) => extendRepository(fits.target.repo.dir, dir, [fileAt(65_536)]));
       indexes.lookup(larger.target);
       const said = await waitFor(
         () => Promise.resolve(logs.find((line) => line.startsWith('no search filter for larger'))),
