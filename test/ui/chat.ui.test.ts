@@ -19,7 +19,7 @@ describe('@deepsearch in the Chat view (UI)', function () {
   });
 
   afterEach(async function () {
-    if (this.currentTest?.state === 'failed') await ui.screenshot(`failed-chat-${this.currentTest.title.slice(0, 40).replace(/\W+/g, '-')}`);
+    await ui.screenshotIfFailed(this.currentTest, 'chat');
   });
 
   after(async () => {

@@ -25,7 +25,7 @@ describe('the local engine with a VS Code model (UI)', function () {
   });
 
   afterEach(async function () {
-    if (this.currentTest?.state === 'failed') await ui.screenshot(`failed-model-${this.currentTest.title.slice(0, 40).replace(/\W+/g, '-')}`);
+    await ui.screenshotIfFailed(this.currentTest, 'model');
   });
 
   after(async () => {
@@ -120,7 +120,7 @@ describe('the local engine with a VS Code model that fails (UI)', function () {
   });
 
   afterEach(async function () {
-    if (this.currentTest?.state === 'failed') await ui.screenshot(`failed-model-${this.currentTest.title.replace(/\W+/g, '-').slice(-60)}`);
+    await ui.screenshotIfFailed(this.currentTest, 'model-fails');
   });
 
   after(async () => {

@@ -22,7 +22,7 @@ describe('Against a server with only the 7.x interfaces (UI)', function () {
   });
 
   afterEach(async function () {
-    if (this.currentTest?.state === 'failed') await ui.screenshot(`failed-generations-${this.currentTest.title.slice(0, 40).replace(/\W+/g, '-')}`);
+    await ui.screenshotIfFailed(this.currentTest, 'generations');
   });
 
   after(async () => {

@@ -39,7 +39,7 @@ describe('Links in an answer, clicked in the real VS Code (UI)', function () {
   });
 
   afterEach(async function () {
-    if (this.currentTest?.state === 'failed') await ui.screenshot(`failed-links-${this.currentTest.title.slice(0, 40).replace(/\W+/g, '-')}`);
+    await ui.screenshotIfFailed(this.currentTest, 'links');
   });
 
   after(async () => {
@@ -186,7 +186,7 @@ describe('Links in an answer from an instance without a tool server (UI)', funct
   });
 
   afterEach(async function () {
-    if (this.currentTest?.state === 'failed') await ui.screenshot(`failed-links-no-tools-${this.currentTest.title.slice(0, 40).replace(/\W+/g, '-')}`);
+    await ui.screenshotIfFailed(this.currentTest, 'links-no-tools');
   });
 
   after(async () => {

@@ -22,7 +22,7 @@ describe("VS Code's own MCP client and the engine's tools (UI)", function () {
   });
 
   afterEach(async function () {
-    if (this.currentTest?.state === 'failed') await ui.screenshot(`failed-mcp-client-${this.currentTest.title.slice(0, 30).replace(/\W+/g, '-')}`);
+    await ui.screenshotIfFailed(this.currentTest, 'mcp-client');
   });
 
   after(async () => {

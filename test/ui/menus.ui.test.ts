@@ -29,7 +29,7 @@ describe('Contributed menus and keybindings in a real VS Code (UI)', function ()
   });
 
   afterEach(async function () {
-    if (this.currentTest?.state === 'failed') await ui.screenshot(`failed-menus-${this.currentTest.title.slice(0, 40).replace(/\W+/g, '-')}`);
+    await ui.screenshotIfFailed(this.currentTest, 'menus');
     // No error toast may be left by any entry point.
     assert.equal(await ui.page.locator('.notification-toast .codicon-error').count(), 0, 'an error notification showed');
   });

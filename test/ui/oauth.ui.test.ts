@@ -35,7 +35,7 @@ describe('Sign in with OAuth (UI)', function () {
   });
 
   afterEach(async function () {
-    if (this.currentTest?.state === 'failed') await ui.screenshot(`failed-oauth-${this.currentTest.title.slice(0, 40).replace(/\W+/g, '-')}`);
+    await ui.screenshotIfFailed(this.currentTest, 'oauth');
   });
 
   after(async () => {

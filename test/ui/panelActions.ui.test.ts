@@ -40,7 +40,7 @@ describe("The conversation panel's header buttons in a real VS Code (UI)", funct
   });
 
   afterEach(async function () {
-    if (this.currentTest?.state === 'failed') await ui.screenshot(`failed-panel-actions-${this.currentTest.title.slice(0, 40).replace(/\W+/g, '-')}`);
+    await ui.screenshotIfFailed(this.currentTest, 'panel-actions');
   });
 
   after(async () => {

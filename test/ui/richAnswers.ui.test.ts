@@ -128,7 +128,7 @@ describe('Rich answers in the real VS Code (UI)', function () {
   });
 
   afterEach(async function () {
-    if (this.currentTest?.state === 'failed') await ui.screenshot(`failed-rich-${this.currentTest.title.slice(0, 40).replace(/\W+/g, '-')}`);
+    await ui.screenshotIfFailed(this.currentTest, 'rich');
   });
 
   after(async () => {

@@ -18,7 +18,7 @@ for (const toolProtocol of ['2025', '2026'] as const) {
     });
 
     afterEach(async function () {
-      if (this.currentTest?.state === 'failed') await ui.screenshot(`failed-mcp-${toolProtocol}-${this.currentTest.title.slice(0, 30).replace(/\W+/g, '-')}`);
+      await ui.screenshotIfFailed(this.currentTest, `mcp-${toolProtocol}`);
     });
 
     after(async () => {

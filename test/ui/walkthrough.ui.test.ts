@@ -23,7 +23,7 @@ describe('the Get Started walkthrough (UI)', function () {
   });
 
   afterEach(async function () {
-    if (this.currentTest?.state === 'failed') await ui.screenshot(`failed-walkthrough-${this.currentTest.title.slice(0, 40).replace(/\W+/g, '-')}`);
+    await ui.screenshotIfFailed(this.currentTest, 'walkthrough');
     await ui?.close();
   });
 

@@ -311,6 +311,12 @@ export class WorkbenchPage {
     await mkdir(this.screenshots, { recursive: true });
     await this.page.screenshot({ path: path.join(this.screenshots, `${name}.png`) });
   }
+
+  /** For `afterEach`: a picture of the window when `test` failed, named `failed-<label>-<its title>`. */
+  async screenshotIfFailed(test: Mocha.Test | undefined, label: string): Promise<void> {
+    if (test?.state !== 'failed') return;
+    await this.screenshot(`failed-${label}-${test.title.slice(0, 40).replace(/\W+/g, '-')}`);
+  }
 }
 
 /** A pattern that matches `text` whole, give or take surrounding spaces. */

@@ -15,7 +15,7 @@ describe('Deep Search in VS Code for the Web, on an instance that refuses the pa
   });
 
   afterEach(async function () {
-    if (this.currentTest?.state === 'failed') await web.screenshot(`failed-${this.currentTest.title.slice(0, 40).replace(/\W+/g, '-')}`);
+    await web.screenshotIfFailed(this.currentTest, 'blocked-origin');
   });
 
   after(async () => {

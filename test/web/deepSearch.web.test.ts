@@ -26,7 +26,7 @@ describe('Deep Search in VS Code for the Web (web)', function () {
   });
 
   afterEach(async function () {
-    if (this.currentTest?.state === 'failed') await web.screenshot(`failed-${this.currentTest.title.slice(0, 40).replace(/\W+/g, '-')}`);
+    await web.screenshotIfFailed(this.currentTest, 'web');
   });
 
   after(async () => {
