@@ -99,7 +99,7 @@ describe('the local engine with a VS Code model (UI)', function () {
     assert.match(outcome, /1 tool call/);
     assert.match(outcome, /\d+ tokens/);
     // Each step of the investigation is a turn of the reasoning.
-    await question.locator('summary', { hasText: /Reasoning/ }).click();
+    await ui.clickWhenReady(question.locator('summary', { hasText: /Reasoning/ }));
     const reasoning = await question.locator('details').innerText();
     await ui.screenshot('model-reasoning');
     assert.match(reasoning, /Investigating with Scripted Investigator \(scripted\)/);

@@ -69,10 +69,10 @@ describe('Deep Search in VS Code for the Web (web)', function () {
     const link = webview.locator('.question.is-completed .answer .markdown a[href*="src/config.ts"]').first();
     await link.waitFor({ timeout: 90_000 });
     await web.screenshot('web-answer');
-    await link.click();
+    await web.clickWhenReady(link);
     await web.page.locator('.tabs-container .tab.active', { hasText: 'config.ts' }).waitFor();
-    // The answer links to the definition of parseConfig, lines 11–15, selected.
-    assert.match(await web.page.locator('[id="status.editor.selection"]').innerText(), /^Ln 15, Col \d+ \(\d+ selected\)$/);
+    // The answer links to the definition of parseConfig, lines 11–15, selected (the status bar follows the tab).
+    await web.page.locator('[id="status.editor.selection"]', { hasText: /^Ln 15, Col \d+ \(\d+ selected\)$/ }).waitFor();
   });
 
   it('opens a citation of a repository the workspace lacks as a remote document at its lines', async () => {
@@ -83,12 +83,12 @@ describe('Deep Search in VS Code for the Web (web)', function () {
     const webview = await web.webview();
     const citation = webview.locator('.answer .markdown a', { hasText: 'formatPrice' }).first();
     await citation.waitFor();
-    await citation.click();
+    await web.clickWhenReady(citation);
     const tab = web.page.locator('.tabs-container .tab.active', { hasText: 'price.ts' });
     await tab.waitFor();
     // Read through the tool server (MCP across origins) into a read-only remote document.
     assert.match((await web.page.locator('.breadcrumbs-control').first().innerText()).replace(/\s+/g, ' '), /github\.com.*acme.*billing@/);
-    assert.match(await web.page.locator('[id="status.editor.selection"]').innerText(), /^Ln 5, Col \d+ \(\d+ selected\)$/);
+    await web.page.locator('[id="status.editor.selection"]', { hasText: /^Ln 5, Col \d+ \(\d+ selected\)$/ }).waitFor();
     await web.screenshot('web-remote-document');
   });
 
@@ -114,7 +114,7 @@ describe('Deep Search in VS Code for the Web (web)', function () {
     const dialog = web.page.locator('.monaco-dialog-box');
     await dialog.waitFor();
     assert.match(await dialog.innerText(), /Delete the conversation/);
-    await dialog.locator('.monaco-button', { hasText: /^Delete$/ }).click();
+    await web.clickWhenReady(dialog.locator('.monaco-button', { hasText: /^Delete$/ }));
     await row.waitFor({ state: 'detached' });
     await web.screenshot('web-tree-deleted');
   });

@@ -15,6 +15,7 @@ async function callTool(engine: TestEngine, name: string, args: Record<string, u
 }
 
 describe('engine: two engines in one process own their caches, workers and process launchers', function () {
+  this.timeout(60_000);
   let first: TestEngine;
   let second: TestEngine;
 
@@ -80,9 +81,13 @@ describe('engine: two engines in one process own their caches, workers and proce
     const scratch = await createTempDir('dse-in-turn-');
     try {
       const options = { repos: repoEngine.options.repos, users: [...TEST_USERS], dataDir: path.join(scratch, 'data'), port: 0, paceMs: 0 };
-      const child = spawn(process.execPath, ['--require', 'tsx/cjs', path.join('test', 'support', 'enginesInTurn.ts'), JSON.stringify(options), '2'], {
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
+      const child = spawn(
+        process.execPath,
+        ['--require', 'tsx/cjs', path.join(__dirname, '..', '..', 'support', 'enginesInTurn.ts'), JSON.stringify(options), '2'],
+        {
+          stdio: ['ignore', 'pipe', 'pipe'],
+        },
+      );
       let stdout = '';
       let stderr = '';
       child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
