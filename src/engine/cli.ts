@@ -31,6 +31,19 @@ async function main(argv: readonly string[]): Promise<void> {
     return;
   }
   const { config } = command;
+  // The model first: its key leaves the environment as it is read (configuredModel.ts), before the
+  // engine starts any process (git, below) that would inherit it.
+  let model: ChatModel | undefined;
+  if (config.model) {
+    const configured = await configuredModel(config.model);
+    if ('problem' in configured) {
+      process.stderr.write(`${configured.problem}\n\n${configured.usage ? `${USAGE}\n` : ''}`);
+      process.exitCode = configured.usage ? EXIT_USAGE : 1;
+      return;
+    }
+    for (const warning of configured.warnings) process.stderr.write(`${warning}\n`);
+    model = configured.model;
+  }
   const repos = config.repos.length > 0 ? config.repos : await currentDirectoryRepo();
   if (!repos) {
     process.stderr.write(`No --repo given and ${process.cwd()} is not a git repository.\n\n${USAGE}\n`);
@@ -48,17 +61,6 @@ async function main(argv: readonly string[]): Promise<void> {
     process.stderr.write(`--ripgrep ${ripgrepPath} is not a file: give the path of a ripgrep executable (rg), or leave the option out.\n\n${USAGE}\n`);
     process.exitCode = EXIT_USAGE;
     return;
-  }
-  let model: ChatModel | undefined;
-  if (config.model) {
-    const configured = await configuredModel(config.model);
-    if ('problem' in configured) {
-      process.stderr.write(`${configured.problem}\n\n${configured.usage ? `${USAGE}\n` : ''}`);
-      process.exitCode = configured.usage ? EXIT_USAGE : 1;
-      return;
-    }
-    for (const warning of configured.warnings) process.stderr.write(`${warning}\n`);
-    model = configured.model;
   }
   await run({ ...config, ripgrepPath }, repos, model);
 }

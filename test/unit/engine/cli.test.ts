@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { readdir } from 'node:fs/promises';
+import { execFileSync, spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { chmod, mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { API_PATH, type WireConversation } from '../../../src/contract/legacyWire';
@@ -451,6 +451,50 @@ describe('engine CLI process', function () {
       const result = await exit;
       assert.equal(result.code, 0, result.stderr);
       assert.ok(!result.stdout.includes(key) && !result.stderr.includes(key), 'the key is never printed');
+    } finally {
+      await model.close();
+    }
+  });
+
+  it('takes the key out of the environment before it starts any process: no git it runs, from the first, inherits it', async function () {
+    const key = 'sk-cli-secret-env-4711';
+    const model = await startScriptedModel([{ text: 'unused' }]);
+    // A git first on PATH that writes down whether it sees the key, then runs the real git.
+    const bin = path.join(dataRoot, 'bin');
+    const seen = path.join(dataRoot, 'git-saw-key.txt');
+    const realGit = execFileSync('sh', ['-c', 'command -v git']).toString().trim();
+    await mkdir(bin, { recursive: true });
+    await writeFile(path.join(bin, 'git'), `#!/bin/sh\necho "\${DSE_TEST_ENV_KEY:-absent}" >> '${seen}'\nexec '${realGit}' "$@"\n`);
+    await chmod(path.join(bin, 'git'), 0o755);
+    try {
+      // No --repo: the CLI first asks git whether its working folder is a repository.
+      const { child, output, exit } = start(
+        [
+          '--data',
+          path.join(dataRoot, 'env-key'),
+          '--token',
+          'dse_cli_env',
+          '--model-url',
+          model.baseUrl,
+          '--model',
+          'scripted-1',
+          '--model-key-env',
+          'DSE_TEST_ENV_KEY',
+        ],
+        repo.dir,
+        { DSE_TEST_ENV_KEY: key, PATH: `${bin}${path.delimiter}${process.env.PATH ?? ''}` },
+      );
+      await waitFor(
+        async () => output.stdout,
+        (stdout) => /Data: .*\n/.test(stdout) || child.exitCode !== null,
+        { description: 'the CLI to print where it listens', timeoutMs: 15_000 },
+      );
+      child.kill('SIGINT');
+      const result = await exit;
+      assert.equal(result.code, 0, result.stderr);
+      const lines = (await readFile(seen, 'utf8')).trim().split('\n');
+      assert.ok(lines.length > 0, 'git ran');
+      assert.deepEqual([...new Set(lines)], ['absent'], 'no git saw the key');
     } finally {
       await model.close();
     }
