@@ -7,7 +7,13 @@
 #
 # Where: $DEEP_SEARCH_CACHE, else ${XDG_CACHE_HOME:-~/.cache}/deep-search-vscode. Clearing it
 # (rm -rf the folder) is always safe: the next `npm test` or `npm start` installs again.
-DEEP_SEARCH_CACHE=${DEEP_SEARCH_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/deep-search-vscode}
+# Without a home folder (HOME unset), the clone's own .vscode-test/cache: nothing shared, still
+# installed once per clone.
+if [ -n "${DEEP_SEARCH_CACHE:-}" ]; then :
+elif [ -n "${XDG_CACHE_HOME:-}" ]; then DEEP_SEARCH_CACHE=$XDG_CACHE_HOME/deep-search-vscode
+elif [ -n "${HOME:-}" ]; then DEEP_SEARCH_CACHE=$HOME/.cache/deep-search-vscode
+else DEEP_SEARCH_CACHE=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/.vscode-test/cache
+fi
 
 # cache_entry <entry> <verify> <install>: makes $DEEP_SEARCH_CACHE/<entry> a verified install.
 # <verify> and <install> are the names of functions called with the entry's folder as $1: <verify>

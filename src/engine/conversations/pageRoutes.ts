@@ -10,7 +10,7 @@ import type { ConversationService } from './service';
 import { renderNewQuestionPage, renderSharePage, SHARE_PAGE_CSP } from './sharePage';
 
 /** Where share pages live: `/deepsearch/<read token>`. */
-export const SHARE_PATH = '/deepsearch/';
+const SHARE_PATH = '/deepsearch/';
 /** A file an answer generated: `/deepsearch/files/<conversation id>/<name>`, for its owner. */
 export const GENERATED_FILE_PATH = /^\/deepsearch\/files\/(\d{1,15})\/([^/]{1,400})$/;
 const GENERATED_TYPES = new Set(['text/csv', 'application/json', 'image/svg+xml', 'text/plain']);
